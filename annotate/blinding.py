@@ -1,0 +1,40 @@
+"""Blinding: which side each response is shown on, and the order of an annotator's pairs.
+
+Both draws are reproducible from the study's seed, the annotator's name and the record id, so a
+researcher can recompute them from an export; both are stored with each assignment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+
+
+def _draw(*parts: object) -> int:
+    digest = hashlib.sha256(":".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def chosen_side(seed: int, annotator: str, record_id: str) -> str:
+    """'A' or 'B': the side the chosen response is shown on for this (annotator, pair)."""
+    return "A" if _draw(seed, "side", annotator, record_id) % 2 == 0 else "B"
+
+
+def shuffled(seed: int, annotator: str, record_ids: Sequence[str]) -> list[str]:
+    """The annotator's queue order for these records (sorted first, so input order is moot)."""
+    order = sorted(record_ids)
+    random.Random(_draw(seed, "order", annotator)).shuffle(order)
+    return order
+
+
+def response_on(side: str, chosen_on: str) -> str:
+    """Which response ('chosen' or 'rejected') is on `side`, given where chosen is."""
+    return "chosen" if side == chosen_on else "rejected"
+
+
+def side_of(response: str, chosen_on: str) -> str:
+    """Which side ('A' or 'B') `response` is shown on, given where chosen is."""
+    if response == "chosen":
+        return chosen_on
+    return "B" if chosen_on == "A" else "A"

@@ -1,0 +1,206 @@
+"""The `prb-annotate` command line: the same functions the app and the tests call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+from sqlalchemy.engine import Engine
+from sqlmodel import func, select
+
+from annotate import accounts
+from annotate.db import make_engine, read_session, write_session
+from annotate.export import EXPORT_FORMATS, ratings_dataframe, write_ratings
+from annotate.importer import DatasetError, import_files
+from annotate.models import Pair
+from annotate.studies import DEFAULT_STUDY, StudyNotFound, get_study
+
+app = typer.Typer(
+    help="Human validation of personalized preference benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+annotators_app = typer.Typer(help="Create and manage accounts.", no_args_is_help=True)
+synth_app = typer.Typer(
+    help="Generate synthetic data for tests and benchmarks.", no_args_is_help=True
+)
+app.add_typer(annotators_app, name="annotators")
+app.add_typer(synth_app, name="synth")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+PROGRESS_MIN_BYTES = 1_000_000
+
+StudyOption = Annotated[str, typer.Option("--study", "-s", help="Study name.")]
+
+
+class State:
+    db: str | None = None
+    _engine: Engine | None = None
+
+    @classmethod
+    def engine(cls) -> Engine:
+        if cls._engine is None:
+            cls._engine = make_engine(cls.db)
+        return cls._engine
+
+
+@app.callback()
+def _global(
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="SQLite file or SQLAlchemy URL [env: PRB_DATABASE_URL; "
+            "default: ./prb_annotate.db]",
+        ),
+    ] = None,
+) -> None:
+    State.db = db
+    State._engine = None
+
+
+def fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    return typer.Exit(code=1)
+
+
+@app.command("import")
+def import_command(
+    files: Annotated[list[Path], typer.Argument(help="JSONL, JSON array or Parquet files.")],
+    study: StudyOption = DEFAULT_STUDY,
+    domain: Annotated[
+        str | None, typer.Option(help="Domain of all files (default: from each file name).")
+    ] = None,
+) -> None:
+    """Import benchmark pairs. All or nothing: any problem leaves the database as it was."""
+    total = sum(f.stat().st_size for f in files if f.is_file())
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=total < PROGRESS_MIN_BYTES,
+    )
+    try:
+        with progress:
+            task = progress.add_task("reading", total=total)
+            summary = import_files(
+                State.engine(),
+                files,
+                study=study,
+                domain=domain,
+                on_progress=lambda n: progress.advance(task, n),
+            )
+    except DatasetError as error:
+        for line in str(error).splitlines():
+            err.print(f"[bold red]error:[/] {line}", highlight=False, markup=True)
+        err.print("Nothing was imported.")
+        raise typer.Exit(code=1) from None
+    for item in summary.files:
+        out.print(
+            f"{item.file}: {item.records} pairs, domain {item.domain}: "
+            f"{item.added} added, {item.unchanged} already present",
+            highlight=False,
+        )
+    if summary.added == 0:
+        out.print(f"Nothing changed: every pair is already in study {study!r}.")
+    else:
+        out.print(f"Imported {summary.added} new pairs into study {study!r}.")
+
+
+@app.command("pairs")
+def pairs_command(
+    study: StudyOption = DEFAULT_STUDY,
+    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    list_ids: Annotated[bool, typer.Option("--list", help="List every pair.")] = False,
+) -> None:
+    """Count the pairs of a study by domain (and list them with --list)."""
+    with read_session(State.engine()) as session:
+        try:
+            target = get_study(session, study)
+        except StudyNotFound as error:
+            raise fail(f"{error}; import a dataset first") from None
+        query = select(Pair.domain, func.count()).where(Pair.study_id == target.id)
+        if domain:
+            query = query.where(Pair.domain == domain)
+        counts = session.exec(query.group_by(Pair.domain).order_by(Pair.domain)).all()
+        for name, count in counts:
+            out.print(f"{name}\t{count}", highlight=False)
+        out.print(f"total\t{sum(c for _, c in counts)}")
+        if list_ids:
+            rows = select(Pair.domain, Pair.record_id, Pair.category, Pair.question).where(
+                Pair.study_id == target.id
+            )
+            if domain:
+                rows = rows.where(Pair.domain == domain)
+            for row in session.exec(rows.order_by(Pair.domain, Pair.id)):
+                out.print("\t".join(str(v) for v in row), highlight=False, markup=False)
+
+
+@annotators_app.command("add")
+def annotators_add(
+    names: Annotated[list[str], typer.Argument(help="One or more names.")],
+    role: Annotated[str, typer.Option(help="annotator, admin or researcher.")] = "annotator",
+) -> None:
+    """Create accounts and print each person's login link (shown only now)."""
+    try:
+        with write_session(State.engine()) as session:
+            created = [accounts.create_account(session, name, role=role) for name in names]
+    except accounts.AccountError as error:
+        raise fail(str(error)) from None
+    for account, token in created:
+        out.print(
+            f"{account.name}\t{account.role}\t{accounts.login_link(token)}",
+            highlight=False,
+            markup=False,
+        )
+
+
+@annotators_app.command("list")
+def annotators_list() -> None:
+    """List accounts (tokens are stored only as hashes and cannot be shown)."""
+    with read_session(State.engine()) as session:
+        for account in accounts.list_accounts(session):
+            state = "active" if account.active else "deactivated"
+            out.print(f"{account.name}\t{account.role}\t{state}", highlight=False, markup=False)
+
+
+@app.command("export")
+def export_command(
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="csv, jsonl or parquet.")] = "csv",
+    study: Annotated[str | None, typer.Option("--study", "-s", help="Only this study.")] = None,
+) -> None:
+    """Export ratings, one row per score."""
+    if fmt not in EXPORT_FORMATS:
+        raise fail(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
+    frame = ratings_dataframe(State.engine(), study)
+    write_ratings(frame, output, fmt)
+    out.print(f"Wrote {len(frame)} scores to {output}.")
+
+
+@synth_app.command("dataset")
+def synth_dataset(
+    folder: Annotated[Path, typer.Argument(help="Folder for the three <Domain>_test.jsonl.")],
+    scale: Annotated[float, typer.Option(help="Fraction of the full benchmark's size.")] = 1.0,
+    profile_size: Annotated[int, typer.Option(help="Profile items per pair.")] = 120,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+) -> None:
+    """Write a synthetic dataset shaped like the full benchmark (2,830 pairs)."""
+    from annotate.synthetic import write_synthetic_benchmark
+
+    for path in write_synthetic_benchmark(
+        folder, seed=seed, profile_size=profile_size, scale=scale
+    ):
+        out.print(str(path), highlight=False)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,75 @@
+"""The database engine: one factory for SQLite files and any SQLAlchemy URL.
+
+SQLite gets WAL, foreign keys, a busy timeout and `BEGIN IMMEDIATE` for write transactions,
+so that a read-then-write unit of work never fails with "database is locked" under concurrency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, create_engine
+
+from annotate import models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from annotate.config import database_url
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+_WRITE_OPTION = "prb_write"
+
+
+def make_engine(path_or_url: str | None = None, *, create: bool = True) -> Engine:
+    """Return an engine for a SQLite path or a SQLAlchemy URL; create missing tables."""
+    url = database_url(path_or_url)
+    if url.startswith("sqlite"):
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        )
+        _configure_sqlite(engine)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    if create:
+        SQLModel.metadata.create_all(engine)
+    return engine
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # Let SQLAlchemy's "begin" event emit BEGIN itself, so writes can ask for IMMEDIATE.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
+        immediate = connection.get_execution_options().get(_WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """One write transaction: committed when the block ends, rolled back on any error.
+
+    On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`).
+    """
+    bind = engine.execution_options(**{_WRITE_OPTION: True}) if is_sqlite(engine) else engine
+    with Session(bind, expire_on_commit=False) as session, session.begin():
+        yield session
+
+
+@contextmanager
+def read_session(engine: Engine) -> Iterator[Session]:
+    """A session for reading; objects stay usable after the block ends."""
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
