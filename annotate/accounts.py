@@ -48,7 +48,7 @@ def create_account(
     name = name.strip()
     if not name:
         raise AccountError("an account needs a non-empty name")
-    if session.exec(select(Annotator).where(Annotator.name == name)).first() is not None:
+    if account_named(session, name) is not None:
         raise AccountError(f"an account named {name!r} already exists")
     token = generate_token()
     account = Annotator(name=name, role=role, token_hash=hash_token(token))
@@ -68,8 +68,12 @@ def find_account(session: Session, token: str | None) -> Annotator | None:
     return account if account.active else None
 
 
+def account_named(session: Session, name: str) -> Annotator | None:
+    return session.exec(select(Annotator).where(Annotator.name == name)).first()
+
+
 def get_account(session: Session, name: str) -> Annotator:
-    account = session.exec(select(Annotator).where(Annotator.name == name)).first()
+    account = account_named(session, name)
     if account is None:
         raise AccountError(f"no account named {name!r}")
     return account

@@ -202,5 +202,43 @@ def synth_dataset(
         out.print(str(path), highlight=False)
 
 
+PortOption = Annotated[int, typer.Option(help="Port to serve the app on.")]
+
+
+@app.command("serve")
+def serve_command(
+    port: PortOption = 8501,
+    address: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
+) -> None:
+    """Start the annotation app (Streamlit) on this database."""
+    from annotate.server import serve
+
+    raise typer.Exit(code=serve(State.db, port, address))
+
+
+@app.command("demo")
+def demo_command(
+    port: PortOption = 8501,
+    no_serve: Annotated[bool, typer.Option("--no-serve", help="Set up only.")] = False,
+) -> None:
+    """Set up the demo (bundled data, demo study, demo annotator), print the link, serve."""
+    from annotate.demo import set_up_demo
+    from annotate.server import serve
+
+    setup = set_up_demo(State.engine())
+    out.print(
+        f"Demo study ready: {setup.imported.added} pairs imported "
+        f"({setup.imported.unchanged} already there), {setup.assigned} newly assigned."
+    )
+    base = f"http://localhost:{port}"
+    out.print(
+        f"Log in as {setup.annotator}: {accounts.login_link(setup.token, base)}",
+        highlight=False,
+        markup=False,
+    )
+    if not no_serve:
+        raise typer.Exit(code=serve(State.db, port))
+
+
 def main() -> None:
     app()
