@@ -20,8 +20,9 @@ DEMO_COMPLETION_CODE = "PRB-DEMO-2026"
 
 
 def demo_data_folder() -> Path:
-    """`data/demo` beside the package (a source checkout, or the Docker image's /app)."""
-    return Path(__file__).resolve().parent.parent / "data" / "demo"
+    """`data/demo` of a source checkout, else of the working directory (the Docker image)."""
+    beside_package = Path(__file__).resolve().parent.parent / "data" / "demo"
+    return beside_package if beside_package.is_dir() else Path.cwd() / "data" / "demo"
 
 
 @dataclass(frozen=True)

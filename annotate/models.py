@@ -50,6 +50,11 @@ class Study(SQLModel, table=True):
     guidelines: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
     completion_code: str | None = None
+    overlap: int = Field(default=3, description="k: distinct annotators wanted per pair")
+    reservation_minutes: int = Field(
+        default=60, description="open pool: how long a pulled pair stays reserved for its annotator"
+    )
+    gold_rate: float = Field(default=0.0, description="share of gold pairs mixed into queues")
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -69,6 +74,11 @@ class Pair(SQLModel, table=True):
     rejected: str = Field(sa_column=Column(Text, nullable=False))
     extra: dict[str, Any] = _json(default_factory=dict)
     content_hash: str
+    gold_preference: str | None = Field(
+        default=None,
+        description="for a gold pair, the expected rubric preference: 'chosen', "
+        "'rejected' or 'equal'; None for an ordinary pair",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -78,6 +88,11 @@ class Annotator(SQLModel, table=True):
     role: str = "annotator"
     token_hash: str = Field(index=True, unique=True)
     active: bool = True
+    external_id: str | None = Field(
+        default=None,
+        unique=True,
+        description="crowd platform participant id, e.g. 'prolific:5f1a...'",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -94,6 +109,9 @@ class Assignment(SQLModel, table=True):
     position: int = Field(description="place in the annotator's shuffled queue, from 0")
     chosen_side: str = Field(description="'A' or 'B': where the chosen response is shown")
     status: str = "pending"
+    reserved_until: datetime | None = Field(
+        default=None, description="open pool: the reservation lapses at this time if not done"
+    )
     skip_reason: str | None = None
     flagged: bool = False
     flag_reason: str | None = None
