@@ -1,0 +1,348 @@
+"""Inter-annotator agreement: Krippendorff's alpha with bootstrap CIs, and annotator pairs.
+
+Alpha point estimates come from the ``krippendorff`` package (``krippendorff.alpha``), fed with
+value counts (units x values) built by ``np.bincount`` from the long ratings; this is the same
+as its reliability matrix (rows = annotators, columns = units, nan for missing, see
+:func:`reliability_matrix`). Units seen by fewer than two annotators are dropped first: they
+carry no pairable values and do not change alpha.
+
+Bootstrap CIs resample units with replacement (percentile interval). Coincidence matrices are
+additive over units, so each replicate's matrix is ``weights @ per-unit coincidences`` and all
+replicates are computed at once with the same formulas as the package (checked against it in the
+tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import krippendorff
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from annotate.dimensions import DIMENSIONS, PERSONAL_DIMENSION
+
+from .coded import CHOSEN, N_DIMS, REJECTED, CodedRatings
+
+LEVELS = ("ordinal", "interval")
+PREFERENCES = ("chosen", "equal", "rejected")
+BOOT_CHUNK = 250
+DENSE_CELLS = 20_000_000
+"""Annotator-by-column matrices up to this size are multiplied densely (BLAS), larger ones
+(large crowds) as sparse matrices."""
+
+
+# --- alpha ---------------------------------------------------------------------------------
+
+
+def value_counts(units: np.ndarray, values: np.ndarray, value_domain: Sequence) -> np.ndarray:
+    """Units x values count matrix. ``units`` are codes 0..U-1; ``values`` must lie in the
+    (sorted) ``value_domain``."""
+    domain = np.asarray(value_domain)
+    index = np.searchsorted(domain, values)
+    if np.any(index >= len(domain)) or np.any(domain[np.minimum(index, len(domain) - 1)] != values):
+        raise ValueError("values outside the value domain")
+    n_units = int(units.max()) + 1 if len(units) else 0
+    counts = np.bincount(units * len(domain) + index, minlength=n_units * len(domain))
+    return counts.reshape(n_units, len(domain))
+
+
+def pairable(counts: np.ndarray) -> np.ndarray:
+    """The rows (units) of a value-count matrix with at least two values."""
+    return counts[counts.sum(axis=1) >= 2]
+
+
+def alpha(counts: np.ndarray, value_domain: Sequence, level: str) -> float | None:
+    """``krippendorff.alpha`` on value counts; None when undefined (no pairable unit, or no
+    variation at all)."""
+    counts = pairable(counts)
+    if len(counts) == 0:
+        return None
+    with np.errstate(all="ignore"):
+        value = krippendorff.alpha(
+            value_counts=counts, value_domain=np.asarray(value_domain), level_of_measurement=level
+        )
+    return float(value) if np.isfinite(value) else None
+
+
+def reliability_matrix(
+    df: pd.DataFrame, unit_cols: Sequence[str], coder_col: str, value_col: str
+) -> tuple[np.ndarray, list, list]:
+    """Reliability matrix (rows = coders, columns = units, nan for missing) from long data,
+    with the coder and unit labels in matrix order (sorted)."""
+    coders, coder_labels = pd.factorize(df[coder_col], sort=True)
+    unit_index = pd.MultiIndex.from_frame(df[list(unit_cols)])
+    units, unit_labels = pd.factorize(unit_index, sort=True)
+    matrix = np.full((len(coder_labels), len(unit_labels)), np.nan)
+    matrix[coders, units] = df[value_col].to_numpy(float)
+    return matrix, list(coder_labels), list(unit_labels)
+
+
+def alpha_from_long(
+    df: pd.DataFrame,
+    unit_cols: Sequence[str],
+    value_col: str,
+    level: str = "interval",
+    value_domain: Sequence | None = None,
+) -> float | None:
+    """Krippendorff's alpha from long data (one row per coder and unit) through the same value
+    count path as the report."""
+    units = pd.factorize(pd.MultiIndex.from_frame(df[list(unit_cols)]))[0].astype(np.int64)
+    values = df[value_col].to_numpy()
+    domain = np.unique(values) if value_domain is None else np.asarray(value_domain)
+    return alpha(value_counts(units, values, domain), domain, level)
+
+
+def coincidence_alpha(o: np.ndarray, value_domain: Sequence, level: str) -> np.ndarray:
+    """Alpha for a stack of coincidence matrices ``o`` (B x V x V), vectorised over B; same
+    formula as ``krippendorff.alpha``: 1 - sum(o * delta) / sum(e * delta)."""
+    n_v = o.sum(axis=1)
+    n = n_v.sum(axis=1)
+    expected = (n_v[:, :, None] * n_v[:, None, :] - _diag(n_v)) / (n - 1)[:, None, None]
+    delta = _distances(np.asarray(value_domain, float), level, n_v)
+    with np.errstate(all="ignore"):
+        return 1 - (o * delta).sum(axis=(1, 2)) / (expected * delta).sum(axis=(1, 2))
+
+
+def _diag(n_v: np.ndarray) -> np.ndarray:
+    return n_v[:, :, None] * np.eye(n_v.shape[1])[None]
+
+
+def _distances(domain: np.ndarray, level: str, n_v: np.ndarray) -> np.ndarray:
+    """Squared distance between values (V x V, or B x V x V for ordinal, which depends on the
+    value frequencies n_v)."""
+    c, k = domain[:, None], domain[None, :]
+    if level == "nominal":
+        return (c != k).astype(float)
+    if level == "interval":
+        return (c - k) ** 2
+    if level == "ratio":
+        with np.errstate(all="ignore"):
+            return np.nan_to_num(((c - k) / (c + k)) ** 2)
+    if level == "ordinal":
+        i = np.arange(len(domain))
+        lo, hi = np.minimum.outer(i, i), np.maximum.outer(i, i)
+        cum = np.concatenate([np.zeros((len(n_v), 1)), np.cumsum(n_v, axis=1)], axis=1)
+        between = cum[:, hi + 1] - cum[:, lo]
+        return (between - (n_v[:, i][:, :, None] + n_v[:, i][:, None, :]) / 2) ** 2
+    raise ValueError(f"unknown level of measurement {level!r}")
+
+
+def unit_coincidences(counts: np.ndarray) -> np.ndarray:
+    """Each pairable unit's contribution to the coincidence matrix, flattened (U x V*V)."""
+    counts = pairable(counts).astype(float)
+    n_values = counts.shape[1]
+    outer = counts[:, :, None] * counts[:, None, :]
+    outer[:, np.arange(n_values), np.arange(n_values)] -= counts
+    return (outer / (counts.sum(axis=1) - 1)[:, None, None]).reshape(len(counts), n_values**2)
+
+
+def bootstrap_alpha(
+    counts: np.ndarray,
+    value_domain: Sequence,
+    levels: Sequence[str],
+    n_boot: int,
+    rng: np.random.Generator,
+) -> dict[str, list[float] | None]:
+    """Percentile 95% CI of alpha per level, resampling pairable units with replacement."""
+    per_unit = unit_coincidences(counts)
+    n_units = len(per_unit)
+    if n_boot <= 0 or n_units < 2:
+        return dict.fromkeys(levels)
+    n_values = counts.shape[1]
+    draws: dict[str, list[np.ndarray]] = {level: [] for level in levels}
+    for start in range(0, n_boot, BOOT_CHUNK):
+        size = min(BOOT_CHUNK, n_boot - start)
+        picks = rng.integers(0, n_units, size=(size, n_units))
+        offsets = (np.arange(size) * n_units)[:, None]
+        weights = np.bincount((picks + offsets).ravel(), minlength=size * n_units)
+        o = (weights.reshape(size, n_units) @ per_unit).reshape(size, n_values, n_values)
+        for level in levels:
+            draws[level].append(coincidence_alpha(o, value_domain, level))
+    return {level: _percentile_ci(np.concatenate(draws[level])) for level in levels}
+
+
+def _percentile_ci(values: np.ndarray) -> list[float] | None:
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        return None
+    low, high = np.quantile(values, [0.025, 0.975])
+    return [float(low), float(high)]
+
+
+def alpha_with_ci(
+    counts: np.ndarray,
+    value_domain: Sequence,
+    levels: Sequence[str],
+    n_boot: int,
+    rng: np.random.Generator,
+) -> dict[str, dict]:
+    """{level: {"alpha": a, "ci95": [low, high] | None}} for one set of value counts."""
+    cis = bootstrap_alpha(counts, value_domain, levels, n_boot, rng)
+    return {
+        level: {"alpha": alpha(counts, value_domain, level), "ci95": cis[level]} for level in levels
+    }
+
+
+# --- per dimension and rubric preference ----------------------------------------------------
+
+
+def dimension_agreement(
+    coded: CodedRatings, value_domain: Sequence, n_boot: int, seed: int
+) -> dict[str, dict]:
+    """Ordinal and interval alpha per dimension; units are (pair, response)."""
+    out = {}
+    for dim_index, dim in enumerate(DIMENSIONS):
+        rows = coded.dimension == dim_index
+        units = coded.pair[rows] * 2 + coded.response[rows]
+        counts = value_counts(units, coded.score[rows], value_domain)
+        rng = np.random.default_rng([seed, dim_index])
+        result = alpha_with_ci(counts, value_domain, LEVELS, n_boot, rng)
+        out[dim] = {
+            "alpha_ordinal": result["ordinal"]["alpha"],
+            "alpha_ordinal_ci95": result["ordinal"]["ci95"],
+            "alpha_interval": result["interval"]["alpha"],
+            "alpha_interval_ci95": result["interval"]["ci95"],
+            "alpha_units": int(len(pairable(counts))),
+        }
+    return out
+
+
+def rubric_preferences(coded: CodedRatings) -> pd.DataFrame:
+    """Per annotator and pair with both rubric scores: which response they scored higher
+    (columns pair, annotator, preference code: 0 chosen, 1 equal, 2 rejected)."""
+    rows = coded.dimension == DIMENSIONS.index(PERSONAL_DIMENSION)
+    rating = coded.rating[rows]
+    scores = np.full((coded.n_ratings, 2), np.nan)
+    scores[rating, coded.response[rows]] = coded.score[rows]
+    pair = np.zeros(coded.n_ratings, dtype=np.int64)
+    annotator = np.zeros(coded.n_ratings, dtype=np.int64)
+    pair[rating] = coded.pair[rows]
+    annotator[rating] = coded.annotator[rows]
+    both = ~np.isnan(scores).any(axis=1)
+    diff = scores[both, CHOSEN] - scores[both, REJECTED]
+    preference = np.where(diff > 0, 0, np.where(diff == 0, 1, 2))
+    return pd.DataFrame(
+        {"pair": pair[both], "annotator": annotator[both], "preference": preference}
+    )
+
+
+def preference_agreement(coded: CodedRatings, n_boot: int, seed: int) -> dict:
+    """Nominal alpha on which response each annotator scored higher on rubric alignment; units
+    are pairs, values chosen / equal / rejected."""
+    prefs = rubric_preferences(coded)
+    counts = value_counts(prefs["pair"].to_numpy(), prefs["preference"].to_numpy(), [0, 1, 2])
+    rng = np.random.default_rng([seed, N_DIMS])
+    result = alpha_with_ci(counts, [0, 1, 2], ["nominal"], n_boot, rng)["nominal"]
+    shares = np.bincount(prefs["preference"], minlength=3) / max(len(prefs), 1)
+    return {
+        "alpha_nominal": result["alpha"],
+        "ci95": result["ci95"],
+        "n_pairs": int(len(pairable(counts))),
+        "n_judgements": int(len(prefs)),
+        "shares": {name: float(s) for name, s in zip(PREFERENCES, shares, strict=True)},
+    }
+
+
+# --- annotator pairs -------------------------------------------------------------------------
+
+
+def annotator_agreement(
+    coded: CodedRatings, scale_min: int, scale_max: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Exact and within-one agreement between annotators, over shared units (pair, response,
+    dimension).
+
+    Returns (pairwise, per_annotator). ``pairwise`` has one row per annotator pair sharing at
+    least one unit: annotator_a, annotator_b, n_shared, exact, within_one (shares of shared
+    units). ``per_annotator`` pools each annotator's comparisons with all others (index =
+    annotator code): n_comparisons, exact, within_one, and mean_abs_diff_from_others (mean over
+    their scores of |score - mean of the other annotators' scores on that unit|).
+    """
+    unit = (coded.pair * N_DIMS + coded.dimension) * 2 + coded.response
+    unit = np.unique(unit, return_inverse=True)[1]
+    value = coded.score - scale_min
+    scale_size = scale_max - scale_min + 1
+    n_units = int(unit.max()) + 1
+    n_annotators = coded.n_annotators
+    cols = unit * scale_size + value
+    near_rows, near_cols = _within_one(coded.annotator, cols, value, scale_size)
+    one_hot = _indicator(coded.annotator, cols, (n_annotators, n_units * scale_size))
+    near = _indicator(near_rows, near_cols, (n_annotators, n_units * scale_size))
+    rated = _indicator(coded.annotator, unit, (n_annotators, n_units))
+    shared = _gram(rated, rated)
+    exact = _gram(one_hot, one_hot)
+    within = _gram(one_hot, near)
+    for m in (shared, exact, within):
+        np.fill_diagonal(m, 0)
+    return _pairwise_table(shared, exact, within), _per_annotator(
+        coded, unit, shared, exact, within
+    )
+
+
+def _within_one(
+    annotator: np.ndarray, cols: np.ndarray, value: np.ndarray, scale_size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) cells of the "within one point of this value" indicator."""
+    rows, columns = [annotator], [cols]
+    for step in (-1, 1):
+        ok = (value + step >= 0) & (value + step < scale_size)
+        rows.append(annotator[ok])
+        columns.append(cols[ok] + step)
+    return np.concatenate(rows), np.concatenate(columns)
+
+
+def _indicator(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]):
+    """0/1 matrix with ones at (rows, cols): dense float32 (exact for counts below 2**24) when
+    it fits DENSE_CELLS, for BLAS products; sparse CSR otherwise (large crowds)."""
+    if shape[0] * shape[1] <= DENSE_CELLS:
+        dense = np.zeros(shape, dtype=np.float32)
+        dense[rows, cols] = 1
+        return dense
+    return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+
+
+def _gram(a, b) -> np.ndarray:
+    """a @ b.T as a dense float64 array."""
+    product = a @ b.T
+    return (product.toarray() if sparse.issparse(product) else product).astype(np.float64)
+
+
+def _pairwise_table(shared: np.ndarray, exact: np.ndarray, within: np.ndarray) -> pd.DataFrame:
+    a, b = np.nonzero(np.triu(shared, k=1))
+    n = shared[a, b]
+    return pd.DataFrame(
+        {
+            "annotator_a": a,
+            "annotator_b": b,
+            "n_shared": n.astype(np.int64),
+            "exact": exact[a, b] / n,
+            "within_one": within[a, b] / n,
+        }
+    )
+
+
+def _per_annotator(coded, unit, shared, exact, within) -> pd.DataFrame:
+    n_comparisons = shared.sum(axis=1)
+    with np.errstate(all="ignore"):
+        table = pd.DataFrame(
+            {
+                "n_comparisons": n_comparisons.astype(np.int64),
+                "exact": exact.sum(axis=1) / n_comparisons,
+                "within_one": within.sum(axis=1) / n_comparisons,
+            }
+        )
+        sums = np.bincount(unit, weights=coded.score)
+        counts = np.bincount(unit)
+        others = counts[unit] - 1
+        others_mean = (sums[unit] - coded.score) / others
+        deviation = np.abs(coded.score - others_mean)
+    has_others = others > 0
+    dev_sum = np.bincount(
+        coded.annotator[has_others], weights=deviation[has_others], minlength=coded.n_annotators
+    )
+    dev_n = np.bincount(coded.annotator[has_others], minlength=coded.n_annotators)
+    with np.errstate(all="ignore"):
+        table["mean_abs_diff_from_others"] = dev_sum / dev_n
+    return table

@@ -1,0 +1,262 @@
+"""Plotly figures built from a report dict (reused by the HTML report and the results page)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from annotate.dimensions import DIMENSIONS
+
+CHOSEN_COLOUR = "#1f77b4"
+REJECTED_COLOUR = "#ff7f0e"
+VERDICT_COLOURS = {"tie": "#2ca02c", "diverges": "#d62728", "inconclusive": "#7f7f7f"}
+ALPHA_THRESHOLDS = (0.667, 0.8)
+
+
+def _errors(values: list, cis: list) -> dict:
+    """error_x/error_y spec for asymmetric CIs; missing CIs draw no bar."""
+    plus = [
+        None if ci is None or v is None else ci[1] - v for v, ci in zip(values, cis, strict=True)
+    ]
+    minus = [
+        None if ci is None or v is None else v - ci[0] for v, ci in zip(values, cis, strict=True)
+    ]
+    return {"type": "data", "array": plus, "arrayminus": minus, "symmetric": False}
+
+
+def _layout(fig: go.Figure, title: str, **kwargs) -> go.Figure:
+    fig.update_layout(title=title, template="plotly_white", height=380, **kwargs)
+    return fig
+
+
+def means_figure(report: dict) -> go.Figure:
+    """Mean score of chosen and rejected per dimension with 95% CIs of the per-pair means."""
+    dims = report["dimensions"]
+    fig = go.Figure()
+    for offset, response, colour in (
+        (-0.1, "chosen", CHOSEN_COLOUR),
+        (0.1, "rejected", REJECTED_COLOUR),
+    ):
+        values = [dims[d][f"mean_{response}"] for d in DIMENSIONS]
+        cis = [dims[d][f"ci95_{response}"] for d in DIMENSIONS]
+        fig.add_trace(
+            go.Scatter(
+                x=[i + offset for i in range(len(DIMENSIONS))],
+                y=values,
+                name=response,
+                mode="markers",
+                marker={"size": 11, "color": colour},
+                error_y=_errors(values, cis),
+                customdata=list(DIMENSIONS),
+                hovertemplate="%{customdata}: %{y:.2f}<extra>" + response + "</extra>",
+            )
+        )
+    s = report["settings"]
+    return _layout(
+        fig,
+        "Mean score, chosen vs rejected (95% CI)",
+        xaxis={"tickvals": list(range(len(DIMENSIONS))), "ticktext": list(DIMENSIONS)},
+        yaxis={"title": "mean score", "range": [s["scale_min"] - 0.2, s["scale_max"] + 0.2]},
+    )
+
+
+def difference_figure(report: dict) -> go.Figure:
+    """Mean paired difference with 95% CI per dimension against the equivalence margin."""
+    dims = report["dimensions"]
+    values = [dims[d]["mean_diff"] for d in DIMENSIONS]
+    verdicts = [dims[d]["verdict"] for d in DIMENSIONS]
+    fig = go.Figure(
+        go.Scatter(
+            x=values,
+            y=list(DIMENSIONS),
+            mode="markers",
+            marker={"size": 12, "color": [VERDICT_COLOURS[v] for v in verdicts]},
+            error_x=_errors(values, [dims[d]["ci95"] for d in DIMENSIONS]),
+            text=verdicts,
+            hovertemplate="%{y}: %{x:.3f} (%{text})<extra></extra>",
+            showlegend=False,
+        )
+    )
+    margin = report["settings"]["margin"]
+    fig.add_vrect(x0=-margin, x1=margin, fillcolor="#2ca02c", opacity=0.1, line_width=0)
+    fig.add_vline(x=0, line_dash="dot", line_color="#555")
+    return _layout(
+        fig,
+        f"Chosen − rejected (95% CI); shaded: equivalence margin ±{margin:g}",
+        xaxis={"title": "mean paired difference (scale points)"},
+        yaxis={"autorange": "reversed"},
+    )
+
+
+def distribution_figure(report: dict) -> go.Figure:
+    """Histogram of per-pair differences (chosen − rejected) per dimension."""
+    fig = make_subplots(
+        rows=1, cols=len(DIMENSIONS), subplot_titles=list(DIMENSIONS), shared_yaxes=True
+    )
+    for i, dim in enumerate(DIMENSIONS, start=1):
+        hist = report["dimensions"][dim]["diff_histogram"]
+        colour = VERDICT_COLOURS[report["dimensions"][dim]["verdict"]]
+        fig.add_trace(
+            go.Bar(
+                x=hist["centres"], y=hist["counts"], marker_color=colour, showlegend=False, name=dim
+            ),
+            row=1,
+            col=i,
+        )
+        fig.update_xaxes(title_text="chosen − rejected", row=1, col=i)
+    fig.update_yaxes(title_text="pairs", row=1, col=1)
+    return _layout(fig, "Distribution of per-pair differences", bargap=0.05)
+
+
+def alpha_figure(report: dict) -> go.Figure:
+    """Krippendorff's alpha per dimension (ordinal, interval) with bootstrap CIs."""
+    dims = report["dimensions"]
+    fig = go.Figure()
+    for level, colour in (("ordinal", "#9467bd"), ("interval", "#17becf")):
+        values = [dims[d][f"alpha_{level}"] for d in DIMENSIONS]
+        cis = [dims[d][f"alpha_{level}_ci95"] for d in DIMENSIONS]
+        fig.add_trace(
+            go.Bar(
+                x=list(DIMENSIONS),
+                y=values,
+                name=level,
+                marker_color=colour,
+                error_y=_errors(values, cis),
+            )
+        )
+    pref = report["agreement"]["preference"]
+    fig.add_trace(
+        go.Bar(
+            x=["rubric preference"],
+            y=[pref["alpha_nominal"]],
+            name="nominal (preference)",
+            marker_color="#bcbd22",
+            error_y=_errors([pref["alpha_nominal"]], [pref["ci95"]]),
+        )
+    )
+    for threshold in ALPHA_THRESHOLDS:
+        fig.add_hline(y=threshold, line_dash="dash", line_color="#999")
+    return _layout(
+        fig, "Krippendorff's alpha (95% bootstrap CI)", barmode="group", yaxis={"title": "alpha"}
+    )
+
+
+def domain_accuracy_figure(report: dict) -> go.Figure:
+    """Human accuracy (ties as half) per domain and overall, with the reward-model reference."""
+    names = ["all", *report["by_domain"]]
+    accs = [report["human_accuracy"]] + [d["human_accuracy"] for d in report["by_domain"].values()]
+    values = [a["accuracy"] for a in accs]
+    fig = go.Figure(
+        go.Bar(
+            x=names,
+            y=values,
+            marker_color=["#444"] + [CHOSEN_COLOUR] * (len(names) - 1),
+            error_y=_errors(values, [a["ci95_ties_half"] for a in accs]),
+            showlegend=False,
+        )
+    )
+    reference = report["human_accuracy"]["reward_model_reference"]
+    fig.add_hline(
+        y=reference,
+        line_dash="dash",
+        line_color="#d62728",
+        annotation_text=f"best reward model {reference:.2%}",
+    )
+    return _layout(
+        fig,
+        "Human accuracy by domain (ties count 0.5; 95% CI)",
+        yaxis={"range": [0, 1.05], "tickformat": ".0%"},
+    )
+
+
+def domain_verdict_figure(report: dict) -> go.Figure:
+    """Mean difference per domain and dimension, coloured by size, labelled with the verdict."""
+    domains = list(report["by_domain"])
+    z, text = [], []
+    for domain in domains:
+        dims = report["by_domain"][domain]["dimensions"]
+        z.append([dims[d]["mean_diff"] for d in DIMENSIONS])
+        text.append(
+            [f"{dims[d]['verdict']}<br>{_signed(dims[d]['mean_diff'])}" for d in DIMENSIONS]
+        )
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(DIMENSIONS),
+            y=domains,
+            text=text,
+            texttemplate="%{text}",
+            colorscale="RdBu",
+            reversescale=True,
+            zmid=0,
+            colorbar={"title": "chosen − rejected"},
+        )
+    )
+    return _layout(fig, "Verdict by domain and dimension", yaxis={"autorange": "reversed"})
+
+
+def _signed(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.2f}"
+
+
+def position_figure(report: dict) -> go.Figure:
+    """Mean score of the response shown on side A vs side B per dimension."""
+    bias = report["position_bias"]
+    fig = go.Figure()
+    for side in ("a", "b"):
+        fig.add_trace(
+            go.Bar(
+                x=list(DIMENSIONS),
+                y=[bias[d][f"mean_{side}"] for d in DIMENSIONS],
+                name=f"side {side.upper()}",
+            )
+        )
+    return _layout(
+        fig, "Position bias: mean score by side", barmode="group", yaxis={"title": "mean score"}
+    )
+
+
+def annotator_figure(report: dict) -> go.Figure:
+    """Each annotator: exact agreement with the others against median seconds per pair."""
+    rows = report["annotators"]
+    fig = go.Figure(
+        go.Scatter(
+            x=[a["median_seconds"] for a in rows],
+            y=[a["exact"] for a in rows],
+            mode="markers",
+            text=[str(a["annotator"]) for a in rows],
+            marker={
+                "size": 10,
+                "color": [a["straight_lining"] for a in rows],
+                "colorscale": [[0, CHOSEN_COLOUR], [1, "#d62728"]],
+                "line": {"width": 1, "color": "#333"},
+                "colorbar": {"title": "straight-lining"},
+                "cmin": 0,
+                "cmax": 1,
+            },
+            hovertemplate="%{text}<br>median %{x:.0f} s<br>exact agreement %{y:.1%}<extra></extra>",
+        )
+    )
+    return _layout(
+        fig,
+        "Annotators: agreement with others vs time per pair",
+        xaxis={"title": "median seconds per pair"},
+        yaxis={"title": "exact agreement with others", "tickformat": ".0%"},
+    )
+
+
+FIGURES = {
+    "means": means_figure,
+    "differences": difference_figure,
+    "distribution": distribution_figure,
+    "alpha": alpha_figure,
+    "domain_accuracy": domain_accuracy_figure,
+    "domain_verdicts": domain_verdict_figure,
+    "position": position_figure,
+    "annotators": annotator_figure,
+}
+
+
+def all_figures(report: dict) -> dict[str, go.Figure]:
+    """Every chart of the report, by name, in display order."""
+    return {name: build(report) for name, build in FIGURES.items()}

@@ -1,0 +1,75 @@
+"""JSON, Markdown and HTML renderings, and the charts."""
+
+from __future__ import annotations
+
+import json
+
+import plotly.graph_objects as go
+import pytest
+from plotly.offline import get_plotlyjs
+
+from analysis import charts
+from analysis.render import render_report
+from analysis.report import build_report
+from annotate.dimensions import DIMENSIONS
+
+XSS = "<script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def report(validating_study):
+    df = validating_study.copy()
+    df.loc[df["annotator"] == "annotator_0001", "annotator"] = XSS
+    df.loc[df["domain"] == "Society_and_Culture", "domain"] = "Society | <b>Culture</b>"
+    return build_report(df, n_boot=20)
+
+
+def test_json_round_trips_without_nan(report):
+    text = render_report(report, "json")
+    assert json.loads(text) == report
+    assert "NaN" not in text
+
+
+def test_markdown_has_the_paper_table(report):
+    md = render_report(report, "md")
+    assert (
+        "| Dimension | Mean chosen | Mean rejected | Diff [95% CI] | TOST p | Wilcoxon p | d_z "
+        "| α ord | α int | Verdict |" in md
+    )
+    for dim in ("factuality", "relevance", "helpfulness", "rubric_alignment"):
+        assert f"\n| {dim} | " in md
+    rubric = report["dimensions"]["rubric_alignment"]
+    assert f"| {rubric['mean_chosen']:.2f} | {rubric['mean_rejected']:.2f} |" in md
+    assert "## Study verdict: VALIDATED" in md
+    assert "## Human accuracy" in md and "## By domain" in md
+    assert "Society \\| &lt;b&gt;Culture&lt;/b&gt;" in md  # pipes and HTML escaped in cells
+    assert XSS not in md
+
+
+def test_html_is_one_self_contained_file_with_escaped_text(report):
+    page = render_report(report, "html")
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count(get_plotlyjs()) == 1  # plotly.js inlined exactly once
+    assert "<script src=" not in page and 'src="http' not in page
+    assert XSS not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # tables
+    assert "\\u003cscript\\u003ealert(1)" in page  # chart data (plotly's JSON escaping)
+    assert "<b>Culture</b>" not in page
+    for name in charts.FIGURES:
+        assert f'id="chart-{name}"' in page
+
+
+def test_figures_are_plotly_figures(report):
+    figures = charts.all_figures(report)
+    assert set(figures) == set(charts.FIGURES)
+    for fig in figures.values():
+        assert isinstance(fig, go.Figure) and fig.data
+    means = figures["means"]
+    assert list(means.data[0].customdata) == list(DIMENSIONS)
+    assert list(means.data[0].y) == [report["dimensions"][d]["mean_chosen"] for d in DIMENSIONS]
+    assert list(means.data[1].y) == [report["dimensions"][d]["mean_rejected"] for d in DIMENSIONS]
+
+
+def test_unknown_format(report):
+    with pytest.raises(ValueError, match="unknown format"):
+        render_report(report, "pdf")

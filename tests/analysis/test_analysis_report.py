@@ -1,0 +1,239 @@
+"""The full report on simulated studies, exclusions, breakdowns and JSON safety."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analysis.paired import compare_dimension
+from analysis.report import build_report
+from analysis.simulate import simulate_ratings
+from annotate.dimensions import DIMENSIONS, GENERAL_DIMENSIONS
+
+
+def _verdicts(report: dict) -> dict[str, str]:
+    return {d: report["dimensions"][d]["verdict"] for d in DIMENSIONS}
+
+
+def test_study_built_to_validate_is_validated(validating_study):
+    report = build_report(validating_study, n_boot=0)
+    assert _verdicts(report) == {
+        "factuality": "tie",
+        "relevance": "tie",
+        "helpfulness": "tie",
+        "rubric_alignment": "diverges",
+    }
+    assert report["checks"] == {
+        "general_quality_tie": True,
+        "rubric_alignment_diverges": True,
+        "validated": True,
+    }
+    assert (report["n_pairs"], report["n_scores"]) == (150, 150 * 3 * 8)
+    assert report["n_annotators"] == 8
+
+
+@pytest.mark.parametrize("general", GENERAL_DIMENSIONS)
+def test_general_dimension_with_effect_breaks_validation(general):
+    df = simulate_ratings(150, 3, {"rubric_alignment": 1.5, general: 1.0}, seed=21, n_annotators=8)
+    report = build_report(df, n_boot=0)
+    verdicts = _verdicts(report)
+    assert verdicts[general] == "diverges"
+    assert all(verdicts[d] == "tie" for d in GENERAL_DIMENSIONS if d != general)
+    assert verdicts["rubric_alignment"] == "diverges"
+    assert report["checks"] == {
+        "general_quality_tie": False,
+        "rubric_alignment_diverges": True,
+        "validated": False,
+    }
+
+
+def test_no_rubric_effect_breaks_validation():
+    df = simulate_ratings(150, 3, {}, seed=22, n_annotators=8)
+    report = build_report(df, n_boot=0)
+    assert _verdicts(report) == dict.fromkeys(DIMENSIONS, "tie")
+    assert report["checks"] == {
+        "general_quality_tie": True,
+        "rubric_alignment_diverges": False,
+        "validated": False,
+    }
+
+
+def test_small_rubric_effect_with_few_pairs_is_inconclusive():
+    df = simulate_ratings(8, 2, {"rubric_alignment": 0.3}, seed=2)
+    assert build_report(df, n_boot=0)["dimensions"]["rubric_alignment"]["verdict"] == "inconclusive"
+
+
+def test_per_dimension_figures_match_an_independent_pandas_computation(validating_study):
+    report = build_report(validating_study, n_boot=0)
+    means = validating_study.groupby(["dimension", "pair_id", "response"])["score"].mean().unstack()
+    for dim in DIMENSIONS:
+        wide = means.loc[dim]
+        expected = compare_dimension(wide["chosen"].to_numpy(), wide["rejected"].to_numpy())
+        got = report["dimensions"][dim]
+        for key in ("mean_chosen", "mean_rejected", "mean_diff", "tost_p", "wilcoxon_p", "d_z"):
+            assert got[key] == pytest.approx(expected[key], rel=1e-9), (dim, key)
+        assert got["ci95"] == pytest.approx(expected["ci95"])
+        assert sum(got["diff_histogram"]["counts"]) == got["n_pairs"] == 150
+
+
+def test_exclusions_are_counted_and_listed(small_study):
+    df = small_study
+    only_chosen = df["pair_id"].iloc[0]
+    no_rejected_rubric = df["pair_id"].unique()[1]
+    drop = (df["pair_id"] == only_chosen) & (df["response"] == "rejected")
+    drop |= (
+        (df["pair_id"] == no_rejected_rubric)
+        & (df["response"] == "rejected")
+        & (df["dimension"] == "rubric_alignment")
+    )
+    report = build_report(df[~drop], n_boot=0)
+    ex = report["exclusions"]
+    assert ex["dimensions"]["factuality"]["n_excluded"] == 1
+    assert ex["dimensions"]["factuality"]["pairs"] == [only_chosen]
+    rubric = ex["dimensions"]["rubric_alignment"]
+    assert rubric["n_excluded"] == 2 and rubric["no_rejected_scores"] == 2
+    assert sorted(rubric["pairs"]) == sorted([only_chosen, no_rejected_rubric])
+    assert ex["n_excluded_total"] == 5
+    assert ex["incomplete_pair_ratings"] > 0
+    assert report["dimensions"]["factuality"]["n_pairs"] == 11
+    assert report["dimensions"]["rubric_alignment"]["n_pairs"] == 10
+    assert report["human_accuracy"]["n_pairs"] == 10
+
+
+def test_by_domain(validating_study):
+    report = build_report(validating_study, n_boot=0)
+    domains = report["by_domain"]
+    assert sorted(domains) == sorted(validating_study["domain"].unique())
+    assert sum(d["n_pairs"] for d in domains.values()) == report["n_pairs"]
+    for name, d in domains.items():
+        sub = validating_study[validating_study["domain"] == name]
+        wide = (
+            sub[sub["dimension"] == "rubric_alignment"]
+            .groupby(["pair_id", "response"])["score"]
+            .mean()
+            .unstack()
+        )
+        wins = (wide["chosen"] > wide["rejected"]).sum()
+        assert d["human_accuracy"]["n_chosen_higher"] == wins
+        assert set(d["dimensions"]) == set(DIMENSIONS) and "checks" in d
+
+
+def test_position_bias_detected_when_side_a_is_favoured(validating_study):
+    df = validating_study.copy()
+    on_a = df["side"] == "A"
+    df.loc[on_a, "score"] = (df.loc[on_a, "score"] + 1).clip(upper=5)
+    report = build_report(df, n_boot=0)
+    for dim in DIMENSIONS:
+        bias = report["position_bias"][dim]
+        assert bias["biased"] and bias["mean_diff"] > 0.3
+        assert bias["n_ratings"] == 150 * 3
+    unbiased = build_report(validating_study, n_boot=0)["position_bias"]
+    assert sum(unbiased[d]["biased"] for d in DIMENSIONS) <= 1
+
+
+def test_annotator_figures(validating_study):
+    df = validating_study.copy()
+    lazy = df["annotator"] == "annotator_0002"
+    df.loc[lazy, "score"] = 3
+    report = build_report(df, n_boot=0)
+    rows = {a["annotator"]: a for a in report["annotators"]}
+    assert rows["annotator_0002"]["straight_lining"] == 1.0
+    assert (
+        rows["annotator_0002"]["modal_share"] == 1.0 and rows["annotator_0002"]["modal_value"] == 3
+    )
+    assert rows["annotator_0001"]["straight_lining"] < 0.2
+    first = df.drop_duplicates(["annotator", "pair_id"])
+    assert rows["annotator_0001"]["n_pairs"] == (first["annotator"] == "annotator_0001").sum()
+    expected = first[first["annotator"] == "annotator_0001"]["seconds"].median()
+    assert rows["annotator_0001"]["median_seconds"] == pytest.approx(expected)
+    pairwise = report["agreement"]["pairwise"]
+    assert all(0 <= p["exact"] <= p["within_one"] <= 1 for p in pairwise)
+
+
+def test_holm_reports_adjusted_p_values(validating_study):
+    report = build_report(validating_study, n_boot=0, holm=True)
+    assert report["settings"]["holm"] is True
+    for dim in DIMENSIONS:
+        r = report["dimensions"][dim]
+        assert r["tost_p_adjusted"] >= r["tost_p"]
+        assert r["wilcoxon_p_adjusted"] >= r["wilcoxon_p"]
+    plain = build_report(validating_study, n_boot=0)
+    assert plain["dimensions"]["factuality"]["tost_p_adjusted"] is None
+
+
+def test_settings_recorded_and_checked(validating_study):
+    report = build_report(validating_study, margin=0.3, alpha=0.01, n_boot=10, seed=4)
+    assert report["settings"] | {} == report["settings"]
+    assert {k: report["settings"][k] for k in ("margin", "alpha", "holm", "n_boot", "seed")} == {
+        "margin": 0.3,
+        "alpha": 0.01,
+        "holm": False,
+        "n_boot": 10,
+        "seed": 4,
+    }
+    with pytest.raises(ValueError, match="margin"):
+        build_report(validating_study, margin=0)
+    with pytest.raises(ValueError, match="alpha"):
+        build_report(validating_study, alpha=1.5)
+
+
+def test_json_has_no_nan_on_degenerate_data():
+    df = simulate_ratings(3, 1, seed=0)  # one annotator: no agreement possible
+    df = df[~((df["pair_id"] == "p000000") & (df["response"] == "rejected"))]
+    report = build_report(df, n_boot=5)
+    text = json.dumps(report, allow_nan=False)
+    assert report["dimensions"]["factuality"]["alpha_interval"] is None
+    assert json.loads(text) == report
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n_pairs=st.integers(1, 12),
+    per_pair=st.integers(1, 3),
+    effect=st.floats(-2, 2),
+    seed=st.integers(0, 10_000),
+    drop=st.floats(0, 0.5),
+)
+def test_any_study_gives_strict_json(n_pairs, per_pair, effect, seed, drop):
+    df = simulate_ratings(
+        n_pairs, per_pair, {"rubric_alignment": effect}, seed=seed, n_annotators=4
+    )
+    keep = np.random.default_rng(seed).random(len(df)) >= drop
+    if not keep.any():
+        keep[0] = True
+    report = build_report(df[keep], n_boot=3, seed=seed)
+    json.dumps(report, allow_nan=False)
+    for dim in DIMENSIONS:
+        assert report["dimensions"][dim]["verdict"] in {"tie", "diverges", "inconclusive"}
+
+
+def test_accepts_a_file_path(validating_study, tmp_path):
+    path = tmp_path / "r.parquet"
+    validating_study.to_parquet(path)
+    from_file = build_report(path, n_boot=0)
+    assert from_file == build_report(validating_study, n_boot=0)
+
+
+def test_multiple_studies_keep_pairs_apart(small_study):
+    other = small_study.copy()
+    other["study"] = "second"
+    report = build_report(pd.concat([small_study, other], ignore_index=True), n_boot=0)
+    assert report["n_pairs"] == 2 * small_study["pair_id"].nunique()
+    assert report["studies"] == sorted(["second", "simulated"])
+
+
+def test_pairwise_table_is_capped_by_shared_units(validating_study, monkeypatch):
+    from analysis import report as report_module
+
+    full = build_report(validating_study, n_boot=0)["agreement"]
+    monkeypatch.setattr(report_module, "MAX_PAIRWISE_ROWS", 3)
+    capped = build_report(validating_study, n_boot=0)["agreement"]
+    assert capped["pairwise_truncated"] and not full["pairwise_truncated"]
+    assert capped["pairwise_total"] == full["pairwise_total"] == len(full["pairwise"])
+    top = sorted((p["n_shared"] for p in full["pairwise"]), reverse=True)[:3]
+    assert [p["n_shared"] for p in capped["pairwise"]] == top
