@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -17,6 +17,7 @@ from annotate import models  # noqa: F401  (registers the tables on SQLModel.met
 from annotate.config import database_url
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+PG_WRITE_LOCK_KEY = 0x70726200  # "prb\0": the advisory lock that serialises write sessions
 _WRITE_OPTION = "prb_write"
 
 
@@ -61,10 +62,14 @@ def _configure_sqlite(engine: Engine) -> None:
 def write_session(engine: Engine) -> Iterator[Session]:
     """One write transaction: committed when the block ends, rolled back on any error.
 
-    On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`).
+    On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`). On PostgreSQL it
+    takes a transaction-level advisory lock first, so write sessions run one at a time there too
+    and a read-then-write unit of work cannot lose an update or act on a stale read.
     """
     bind = engine.execution_options(**{_WRITE_OPTION: True}) if is_sqlite(engine) else engine
     with Session(bind, expire_on_commit=False) as session, session.begin():
+        if engine.dialect.name == "postgresql":
+            session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK_KEY})
         yield session
 
 

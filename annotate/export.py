@@ -44,7 +44,9 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         frame = pd.DataFrame(connection.execute(query).all(), columns=list(EXPORT_COLUMNS))
     frame["score"] = frame["score"].astype("int64")
     frame["seconds"] = frame["seconds"].astype("float64")
-    frame["created_at"] = pd.to_datetime(frame["created_at"]).dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # PostgreSQL returns aware times in the session's time zone, SQLite naive UTC: both to UTC.
+    created = pd.to_datetime(frame["created_at"], utc=True)
+    frame["created_at"] = created.dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return frame
 
 

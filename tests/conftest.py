@@ -1,0 +1,150 @@
+"""Shared fixtures: a real database per test, the demo data, and small benchmark records.
+
+Every test gets a fresh SQLite file in its tmp_path. With `PRB_TEST_DATABASE_URL` set to a
+PostgreSQL server URL (e.g. `postgresql+psycopg://postgres@127.0.0.1:5432/postgres`), it gets a
+fresh, uniquely named database on that server instead, dropped after the test. No mocks.
+
+Helpers (`make_record`, `write_records`, `snapshot`) live in `foundation_helpers.py` and are
+fixtures here too; never import `conftest` (the name is not unique in the test tree). Mark
+backend-specific tests `@pytest.mark.sqlite_only` or `@pytest.mark.postgres_only`.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from foundation_helpers import Snapshot, make_record, snapshot, write_records
+from sqlalchemy import create_engine
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import OperationalError
+
+from annotate.db import make_engine
+
+TEST_DATABASE_ENV = "PRB_TEST_DATABASE_URL"
+REPO = Path(__file__).resolve().parent.parent
+DEMO_DIR = REPO / "data" / "demo"
+DEMO_DOMAINS = (
+    "Art_and_Entertainment",
+    "Lifestyle_and_Personal_Development",
+    "Society_and_Culture",
+)
+
+
+def on_postgres() -> bool:
+    return bool(os.environ.get(TEST_DATABASE_ENV))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: checks SQLite-specific behaviour")
+    config.addinivalue_line("markers", f"postgres_only: needs {TEST_DATABASE_ENV}")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("sqlite_only") and on_postgres():
+        pytest.skip("SQLite-specific behaviour")
+    if item.get_closest_marker("postgres_only") and not on_postgres():
+        pytest.skip(f"needs {TEST_DATABASE_ENV} (a PostgreSQL server)")
+
+
+# ---------------------------------------------------------------- databases
+
+
+@pytest.fixture(scope="session")
+def _postgres_admin() -> Iterator[Engine | None]:
+    """An AUTOCOMMIT engine on the test server (to create and drop databases), or None."""
+    server = os.environ.get(TEST_DATABASE_ENV)
+    if not server:
+        yield None
+        return
+    url = make_url(server)
+    if not url.get_backend_name().startswith("postgresql"):
+        pytest.exit(f"{TEST_DATABASE_ENV} must be a PostgreSQL URL, got {url.get_backend_name()}")
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect():
+            pass
+    except OperationalError:
+        # The named database may not exist yet: create the test databases from `postgres`.
+        admin.dispose()
+        admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    yield admin
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def _postgres_template(_postgres_admin: Engine | None) -> Iterator[str | None]:
+    """A database with the app's tables, made once per session; test databases are its copies
+    (much faster than creating the tables in every test)."""
+    if _postgres_admin is None:
+        yield None
+        return
+    name = f"prb_template_{uuid.uuid4().hex[:12]}"
+    with _postgres_admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        engine = make_engine(_postgres_admin.url.set(database=name).render_as_string(False))
+        engine.dispose()  # a template must have no connections when it is copied
+        yield name
+    finally:
+        with _postgres_admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def db_url(
+    tmp_path: Path, _postgres_admin: Engine | None, _postgres_template: str | None
+) -> Iterator[str]:
+    """A SQLAlchemy URL of a fresh database that belongs to this test alone (no rows; on
+    PostgreSQL the tables exist already, on SQLite `make_engine` creates them)."""
+    if _postgres_admin is None:
+        yield f"sqlite:///{tmp_path / 'test.db'}"
+        return
+    name = f"prb_test_{uuid.uuid4().hex[:16]}"
+    with _postgres_admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{_postgres_template}"')
+    try:
+        yield _postgres_admin.url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with _postgres_admin.connect() as connection:
+            # FORCE: engines the CLI opened during the test may still hold connections.
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """`make_engine(db_url)`: the app's own engine, tables created."""
+    engine = make_engine(db_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(name="snapshot")
+def snapshot_fixture() -> Callable[[Engine], Snapshot]:
+    """`snapshot(engine)`: every row of every table, to compare before and after."""
+    return snapshot
+
+
+# ---------------------------------------------------------------- data
+
+
+@pytest.fixture(scope="session")
+def demo_files() -> list[Path]:
+    """The three hand-written demo files, one per domain, 9 pairs each."""
+    files = sorted(DEMO_DIR.glob("*.jsonl"))
+    assert [f.name for f in files] == [f"{d}_test.jsonl" for d in DEMO_DOMAINS], files
+    return files
+
+
+@pytest.fixture(name="make_record")
+def make_record_fixture() -> Callable[..., dict[str, Any]]:
+    return make_record
+
+
+@pytest.fixture(name="write_records")
+def write_records_fixture() -> Callable[[Path, list[dict[str, Any]]], Path]:
+    return write_records
