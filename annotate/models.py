@@ -55,6 +55,15 @@ class Study(SQLModel, table=True):
         default=60, description="open pool: how long a pulled pair stays reserved for its annotator"
     )
     gold_rate: float = Field(default=0.0, description="share of gold pairs mixed into queues")
+    pool_open: bool = Field(
+        default=False, description="open pool: annotators of the study pull pairs still needing k"
+    )
+    pool_quota: int | None = Field(
+        default=None, description="open pool: most pairs one annotator may pull (None: no limit)"
+    )
+    enrolment_open: bool = Field(
+        default=False, description="crowd links (?study=...&PROLIFIC_PID=...) may create accounts"
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -1,0 +1,198 @@
+"""Admin: plan the work (fixed plan), open the pool, reassign, and see the plan."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from annotate import admin
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    choose_study,
+    link_base,
+    notify,
+    show_notice,
+)
+from annotate.app.session import engine
+from annotate.assignment import ASSIGNMENT_COLUMNS, PairSelection
+from annotate.models import Study
+
+
+def draw() -> None:
+    st.title("Assignments")
+    show_notice()
+    name = choose_study()
+    if name is None:
+        return
+    studies = act(lambda: admin.list_studies(engine(), actor_id())) or []
+    study = next(s for s in studies if s.name == name)
+    accounts = act(lambda: admin.list_accounts(engine(), actor_id())) or []
+    annotators = [a.name for a in accounts if a.active and a.role == "annotator"]
+    inactive = {a.name for a in accounts if not a.active}
+    givers = [a.name for a in accounts if a.role == "annotator"]  # drop-outs are often inactive
+    plan_tab, pool_tab, reassign_tab, list_tab = st.tabs(
+        ["Fixed plan", "Open pool", "Reassign", "The plan"]
+    )
+    with plan_tab:
+        _draw_plan(study, annotators)
+    with pool_tab:
+        _draw_pool(study)
+    with reassign_tab:
+        _draw_reassign(study, givers, annotators, inactive)
+    with list_tab:
+        _draw_rows(study)
+
+
+def _draw_plan(study: Study, annotators: list[str]) -> None:
+    st.caption(
+        "Every chosen pair goes to exactly k different annotators, and loads differ by at most "
+        "one pair. Run it again to extend the plan: pairs that already have k annotators are "
+        "left alone, new pairs go to the least-loaded people first, and finished work is never "
+        "touched. Rebalancing also moves untouched pending pairs to people with fewer."
+    )
+    domains = act(lambda: admin.study_domains(engine(), actor_id(), study.name)) or []
+    with st.form("plan"):
+        people = st.multiselect("Annotators", annotators, default=annotators, key="plan_people")
+        chosen_domains = st.multiselect("Domains (none: all)", domains, key="plan_domains")
+        left, middle = st.columns(2)
+        sample = left.number_input(
+            "Random sample per domain (0: every pair)", min_value=0, value=0, step=1, key="plan_n"
+        )
+        k = middle.number_input(
+            "Annotators per pair (k)", min_value=1, value=study.overlap, step=1, key="plan_k"
+        )
+        rebalance = st.checkbox("Rebalance pending work onto newcomers", key="plan_rebalance")
+        submitted = st.form_submit_button("Assign", type="primary", icon=":material/group_add:")
+    if not submitted:
+        return
+    selection = PairSelection(tuple(chosen_domains), int(sample) or None)
+    result = act(
+        lambda: admin.make_plan(
+            engine(),
+            actor_id(),
+            study=study.name,
+            annotators=people,
+            selection=selection,
+            per_pair=int(k),
+            rebalance=rebalance,
+        )
+    )
+    if result is None:
+        return
+    loads = list(result.loads.values())
+    message = f"{result.total} new assignments"
+    if result.moved:
+        message += f" ({result.moved} moved by rebalancing)"
+    if loads:
+        message += f"; loads now {min(loads)}-{max(loads)} pairs per person"
+    if result.short:
+        message += f". {len(result.short)} pair(s) have fewer than {int(k)}: too few people"
+    notify(message + ".")
+    st.rerun()
+
+
+def _draw_pool(study: Study) -> None:
+    st.caption(
+        "In an open pool, annotators of the study (and crowd participants, when enrolment is "
+        "open) pull one pair at a time: a pair that still needs ratings, reserved for them for "
+        "a while. A pair is never rated by more than k people; reservations that run out go "
+        "back to the pool."
+    )
+    with st.form("pool"):
+        left, middle, right = st.columns(3)
+        pool = left.toggle("Open pool", value=study.pool_open, key="pool_open")
+        enrolment = left.toggle("Crowd enrolment", value=study.enrolment_open, key="pool_enrol")
+        minutes = middle.number_input(
+            "Reservation (minutes)", min_value=1, value=study.reservation_minutes, key="pool_min"
+        )
+        quota = right.number_input(
+            "Pairs per person (0: no limit)",
+            min_value=0,
+            value=study.pool_quota or 0,
+            key="pool_quota",
+        )
+        saved = st.form_submit_button("Save pool settings", type="primary")
+    if saved:
+        changes = {
+            "pool_open": pool,
+            "enrolment_open": enrolment,
+            "reservation_minutes": int(minutes),
+            "pool_quota": int(quota) or None,
+        }
+        if act(lambda: admin.update_study(engine(), actor_id(), study.name, **changes)):
+            notify("Pool settings saved.")
+            st.rerun()
+    if study.enrolment_open:
+        st.markdown("**Crowd enrolment link:**")
+        st.code(
+            admin.study_enrolment_link(engine(), actor_id(), study.name, link_base()), language=None
+        )
+
+
+def _draw_reassign(
+    study: Study, givers: list[str], annotators: list[str], inactive: set[str]
+) -> None:
+    st.caption(
+        "Take an annotator's unfinished pairs (pending or skipped) and give them to others, "
+        "least-loaded first, never to someone who already had the pair. Finished work stays."
+    )
+    with st.form("reassign"):
+        giver = st.selectbox(
+            "From",
+            givers,
+            format_func=lambda n: f"{n} (deactivated)" if n in inactive else n,
+            key="reassign_from",
+        )
+        receivers = st.multiselect(
+            "To (none: everyone else in the study; in an open pool: back to the pool)",
+            annotators,
+            key="reassign_to",
+        )
+        submitted = st.form_submit_button("Reassign", type="primary", icon=":material/swap_horiz:")
+    if not submitted or giver is None:
+        return
+    result = act(
+        lambda: admin.reassign_work(
+            engine(), actor_id(), study=study.name, giver=giver, receivers=receivers or None
+        )
+    )
+    if result is None:
+        return
+    handed = ", ".join(f"{n} to {name}" for name, n in sorted(result.handed.items()))
+    message = f"Released {result.released} unfinished pair(s) of {giver}"
+    message += f": {handed}" if handed else ""
+    if result.returned_to_pool:
+        message += f"; {result.returned_to_pool} back to the pool"
+    if result.unplaced:
+        message += f"; no one could take {len(result.unplaced)}"
+    notify(message + ".")
+    st.rerun()
+
+
+def _draw_rows(study: Study) -> None:
+    rows = act(lambda: admin.assignment_rows(engine(), actor_id(), study.name)) or []
+    frame = pd.DataFrame([r.values() for r in rows], columns=list(ASSIGNMENT_COLUMNS))
+    st.download_button(
+        "Download as CSV",
+        data=frame.to_csv(index=False).encode("utf-8"),
+        file_name=f"{study.name}_assignments.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        key="rows_download",
+    )
+    counts = frame["status"].value_counts()
+    st.caption(
+        f"{len(frame)} assignments: "
+        + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("pending", "done", "skipped", "released"))
+    )
+    status = st.segmented_control(
+        "Show", ["all", "pending", "done", "skipped", "released"], default="all", key="rows_status"
+    )
+    if status and status != "all":
+        frame = frame[frame["status"] == status]
+    st.dataframe(frame, hide_index=True, width="stretch", height=420)
+
+
+if __name__ == "__main__":
+    draw()

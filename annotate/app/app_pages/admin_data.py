@@ -1,0 +1,151 @@
+"""Admin: upload a dataset file into a study, and choose the gold pairs."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotate import admin
+from annotate.app.app_pages.admin_common import (
+    EXPECTED_ERRORS,
+    STUDY,
+    act,
+    actor_id,
+    choose_study,
+    notify,
+    show_notice,
+)
+from annotate.app.session import engine
+from annotate.importer import DatasetError
+from annotate.quality import GOLD_PREFERENCES
+
+NEW_STUDY = "(a new study)"
+
+
+def draw() -> None:
+    st.title("Data and gold pairs")
+    show_notice()
+    _draw_upload()
+    study = choose_study()
+    if study is not None:
+        _draw_gold(study)
+
+
+def _draw_upload() -> None:
+    st.subheader("Upload a dataset")
+    st.caption(
+        "JSONL, a JSON array or Parquet in the benchmark's record format, up to "
+        f"{admin.MAX_UPLOAD_MB} MB. The domain comes from the file name "
+        "(`Art_and_Entertainment_test.jsonl`) unless you give one. All or nothing: a file "
+        "with any problem imports nothing."
+    )
+    studies = act(lambda: admin.list_studies(engine(), actor_id())) or []
+    names = [s.name for s in studies] + [NEW_STUDY]
+    current = st.session_state.get(STUDY)
+    with st.form("upload", clear_on_submit=False):
+        left, right = st.columns(2)
+        target = left.selectbox(
+            "Into study", names, index=names.index(current) if current in names else 0
+        )
+        new_name = right.text_input("New study's name", key="upload_new_study")
+        domain = left.text_input("Domain (optional)", key="upload_domain")
+        upload = st.file_uploader(
+            "Dataset file",
+            type=["jsonl", "ndjson", "json", "parquet"],
+            max_upload_size=admin.MAX_UPLOAD_MB,
+            key="upload_file",
+        )
+        submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
+    if not submitted:
+        return
+    study = new_name.strip() if target == NEW_STUDY else target
+    if not study:
+        st.error("Give the new study a name.")
+        return
+    if upload is None:
+        st.error("Choose a file to upload.")
+        return
+    _import(study, upload.name, upload.getvalue(), domain.strip() or None)
+
+
+def _import(study: str, filename: str, data: bytes, domain: str | None) -> None:
+    try:
+        summary = admin.upload_dataset(
+            engine(), actor_id(), study=study, filename=filename, data=data, domain=domain
+        )
+    except DatasetError as error:
+        st.error(
+            f"Nothing was imported: {len(error.problems)} problem(s) in {filename}.",
+            icon=":material/error:",
+        )
+        st.dataframe(
+            [
+                {"where": p.location, "field": p.field or "", "problem": p.message}
+                for p in error.problems
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+        return
+    except EXPECTED_ERRORS as error:
+        st.error(str(error), icon=":material/error:")
+        return
+    st.session_state[STUDY] = study
+    lines = [
+        f"{f.file}: {f.records} pairs of domain {f.domain}, {f.added} new, "
+        f"{f.unchanged} already there"
+        for f in summary.files
+    ]
+    notify(f"Imported into {study}. " + " ".join(lines))
+    st.rerun()
+
+
+def _draw_gold(study: str) -> None:
+    st.subheader(f"Gold pairs of {study}")
+    st.caption(
+        "Gold pairs have a known answer: which response fits the user's rubric better. They are "
+        "mixed into every queue at the study's gold rate (set on the Studies page), look like "
+        "any other pair, and give each annotator a gold accuracy on the Progress page."
+    )
+    board = act(lambda: admin.dashboard(engine(), actor_id(), study))
+    if board is None:
+        return
+    gold = {g.record_id: g.expect for g in board.gold}
+    ordinary = sorted(board.coverage)
+    with st.form("gold"):
+        picked = st.multiselect("Pairs", sorted(set(ordinary) | set(gold)), key="gold_pairs")
+        expect = st.radio(
+            "Expected rubric preference",
+            GOLD_PREFERENCES,
+            horizontal=True,
+            format_func=lambda p: {
+                "chosen": "chosen fits better",
+                "rejected": "rejected fits better",
+                "equal": "both fit equally",
+            }[p],
+            key="gold_expect",
+        )
+        mark, unmark = st.columns(2)
+        marked = mark.form_submit_button("Mark as gold", type="primary")
+        unmarked = unmark.form_submit_button("Make ordinary again")
+    if marked or unmarked:
+        value = expect if marked else None
+        n = act(
+            lambda: admin.set_gold(
+                engine(), actor_id(), study=study, record_ids=picked, expect=value
+            )
+        )
+        if n is not None:
+            notify(f"{n} pair(s) " + (f"marked gold ({expect})." if marked else "made ordinary."))
+            st.rerun()
+    if gold:
+        st.dataframe(
+            [{"pair": k, "expected": v} for k, v in sorted(gold.items())],
+            hide_index=True,
+            width="stretch",
+        )
+    else:
+        st.caption("No gold pairs yet.")
+
+
+if __name__ == "__main__":
+    draw()

@@ -1,0 +1,101 @@
+"""Admin: accounts and their login links (create, deactivate, new link, role)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotate import admin
+from annotate.app.app_pages.admin_common import act, actor_id, link_base, notify, show_notice
+from annotate.app.session import engine
+from annotate.models import ROLES
+
+NEW_LINKS = "admin_new_links"
+
+
+def draw() -> None:
+    st.title("Annotators")
+    show_notice()
+    _draw_new_links()
+    _draw_create()
+    rows = act(lambda: admin.list_accounts(engine(), actor_id()))
+    if rows is None:
+        return
+    st.subheader(f"Accounts ({len(rows)})")
+    st.dataframe(
+        [
+            {
+                "name": r.name,
+                "role": r.role,
+                "active": r.active,
+                "crowd id": r.external_id or "",
+            }
+            for r in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+    _draw_manage([r.name for r in rows])
+
+
+def _draw_new_links() -> None:
+    """Links created or renewed on the previous run: shown once, then gone for good."""
+    links = st.session_state.pop(NEW_LINKS, None)
+    if not links:
+        return
+    st.warning(
+        "Copy these links now and send each to its person: they are shown only once "
+        "(only a hash of each token is stored).",
+        icon=":material/key:",
+    )
+    st.code("\n".join(f"{name}\t{link}" for name, link in links), language=None)
+
+
+def _draw_create() -> None:
+    with st.expander("Create accounts", icon=":material/person_add:"):
+        with st.form("create_accounts"):
+            names = st.text_area("Names, one per line", key="new_account_names")
+            role = st.selectbox("Role", ROLES, key="new_account_role")
+            created = st.form_submit_button("Create", type="primary")
+        if created:
+            wanted = [n.strip() for n in names.splitlines() if n.strip()]
+            if not wanted:
+                st.error("Give at least one name.")
+                return
+            links = act(
+                lambda: admin.create_accounts(engine(), actor_id(), wanted, role, link_base())
+            )
+            if links is not None:
+                st.session_state[NEW_LINKS] = links
+                st.rerun()
+
+
+def _draw_manage(names: list[str]) -> None:
+    if not names:
+        return
+    st.subheader("Change an account")
+    name = st.selectbox("Account", names, key="manage_account")
+    deactivate, activate, rotate, role_col, apply = st.columns(
+        [1, 1, 1, 1, 1], vertical_alignment="bottom"
+    )
+    if deactivate.button("Deactivate", icon=":material/block:", key="manage_deactivate"):
+        _done(admin.set_account_active, name, False, message=f"{name} can no longer log in.")
+    if activate.button("Activate", icon=":material/check:", key="manage_activate"):
+        _done(admin.set_account_active, name, True, message=f"{name} can log in again.")
+    if rotate.button("New link", icon=":material/autorenew:", key="manage_rotate"):
+        link = act(lambda: admin.rotate_account(engine(), actor_id(), name, link_base()))
+        if link is not None:
+            st.session_state[NEW_LINKS] = [(name, link)]
+            st.rerun()
+    role = role_col.selectbox("Role", ROLES, key="manage_role")
+    if apply.button("Set role", key="manage_set_role"):
+        _done(admin.set_account_role, name, role, message=f"{name} is now {role}.")
+
+
+def _done(action, name: str, value: object, *, message: str) -> None:  # type: ignore[no-untyped-def]
+    if act(lambda: action(engine(), actor_id(), name, value) or True):
+        notify(message)
+        st.rerun()
+
+
+if __name__ == "__main__":
+    draw()

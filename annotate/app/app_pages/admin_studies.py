@@ -1,0 +1,188 @@
+"""Admin: create a study and edit its settings (scale, wording, margin, overlap, pool, gold)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from annotate import admin
+from annotate.app.app_pages.admin_common import (
+    STUDY,
+    act,
+    actor_id,
+    choose_study,
+    link_base,
+    notify,
+    show_notice,
+)
+from annotate.app.session import engine
+from annotate.dimensions import DIMENSIONS
+from annotate.models import Study
+
+
+def draw() -> None:
+    st.title("Studies")
+    show_notice()
+    _draw_create()
+    name = choose_study()
+    if name is None:
+        return
+    studies = act(lambda: admin.list_studies(engine(), actor_id())) or []
+    study = next(s for s in studies if s.name == name)
+    st.subheader(f"Settings of {study.name}")
+    _draw_settings(study)
+
+
+def _draw_create() -> None:
+    with st.expander("Create a study", icon=":material/add:"):
+        with st.form("create_study"):
+            name = st.text_input("Name", key="new_study_name")
+            seed = st.number_input(
+                "Seed (empty: drawn at random)", value=None, step=1, key="new_study_seed"
+            )
+            created = st.form_submit_button("Create study", type="primary")
+        if created:
+            settings = {} if seed is None else {"seed": int(seed)}
+            study = act(lambda: admin.create_study(engine(), actor_id(), name, **settings))
+            if study is not None:
+                st.session_state[STUDY] = study.name
+                notify(f"Study {study.name} created.")
+                st.rerun()
+
+
+def _draw_settings(study: Study) -> None:
+    key = f"study_{study.id}"
+    with st.form(f"settings_{study.id}"):
+        changes = _scale_inputs(study, key)
+        changes |= _wording_inputs(study, key)
+        changes |= _work_inputs(study, key)
+        saved = st.form_submit_button("Save settings", type="primary")
+    if saved:
+        updated = act(lambda: admin.update_study(engine(), actor_id(), study.name, **changes))
+        if updated is not None:
+            notify(f"Settings of {study.name} saved.")
+            st.rerun()
+    if study.enrolment_open:
+        st.markdown("**Crowd enrolment link** (paste it into the platform's study URL):")
+        st.code(
+            admin.study_enrolment_link(engine(), actor_id(), study.name, link_base()), language=None
+        )
+
+
+def _scale_inputs(study: Study, key: str) -> dict[str, Any]:
+    st.markdown("##### Scale")
+    low, high, seed = st.columns(3)
+    frozen_scale = "Fixed once any score is given."
+    scale_min = low.number_input(
+        "Lowest score", value=study.scale_min, step=1, key=f"{key}_min", help=frozen_scale
+    )
+    scale_max = high.number_input(
+        "Highest score", value=study.scale_max, step=1, key=f"{key}_max", help=frozen_scale
+    )
+    seed_value = seed.number_input(
+        "Seed",
+        value=study.seed,
+        step=1,
+        key=f"{key}_seed",
+        help="Draws the blinding and the plan. Fixed once any pair is assigned.",
+    )
+    anchors = {}
+    points = list(range(int(scale_min), int(scale_max) + 1)) if scale_max > scale_min else []
+    for column, point in zip(st.columns(max(len(points), 1)), points, strict=False):
+        anchors[str(point)] = column.text_input(
+            f"Anchor {point}", value=study.anchors.get(str(point), ""), key=f"{key}_anchor_{point}"
+        )
+    return {
+        "scale_min": int(scale_min),
+        "scale_max": int(scale_max),
+        "seed": int(seed_value),
+        "anchors": anchors,
+    }
+
+
+def _wording_inputs(study: Study, key: str) -> dict[str, Any]:
+    st.markdown("##### Dimensions and guidelines")
+    labels, definitions = {}, {}
+    for dim in DIMENSIONS:
+        label_col, definition_col = st.columns([1, 2])
+        labels[dim] = label_col.text_input(
+            f"Label: {dim}", value=study.dimension_labels.get(dim, ""), key=f"{key}_label_{dim}"
+        )
+        definitions[dim] = definition_col.text_area(
+            f"Definition: {dim}",
+            value=study.dimension_definitions.get(dim, ""),
+            height=68,
+            key=f"{key}_definition_{dim}",
+        )
+    guidelines = st.text_area(
+        "Guidelines shown to annotators (Markdown)",
+        value=study.guidelines,
+        height=120,
+        key=f"{key}_guidelines",
+    )
+    return {
+        "dimension_labels": labels,
+        "dimension_definitions": definitions,
+        "guidelines": guidelines,
+    }
+
+
+def _work_inputs(study: Study, key: str) -> dict[str, Any]:
+    st.markdown("##### Analysis, overlap and the open pool")
+    cols = st.columns(3)
+    margin = cols[0].number_input(
+        "Equivalence margin (scale points)",
+        value=float(study.equivalence_margin),
+        min_value=0.01,
+        step=0.1,
+        key=f"{key}_margin",
+    )
+    code = cols[1].text_input(
+        "Completion code", value=study.completion_code or "", key=f"{key}_code"
+    )
+    overlap = cols[2].number_input(
+        "Annotators per pair (k)", value=study.overlap, min_value=1, step=1, key=f"{key}_k"
+    )
+    cols = st.columns(3)
+    reservation = cols[0].number_input(
+        "Reservation (minutes)",
+        value=study.reservation_minutes,
+        min_value=1,
+        step=5,
+        key=f"{key}_reservation",
+    )
+    quota = cols[1].number_input(
+        "Pairs per person from the pool (0: no limit)",
+        value=study.pool_quota or 0,
+        min_value=0,
+        step=1,
+        key=f"{key}_quota",
+    )
+    gold_rate = cols[2].number_input(
+        "Gold rate (share of each queue)",
+        value=float(study.gold_rate),
+        min_value=0.0,
+        max_value=0.9,
+        step=0.05,
+        key=f"{key}_gold",
+    )
+    cols = st.columns(2)
+    pool = cols[0].toggle("Open pool", value=study.pool_open, key=f"{key}_pool")
+    enrolment = cols[1].toggle(
+        "Crowd enrolment (needs the open pool)", value=study.enrolment_open, key=f"{key}_enrol"
+    )
+    return {
+        "equivalence_margin": float(margin),
+        "completion_code": code,
+        "overlap": int(overlap),
+        "reservation_minutes": int(reservation),
+        "pool_quota": int(quota) or None,
+        "gold_rate": float(gold_rate),
+        "pool_open": pool,
+        "enrolment_open": enrolment,
+    }
+
+
+if __name__ == "__main__":
+    draw()

@@ -1,0 +1,32 @@
+"""The crowd link in the app: `?study=...&PROLIFIC_PID=...` logs the participant in.
+
+`annotate.enrolment` does the work; this puts the new token in the URL so that reloads (and
+the participant's later visits from this tab) keep working without enrolling again.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotate.app.session import CurrentAccount, current_account, engine
+from annotate.enrolment import PARTICIPANT_PARAM, STUDY_PARAM, EnrolmentError, enrol
+
+
+def is_enrolment_link() -> bool:
+    return bool(st.query_params.get(PARTICIPANT_PARAM) and st.query_params.get(STUDY_PARAM))
+
+
+def enrol_from_link() -> CurrentAccount | None:
+    """Enrol (or find again) the participant named in the URL; stop with a message if refused."""
+    try:
+        result = enrol(
+            engine(),
+            study=st.query_params.get(STUDY_PARAM, ""),
+            participant_id=st.query_params.get(PARTICIPANT_PARAM, ""),
+        )
+    except EnrolmentError as error:
+        st.title("prb-annotate")
+        st.error(str(error), icon=":material/error:")
+        st.stop()
+    st.query_params["token"] = result.token
+    return current_account()

@@ -1,0 +1,120 @@
+"""Crowd enrolment: one account per participant, whatever they click, with work from the pool."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from admin_helpers import assignments, make_study, rate
+from sqlmodel import select
+
+from annotate.accounts import find_account, set_active
+from annotate.db import read_session, write_session
+from annotate.enrolment import EnrolmentError, enrol, enrolment_link
+from annotate.models import Annotator
+from annotate.queue import completion_codes
+
+PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
+
+
+def _crowd(engine, **settings):
+    settings.setdefault("overlap", 2)
+    return make_study(engine, "crowd", pairs=4, pool_open=True, enrolment_open=True, **settings)
+
+
+def test_first_visit_creates_an_account_with_a_pulled_pair(engine):
+    study_id = _crowd(engine)
+    first = enrol(engine, study="crowd", participant_id=PID)
+    assert first.created and first.name == f"prolific:{PID}"
+    assert first.assignment_id is not None
+    with read_session(engine) as session:
+        account = find_account(session, first.token)
+        assert account is not None and account.external_id == f"prolific:{PID}"
+        assert account.role == "annotator"
+    (item,) = assignments(engine, study_id)
+    assert item.id == first.assignment_id and item.reserved_until is not None
+
+
+def test_a_second_visit_finds_the_same_account_and_the_same_pair(engine):
+    _crowd(engine)
+    first = enrol(engine, study="crowd", participant_id=PID)
+    again = enrol(engine, study="crowd", participant_id=PID)
+    assert not again.created and again.annotator_id == first.annotator_id
+    assert again.assignment_id == first.assignment_id  # the live reservation, not a new one
+    with read_session(engine) as session:
+        assert find_account(session, first.token) is None  # replaced by the new token
+        assert find_account(session, again.token).id == first.annotator_id
+        assert len(session.exec(select(Annotator)).all()) == 1
+
+
+def test_simultaneous_first_visits_make_one_account(engine):
+    _crowd(engine)
+    results, errors = [], []
+
+    def visit() -> None:
+        try:
+            results.append(enrol(engine, study="crowd", participant_id=PID))
+        except Exception as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=visit) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert len({r.annotator_id for r in results}) == 1
+    assert sum(r.created for r in results) == 1
+    with read_session(engine) as session:
+        assert len(session.exec(select(Annotator)).all()) == 1
+
+
+def test_the_completion_code_comes_when_the_pool_has_nothing_left(engine):
+    _crowd(engine, overlap=1, pool_quota=2, completion_code="C0DE-42")
+    visit = enrol(engine, study="crowd", participant_id=PID)
+    rate(engine, visit.annotator_id, visit.assignment_id)
+    from annotate.assignment import pull_for_annotator
+
+    second = pull_for_annotator(engine, visit.annotator_id)
+    assert second is not None
+    with read_session(engine) as session:
+        assert completion_codes(session, visit.annotator_id) == []
+    rate(engine, visit.annotator_id, second)
+    assert pull_for_annotator(engine, visit.annotator_id) is None  # quota of 2 reached
+    with read_session(engine) as session:
+        assert completion_codes(session, visit.annotator_id) == ["C0DE-42"]
+
+
+@pytest.mark.parametrize(
+    ("study", "pid", "message"),
+    [
+        ("crowd", "", "participant id is missing"),
+        ("crowd", "x y", "participant id is missing"),
+        ("nope", PID, "no such study"),
+        ("closed", PID, "not taking new participants"),
+    ],
+)
+def test_bad_links_are_refused_with_a_message(engine, study, pid, message):
+    _crowd(engine)
+    make_study(engine, "closed", pairs=1, pool_open=True)
+    with pytest.raises(EnrolmentError, match=message):
+        enrol(engine, study=study, participant_id=pid)
+    with read_session(engine) as session:
+        assert session.exec(select(Annotator)).all() == []
+
+
+def test_a_deactivated_participant_is_not_let_back_in(engine):
+    _crowd(engine)
+    first = enrol(engine, study="crowd", participant_id=PID)
+    with write_session(engine) as session:
+        set_active(session, first.name, False)
+    with pytest.raises(EnrolmentError, match="ended"):
+        enrol(engine, study="crowd", participant_id=PID)
+
+
+def test_the_link_carries_the_platform_placeholders():
+    link = enrolment_link("my study", "https://rate.example.org/")
+    assert link.startswith(
+        "https://rate.example.org/?study=my+study&PROLIFIC_PID={{%PROLIFIC_PID%}}"
+    )
+    assert "STUDY_ID={{%STUDY_ID%}}" in link and "SESSION_ID={{%SESSION_ID%}}" in link
