@@ -7,8 +7,9 @@ the names Response A and Response B and nothing that says which one is chosen.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from sqlalchemy import case, func, tuple_
 from sqlmodel import Session, select
 
 from annotate.blinding import response_on
@@ -17,9 +18,12 @@ from annotate.models import Assignment, Pair, Rating, Study
 PROFILE_PREVIEW = 10
 
 
-@dataclass(frozen=True)
-class QueueEntry:
-    """One line of the annotator's queue (for the "go to pair" list)."""
+class QueueEntry(NamedTuple):
+    """One line of the annotator's queue (for the "go to pair" list).
+
+    A named tuple, not a dataclass: a queue can hold thousands of entries and is read on every
+    page run, and tuples of plain values are cheap to build and skipped by the garbage collector.
+    """
 
     assignment_id: int
     number: int  # 1-based place in the queue
@@ -58,14 +62,22 @@ class PairView:
     scale: StudyScale | None = None
 
 
+def _in_queue(annotator_id: int):  # type: ignore[no-untyped-def]
+    return (Assignment.annotator_id == annotator_id) & (Assignment.status != "released")
+
+
+_QUEUE_ORDER = (Assignment.study_id, Assignment.position, Assignment.id)
+
+
 def queue(session: Session, annotator_id: int) -> list[QueueEntry]:
     """The annotator's queue in order, across their studies (oldest study first)."""
-    rows = session.exec(
+    # Plain rows (no ORM loading): this runs on every page run, over thousands of assignments.
+    rows = session.connection().execute(
         select(Assignment.id, Assignment.status)
-        .where(Assignment.annotator_id == annotator_id, Assignment.status != "released")
-        .order_by(Assignment.study_id, Assignment.position)
-    ).all()
-    return [QueueEntry(int(aid), number, status) for number, (aid, status) in enumerate(rows, 1)]
+        .where(_in_queue(annotator_id))
+        .order_by(*_QUEUE_ORDER)
+    )
+    return [QueueEntry(aid, number, status) for number, (aid, status) in enumerate(rows, 1)]
 
 
 def next_open(entries: list[QueueEntry]) -> QueueEntry | None:
@@ -86,11 +98,26 @@ def study_scale(study: Study) -> StudyScale:
 
 def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairView:
     """The blinded view of one of the annotator's pairs, with any scores already given."""
-    entries = queue(session, annotator_id)
-    entry = next((e for e in entries if e.assignment_id == assignment_id), None)
     assignment = session.get(Assignment, assignment_id)
-    if entry is None or assignment is None:
+    if (
+        assignment is None
+        or assignment.annotator_id != annotator_id
+        or assignment.status == "released"
+    ):
         raise PermissionError("this pair is not in your queue")
+    # Place and progress counted in SQL (one index scan), not by loading the whole queue.
+    here = tuple_(assignment.study_id, assignment.position, assignment.id)
+    total, done, before = (
+        session.connection()
+        .execute(
+            select(
+                func.count(),
+                func.coalesce(func.sum(case((Assignment.status == "done", 1), else_=0)), 0),
+                func.coalesce(func.sum(case((tuple_(*_QUEUE_ORDER) < here, 1), else_=0)), 0),
+            ).where(_in_queue(annotator_id))
+        )
+        .one()
+    )
     pair = session.get(Pair, assignment.pair_id)
     study = session.get(Study, assignment.study_id)
     assert pair is not None and study is not None
@@ -101,9 +128,9 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         scores[side_of_response[rating.response]][rating.dimension] = rating.score
     return PairView(
         assignment_id=assignment_id,
-        number=entry.number,
-        total=len(entries),
-        done=sum(e.status == "done" for e in entries),
+        number=int(before) + 1,
+        total=int(total),
+        done=int(done),
         status=assignment.status,
         question=pair.question,
         narrative=pair.narrative,
@@ -121,11 +148,11 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
 
 def completion_codes(session: Session, annotator_id: int) -> list[str]:
     """Completion codes of the studies in which the annotator has finished every pair."""
+    # DISTINCT over ids only: PostgreSQL cannot compare the JSON columns of a whole Study row.
     studies = session.exec(
-        select(Study)
-        .join(Assignment, Assignment.study_id == Study.id)
-        .where(Assignment.annotator_id == annotator_id)
-        .distinct()
+        select(Study).where(
+            Study.id.in_(select(Assignment.study_id).where(Assignment.annotator_id == annotator_id))
+        )
     ).all()
     codes = []
     for study in studies:

@@ -5,13 +5,14 @@ The page knows only sides (A, B); the response behind each side is looked up her
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from annotate.assignment import SlotTaken, admit_skip, admit_submit
 from annotate.blinding import response_on
 from annotate.db import write_session
 from annotate.dimensions import DIMENSION_LABELS, DIMENSIONS, SIDES
@@ -50,11 +51,22 @@ def _check_scores(scores: Scores, study: Study) -> None:
     for side in SIDES:
         for dim in DIMENSIONS:
             value = scores[side][dim]
-            if not isinstance(value, int) or not study.scale_min <= value <= study.scale_max:
+            is_int = isinstance(value, int) and not isinstance(value, bool)
+            if not is_int or not study.scale_min <= value <= study.scale_max:
                 raise RatingError(
                     f"Response {side}, {dim}: {value!r} is not on the scale "
                     f"{study.scale_min}-{study.scale_max}"
                 )
+
+
+def _admit(
+    check: Callable[[Session, Assignment], None], session: Session, item: Assignment
+) -> None:
+    """Overlap guard (annotate.assignment): no late submit may overfill a pair."""
+    try:
+        check(session, item)
+    except SlotTaken as error:
+        raise RatingError(str(error)) from None
 
 
 def owned_assignment(session: Session, annotator_id: int, assignment_id: int) -> Assignment:
@@ -101,6 +113,7 @@ def _submit_once(
         study = session.get(Study, assignment.study_id)
         assert study is not None
         _check_scores(scores, study)
+        _admit(admit_submit, session, assignment)
         existing = {
             (r.response, r.dimension): r
             for r in session.exec(select(Rating).where(Rating.assignment_id == assignment.id))
@@ -159,6 +172,7 @@ def skip_pair(engine: Engine, *, annotator_id: int, assignment_id: int, reason: 
         raise RatingError("Please say why you skip this pair.")
     with write_session(engine) as session:
         assignment = owned_assignment(session, annotator_id, assignment_id)
+        _admit(admit_skip, session, assignment)
         if assignment.status == "done":
             raise RatingError("This pair is already rated; revise it instead of skipping.")
         assignment.status = "skipped"

@@ -13,12 +13,27 @@ import re
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _REFERENCE_IMAGE = re.compile(r"!\[([^\]]*)\]\[[^\]]*\]")
 _HTML_SPECIALS = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# Any image the two patterns above miss (a label with nested brackets, a shortcut reference
+# `![x]` with `[x]: URL` elsewhere, a `<URL>` destination) still starts with "![": escaping
+# that "!" turns it into a plain link. An even run of backslashes before it escapes only
+# itself, so one more is added; "$" (LaTeX) is escaped the same way.
+_IMAGE_START = re.compile(r"(\\*)!(?=\[)")
+_DOLLAR = re.compile(r"(\\*)\$")
+
+
+def _escape(pattern: re.Pattern[str], char: str, text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        slashes = match.group(1)
+        return slashes + ("\\" if len(slashes) % 2 == 0 else "") + char
+
+    return pattern.sub(one, text)
 
 
 def inert_markdown(text: str) -> str:
     """Markdown that renders the text's formatting but cannot run, load or inject HTML."""
     text = _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'no description'}]", text)
     text = _REFERENCE_IMAGE.sub(lambda m: f"[image: {m.group(1) or 'no description'}]", text)
+    text = _escape(_IMAGE_START, "!", text)
     text = "".join(_HTML_SPECIALS.get(ch, ch) for ch in text)
     # "$" starts LaTeX in Streamlit's Markdown; money amounts should stay money amounts.
-    return text.replace("$", r"\$")
+    return _escape(_DOLLAR, "$", text)

@@ -7,6 +7,7 @@ import time
 import streamlit as st
 
 from annotate.app.session import engine
+from annotate.assignment import pull_for_annotator
 from annotate.db import read_session
 from annotate.dimensions import DIMENSIONS, SIDES
 from annotate.queue import (
@@ -26,12 +27,18 @@ from annotate.safe_text import inert_markdown
 CURRENT = "current_assignment"
 SHOWN_AT = "shown_at"
 NOTICE = "notice"
+SUBMIT_ERROR = "submit_error"
+LONG_RESPONSE_WORDS = 400
+LONG_RESPONSE_HEIGHT = 720  # pixels
 
 
 def draw() -> None:
     account_id = st.session_state["account_id"]
     with read_session(engine()) as session:
         entries = queue(session, account_id)
+    if next_open(entries) is None and pull_for_annotator(engine(), account_id) is not None:
+        with read_session(engine()) as session:
+            entries = queue(session, account_id)  # an open pool gave the next pair
     if not entries:
         st.info("No pairs have been assigned to you yet. Please come back later.")
         return
@@ -73,7 +80,8 @@ def _draw_progress(view: PairView) -> None:
     if view.status == "done":
         st.info("You have rated this pair already. Change any score and submit to revise it.")
     elif view.status == "skipped":
-        st.warning(f"You skipped this pair ({view.skip_reason}). You can still rate it.")
+        reason = inert_markdown(view.skip_reason)  # typed by the annotator: text, not markup
+        st.warning(f"You skipped this pair ({reason}). You can still rate it.")
 
 
 def _draw_guidelines(view: PairView) -> None:
@@ -118,10 +126,15 @@ def _draw_context(view: PairView) -> None:
 
 
 def _draw_profile_items(items: list[dict]) -> None:
-    for item in items:
+    """All posts as one Markdown list: one element, not one per post (profiles run to 100+)."""
+    if items:
         st.markdown(
-            f"- *{inert_markdown(str(item.get('category', '')))}*: "
-            f"{inert_markdown(str(item.get('text', '')))}"
+            "\n".join(
+                f"- *{inert_markdown(str(item.get('category', '')))}*: "
+                # continuation lines stay inside their list item
+                + inert_markdown(str(item.get("text", ""))).replace("\n", "\n  ")
+                for item in items
+            )
         )
 
 
@@ -133,9 +146,13 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
     scale = view.scale
     assert scale is not None
     options = list(range(scale.minimum, scale.maximum + 1))
+    # A very long response scrolls inside its box, so the scores stay within reach and the
+    # other box is not stretched into a tall empty frame.
+    longest = max(len(text.split()) for text in view.responses.values())
+    box_height = LONG_RESPONSE_HEIGHT if longest > LONG_RESPONSE_WORDS else "stretch"
     with st.form(f"pair_{view.assignment_id}", border=False):
         for side, column in zip(SIDES, st.columns(2, gap="large"), strict=True):
-            with column, st.container(border=True, height="stretch"):
+            with column, st.container(border=True, height=box_height):
                 st.subheader(f"Response {side}")
                 st.markdown(inert_markdown(view.responses[side]))
         st.markdown("#### Your scores")
@@ -151,28 +168,34 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
                     key=_score_key(dim, side, view.assignment_id),
                     help=scale.dimension_definitions[dim],
                 )
-        comment = st.text_area(
-            "Comment (optional)", value=view.comment, key=f"comment_{view.assignment_id}"
-        )
-        flag_reason = st.text_input(
+        st.text_area("Comment (optional)", value=view.comment, key=f"comment_{view.assignment_id}")
+        st.text_input(
             "Flag this pair: describe the problem (optional)",
             value=view.flag_reason,
             key=f"flag_{view.assignment_id}",
             help="For broken, offensive or impossible-to-judge pairs. Flagged pairs still count.",
         )
-        submitted = st.form_submit_button(
+        # Saved in a callback, before the run that follows the click: that run draws the next
+        # pair at once (no second run to draw the old pair and then rerun).
+        st.form_submit_button(
             "Submit and go to the next pair",
             type="primary",
-            shortcut="Ctrl+Enter",
+            # Not Ctrl+Enter: a focused radio (the score just clicked) swallows any Enter.
+            # Ctrl+S (Cmd+S on a Mac) works from a radio, a text box or nowhere.
+            shortcut="Ctrl+S",
             icon=":material/send:",
+            on_click=_submit,
+            args=(account_id, view, entries),
         )
-    if submitted:
-        _submit(account_id, view, entries, comment, flag_reason)
+    failed = st.session_state.pop(SUBMIT_ERROR, None)
+    if failed and failed[0] == view.assignment_id:
+        st.error(failed[1])
 
 
-def _submit(
-    account_id: int, view: PairView, entries: list[QueueEntry], comment: str, flag_reason: str
-) -> None:
+def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
+    """Form callback: save the pair's scores, or leave an error for the page to show."""
+    comment = st.session_state.get(f"comment_{view.assignment_id}") or ""
+    flag_reason = st.session_state.get(f"flag_{view.assignment_id}") or ""
     scores = {
         side: {
             dim: st.session_state.get(_score_key(dim, side, view.assignment_id))
@@ -182,7 +205,11 @@ def _submit(
     }
     missing = missing_scores(scores)
     if missing:
-        st.error("Please give every score before submitting. Missing: " + "; ".join(missing))
+        st.session_state[SUBMIT_ERROR] = (
+            view.assignment_id,
+            "Please give every score before submitting. Missing:\n"
+            + "\n".join(f"- {name}" for name in missing),
+        )
         return
     seconds = time.time() - st.session_state[SHOWN_AT].get(view.assignment_id, time.time())
     try:
@@ -196,7 +223,7 @@ def _submit(
             flag_reason=flag_reason.strip(),
         )
     except RatingError as error:
-        st.error(str(error))
+        st.session_state[SUBMIT_ERROR] = (view.assignment_id, str(error))
         return
     st.session_state[SHOWN_AT].pop(view.assignment_id, None)
     st.session_state[NOTICE] = {
@@ -211,31 +238,31 @@ def _submit(
         for e in entries
     ]
     _go_to(next_open_after(refreshed, view.assignment_id))
-    st.rerun()
 
 
 def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     back, forward, skip, jump = st.columns([1, 1, 1, 3], vertical_alignment="bottom")
     previous_entry = step(entries, view.assignment_id, -1)
     next_entry = step(entries, view.assignment_id, +1)
-    if back.button(
+    # Navigation moves in callbacks, so one run draws the pair navigated to.
+    back.button(
         "Previous pair",
         icon=":material/arrow_back:",
         shortcut="Alt+P",
         disabled=previous_entry is None,
         key="nav_previous",
-    ):
-        _go_to(previous_entry)
-        st.rerun()
-    if forward.button(
+        on_click=_go_to,
+        args=(previous_entry,),
+    )
+    forward.button(
         "Next pair",
         icon=":material/arrow_forward:",
         shortcut="Alt+N",
         disabled=next_entry is None,
         key="nav_next",
-    ):
-        _go_to(next_entry)
-        st.rerun()
+        on_click=_go_to,
+        args=(next_entry,),
+    )
     with skip.popover(
         "Skip this pair", icon=":material/skip_next:", disabled=view.status == "done"
     ):
@@ -261,16 +288,15 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
                 _go_to(next_open_after(skipped, view.assignment_id))
                 st.rerun()
     labels = {e.assignment_id: f"Pair {e.number} ({_STATUS_WORDS[e.status]})" for e in entries}
-    target = jump.selectbox(
+    jump_key = f"nav_jump_{view.assignment_id}"
+    jump.selectbox(
         "Go to pair",
         list(labels),
         index=view.number - 1,
         format_func=labels.get,
-        key=f"nav_jump_{view.assignment_id}",
+        key=jump_key,
+        on_change=lambda: st.session_state.__setitem__(CURRENT, st.session_state[jump_key]),
     )
-    if target != view.assignment_id:
-        _go_to(next(e for e in entries if e.assignment_id == target))
-        st.rerun()
 
 
 _STATUS_WORDS = {"pending": "to do", "done": "rated", "skipped": "skipped"}

@@ -1,0 +1,170 @@
+"""Driving the rating page with AppTest, and reading back what the database holds.
+
+The expected database content is computed here from first principles (side + where chosen is
+shown -> response), not with the product's own `response_on`, so a mapping bug cannot hide.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlmodel import select
+from streamlit.testing.v1 import AppTest
+
+from annotate.db import read_session
+from annotate.models import Annotator, Assignment, Pair, Rating, RatingRevision
+
+SIDES = ("A", "B")
+DIMENSIONS = ("factuality", "relevance", "helpfulness", "rubric_alignment")
+
+# Distinct within a side (catches swapped dimensions) and different across sides on every
+# dimension (catches swapped sides).
+SCORES: dict[str, dict[str, int]] = {
+    "A": {"factuality": 1, "relevance": 2, "helpfulness": 3, "rubric_alignment": 4},
+    "B": {"factuality": 5, "relevance": 4, "helpfulness": 2, "rubric_alignment": 1},
+}
+
+_SCORE_KEY = re.compile(r"(factuality|relevance|helpfulness|rubric_alignment)_([AB])_(\d+)")
+
+
+def score_key(dim: str, side: str, assignment_id: int) -> str:
+    return f"{dim}_{side}_{assignment_id}"
+
+
+def current_assignment(at: AppTest) -> int:
+    """The assignment whose score radios are on the page (exactly one pair is shown)."""
+    ids = {int(m.group(3)) for r in at.radio if (m := _SCORE_KEY.fullmatch(r.key or ""))}
+    assert len(ids) == 1, f"expected the radios of one pair, found {sorted(ids)}"
+    return ids.pop()
+
+
+def progress(at: AppTest) -> str:
+    """The progress line, e.g. '**Pair 2 of 27** · 1 rated'."""
+    lines = [m.value for m in at.markdown if m.value.startswith("**Pair ")]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def shown_scores(at: AppTest, assignment_id: int) -> dict[str, dict[str, int | None]]:
+    return {
+        side: {dim: at.radio(key=score_key(dim, side, assignment_id)).value for dim in DIMENSIONS}
+        for side in SIDES
+    }
+
+
+def set_scores(
+    at: AppTest, assignment_id: int, scores: dict[str, dict[str, int]] | None = None
+) -> None:
+    for side, by_dim in (scores or SCORES).items():
+        for dim, value in by_dim.items():
+            at.radio(key=score_key(dim, side, assignment_id)).set_value(value)
+
+
+def submit(at: AppTest, assignment_id: int) -> AppTest:
+    buttons = [b for b in at.button if getattr(b, "form_id", None) == f"pair_{assignment_id}"]
+    assert len(buttons) == 1, "the pair's form has one submit button"
+    buttons[0].click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def rate_current(at: AppTest, scores: dict[str, dict[str, int]] | None = None) -> int:
+    """Give all 8 scores to the pair on the page and submit; return its assignment id."""
+    assignment_id = current_assignment(at)
+    set_scores(at, assignment_id, scores)
+    submit(at, assignment_id)
+    return assignment_id
+
+
+def messages(elements: Any) -> list[str]:
+    return [e.value for e in elements]
+
+
+# --- what the database holds ----------------------------------------------------------------
+
+
+def assignment_row(engine: Engine, assignment_id: int) -> Assignment:
+    with read_session(engine) as session:
+        assignment = session.get(Assignment, assignment_id)
+        assert assignment is not None
+        return assignment
+
+
+def annotator_id(engine: Engine, name: str) -> int:
+    with read_session(engine) as session:
+        account = session.exec(select(Annotator).where(Annotator.name == name)).one()
+        return int(account.id)  # type: ignore[arg-type]
+
+
+def stored_ratings(engine: Engine, assignment_id: int) -> list[Rating]:
+    with read_session(engine) as session:
+        return list(session.exec(select(Rating).where(Rating.assignment_id == assignment_id)))
+
+
+def stored_scores(engine: Engine, assignment_id: int) -> dict[tuple[str, str], int]:
+    """(response, dimension) -> score, as stored."""
+    rows = stored_ratings(engine, assignment_id)
+    table = {(r.response, r.dimension): r.score for r in rows}
+    assert len(table) == len(rows), "duplicate (response, dimension) rows"
+    return table
+
+
+def expected_scores(
+    chosen_side: str, scores: dict[str, dict[str, int]] | None = None
+) -> dict[tuple[str, str], int]:
+    """What the page's side scores must be stored as, given where chosen was shown."""
+    assert chosen_side in SIDES
+    return {
+        ("chosen" if side == chosen_side else "rejected", dim): value
+        for side, by_dim in (scores or SCORES).items()
+        for dim, value in by_dim.items()
+    }
+
+
+def revisions(engine: Engine, assignment_id: int) -> list[RatingRevision]:
+    with read_session(engine) as session:
+        return list(
+            session.exec(
+                select(RatingRevision)
+                .join(Rating, Rating.id == RatingRevision.rating_id)
+                .where(Rating.assignment_id == assignment_id)
+            )
+        )
+
+
+def count_ratings(engine: Engine) -> int:
+    with read_session(engine) as session:
+        return len(session.exec(select(Rating.id)).all())
+
+
+def pair_of(engine: Engine, assignment_id: int) -> Pair:
+    with read_session(engine) as session:
+        assignment = session.get(Assignment, assignment_id)
+        assert assignment is not None
+        pair = session.get(Pair, assignment.pair_id)
+        assert pair is not None
+        return pair
+
+
+def queue_ids(engine: Engine, name: str) -> list[int]:
+    """The annotator's assignment ids in queue order."""
+    with read_session(engine) as session:
+        return [
+            int(a)
+            for a in session.exec(
+                select(Assignment.id)
+                .join(Annotator, Annotator.id == Assignment.annotator_id)
+                .where(Annotator.name == name)
+                .order_by(Assignment.study_id, Assignment.position)
+            )
+        ]

@@ -1,0 +1,186 @@
+"""A real `streamlit run` server and headless Chromium, for the end-to-end tests.
+
+The server is started exactly as the product starts it (`annotate.server.streamlit_command` and
+`server_environment`); Chromium is Debian's `/usr/bin/chromium`, driven by playwright.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotate.server import server_environment, streamlit_command
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SERVER_START_TIMEOUT_S = 60
+UI_TIMEOUT_MS = 20_000
+LABEL_WORDS = (b"chosen", b"rejected")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen
+    log: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+def start_server(db: Path, log: Path) -> Server:
+    """Start the app on a free port; return once `/_stcore/health` answers `ok`."""
+    port = free_port()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            streamlit_command(port, "127.0.0.1"),
+            env=server_environment(str(db)),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    server = Server(f"http://127.0.0.1:{port}", process, log)
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=2) as answer:
+                if answer.read().strip() == b"ok":
+                    return server
+        except OSError:
+            time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"the app server did not start; its log:\n{log.read_text(errors='replace')}")
+
+
+def settle(page: Any) -> None:
+    """Wait until the app is connected and no script run is in progress."""
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-connection-state='CONNECTED']",
+        state="attached",
+        timeout=UI_TIMEOUT_MS,
+    )
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-script-state='notRunning']",
+        state="attached",
+        timeout=UI_TIMEOUT_MS,
+    )
+
+
+@dataclass
+class Recorder:
+    """Everything the page receives: websocket frames, DOM snapshots, and the requests it made."""
+
+    received: list[bytes] = field(default_factory=list)
+    sent: list[bytes] = field(default_factory=list)
+    snapshots: list[tuple[str, str]] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+    def attach(self, page: Any) -> Recorder:
+        page.on("websocket", self._on_websocket)
+        page.on("request", lambda request: self.requests.append(request.url))
+        return self
+
+    def _on_websocket(self, ws: Any) -> None:
+        ws.on("framereceived", lambda payload: self.received.append(_as_bytes(payload)))
+        ws.on("framesent", lambda payload: self.sent.append(_as_bytes(payload)))
+
+    def snapshot(self, page: Any, step: str) -> None:
+        self.snapshots.append((step, page.content()))
+        self.snapshots.append((f"{step} (attributes)", "\n".join(all_attributes(page))))
+
+    def label_leaks(self) -> list[str]:
+        """Where 'chosen' or 'rejected' appears in anything the page received or holds."""
+        leaks = []
+        for number, frame in enumerate(self.received):
+            leaks += [f"received frame {number}: {w!r}" for w in LABEL_WORDS if w in frame.lower()]
+        for number, frame in enumerate(self.sent):
+            leaks += [f"sent frame {number}: {w!r}" for w in LABEL_WORDS if w in frame.lower()]
+        for step, text in self.snapshots:
+            lowered = text.lower()
+            leaks += [f"{step}: {w.decode()!r}" for w in LABEL_WORDS if w.decode() in lowered]
+        return leaks
+
+
+def _as_bytes(payload: Any) -> bytes:
+    return payload if isinstance(payload, bytes) else str(payload).encode("utf-8", "replace")
+
+
+def all_attributes(page: Any) -> list[str]:
+    """`name=value` of every attribute of every element (ids, classes, keys, test ids...)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('*')].flatMap(el =>
+               [...el.attributes].map(a => `${el.tagName}: ${a.name}=${a.value}`))"""
+    )
+
+
+_KEY_CLASS = re.compile(r"st-key-factuality_A_(\d+)")
+
+
+def current_assignment(page: Any) -> int:
+    classes = page.evaluate(
+        """() => [...document.querySelectorAll("[class*='st-key-factuality_A_']")]
+                 .map(el => el.className)"""
+    )
+    ids = {int(m.group(1)) for c in classes for m in _KEY_CLASS.finditer(c)}
+    assert len(ids) == 1, f"expected the radios of one pair on the page, found {sorted(ids)}"
+    return ids.pop()
+
+
+def checked_score(page: Any, key: str) -> int | None:
+    """The score a radio group shows as selected (options are 1..5, values are indexes)."""
+    index = page.evaluate(
+        """(key) => { const el = document.querySelector(`.st-key-${key} input[type=radio]:checked`);
+                      return el ? Number(el.value) : null; }""",
+        key,
+    )
+    return None if index is None else index + 1
+
+
+def screenshot_dir(default: Path) -> Path:
+    """`$PRB_SCREENSHOT_DIR` if set (e.g. /tmp/shots, or a CI artifact folder), else `default`."""
+    folder = Path(os.environ.get("PRB_SCREENSHOT_DIR") or default)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def closer_to(shown: str, expected: str, other: str) -> bool:
+    """Is the shown text (rendered Markdown) the expected response rather than the other one?"""
+    seen = words(shown)
+
+    def overlap(text: str) -> float:
+        mine = words(text)
+        return len(seen & mine) / len(mine | seen)
+
+    return overlap(expected) > overlap(other)

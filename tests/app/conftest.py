@@ -1,0 +1,74 @@
+"""Fixtures for the annotator app's tests: a demo database, AppTest sessions, a second annotator.
+
+The database is the shared `db_url`/`engine` of tests/conftest.py (SQLite, or PostgreSQL with
+PRB_TEST_DATABASE_URL). AppTest runs the real entry script in this process, so the database
+reaches it the way it reaches the production server: through `PRB_DATABASE_URL`.
+`st.cache_resource` outlives an AppTest (it is per process), so every test starts and ends with
+an empty cache and cannot see another test's engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+import streamlit as st
+from sqlalchemy.engine import Engine
+from streamlit.testing.v1 import AppTest
+
+from annotate import accounts
+from annotate.assignment import assign_pairs, study_pairs
+from annotate.config import DATABASE_ENV
+from annotate.db import write_session
+from annotate.demo import DemoSetup, set_up_demo
+from annotate.server import APP_ENTRY
+from annotate.studies import get_study
+
+APP_TIMEOUT_S = 30
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "browser: end-to-end test in headless Chromium against a real `streamlit run` server",
+    )
+
+
+@pytest.fixture
+def demo(engine: Engine) -> DemoSetup:
+    """The bundled demo: 27 pairs, all assigned to `demo-annotator`."""
+    return set_up_demo(engine)
+
+
+@pytest.fixture
+def app_env(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Point the app at the test's database, with no engine cached from another test."""
+    monkeypatch.setenv(DATABASE_ENV, db_url)
+    st.cache_resource.clear()
+    yield db_url
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def open_app(app_env: str) -> Callable[..., AppTest]:
+    """Open the app in a fresh session (a new browser tab), optionally with `?token=...`."""
+
+    def _open(token: str | None = None) -> AppTest:
+        at = AppTest.from_file(str(APP_ENTRY), default_timeout=APP_TIMEOUT_S)
+        if token is not None:
+            at.query_params["token"] = token
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return _open
+
+
+@pytest.fixture
+def second_annotator(engine: Engine, demo: DemoSetup) -> tuple[str, str]:
+    """Another annotator with the same 27 demo pairs in their own queue: (name, token)."""
+    with write_session(engine) as session:
+        study = get_study(session, "demo")
+        annotator, token = accounts.create_account(session, "second-annotator")
+        assign_pairs(session, study, annotator, study_pairs(session, study))
+    return "second-annotator", token

@@ -1,0 +1,420 @@
+"""End to end in headless Chromium against a real `streamlit run` server.
+
+One server for the module, on a fresh SQLite file holding the demo study (several annotators) and
+a study of hostile texts. Every test opens its own browser context (a new session).
+Screenshots go to $PRB_SCREENSHOT_DIR when set, else to a pytest temp folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import select
+
+from annotate import accounts
+from annotate.assignment import assign_pairs, study_pairs
+from annotate.db import make_engine, read_session, write_session
+from annotate.demo import set_up_demo
+from annotate.importer import import_files
+from annotate.models import Annotator, Assignment, Pair, Rating
+from annotate.ratings import submit_rating
+from annotate.studies import get_or_create_study, get_study
+from tests.app import hostile
+from tests.app.apptest_helpers import (
+    SCORES,
+    count_ratings,
+    expected_scores,
+    queue_ids,
+    stored_scores,
+)
+from tests.app.browser_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    UI_TIMEOUT_MS,
+    Recorder,
+    checked_score,
+    closer_to,
+    current_assignment,
+    screenshot_dir,
+    settle,
+    start_server,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}"),
+]
+
+DIMENSIONS = ("factuality", "relevance", "helpfulness", "rubric_alignment")
+ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
+TALL = {"width": 1400, "height": 2200}
+
+
+@dataclass
+class World:
+    db: Path
+    engine: Engine
+    tokens: dict[str, str]
+    url: str
+    shots: Path
+
+    def link(self, who: str) -> str:
+        return f"{self.url}/?token={self.tokens[who]}"
+
+
+def _add_annotator(engine: Engine, study_name: str, name: str) -> str:
+    with write_session(engine) as session:
+        study = get_study(session, study_name)
+        annotator, token = accounts.create_account(session, name)
+        assign_pairs(session, study, annotator, study_pairs(session, study))
+    return token
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    folder = tmp_path_factory.mktemp("browser")
+    db = folder / "e2e.db"
+    engine = make_engine(str(db))
+    demo = set_up_demo(engine)
+    tokens = {"demo": demo.token}
+    for name in ("second", "third", "keyboard", "double", "finished"):
+        tokens[name] = _add_annotator(engine, "demo", name)
+    with read_session(engine) as session:
+        finished_id = session.exec(select(Annotator.id).where(Annotator.name == "finished")).one()
+    for assignment_id in queue_ids(engine, "finished"):
+        submit_rating(
+            engine,
+            annotator_id=finished_id,
+            assignment_id=assignment_id,
+            scores=SCORES,
+            seconds=3.0,
+        )
+    with write_session(engine) as session:
+        get_or_create_study(session, "hostile", seed=7)
+    import_files(engine, [hostile.write_hostile_dataset(folder / "hostile")], study="hostile")
+    tokens["hostile"] = _add_annotator(engine, "hostile", "hostile")
+
+    server = start_server(db, folder / "server.log")
+    try:
+        yield World(db, engine, tokens, server.url, screenshot_dir(folder / "shots"))
+    finally:
+        server.stop()
+        engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """A page in a fresh browser context (no shared cookies or session)."""
+    contexts = []
+
+    def _new(viewport: dict[str, int] | None = None) -> Any:
+        context = browser.new_context(viewport=viewport or TALL)
+        context.set_default_timeout(UI_TIMEOUT_MS)
+        contexts.append(context)
+        return context.new_page()
+
+    yield _new
+    for context in contexts:
+        context.close()
+
+
+def open_link(page: Any, url: str) -> None:
+    page.goto(url)
+    settle(page)
+
+
+def wait_for_pair(page: Any, number: int, total: int = 27) -> None:
+    """Wait until pair `number` is fully drawn: its progress line and, last on the page, the
+    "go to pair" box showing it (the end of the run, not just its first messages)."""
+    page.get_by_text(f"Pair {number} of {total}", exact=True).wait_for()
+    page.wait_for_function(
+        """(prefix) => [...document.querySelectorAll("[class*='st-key-nav_jump_'] input")]
+                         .some(box => box.value.startsWith(prefix))""",
+        arg=f"Pair {number} (",
+        timeout=UI_TIMEOUT_MS,
+    )
+    settle(page)
+
+
+def click_score(page: Any, dim: str, side: str, assignment_id: int, score: int) -> None:
+    group = page.locator(f".st-key-{dim}_{side}_{assignment_id}")
+    group.get_by_text(f"{score} · {ANCHORS[score]}", exact=True).click()
+
+
+def submit_button(page: Any) -> Any:
+    return page.get_by_role("button", name="Submit and go to the next pair")
+
+
+def rate_in_browser(page: Any, scores: dict[str, dict[str, int]]) -> int:
+    assignment_id = current_assignment(page)
+    for side, by_dim in scores.items():
+        for dim, score in by_dim.items():
+            click_score(page, dim, side, assignment_id, score)
+    submit_button(page).click()
+    return assignment_id
+
+
+def response_column_text(page: Any, side: str) -> str:
+    heading = page.get_by_role("heading", name=f"Response {side}", exact=True)
+    return page.locator("[data-testid='stColumn']").filter(has=heading).inner_text()
+
+
+def pair_texts(engine: Engine, assignment_id: int) -> tuple[Pair, str]:
+    with read_session(engine) as session:
+        assignment = session.get(Assignment, assignment_id)
+        assert assignment is not None
+        pair = session.get(Pair, assignment.pair_id)
+        assert pair is not None
+        return pair, assignment.chosen_side
+
+
+def assert_sides_match_storage(page: Any, engine: Engine, assignment_id: int) -> str:
+    """The text the browser shows as Response A is the one stored for side A; return that side."""
+    pair, chosen_side = pair_texts(engine, assignment_id)
+    on_a, on_b = (
+        (pair.chosen, pair.rejected) if chosen_side == "A" else (pair.rejected, pair.chosen)
+    )
+    assert closer_to(response_column_text(page, "A"), on_a, on_b)
+    assert closer_to(response_column_text(page, "B"), on_b, on_a)
+    return "chosen" if chosen_side == "A" else "rejected"
+
+
+def test_login_page_and_a_bad_link(world: World, new_page):
+    page = new_page({"width": 1400, "height": 900})
+    open_link(page, world.url)
+    page.get_by_text("Your access token").wait_for()
+    page.screenshot(path=str(world.shots / "01_login.png"))
+    assert page.locator("[data-testid='stRadio']").count() == 0
+
+    open_link(page, f"{world.url}/?token=not-a-token")
+    page.get_by_text("This login link is not valid", exact=False).wait_for()
+    assert page.locator("[data-testid='stRadio']").count() == 0
+    assert page.get_by_text("Pair 1 of", exact=False).count() == 0
+
+    # Pasting the right token logs in.
+    page.get_by_label("Your access token", exact=True).fill(world.tokens["second"])
+    page.get_by_role("button", name="Log in").click()
+    wait_for_pair(page, 1)
+    assert page.locator("[data-testid='stRadio']").count() == 8
+
+
+def test_rate_two_pairs_reload_resume_revisit_and_nothing_reveals_the_label(world: World, new_page):
+    page = new_page()
+    record = Recorder().attach(page)
+    open_link(page, world.link("demo"))
+    wait_for_pair(page, 1)
+    record.snapshot(page, "pair 1")
+    page.screenshot(path=str(world.shots / "02_rating_page.png"))
+
+    shown_as_a = []
+    rated = []
+    for number in (1, 2):
+        assignment_id = current_assignment(page)
+        shown_as_a.append(assert_sides_match_storage(page, world.engine, assignment_id))
+        rated.append(rate_in_browser(page, SCORES))
+        wait_for_pair(page, number + 1)
+        record.snapshot(page, f"after submitting pair {number}")
+    assert page.get_by_text("Pair 2 saved.").count() == 1
+
+    page.reload()
+    settle(page)
+    wait_for_pair(page, 3)
+    assert page.get_by_text("· 2 rated", exact=False).count() == 1
+    third = current_assignment(page)
+    assert third == queue_ids(world.engine, "demo-annotator")[2]
+    shown_as_a.append(assert_sides_match_storage(page, world.engine, third))
+    record.snapshot(page, "after reload")
+
+    # Submitting with no scores: an error naming them, nothing stored.
+    submit_button(page).click()
+    page.get_by_text("Please give every score before submitting", exact=False).wait_for()
+    settle(page)
+    record.snapshot(page, "missing scores")
+    page.get_by_text("Please give every score", exact=False).scroll_into_view_if_needed()
+    page.screenshot(path=str(world.shots / "03_missing_scores.png"))
+    assert count_ratings(world.engine) == 27 * 8 + 16  # the finished annotator's + ours
+
+    for number in (2, 1):
+        page.locator(".st-key-nav_previous button").click()
+        wait_for_pair(page, number)
+        record.snapshot(page, f"back at pair {number}")
+    assert current_assignment(page) == rated[0]
+    shown = {
+        side: {dim: checked_score(page, f"{dim}_{side}_{rated[0]}") for dim in DIMENSIONS}
+        for side in ("A", "B")
+    }
+    assert shown == SCORES
+    assert page.get_by_text("You have rated this pair already", exact=False).count() == 1
+
+    for assignment_id in rated:
+        _, chosen_side = pair_texts(world.engine, assignment_id)
+        assert stored_scores(world.engine, assignment_id) == expected_scores(chosen_side)
+    with read_session(world.engine) as session:
+        mine = session.exec(
+            select(Rating)
+            .join(Assignment, Assignment.id == Rating.assignment_id)
+            .join(Annotator, Annotator.id == Assignment.annotator_id)
+            .where(Annotator.name == "demo-annotator")
+        ).all()
+    assert len(mine) == 16
+    assert {r.assignment_id for r in mine} == set(rated)
+
+    # Side A held the chosen response on some of the pairs seen and the rejected one on others
+    # (the demo seed puts chosen on A, A, B for this annotator's first three pairs).
+    assert set(shown_as_a) == {"chosen", "rejected"}
+
+    # Blinding, on what the browser actually received and holds.
+    assert len(record.received) > 20, "the websocket frames were not recorded"
+    assert len(record.snapshots) >= 10
+    assert record.label_leaks() == []
+
+
+def test_pair_order_differs_between_annotators(world: World, new_page):
+    """Two fresh annotators of the same study: each browser shows that annotator's own first
+    pair, and the two queues are different orders of the same pairs."""
+    shown_first = {}
+    for name in ("second", "third"):
+        page = new_page()
+        open_link(page, world.link(name))
+        wait_for_pair(page, 1)
+        pair, _ = pair_texts(world.engine, current_assignment(page))
+        assert pair.question[:60] in page.locator("[data-testid='stMain']").inner_text()
+        shown_first[name] = pair.record_id
+    with read_session(world.engine) as session:
+        orders = {
+            name: session.exec(
+                select(Pair.record_id)
+                .join(Assignment, Assignment.pair_id == Pair.id)
+                .join(Annotator, Annotator.id == Assignment.annotator_id)
+                .where(Annotator.name == name)
+                .order_by(Assignment.position)
+            ).all()
+            for name in shown_first
+        }
+    assert {name: order[0] for name, order in orders.items()} == shown_first
+    assert orders["second"] != orders["third"]
+    assert sorted(orders["second"]) == sorted(orders["third"])
+    # (The study seed puts different pairs first for these two names.)
+    assert shown_first["second"] != shown_first["third"]
+
+
+def test_keyboard_shortcuts_submit_and_go_back(world: World, new_page):
+    page = new_page()
+    open_link(page, world.link("keyboard"))
+    wait_for_pair(page, 1)
+    first = current_assignment(page)
+    for side, by_dim in SCORES.items():
+        for dim, score in by_dim.items():
+            click_score(page, dim, side, first, score)
+    # The focus is on the radio just clicked, as it is for an annotator.
+    assert page.evaluate("() => document.activeElement.type") == "radio"
+    page.keyboard.press("Control+s")
+    wait_for_pair(page, 2)
+    _, chosen_side = pair_texts(world.engine, first)
+    assert stored_scores(world.engine, first) == expected_scores(chosen_side)
+
+    second = current_assignment(page)
+    click_score(page, "factuality", "A", second, 3)
+    page.keyboard.press("Alt+p")
+    wait_for_pair(page, 1)
+    assert current_assignment(page) == first
+    page.keyboard.press("Alt+n")
+    wait_for_pair(page, 2)
+    assert current_assignment(page) == second
+
+
+def test_a_double_click_on_submit_saves_once(world: World, new_page):
+    page = new_page()
+    open_link(page, world.link("double"))
+    wait_for_pair(page, 1)
+    first = current_assignment(page)
+    for side, by_dim in SCORES.items():
+        for dim, score in by_dim.items():
+            click_score(page, dim, side, first, score)
+    submit_button(page).dblclick()
+    wait_for_pair(page, 2)
+    page.wait_for_timeout(500)  # room for a second submit to arrive, if one was sent
+    settle(page)
+
+    with read_session(world.engine) as session:
+        mine = session.exec(
+            select(Rating)
+            .join(Assignment, Assignment.id == Rating.assignment_id)
+            .join(Annotator, Annotator.id == Assignment.annotator_id)
+            .where(Annotator.name == "double")
+        ).all()
+    assert len(mine) == 8 and {r.assignment_id for r in mine} == {first}
+    assert all(r.revision == 1 for r in mine)
+    assert page.get_by_text("Pair 2 of 27", exact=True).count() == 1
+    assert page.get_by_text("Please give every score", exact=False).count() == 0
+
+
+def test_done_screen_shows_the_completion_code(world: World, new_page):
+    page = new_page({"width": 1400, "height": 900})
+    open_link(page, world.link("finished"))
+    page.get_by_text("All done, thank you!").wait_for()
+    settle(page)
+    # The copyable code box (its highlighter renders a moment after the run ends).
+    page.locator("[data-testid='stCode']").get_by_text("PRB-DEMO-2026").wait_for()
+    assert page.locator("[data-testid='stRadio']").count() == 0
+    page.screenshot(path=str(world.shots / "04_done.png"))
+
+
+def test_hostile_text_is_inert_and_non_latin_text_displays(world: World, new_page):
+    page = new_page()
+    record = Recorder().attach(page)
+    open_link(page, world.link("hostile"))
+    page.get_by_text("Pair 1 of 1", exact=True).wait_for()
+    settle(page)
+    page.get_by_text("Show 3 more posts").click()  # 13 posts: 10 shown, the rest on demand
+    page.get_by_text("Later post 13").wait_for()
+    page.get_by_text("Guidelines: how to rate").click()
+    settle(page)
+    page.wait_for_timeout(500)  # let any image or frame that was created try to load
+    page.screenshot(path=str(world.shots / "05_hostile_text.png"))
+
+    assert page.evaluate("() => typeof window.__pwned") == "undefined"
+    main = page.locator("[data-testid='stMain']")
+    for tag in ("img", "iframe", "script", "object", "embed", "frame", "video", "audio"):
+        assert main.locator(tag).count() == 0, f"a <{tag}> from the dataset is in the page"
+    assert main.locator("svg circle[r='5']").count() == 0  # the dataset's <svg>
+    assert main.locator("a[href^='javascript:' i]").count() == 0
+    handlers = page.evaluate(
+        """() => [...document.querySelectorAll('*')].flatMap(el =>
+               [...el.attributes].filter(a => a.name.startsWith('on')).map(a => a.name))"""
+    )
+    assert handlers == []
+    assert [u for u in record.requests if hostile.EVIL_HOST in u] == []
+
+    text = main.inner_text()
+    for expected in (hostile.CJK, hostile.ARABIC, hostile.EMOJI, hostile.LONG_END):
+        assert expected in text
+    # The markup is shown as text, not swallowed.
+    assert "<script>window.__pwned=1</script>" in text
+    assert 'onerror="window.__pwned=2"' in text
+    # Long unbroken text wraps inside the page instead of widening it.
+    overflow = page.evaluate(
+        """() => { const m = document.querySelector("[data-testid='stMain']");
+                   return m.scrollWidth - m.clientWidth; }"""
+    )
+    assert overflow <= 0
+    response_a = page.locator("[data-testid='stColumn']").filter(
+        has=page.get_by_role("heading", name="Response A", exact=True)
+    )
+    response_a.get_by_text("[image: t]").scroll_into_view_if_needed()  # after the long text
+    page.screenshot(path=str(world.shots / "06_hostile_long_text_end.png"))
