@@ -6,7 +6,6 @@ from the database instead of a file.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -15,9 +14,20 @@ import typer
 
 from annotate.dimensions import DEFAULT_EQUIVALENCE_MARGIN, SCALE_MAX, SCALE_MIN
 
+from .options import (
+    DEFAULT_N_BOOT,
+    AlphaOption,
+    BootstrapOption,
+    Format,
+    FormatOption,
+    HolmOption,
+    MarginOption,
+    OutputOption,
+    SeedOption,
+)
 from .ratings import RatingsError
 from .render import render_report
-from .report import DEFAULT_N_BOOT, build_report
+from .report import build_report
 
 app = typer.Typer(
     add_completion=False,
@@ -25,29 +35,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Validation statistics for prb-annotate ratings exports.",
 )
-
-
-class Format(StrEnum):
-    json = "json"
-    md = "md"
-    html = "html"
-
-
-MarginOption = Annotated[
-    float, typer.Option("--margin", help="TOST equivalence margin (scale points).")
-]
-AlphaOption = Annotated[float, typer.Option("--alpha", help="Significance level.")]
-HolmOption = Annotated[
-    bool, typer.Option("--holm", help="Holm-adjust p-values across the four dimensions.")
-]
-BootstrapOption = Annotated[
-    int, typer.Option("--bootstrap", help="Bootstrap resamples for alpha CIs (0: none).")
-]
-SeedOption = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
-FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-OutputOption = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write to this file, not stdout.")
-]
 
 
 def emit_report(

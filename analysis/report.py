@@ -21,12 +21,12 @@ from .accuracy import human_accuracy
 from .agreement import annotator_agreement, dimension_agreement, preference_agreement
 from .annotators import annotator_behaviour
 from .coded import CodedRatings, PairMeans, encode_ratings, pair_means
+from .options import DEFAULT_N_BOOT
 from .paired import apply_holm, compare_dimension, study_checks
 from .position import position_bias
 from .ratings import load_ratings, validate_ratings
 
 SCHEMA_VERSION = 1
-DEFAULT_N_BOOT = 1000
 MAX_LISTED_PAIRS = 100
 MAX_PAIRWISE_ROWS = 10_000
 """The report keeps at most this many annotator pairs (those sharing the most units); call

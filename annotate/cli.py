@@ -7,11 +7,24 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import func, select
 
+from analysis.options import (
+    DEFAULT_N_BOOT,
+    AlphaOption,
+    BootstrapOption,
+    Format,
+    FormatOption,
+    HolmOption,
+    OutputOption,
+    SeedOption,
+)
 from annotate import accounts
+from annotate.config import database_url
 from annotate.db import make_engine, read_session, write_session
 from annotate.export import EXPORT_FORMATS, ratings_dataframe, write_ratings
 from annotate.importer import DatasetError, import_files
@@ -45,7 +58,12 @@ class State:
     @classmethod
     def engine(cls) -> Engine:
         if cls._engine is None:
-            cls._engine = make_engine(cls.db)
+            try:
+                cls._engine = make_engine(cls.db)
+            except OperationalError as error:
+                raise fail(
+                    f"cannot open the database {database_url(cls.db)}: {error.orig or error}"
+                ) from None
         return cls._engine
 
 
@@ -65,7 +83,7 @@ def _global(
 
 
 def fail(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
     return typer.Exit(code=1)
 
 
@@ -100,7 +118,7 @@ def import_command(
             )
     except DatasetError as error:
         for line in str(error).splitlines():
-            err.print(f"[bold red]error:[/] {line}", highlight=False, markup=True)
+            err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, markup=True)
         err.print("Nothing was imported.")
         raise typer.Exit(code=1) from None
     for item in summary.files:
@@ -181,6 +199,14 @@ def export_command(
     """Export ratings, one row per score."""
     if fmt not in EXPORT_FORMATS:
         raise fail(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
+    if not output.parent.is_dir():
+        raise fail(f"cannot write {output}: the folder {output.parent} does not exist")
+    if study is not None:
+        with read_session(State.engine()) as session:
+            try:
+                get_study(session, study)
+            except StudyNotFound as error:
+                raise fail(str(error)) from None
     frame = ratings_dataframe(State.engine(), study)
     write_ratings(frame, output, fmt)
     out.print(f"Wrote {len(frame)} scores to {output}.")
@@ -202,6 +228,103 @@ def synth_dataset(
         out.print(str(path), highlight=False)
 
 
+def _parse_effects(values: list[str]) -> dict[str, float]:
+    from annotate.dimensions import DIMENSIONS
+
+    effects = {}
+    for value in values:
+        name, _, number = value.partition("=")
+        if name not in DIMENSIONS or not number:
+            raise fail(
+                f"--effect takes DIMENSION=NUMBER with a dimension among "
+                f"{', '.join(DIMENSIONS)}; got {value!r}"
+            )
+        try:
+            effects[name] = float(number)
+        except ValueError:
+            raise fail(f"--effect {value!r}: {number!r} is not a number") from None
+    return effects
+
+
+@synth_app.command("ratings")
+def synth_ratings(
+    study: StudyOption = DEFAULT_STUDY,
+    annotators: Annotated[int, typer.Option(help="Simulated annotators (sim-01...).")] = 5,
+    effect: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="DIMENSION=POINTS: true chosen-minus-rejected difference; repeat. "
+            "Default: rubric_alignment=1.5, the others 0."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+) -> None:
+    """Have simulated annotators rate every pair of a study (for demos and tests)."""
+    from annotate.simulated import store_simulated_ratings
+
+    effects = _parse_effects(effect) if effect else None
+    try:
+        stored = store_simulated_ratings(
+            State.engine(), study, n_annotators=annotators, effects=effects, seed=seed
+        )
+    except StudyNotFound as error:
+        raise fail(str(error)) from None
+    out.print(f"Stored {stored} simulated scores in study {study!r}.")
+
+
+@app.command("report")
+def report_command(
+    study: StudyOption = DEFAULT_STUDY,
+    margin: Annotated[
+        float | None,
+        typer.Option("--margin", help="TOST equivalence margin (default: the study's setting)."),
+    ] = None,
+    alpha: AlphaOption = 0.05,
+    holm: HolmOption = False,
+    bootstrap: BootstrapOption = DEFAULT_N_BOOT,
+    seed: SeedOption = 0,
+    fmt: FormatOption = Format.json,
+    output: OutputOption = None,
+) -> None:
+    """The validation report of a study, from the database (same options as `python -m analysis
+    report`)."""
+    from analysis.cli import emit_report
+    from annotate.reporting import study_ratings
+
+    try:
+        data = study_ratings(State.engine(), study)
+    except StudyNotFound as error:
+        raise fail(str(error)) from None
+    if data.ratings.empty:
+        raise fail(f"study {study!r} has no ratings yet")
+    emit_report(
+        data.ratings,
+        margin=data.margin if margin is None else margin,
+        alpha=alpha,
+        bootstrap=bootstrap,
+        holm=holm,
+        seed=seed,
+        fmt=fmt,
+        output=output,
+        scale_min=data.scale_min,
+        scale_max=data.scale_max,
+    )
+
+
+@app.command("backup")
+def backup_command(
+    destination: Annotated[Path, typer.Argument(help="New file to write the copy to.")],
+) -> None:
+    """Copy the SQLite database while the app runs (PostgreSQL: use pg_dump)."""
+    from annotate.backup import BackupError, backup_database
+
+    try:
+        path = backup_database(State.engine(), destination)
+    except BackupError as error:
+        raise fail(str(error)) from None
+    out.print(f"Backed up to {path} ({path.stat().st_size:,} bytes).", highlight=False)
+
+
 PortOption = Annotated[int, typer.Option(help="Port to serve the app on.")]
 
 
@@ -219,20 +342,29 @@ def serve_command(
 @app.command("demo")
 def demo_command(
     port: PortOption = 8501,
+    simulated: Annotated[
+        int, typer.Option(help="Simulated annotators who also rate every pair (for the results).")
+    ] = 5,
     no_serve: Annotated[bool, typer.Option("--no-serve", help="Set up only.")] = False,
 ) -> None:
-    """Set up the demo (bundled data, demo study, demo annotator), print the link, serve."""
+    """Set up the demo (bundled data, demo study, demo accounts), print the links, serve."""
     from annotate.demo import set_up_demo
     from annotate.server import serve
 
-    setup = set_up_demo(State.engine())
+    setup = set_up_demo(State.engine(), simulated_annotators=simulated)
     out.print(
         f"Demo study ready: {setup.imported.added} pairs imported "
-        f"({setup.imported.unchanged} already there), {setup.assigned} newly assigned."
+        f"({setup.imported.unchanged} already there), {setup.assigned} newly assigned, "
+        f"{setup.simulated_scores} simulated scores added."
     )
     base = f"http://localhost:{port}"
     out.print(
-        f"Log in as {setup.annotator}: {accounts.login_link(setup.token, base)}",
+        f"Annotator ({setup.annotator}): {accounts.login_link(setup.token, base)}",
+        highlight=False,
+        markup=False,
+    )
+    out.print(
+        f"Admin ({setup.admin}): {accounts.login_link(setup.admin_token, base)}",
         highlight=False,
         markup=False,
     )
@@ -242,3 +374,6 @@ def demo_command(
 
 def main() -> None:
     app()
+
+
+from annotate import cli_admin  # noqa: E402, F401  (registers studies, assign, gold, ...)

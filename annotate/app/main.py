@@ -4,16 +4,27 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate.app.app_pages import login, rate
+from annotate.app.app_pages import login, rate, results
+from annotate.app.app_pages.admin_common import admin_pages
+from annotate.app.enrol import enrol_from_link, is_enrolment_link
 from annotate.app.session import current_account
+from annotate.permissions import may_administer, may_see_results
 
 st.set_page_config(page_title="prb-annotate", page_icon=":material/rate_review:", layout="wide")
 
 account = current_account()
+if account is None and is_enrolment_link():
+    account = enrol_from_link()
 if account is None:
     pages = [st.Page(login.draw, title="Log in", icon=":material/login:", url_path="login")]
 else:
     st.session_state["account_id"] = account.id
     pages = [st.Page(rate.draw, title="Rate pairs", icon=":material/rate_review:", url_path="rate")]
+    if may_see_results(account.role):
+        pages = [
+            st.Page(results.draw, title="Results", icon=":material/monitoring:", url_path="results")
+        ] + pages
+    if may_administer(account.role):
+        pages = admin_pages() + pages
 
 st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden").run()

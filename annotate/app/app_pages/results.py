@@ -1,0 +1,162 @@
+"""Results for researchers and admins: the validation report, its charts, and downloads."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analysis.charts import all_figures
+from analysis.render import render_report
+from analysis.tables import Table, accuracy_table, dimension_table
+from annotate.app.session import engine
+from annotate.db import read_session
+from annotate.export import EXPORT_FORMATS, ratings_bytes
+from annotate.permissions import RESULTS_ROLES, require_role
+from annotate.reporting import StudyRatings, study_names, study_ratings, study_report
+
+REPORT_FORMATS = {"json": "application/json", "md": "text/markdown", "html": "text/html"}
+RATINGS_MIME = {
+    "csv": "text/csv",
+    "jsonl": "application/jsonl",
+    "parquet": "application/octet-stream",
+}
+CHART_TABS = {
+    "means": "Means",
+    "differences": "Differences",
+    "distribution": "Distribution",
+    "alpha": "Agreement",
+    "domain_accuracy": "Accuracy by domain",
+    "domain_verdicts": "Verdicts by domain",
+    "position": "Position bias",
+    "annotators": "Annotators",
+}
+VERDICT_WORDS = {"tie": "ties", "diverges": "diverges", "inconclusive": "inconclusive"}
+
+
+@st.cache_data(show_spinner="Computing the statistics…", max_entries=16, ttl=600)
+def _report(
+    study: str, n_scores: int, latest: str, margin: float, alpha: float, holm: bool, n_boot: int
+) -> dict:
+    """Cached per study state (score count, newest score) and settings."""
+    return study_report(
+        study_ratings(engine(), study), margin=margin, alpha=alpha, holm=holm, n_boot=n_boot
+    )
+
+
+def draw() -> None:
+    with read_session(engine()) as session:
+        require_role(session, st.session_state.get("account_id"), *RESULTS_ROLES)
+    st.title("Results")
+    names = study_names(engine())
+    if not names:
+        st.info("No study yet: import a dataset first.")
+        return
+    study = st.selectbox("Study", names, index=len(names) - 1)
+    data = study_ratings(engine(), study)
+    if data.ratings.empty:
+        st.info("No ratings in this study yet.")
+        return
+    margin, alpha, holm, n_boot = _settings(data)
+    latest = str(data.ratings["created_at"].max())
+    try:
+        report = _report(study, len(data.ratings), latest, margin, alpha, holm, n_boot)
+    except ValueError as error:
+        st.error(f"The statistics cannot be computed: {error}")
+        return
+    _draw_verdict(report)
+    _draw_tables(report)
+    _draw_charts(report)
+    _draw_downloads(study, data, report)
+
+
+def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
+    with st.expander("Settings", icon=":material/tune:"):
+        left, middle, right, last = st.columns(4)
+        margin = left.number_input(
+            "Equivalence margin (scale points)", min_value=0.05, value=float(data.margin), step=0.05
+        )
+        alpha = middle.number_input(
+            "Alpha", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f"
+        )
+        n_boot = right.number_input(
+            "Bootstrap resamples for alpha CIs", min_value=0, max_value=5000, value=200, step=100
+        )
+        holm = last.checkbox("Holm correction across dimensions")
+    return float(margin), float(alpha), bool(holm), int(n_boot)
+
+
+def _draw_verdict(report: dict) -> None:
+    checks = report["checks"]
+    words = ", ".join(
+        f"{dim} {VERDICT_WORDS[r['verdict']]}" for dim, r in report["dimensions"].items()
+    )
+    if checks["validated"]:
+        st.success(
+            f"**Validated.** General quality ties and rubric alignment diverges ({words}).",
+            icon=":material/verified:",
+        )
+    else:
+        st.warning(f"**Not validated.** {words}.", icon=":material/report:")
+    accuracy = report["human_accuracy"]
+    columns = st.columns(4)
+    columns[0].metric("Pairs", report["n_pairs"])
+    columns[1].metric("Annotators", report["n_annotators"])
+    columns[2].metric("Scores", report["n_scores"])
+    columns[3].metric(
+        "Human accuracy",
+        f"{accuracy['accuracy']:.1%}",
+        help="Share of pairs whose mean rubric-alignment score puts chosen above "
+        "rejected, ties counted as half. The best reward model reaches 75.94%.",
+    )
+
+
+def _frame(table: Table) -> pd.DataFrame:
+    return pd.DataFrame(table.rows, columns=table.headers)
+
+
+def _draw_tables(report: dict) -> None:
+    table = dimension_table(report)
+    st.dataframe(_frame(table), hide_index=True, width="stretch")
+    st.caption(table.note)
+    with st.expander("Human accuracy"):
+        st.dataframe(_frame(accuracy_table(report)), hide_index=True)
+    exclusions = report["exclusions"]
+    if exclusions["n_excluded_total"] or exclusions["incomplete_pair_ratings"]:
+        with st.expander(f"Exclusions ({exclusions['n_excluded_total']} pair-dimensions)"):
+            st.markdown(exclusions["note"])
+            st.json(exclusions["dimensions"], expanded=False)
+
+
+def _draw_charts(report: dict) -> None:
+    figures = all_figures(report)
+    tabs = st.tabs([CHART_TABS.get(name, name) for name in figures])
+    for tab, figure in zip(tabs, figures.values(), strict=True):
+        tab.plotly_chart(figure, width="stretch")
+
+
+def _draw_downloads(study: str, data: StudyRatings, report: dict) -> None:
+    st.subheader("Downloads")
+    ratings_row = st.columns(len(EXPORT_FORMATS) + 1)
+    ratings_row[0].markdown("**Ratings export**")
+    for column, fmt in zip(ratings_row[1:], EXPORT_FORMATS, strict=True):
+        column.download_button(
+            fmt,
+            data=lambda fmt=fmt: ratings_bytes(data.ratings, fmt),
+            file_name=f"{study}_ratings.{fmt}",
+            mime=RATINGS_MIME[fmt],
+            icon=":material/download:",
+            on_click="ignore",
+            key=f"download_ratings_{fmt}",
+        )
+    report_row = st.columns(len(REPORT_FORMATS) + 1)
+    report_row[0].markdown("**Report**")
+    for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):
+        column.download_button(
+            fmt,
+            data=lambda fmt=fmt: render_report(report, fmt),
+            file_name=f"{study}_report.{fmt}",
+            mime=REPORT_FORMATS[fmt],
+            icon=":material/download:",
+            on_click="ignore",
+            key=f"download_report_{fmt}",
+        )
