@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from annotate import accounts, assignment, quality, studies
+from annotate.config import MAX_UPLOAD_MB
 from annotate.db import read_session, write_session
 from annotate.enrolment import enrolment_link
 from annotate.importer import DatasetError, ImportSummary, Problem, import_files
@@ -33,7 +34,6 @@ from annotate.progress import (
     flagged_pairs,
 )
 
-MAX_UPLOAD_MB = 200
 UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -9,6 +9,7 @@ DATABASE_ENV = "PRB_DATABASE_URL"
 APP_URL_ENV = "PRB_APP_URL"
 DEFAULT_DATABASE_FILE = "prb_annotate.db"
 DEFAULT_APP_URL = "http://localhost:8501"
+MAX_UPLOAD_MB = 200  # the admin page's dataset upload; the server refuses bigger bodies
 
 
 def database_url(path_or_url: str | None = None) -> str:

@@ -7,36 +7,34 @@ import subprocess
 import sys
 from pathlib import Path
 
-from annotate.config import APP_URL_ENV, DATABASE_ENV, database_url
+from annotate.config import APP_URL_ENV, DATABASE_ENV, MAX_UPLOAD_MB, database_url
 
 APP_ENTRY = Path(__file__).resolve().parent / "app" / "main.py"
 
 
+# Given on the command line, so a config.toml or STREAMLIT_* variable cannot weaken them.
+PRODUCTION_OPTIONS = {
+    "server.headless": "true",
+    "browser.gatherUsageStats": "false",
+    "server.fileWatcherType": "none",
+    "server.runOnSave": "false",
+    "global.developmentMode": "false",
+    "server.enableAgentApi": "false",  # the experimental API that drives the app over HTTP
+    "server.enableXsrfProtection": "true",
+    "server.enableCORS": "true",
+    "server.maxUploadSize": str(MAX_UPLOAD_MB),
+    "client.toolbarMode": "minimal",
+    # "none": a generic message in the browser, the details only in the server log. (The old
+    # value "false" now means "stacktrace": the traceback shown to every user.)
+    "client.showErrorDetails": "none",
+}
+
+
 def streamlit_command(port: int, address: str = "0.0.0.0") -> list[str]:
     """The `streamlit run` command line for the app, production flags included."""
-    return [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(APP_ENTRY),
-        "--server.port",
-        str(port),
-        "--server.address",
-        address,
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-        "--server.runOnSave",
-        "false",
-        "--client.toolbarMode",
-        "minimal",
-        "--client.showErrorDetails",
-        "false",
-    ]
+    options = {"server.port": str(port), "server.address": address, **PRODUCTION_OPTIONS}
+    flags = [part for name, value in options.items() for part in (f"--{name}", value)]
+    return [sys.executable, "-m", "streamlit", "run", str(APP_ENTRY), *flags]
 
 
 def server_environment(db: str | None, app_url: str | None = None) -> dict[str, str]:
