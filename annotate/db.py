@@ -24,13 +24,17 @@ _WRITE_OPTION = "prb_write"
 def make_engine(path_or_url: str | None = None, *, create: bool = True) -> Engine:
     """Return an engine for a SQLite path or a SQLAlchemy URL; create missing tables."""
     url = database_url(path_or_url)
+    # Errors (and the server log their tracebacks go to) never show the statement's values:
+    # token hashes, annotators' comments, dataset text.
     if url.startswith("sqlite"):
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            hide_parameters=True,
         )
         _configure_sqlite(engine)
     else:
-        engine = create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url, pool_pre_ping=True, hide_parameters=True)
     if create:
         SQLModel.metadata.create_all(engine)
     return engine
