@@ -32,6 +32,13 @@ in_chromium = [
 ]
 
 
+def in_chromium_marks(test: Any) -> Any:
+    """Decorator form of `in_chromium`, for one test in a module of other tests."""
+    for mark in in_chromium:
+        test = mark(test)
+    return test
+
+
 def all_stored_values(engine: Engine) -> str:
     """Every value of every row of every table the database holds, as one text.
 

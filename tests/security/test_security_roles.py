@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 import streamlit as st
-from security_helpers import in_chromium
+from security_helpers import in_chromium_marks
 from streamlit.testing.v1 import AppTest
 
 from annotate import accounts, admin
@@ -276,6 +276,7 @@ FORBIDDEN_URLS = [("A", url) for url in [*ADMIN_URLS, "results"]] + [
 ADMIN_WORDS = ("Per annotator", "Flagged pairs", "Upload a dataset", "Create study", "demo-admin")
 
 
+@in_chromium_marks
 @pytest.mark.parametrize(("who", "path"), FORBIDDEN_URLS)
 def test_typing_an_admin_or_results_url_draws_no_admin_content(secure_world, new_page, who, path):
     page = new_page()
@@ -293,9 +294,3 @@ def test_typing_an_admin_or_results_url_draws_no_admin_content(secure_world, new
     assert [w for w in ADMIN_WORDS if w in text] == []
     nav = " ".join(page.locator("[data-testid='stSidebarNav']").all_inner_texts())
     assert [t for t in ADMIN_TITLES if t in nav] == []
-
-
-for _mark in in_chromium:
-    test_typing_an_admin_or_results_url_draws_no_admin_content = _mark(
-        test_typing_an_admin_or_results_url_draws_no_admin_content
-    )
