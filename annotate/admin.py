@@ -36,6 +36,8 @@ from annotate.progress import (
 
 UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_NAME_CHARS = 100
+MAX_SUFFIX_CHARS = 10
 
 
 # ---------------------------------------------------------------- studies
@@ -71,10 +73,18 @@ def study_enrolment_link(
 
 
 def safe_upload_name(filename: str) -> str:
-    """The upload's own base name with unsafe characters replaced (the domain comes from it)."""
+    """The upload's own base name with unsafe characters replaced (the domain comes from it),
+    shortened to MAX_NAME_CHARS with its suffix kept (file systems refuse long names)."""
     base = Path(filename.replace("\\", "/")).name
     cleaned = _UNSAFE.sub("_", base).lstrip(".")
+    if len(cleaned) > MAX_NAME_CHARS:
+        suffix = Path(cleaned).suffix[:MAX_SUFFIX_CHARS]
+        cleaned = cleaned[: MAX_NAME_CHARS - len(suffix)] + suffix
     return cleaned or "upload.jsonl"
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.3g} MB ({size:,} bytes)"
 
 
 def upload_dataset(
@@ -100,8 +110,8 @@ def upload_dataset(
                 Problem(
                     name,
                     "file",
-                    f"too large ({len(data) / 1e6:.1f} MB); the limit is "
-                    f"{max_bytes / 1e6:.0f} MB, use `prb-annotate import` for bigger files",
+                    f"too large ({_megabytes(len(data))}); the limit is "
+                    f"{_megabytes(max_bytes)}, use `prb-annotate import` for bigger files",
                 )
             ]
         )
