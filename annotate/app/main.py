@@ -10,7 +10,9 @@ from annotate.app.enrol import enrol_from_link, is_enrolment_link
 from annotate.app.session import current_account
 from annotate.permissions import may_administer, may_see_results
 
-st.set_page_config(page_title="prb-annotate", page_icon=":material/rate_review:", layout="wide")
+# An emoji icon is drawn in the page (a data: URL); a Material icon would be fetched from
+# fonts.gstatic.com on every page load, telling Google each annotator's address.
+st.set_page_config(page_title="prb-annotate", page_icon="📝", layout="wide")
 
 account = current_account()
 if account is None and is_enrolment_link():
