@@ -1,7 +1,9 @@
 """What every page needs: the cached engine and the logged-in account.
 
 The account is re-identified from the `token` query parameter on every run, so it survives a
-reload and works on any app server; session state only caches its id.
+reload and works on any app server; session state only caches its id. Moving to another page in
+the sidebar drops the query parameters: the session's last good token is put back in the URL
+(and checked again, like any token).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from sqlalchemy.engine import Engine
 from annotate.accounts import find_account
 from annotate.config import DATABASE_ENV
 from annotate.db import make_engine, read_session
+
+SESSION_TOKEN = "login_token"
 
 
 @dataclass(frozen=True)
@@ -34,12 +38,17 @@ def engine() -> Engine:
 
 
 def current_account() -> CurrentAccount | None:
-    """The active account whose token is in the URL, or None."""
-    token = st.query_params.get("token")
+    """The active account whose token is in the URL (or was, before a page change), or None."""
+    token = st.query_params.get("token") or st.session_state.get(SESSION_TOKEN)
     if not token:
         return None
     with read_session(engine()) as session:
         account = find_account(session, token)
         if account is None:
+            st.session_state.pop(SESSION_TOKEN, None)
             return None
-        return CurrentAccount(id=account.id, name=account.name, role=account.role)  # type: ignore[arg-type]
+        found = CurrentAccount(id=account.id, name=account.name, role=account.role)  # type: ignore[arg-type]
+    st.session_state[SESSION_TOKEN] = token
+    if st.query_params.get("token") != token:
+        st.query_params["token"] = token  # a reload or a bookmark keeps working
+    return found
