@@ -6,7 +6,7 @@ on a SQLite file holding:
 
 - the demo study: annotator A (`demo-annotator`), the admin (`demo-admin`), a researcher, and
   annotator B (`bob`) who has rated A's first three pairs with a comment and a flag, one of them a
-  gold pair with a known preference;
+  gold pair with a known preference; annotator C (`carol`), whom the log test has rate a pair;
 - a `hostile` study whose one pair carries every kind of active content in every field, rated
   and flagged (with active content too) by an annotator whose name is active content as well.
 
@@ -79,6 +79,7 @@ def _build(engine: Engine, folder: Path) -> tuple[dict[str, str], list[int], lis
     demo = set_up_demo(engine)
     tokens = {"A": demo.token, "admin": demo.admin_token}
     tokens["B"] = _add_annotator(engine, "demo", "bob")
+    tokens["C"] = _add_annotator(engine, "demo", "carol")  # rates in the log test
     tokens["researcher"] = _add_annotator(engine, "demo", "rita", role="researcher")
     a_ids = queue_ids(engine, "demo-annotator")[:3]
     pairs = [pair_of(engine, a).id for a in a_ids]
