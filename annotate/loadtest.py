@@ -149,10 +149,10 @@ class Page:
 
     @property
     def problems(self) -> list[str]:
-        """Errors the page shows, or a run that raised."""
+        """Errors the page shows, a run that raised, or one that did not finish in time."""
         shown = self.texts("error") + self.texts("exception")
         if self.snapshot.get("status") != "ready":
-            shown.append(f"status {self.snapshot.get('status')}")
+            shown.append(f"status {self.snapshot.get('status')}: {self.snapshot.get('error')}")
         return shown
 
     def acknowledged(self) -> bool:
@@ -230,6 +230,9 @@ def rate_until(
             start.wait()
         page = session.open()
         run.first_shown = page.assignment_id
+        if page.problems or (page.assignment_id is None and not page.all_done):
+            run.errors.append(f"opening: {page.problems or 'no pair and not done'}")
+            return
         while len(run.acknowledged) < submits and page.assignment_id is not None:
             shown = page.assignment_id
             started = time.perf_counter()
@@ -237,6 +240,9 @@ def rate_until(
             elapsed = time.perf_counter() - started
             if page.problems or not page.acknowledged():
                 run.errors.append(f"pair {shown}: {page.problems or 'no saved notice'}")
+                return
+            if page.assignment_id is None and not page.all_done:
+                run.errors.append(f"after pair {shown}: no next pair and not done")
                 return
             run.acknowledged.append(shown)
             run.latencies.append(elapsed)
@@ -350,6 +356,7 @@ class CrashRun:
     final: Integrity  # the database when everyone has finished
     expected_resume: dict[str, int | None]  # each annotator's first pair still to do at the crash
     restart_seconds: float
+    killed: bool  # False if the load ended before `kill_after` submits were acknowledged
 
     @property
     def acknowledged(self) -> list[int]:
@@ -376,6 +383,8 @@ def load_with_crash(
             server.kill()
 
     before = run_annotators(server.url, load.tokens, load.pairs_each, on_progress=kill_when_due)
+    killed = not server.running
+    server.kill()
     acknowledged = [a for run in before for a in run.acknowledged]
     after_crash = check_database(engine, load.study_id, acknowledged)
     expected_resume = first_pending(engine, sorted(load.tokens))
@@ -385,4 +394,4 @@ def load_with_crash(
     after = run_annotators(server.url, load.tokens, load.pairs_each)
     acknowledged += [a for run in after for a in run.acknowledged]
     final = check_database(engine, load.study_id, acknowledged)
-    return CrashRun(before, after, after_crash, final, expected_resume, restart_seconds)
+    return CrashRun(before, after, after_crash, final, expected_resume, restart_seconds, killed)

@@ -89,7 +89,14 @@ class AppServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
     def start(self, timeout: float = 60.0) -> AppServer:
+        with socket.socket() as probe:  # else the health check could reach another server
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind(("127.0.0.1", self.port))
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 streamlit_command(self.port, "127.0.0.1") + self.extra_flags,
@@ -119,12 +126,14 @@ class AppServer:
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handlers, nothing flushed; as when a host dies."""
-        if self.process is not None and self.process.poll() is None:
+        if self.running:
+            assert self.process is not None
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+        if self.running:
+            assert self.process is not None
             self.process.terminate()
             try:
                 self.process.wait(timeout=10)
@@ -133,7 +142,7 @@ class AppServer:
 
     def memory_mb(self) -> float:
         """The server's resident memory (Linux), or 0 when it is not running."""
-        if self.process is None or self.process.poll() is not None:
+        if not self.running:
             return 0.0
         status = Path(f"/proc/{self.process.pid}/status").read_text()
         rss_kb = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS"))

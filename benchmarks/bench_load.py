@@ -105,6 +105,8 @@ def crash_scenario(url: str, folder: Path, annotators: int, pairs: int, after: i
     )
     problems = _verdict(crash.final, _errors(crash.before + crash.after), annotators * pairs)
     problems += _verdict(crash.after_crash, [], crash.after_crash.done)
+    if not crash.killed:
+        problems.append(f"the load ended before {after} acknowledged submits: no crash")
     if crash.resume_mismatches:
         problems.append(f"did not resume where they were: {crash.resume_mismatches}")
     engine.dispose()

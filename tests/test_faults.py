@@ -38,6 +38,7 @@ def test_sigkill_mid_load_keeps_every_acknowledged_rating(
     finally:
         server.stop()
 
+    assert crash.killed
     acknowledged_before = sum(len(run.acknowledged) for run in crash.before)
     assert KILL_AFTER <= acknowledged_before < ANNOTATORS * PAIRS_EACH, "not killed mid-run"
     assert any(run.cut_off for run in crash.before), "no annotator noticed the crash"
