@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection, Engine
@@ -142,6 +142,18 @@ def _check_known(revision: str) -> None:
             f"the database is at revision {revision!r}, which this version of prb-annotate does "
             "not know (made by a newer version?); upgrade prb-annotate"
         )
+
+
+def schema_differences(engine: Engine) -> list[Any]:
+    """What Alembic's autogenerate finds between the database and the models (types and server
+    defaults included); empty when the database has exactly the current schema."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    options = {"compare_type": True, "compare_server_default": True}
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts=options)
+        return list(compare_metadata(context, SQLModel.metadata))
 
 
 def detect_revision(connection: Connection) -> str | None:
