@@ -78,8 +78,8 @@ def _postgres_admin() -> Iterator[Engine | None]:
 
 @pytest.fixture(scope="session")
 def _postgres_template(_postgres_admin: Engine | None) -> Iterator[str | None]:
-    """A database with the app's tables, made once per session; test databases are its copies
-    (much faster than creating the tables in every test)."""
+    """A database with the app's tables (stamped with the head revision), made once per session;
+    test databases are its copies (much faster than creating the tables in every test)."""
     if _postgres_admin is None:
         yield None
         return
@@ -112,6 +112,22 @@ def db_url(
     finally:
         with _postgres_admin.connect() as connection:
             # FORCE: engines the CLI opened during the test may still hold connections.
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def empty_db_url(tmp_path: Path, _postgres_admin: Engine | None) -> Iterator[str]:
+    """A SQLAlchemy URL of a fresh database without any tables (e.g. to build an old schema)."""
+    if _postgres_admin is None:
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    name = f"prb_empty_{uuid.uuid4().hex[:16]}"
+    with _postgres_admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield _postgres_admin.url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with _postgres_admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
