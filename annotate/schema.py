@@ -47,7 +47,7 @@ PG_MIGRATION_LOCK_KEY = 0x70726201  # "prb\1": held while a process upgrades the
 FIRST_REVISION = "0001_first_schema"
 # The newest revision, so that starting on an up-to-date database needs no Alembic import
 # (a test checks it against the scripts).
-HEAD_REVISION = "0003_admin"
+HEAD_REVISION = "0004_enrolment_secrets"
 VERSION_TABLE = "alembic_version"
 # The columns each revision added, to recognise databases made before migrations existed.
 REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -63,6 +63,10 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     ("0003_admin", (("study", "pool_open"), ("study", "pool_quota"), ("study", "enrolment_open"))),
+    (
+        "0004_enrolment_secrets",
+        (("study", "enrolment_key"), ("annotator", "enrolment_session_hash")),
+    ),
 )
 
 

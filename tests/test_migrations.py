@@ -224,7 +224,12 @@ def versions(engine: Engine) -> list[str]:
 
 
 def test_head_revision_and_markers_follow_the_scripts():
-    assert script_revisions() == (FIRST_REVISION, "0002_pools_and_gold", "0003_admin")
+    assert script_revisions() == (
+        FIRST_REVISION,
+        "0002_pools_and_gold",
+        "0003_admin",
+        "0004_enrolment_secrets",
+    )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
 
@@ -235,7 +240,7 @@ def test_the_migration_scripts_ship_inside_the_package():
     assert location.parent.name == "annotate"
 
 
-@pytest.mark.parametrize("start", [FIRST_REVISION, "0002_pools_and_gold", *RELEASES])
+@pytest.mark.parametrize("start", [FIRST_REVISION, "0002_pools_and_gold", "0003_admin", *RELEASES])
 def test_every_old_schema_upgrades_to_exactly_the_models(empty_db_url, start):
     engine = database_at(empty_db_url, start)
     try:
@@ -250,6 +255,20 @@ def test_every_old_schema_upgrades_to_exactly_the_models(empty_db_url, start):
         assert upgrade_database(engine) == expected
         assert versions(engine) == [HEAD_REVISION]
         assert schema_differences(engine) == []
+    finally:
+        engine.dispose()
+
+
+def test_open_crowd_studies_get_a_link_key_when_upgraded(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine, "0003_admin")
+        with engine.begin() as connection:
+            connection.execute(text("UPDATE study SET pool_open = true, enrolment_open = true"))
+        upgrade_database(engine)
+        (key,) = [row[0] for row in rows(engine, "study", "enrolment_key")]
+        assert key is not None and len(key) >= 22  # 128 bits, url-safe
     finally:
         engine.dispose()
 
