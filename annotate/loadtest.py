@@ -217,9 +217,15 @@ class AnnotatorRun:
 
 
 def rate_until(
-    base_url: str, token: str, submits: int, run: AnnotatorRun, start: threading.Barrier | None
+    base_url: str,
+    token: str,
+    submits: int,
+    run: AnnotatorRun,
+    start: threading.Barrier | None,
+    think_seconds: float = 0.0,
 ) -> None:
-    """Open a session and submit up to `submits` pairs (fewer if the queue ends first).
+    """Open a session and submit up to `submits` pairs (fewer if the queue ends first), after
+    reading each pair for about `think_seconds` (0.5x to 1.5x, at random).
 
     Fills `run` as it goes, so others can watch the count grow.
     """
@@ -235,6 +241,7 @@ def rate_until(
             return
         while len(run.acknowledged) < submits and page.assignment_id is not None:
             shown = page.assignment_id
+            time.sleep(think_seconds * rng.uniform(0.5, 1.5))
             started = time.perf_counter()
             page = session.submit_scores(page, rng)
             elapsed = time.perf_counter() - started
@@ -257,6 +264,7 @@ def run_annotators(
     tokens: dict[str, str],
     submits: int,
     *,
+    think_seconds: float = 0.0,
     on_progress: Callable[[int], None] | None = None,
 ) -> list[AnnotatorRun]:
     """All annotators at once, one thread each, released together by a barrier.
@@ -269,7 +277,9 @@ def run_annotators(
     barrier = threading.Barrier(len(names))
     threads = [
         threading.Thread(
-            target=rate_until, args=(base_url, tokens[run.name], submits, run, barrier), daemon=True
+            target=rate_until,
+            args=(base_url, tokens[run.name], submits, run, barrier, think_seconds),
+            daemon=True,
         )
         for run in runs
     ]

@@ -21,8 +21,8 @@ against a database at head and review it (server defaults for new NOT NULL colum
     python -c "from alembic import command; from annotate.schema import alembic_config; \
         command.revision(alembic_config('sqlite:///head.db'), 'what changed', autogenerate=True)"
 
-and add the columns it introduces to `REVISION_MARKERS` only if a pre-Alembic database could
-have them (i.e. never again: every release from now on records its revision).
+and add the columns it introduces to `REVISION_MARKERS` (a test checks that every revision has
+markers; they only matter for databases that record no revision).
 """
 
 from __future__ import annotations

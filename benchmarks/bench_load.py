@@ -1,17 +1,18 @@
 """Load and crash benchmark: many annotators rating at once on a real app server.
 
     python benchmarks/bench_load.py [--annotators 50] [--pairs 20] [--backend both]
-                                    [--crash-after 400] [--postgres URL]
+                                    [--think 0 5] [--crash-after 400] [--postgres URL]
 
 For each database (a fresh SQLite file; a fresh PostgreSQL database, dropped afterwards) it
 starts the real Streamlit server (the production command plus the agent API, on 127.0.0.1) and
-runs two scenarios, each on its own fresh database:
+runs these scenarios, each on its own fresh database:
 
-* **load**: every annotator opens the rating page and submits their pairs, all at once. Prints
-  the wall time, submits per second and the submit latency (request sent to the next pair
-  received, as the annotator waits for it: p50, p95, max), and checks the guarantee: every
-  acknowledged submit is in the database with all 8 scores, no pair has a partial or extra
-  rating, and no annotator saw an error.
+* **load**: every annotator opens the rating page and submits their pairs, all at once, with
+  no pause (the server saturated) and with a reading pause of about --think seconds per pair.
+  Prints the wall time, submits per second, the submit latency (request sent to the next pair
+  received, as the annotator waits for it: p50, p95, max) and the server's memory, and checks
+  the guarantee: every acknowledged submit is in the database with all 8 scores, no pair has
+  a partial or extra rating, and no annotator saw an error.
 * **crash** (skip with --crash-after 0): the same load, but the server is killed with SIGKILL
   after that many acknowledged submits, checked, restarted, and every annotator opens the page
   again. Prints how many submits were acknowledged before the kill, the restart time, whether
@@ -59,25 +60,27 @@ def _verdict(integrity: Integrity, errors: list[str], expected_done: int) -> lis
     return problems
 
 
-def load_scenario(url: str, folder: Path, annotators: int, pairs: int) -> list[str]:
+def load_scenario(url: str, folder: Path, annotators: int, pairs: int, think: float) -> list[str]:
     engine = make_engine(url)
     load = prepare_load_study(engine, folder, annotators=annotators, pairs_each=pairs)
     server = agent_server(url, folder / "load-server.log")
     server.start()
     try:
         started = time.perf_counter()
-        runs = run_annotators(server.url, load.tokens, pairs)
+        runs = run_annotators(server.url, load.tokens, pairs, think_seconds=think)
         wall = time.perf_counter() - started
+        memory_mb = server.memory_mb()
     finally:
         server.stop()
     acknowledged = [a for run in runs for a in run.acknowledged]
     integrity = check_database(engine, load.study_id, acknowledged)
     figures = latency_summary(runs)
     print(
-        f"  load : {len(acknowledged)} submits acknowledged in {wall:.1f} s "
+        f"  load (think {think:g} s): {len(acknowledged)} submits acknowledged in {wall:.1f} s "
         f"({len(acknowledged) / wall:.1f}/s); submit p50 {figures.get('p50_ms', 0):.0f} ms, "
         f"p95 {figures.get('p95_ms', 0):.0f} ms, max {figures.get('max_ms', 0):.0f} ms; "
-        f"{integrity.ratings} scores stored for {integrity.done} pairs"
+        f"{integrity.ratings} scores stored for {integrity.done} pairs; "
+        f"server memory {memory_mb:.0f} MB"
     )
     engine.dispose()
     return _verdict(integrity, _errors(runs), annotators * pairs)
@@ -118,6 +121,14 @@ def main() -> int:
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--pairs", type=int, default=20, help="pairs each annotator submits")
     parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs="+",
+        default=[0.0, 5.0],
+        help="seconds each annotator reads a pair before submitting (0.5x-1.5x, at random); "
+        "one load run per value (0: all submit as fast as they can)",
+    )
     parser.add_argument("--crash-after", type=int, default=400, help="0: no crash scenario")
     parser.add_argument("--postgres", default=LOCAL_POSTGRES)
     args = parser.parse_args()
@@ -127,8 +138,9 @@ def main() -> int:
     for backend in backends:
         print(f"{backend}:")
         with tempfile.TemporaryDirectory() as work:
-            with scratch_database(backend, args.postgres) as url:
-                problems += load_scenario(url, Path(work), args.annotators, args.pairs)
+            for think in args.think:
+                with scratch_database(backend, args.postgres) as url:
+                    problems += load_scenario(url, Path(work), args.annotators, args.pairs, think)
             if args.crash_after:
                 with scratch_database(backend, args.postgres) as url:
                     problems += crash_scenario(
