@@ -23,7 +23,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -260,7 +260,7 @@ def rate_until(
 
 
 def run_annotators(
-    base_url: str,
+    urls: Sequence[str],
     tokens: dict[str, str],
     submits: int,
     *,
@@ -269,8 +269,9 @@ def run_annotators(
 ) -> list[AnnotatorRun]:
     """All annotators at once, one thread each, released together by a barrier.
 
-    `on_progress(n)` is called from this thread whenever the number n of acknowledged submits
-    grows (the fault test kills the server from there).
+    With several server `urls`, annotators are spread over them in turn and each stays on one
+    (as a load balancer with sticky sessions does). `on_progress(n)` is called from this thread
+    whenever the number n of acknowledged submits grows (the fault test kills a server there).
     """
     names = sorted(tokens)
     runs = [AnnotatorRun(name) for name in names]
@@ -278,10 +279,10 @@ def run_annotators(
     threads = [
         threading.Thread(
             target=rate_until,
-            args=(base_url, tokens[run.name], submits, run, barrier, think_seconds),
+            args=(urls[i % len(urls)], tokens[run.name], submits, run, barrier, think_seconds),
             daemon=True,
         )
-        for run in runs
+        for i, run in enumerate(runs)
     ]
     for thread in threads:
         thread.start()
@@ -383,25 +384,28 @@ class CrashRun:
 
 
 def load_with_crash(
-    server: AppServer, engine: Engine, load: LoadStudy, kill_after: int
+    servers: Sequence[AppServer], engine: Engine, load: LoadStudy, kill_after: int
 ) -> CrashRun:
-    """Run the load, SIGKILL the server after `kill_after` acknowledged submits, restart it,
-    and let every annotator open the page again and finish their share."""
+    """Run the load over `servers`, SIGKILL the first after `kill_after` acknowledged submits
+    (the others carry on), restart it, and let every annotator open the page again and finish
+    their share."""
+    victim = servers[0]
+    urls = [server.url for server in servers]
 
     def kill_when_due(acknowledged: int) -> None:
         if acknowledged >= kill_after:
-            server.kill()
+            victim.kill()
 
-    before = run_annotators(server.url, load.tokens, load.pairs_each, on_progress=kill_when_due)
-    killed = not server.running
-    server.kill()
+    before = run_annotators(urls, load.tokens, load.pairs_each, on_progress=kill_when_due)
+    killed = not victim.running
+    victim.kill()
     acknowledged = [a for run in before for a in run.acknowledged]
     after_crash = check_database(engine, load.study_id, acknowledged)
     expected_resume = first_pending(engine, sorted(load.tokens))
     started = time.perf_counter()
-    server.start()
+    victim.start()
     restart_seconds = time.perf_counter() - started
-    after = run_annotators(server.url, load.tokens, load.pairs_each)
+    after = run_annotators(urls, load.tokens, load.pairs_each)
     acknowledged += [a for run in after for a in run.acknowledged]
     final = check_database(engine, load.study_id, acknowledged)
     return CrashRun(before, after, after_crash, final, expected_resume, restart_seconds, killed)

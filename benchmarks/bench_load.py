@@ -27,6 +27,8 @@ import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from scratch_db import LOCAL_POSTGRES, scratch_database
@@ -35,7 +37,6 @@ from annotate.db import make_engine
 from annotate.loadtest import (
     AnnotatorRun,
     Integrity,
-    LoadStudy,
     agent_server,
     check_database,
     latency_summary,
@@ -43,6 +44,7 @@ from annotate.loadtest import (
     prepare_load_study,
     run_annotators,
 )
+from annotate.server import AppServer
 
 
 def _errors(runs: list[AnnotatorRun]) -> list[str]:
@@ -60,18 +62,28 @@ def _verdict(integrity: Integrity, errors: list[str], expected_done: int) -> lis
     return problems
 
 
-def load_scenario(url: str, folder: Path, annotators: int, pairs: int, think: float) -> list[str]:
+@contextmanager
+def running_servers(url: str, folder: Path, count: int, name: str) -> Iterator[list[AppServer]]:
+    servers = [agent_server(url, folder / f"{name}-server-{i}.log") for i in range(count)]
+    try:
+        for server in servers:
+            server.start()
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def load_scenario(
+    url: str, folder: Path, annotators: int, pairs: int, think: float, servers: int
+) -> list[str]:
     engine = make_engine(url)
     load = prepare_load_study(engine, folder, annotators=annotators, pairs_each=pairs)
-    server = agent_server(url, folder / "load-server.log")
-    server.start()
-    try:
+    with running_servers(url, folder, servers, "load") as running:
         started = time.perf_counter()
-        runs = run_annotators(server.url, load.tokens, pairs, think_seconds=think)
+        runs = run_annotators([s.url for s in running], load.tokens, pairs, think_seconds=think)
         wall = time.perf_counter() - started
-        memory_mb = server.memory_mb()
-    finally:
-        server.stop()
+        memory_mb = sum(server.memory_mb() for server in running)
     acknowledged = [a for run in runs for a in run.acknowledged]
     integrity = check_database(engine, load.study_id, acknowledged)
     figures = latency_summary(runs)
@@ -86,15 +98,13 @@ def load_scenario(url: str, folder: Path, annotators: int, pairs: int, think: fl
     return _verdict(integrity, _errors(runs), annotators * pairs)
 
 
-def crash_scenario(url: str, folder: Path, annotators: int, pairs: int, after: int) -> list[str]:
+def crash_scenario(
+    url: str, folder: Path, annotators: int, pairs: int, after: int, servers: int
+) -> list[str]:
     engine = make_engine(url)
-    load: LoadStudy = prepare_load_study(engine, folder, annotators=annotators, pairs_each=pairs)
-    server = agent_server(url, folder / "crash-server.log")
-    server.start()
-    try:
-        crash = load_with_crash(server, engine, load, after)
-    finally:
-        server.stop()
+    load = prepare_load_study(engine, folder, annotators=annotators, pairs_each=pairs)
+    with running_servers(url, folder, servers, "crash") as running:
+        crash = load_with_crash(running, engine, load, after)
     before = sum(len(run.acknowledged) for run in crash.before)
     cut = sum(run.cut_off for run in crash.before)
     print(
@@ -130,21 +140,33 @@ def main() -> int:
         "one load run per value (0: all submit as fast as they can)",
     )
     parser.add_argument("--crash-after", type=int, default=400, help="0: no crash scenario")
+    parser.add_argument(
+        "--servers",
+        type=int,
+        default=1,
+        help="app servers on the same database, annotators spread over them (the crash kills "
+        "the first one)",
+    )
     parser.add_argument("--postgres", default=LOCAL_POSTGRES)
     args = parser.parse_args()
     backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
-    print(f"{args.annotators} annotators x {args.pairs} pairs each, all at once")
+    print(
+        f"{args.annotators} annotators x {args.pairs} pairs each, all at once, on "
+        f"{args.servers} app server(s)"
+    )
     problems: list[str] = []
     for backend in backends:
         print(f"{backend}:")
         with tempfile.TemporaryDirectory() as work:
             for think in args.think:
                 with scratch_database(backend, args.postgres) as url:
-                    problems += load_scenario(url, Path(work), args.annotators, args.pairs, think)
+                    problems += load_scenario(
+                        url, Path(work), args.annotators, args.pairs, think, args.servers
+                    )
             if args.crash_after:
                 with scratch_database(backend, args.postgres) as url:
                     problems += crash_scenario(
-                        url, Path(work), args.annotators, args.pairs, args.crash_after
+                        url, Path(work), args.annotators, args.pairs, args.crash_after, args.servers
                     )
     for problem in problems:
         print(f"FAILED: {problem}")

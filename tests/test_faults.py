@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
@@ -28,15 +29,20 @@ PAIRS_EACH = 6
 KILL_AFTER = 15
 
 
+@pytest.mark.parametrize("servers", [1, 2], ids=["one server", "two servers"])
 def test_sigkill_mid_load_keeps_every_acknowledged_rating(
-    db_url: str, engine: Engine, tmp_path: Path
+    db_url: str, engine: Engine, tmp_path: Path, servers: int
 ) -> None:
+    """With two servers on one database, the other keeps serving while the first is down."""
     load = prepare_load_study(engine, tmp_path, annotators=ANNOTATORS, pairs_each=PAIRS_EACH)
-    server = agent_server(db_url, tmp_path / "server.log").start()
+    running = [agent_server(db_url, tmp_path / f"server-{i}.log") for i in range(servers)]
     try:
-        crash = load_with_crash(server, engine, load, KILL_AFTER)
+        for server in running:
+            server.start()
+        crash = load_with_crash(running, engine, load, KILL_AFTER)
     finally:
-        server.stop()
+        for server in running:
+            server.stop()
 
     assert crash.killed
     acknowledged_before = sum(len(run.acknowledged) for run in crash.before)
