@@ -66,7 +66,8 @@ def study_enrolment_link(
 ) -> str:
     with read_session(engine) as session:
         require_admin(session, actor_id)
-        return enrolment_link(studies.get_study(session, name).name, base_url)
+        study = studies.get_study(session, name)
+        return enrolment_link(study.name, study.enrolment_key or "", base_url)
 
 
 # ---------------------------------------------------------------- data

@@ -41,8 +41,10 @@ annotators_app = typer.Typer(help="Create and manage accounts.", no_args_is_help
 synth_app = typer.Typer(
     help="Generate synthetic data for tests and benchmarks.", no_args_is_help=True
 )
+db_app = typer.Typer(help="The database schema: upgrade, show the revision.", no_args_is_help=True)
 app.add_typer(annotators_app, name="annotators")
 app.add_typer(synth_app, name="synth")
+app.add_typer(db_app, name="db")
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -323,6 +325,67 @@ def backup_command(
     except BackupError as error:
         raise fail(str(error)) from None
     out.print(f"Backed up to {path} ({path.stat().st_size:,} bytes).", highlight=False)
+
+
+def _unupgraded_engine() -> Engine:
+    """The database without the automatic upgrade that `State.engine()` runs."""
+    try:
+        engine = make_engine(State.db, create=False)
+        engine.connect().close()
+    except OperationalError as error:
+        raise fail(
+            f"cannot open the database {database_url(State.db)}: {error.orig or error}"
+        ) from None
+    return engine
+
+
+@db_app.command("upgrade")
+def db_upgrade_command() -> None:
+    """Upgrade the database to the current schema (every command and the app also do it at
+    start; run this first when several app servers start at once). Back up first."""
+    from annotate.schema import HEAD_REVISION, SchemaError, upgrade_database
+
+    engine = _unupgraded_engine()
+    try:
+        before = upgrade_database(engine)
+    except SchemaError as error:
+        raise fail(str(error)) from None
+    finally:
+        engine.dispose()
+    if before == HEAD_REVISION:
+        out.print(f"Already at the current schema ({HEAD_REVISION}).", highlight=False)
+    elif before is None:
+        out.print(f"Created the tables ({HEAD_REVISION}).", highlight=False)
+    else:
+        out.print(f"Upgraded from {before} to {HEAD_REVISION}.", highlight=False)
+
+
+@db_app.command("current")
+def db_current_command() -> None:
+    """Print the database's schema revision (without upgrading it)."""
+    from annotate.schema import HEAD_REVISION, SchemaError, current_revision, detect_revision
+
+    engine = _unupgraded_engine()
+    try:
+        revision = current_revision(engine)
+        if revision is None:
+            with engine.connect() as connection:
+                detected = detect_revision(connection)
+    except SchemaError as error:
+        raise fail(str(error)) from None
+    finally:
+        engine.dispose()
+    if revision is not None:
+        note = " (current)" if revision == HEAD_REVISION else f" (current is {HEAD_REVISION})"
+        out.print(f"{revision}{note}", highlight=False)
+    elif detected is None:
+        out.print("none: the database is empty", highlight=False)
+    else:
+        out.print(
+            f"none recorded: made before migrations, schema of {detected} "
+            f"(current is {HEAD_REVISION}; run `prb-annotate db upgrade`)",
+            highlight=False,
+        )
 
 
 PortOption = Annotated[int, typer.Option(help="Port to serve the app on.")]

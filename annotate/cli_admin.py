@@ -218,7 +218,8 @@ def _show(study: Study) -> None:
     for key, value in rows:
         out.print(f"{key}\t{value}", highlight=False, markup=False)
     if study.enrolment_open:
-        out.print(f"enrolment link\t{enrolment_link(study.name)}", highlight=False, markup=False)
+        link = enrolment_link(study.name, study.enrolment_key or "")
+        out.print(f"enrolment link\t{link}", highlight=False, markup=False)
 
 
 def _shortened(text: str, limit: int = 60) -> str:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, create_engine
 
 from annotate import models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from annotate.config import database_url
@@ -22,7 +22,8 @@ _WRITE_OPTION = "prb_write"
 
 
 def make_engine(path_or_url: str | None = None, *, create: bool = True) -> Engine:
-    """Return an engine for a SQLite path or a SQLAlchemy URL; create missing tables."""
+    """Return an engine for a SQLite path or a SQLAlchemy URL; with `create`, create the tables
+    or upgrade them to the current schema (`annotate.schema.upgrade_database`)."""
     url = database_url(path_or_url)
     # Errors (and the server log their tracebacks go to) never show the statement's values:
     # token hashes, annotators' comments, dataset text.
@@ -36,8 +37,15 @@ def make_engine(path_or_url: str | None = None, *, create: bool = True) -> Engin
     else:
         engine = create_engine(url, pool_pre_ping=True, hide_parameters=True)
     if create:
-        SQLModel.metadata.create_all(engine)
+        from annotate.schema import upgrade_database
+
+        upgrade_database(engine)
     return engine
+
+
+def write_options() -> dict[str, bool]:
+    """Execution options that make a SQLite connection begin with `BEGIN IMMEDIATE`."""
+    return {_WRITE_OPTION: True}
 
 
 def is_sqlite(engine: Engine) -> bool:
@@ -70,7 +78,7 @@ def write_session(engine: Engine) -> Iterator[Session]:
     takes a transaction-level advisory lock first, so write sessions run one at a time there too
     and a read-then-write unit of work cannot lose an update or act on a stale read.
     """
-    bind = engine.execution_options(**{_WRITE_OPTION: True}) if is_sqlite(engine) else engine
+    bind = engine.execution_options(**write_options()) if is_sqlite(engine) else engine
     with Session(bind, expire_on_commit=False) as session, session.begin():
         if engine.dialect.name == "postgresql":
             session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK_KEY})

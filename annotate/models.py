@@ -64,6 +64,9 @@ class Study(SQLModel, table=True):
     enrolment_open: bool = Field(
         default=False, description="crowd links (?study=...&PROLIFIC_PID=...) may create accounts"
     )
+    enrolment_key: str | None = Field(
+        default=None, description="the secret in the study's crowd link (set when enrolment opens)"
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -101,6 +104,9 @@ class Annotator(SQLModel, table=True):
         default=None,
         unique=True,
         description="crowd platform participant id, e.g. 'prolific:5f1a...'",
+    )
+    enrolment_session_hash: str | None = Field(
+        default=None, description="hash of the crowd session id the participant enrolled with"
     )
     created_at: datetime = Field(default_factory=utcnow)
 

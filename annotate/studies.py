@@ -81,6 +81,7 @@ def create_study(session: Session, name: str, **settings: Any) -> Study:
     study = Study(name=name, seed=secrets.randbelow(2**31) if seed is None else int(seed))
     _apply(study, settings)
     _check(study)
+    _ensure_enrolment_key(study)
     session.add(study)
     session.flush()
     return study
@@ -94,6 +95,7 @@ def update_study(session: Session, name: str, **changes: Any) -> Study:
         raise StudyError("; ".join(frozen))
     _apply(study, changes)
     _check(study)
+    _ensure_enrolment_key(study)
     session.add(study)
     session.flush()
     return study
@@ -114,6 +116,16 @@ def _apply(study: Study, changes: dict[str, Any]) -> None:
     study.anchors = {
         k: v for k, v in study.anchors.items() if study.scale_min <= _as_int(k) <= study.scale_max
     }
+
+
+def _ensure_enrolment_key(study: Study) -> None:
+    """An open crowd link needs its secret (kept when enrolment closes and opens again)."""
+    if study.enrolment_open and not study.enrolment_key:
+        study.enrolment_key = new_enrolment_key()
+
+
+def new_enrolment_key() -> str:
+    return secrets.token_urlsafe(16)  # 128 bits
 
 
 def _as_int(value: object) -> int:

@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
 
-from sqlalchemy import create_engine, insert, select
-from sqlalchemy.engine import Engine, make_url
+from scratch_db import LOCAL_POSTGRES, scratch_database
+from sqlalchemy import insert, select
+from sqlalchemy.engine import Engine
 
 from annotate import accounts, studies
 from annotate.assignment import pull_next
@@ -107,37 +105,21 @@ def run(engine: Engine, threads: int, n_pairs: int, k: int) -> dict[str, float]:
     }
 
 
-def _postgres(url: str, threads: int, n_pairs: int, k: int) -> dict[str, float]:
-    admin = create_engine(make_url(url).set(database="postgres"), isolation_level="AUTOCOMMIT")
-    name = f"prb_bench_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        engine = make_engine(make_url(url).set(database=name).render_as_string(False))
-        try:
-            return run(engine, threads, n_pairs, k)
-        finally:
-            engine.dispose()
-    finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=20)
     parser.add_argument("--pairs", type=int, default=300)
     parser.add_argument("--k", type=int, default=3)
-    parser.add_argument(
-        "--postgres", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-    )
+    parser.add_argument("--postgres", default=LOCAL_POSTGRES)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        engine = make_engine(str(Path(folder) / "bench.db"))
-        results = {"sqlite": run(engine, args.threads, args.pairs, args.k)}
-        engine.dispose()
-    results["postgresql"] = _postgres(args.postgres, args.threads, args.pairs, args.k)
+    results = {}
+    for backend in ("sqlite", "postgresql"):
+        with scratch_database(backend, args.postgres) as url:
+            engine = make_engine(url)
+            try:
+                results[backend] = run(engine, args.threads, args.pairs, args.k)
+            finally:
+                engine.dispose()
     print(
         f"{args.threads} threads, {args.pairs} pairs, k={args.k}: every pair rated exactly k times"
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +79,8 @@ def _postgres_admin() -> Iterator[Engine | None]:
 
 @pytest.fixture(scope="session")
 def _postgres_template(_postgres_admin: Engine | None) -> Iterator[str | None]:
-    """A database with the app's tables, made once per session; test databases are its copies
-    (much faster than creating the tables in every test)."""
+    """A database with the app's tables (stamped with the head revision), made once per session;
+    test databases are its copies (much faster than creating the tables in every test)."""
     if _postgres_admin is None:
         yield None
         return
@@ -95,6 +96,21 @@ def _postgres_template(_postgres_admin: Engine | None) -> Iterator[str | None]:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@contextmanager
+def _postgres_database(admin: Engine, prefix: str, template: str | None = None) -> Iterator[str]:
+    """A new database on the test server (a copy of `template`, if given), dropped after."""
+    name = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    copy = f' TEMPLATE "{template}"' if template else ""
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"{copy}')
+    try:
+        yield admin.url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            # FORCE: engines the CLI opened during the test may still hold connections.
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture
 def db_url(
     tmp_path: Path, _postgres_admin: Engine | None, _postgres_template: str | None
@@ -104,15 +120,18 @@ def db_url(
     if _postgres_admin is None:
         yield f"sqlite:///{tmp_path / 'test.db'}"
         return
-    name = f"prb_test_{uuid.uuid4().hex[:16]}"
-    with _postgres_admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{_postgres_template}"')
-    try:
-        yield _postgres_admin.url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with _postgres_admin.connect() as connection:
-            # FORCE: engines the CLI opened during the test may still hold connections.
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with _postgres_database(_postgres_admin, "prb_test", _postgres_template) as url:
+        yield url
+
+
+@pytest.fixture
+def empty_db_url(tmp_path: Path, _postgres_admin: Engine | None) -> Iterator[str]:
+    """A SQLAlchemy URL of a fresh database without any tables (e.g. to build an old schema)."""
+    if _postgres_admin is None:
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    with _postgres_database(_postgres_admin, "prb_empty") as url:
+        yield url
 
 
 @pytest.fixture

@@ -9,7 +9,14 @@ from __future__ import annotations
 import streamlit as st
 
 from annotate.app.session import CurrentAccount, current_account, engine
-from annotate.enrolment import PARTICIPANT_PARAM, STUDY_PARAM, EnrolmentError, enrol
+from annotate.enrolment import (
+    KEY_PARAM,
+    PARTICIPANT_PARAM,
+    SESSION_PARAM,
+    STUDY_PARAM,
+    EnrolmentError,
+    enrol,
+)
 
 
 def is_enrolment_link() -> bool:
@@ -22,7 +29,9 @@ def enrol_from_link() -> CurrentAccount | None:
         result = enrol(
             engine(),
             study=st.query_params.get(STUDY_PARAM, ""),
+            key=st.query_params.get(KEY_PARAM, ""),
             participant_id=st.query_params.get(PARTICIPANT_PARAM, ""),
+            session_id=st.query_params.get(SESSION_PARAM, ""),
         )
     except EnrolmentError as error:
         st.title("prb-annotate")

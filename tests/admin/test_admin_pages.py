@@ -266,7 +266,8 @@ def test_open_the_pool_and_enrolment_on_the_assignments_page(page_engine, open_p
     with read_session(page_engine) as session:
         study = get_study(session, "s")
     assert (study.pool_open, study.enrolment_open, study.reservation_minutes) == (True, True, 15)
-    assert study.pool_quota == 3 and "study=s&PROLIFIC_PID=" in _texts(at)
+    assert study.pool_quota == 3 and study.enrolment_key
+    assert f"study=s&key={study.enrolment_key}&PROLIFIC_PID=" in _texts(at)
 
 
 # ---------------------------------------------------------------- progress
@@ -322,7 +323,10 @@ def test_the_crowd_link_enrols_once_and_ends_with_the_completion_code(page_engin
         pool_quota=2,
         completion_code="CODE-9",
     )
-    at = open_page(study="crowd", PROLIFIC_PID=PID, STUDY_ID="x", SESSION_ID="y")
+    with read_session(page_engine) as session:
+        key = get_study(session, "crowd").enrolment_key
+    link = {"study": "crowd", "key": key, "PROLIFIC_PID": PID, "STUDY_ID": "x", "SESSION_ID": "y"}
+    at = open_page(**link)
     token = at.query_params["token"]
     with read_session(page_engine) as session:
         account = find_account(session, token)
@@ -336,7 +340,7 @@ def test_the_crowd_link_enrols_once_and_ends_with_the_completion_code(page_engin
         at.run()
     assert "CODE-9" in _texts(at)
     # The same participant opening the platform's link again: same account, no new pairs.
-    again = open_page(study="crowd", PROLIFIC_PID=PID)
+    again = open_page(**link)
     assert again.query_params["token"] != token
     with read_session(page_engine) as session:
         assert len(session.exec(select(Annotator)).all()) == 1
@@ -345,6 +349,17 @@ def test_the_crowd_link_enrols_once_and_ends_with_the_completion_code(page_engin
 
 def test_a_crowd_link_to_a_closed_study_says_so(page_engine, open_page):
     make_study(page_engine, "closed", pairs=1)
-    at = open_page(study="closed", PROLIFIC_PID=PID)
+    at = open_page(study="closed", key="k", PROLIFIC_PID=PID, SESSION_ID="y")
     assert "not taking new participants" in _texts(at)
     assert "token" not in at.query_params
+
+
+def test_a_crowd_link_for_someone_else_s_participant_id_is_refused(page_engine, open_page):
+    make_study(page_engine, "crowd", pairs=2, pool_open=True, enrolment_open=True)
+    with read_session(page_engine) as session:
+        key = get_study(session, "crowd").enrolment_key
+    first = open_page(study="crowd", key=key, PROLIFIC_PID=PID, SESSION_ID="mine")
+    assert "token" in first.query_params
+    other = open_page(study="crowd", key=key, PROLIFIC_PID=PID, SESSION_ID="someone-else")
+    assert "another session" in _texts(other)
+    assert "token" not in other.query_params

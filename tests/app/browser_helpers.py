@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotate.server import server_environment, streamlit_command
+from annotate.server import AppServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -33,51 +29,9 @@ UI_TIMEOUT_MS = 20_000
 LABEL_WORDS = (b"chosen", b"rejected")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class Server:
-    url: str
-    process: subprocess.Popen
-    log: Path
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-
-
-def start_server(db: Path, log: Path) -> Server:
-    """Start the app on a free port; return once `/_stcore/health` answers `ok`."""
-    port = free_port()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            streamlit_command(port, "127.0.0.1"),
-            env=server_environment(str(db)),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    server = Server(f"http://127.0.0.1:{port}", process, log)
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
-        try:
-            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=2) as answer:
-                if answer.read().strip() == b"ok":
-                    return server
-        except OSError:
-            time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"the app server did not start; its log:\n{log.read_text(errors='replace')}")
+def start_server(db: Path, log: Path) -> AppServer:
+    """Start the app (the production command) on a free port; return once it is healthy."""
+    return AppServer(str(db), log).start(timeout=SERVER_START_TIMEOUT_S)
 
 
 def settle(page: Any) -> None:

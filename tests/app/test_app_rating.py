@@ -336,7 +336,10 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     assert [t.value for t in at.title] == ["All done, thank you!"]
     assert len(at.radio) == 0
     assert "You rated **26** pairs and skipped 1." in messages(at.markdown)
-    assert messages(at.success) == ["Your completion code: **PRB-DEMO-2026**"]
+    assert messages(at.success) == [
+        "Pair 27 saved.",  # the last submit is confirmed on the done screen too
+        "Your completion code: **PRB-DEMO-2026**",
+    ]
     assert [c.value for c in at.code] == ["PRB-DEMO-2026"]
     with read_session(engine) as session:
         statuses = session.exec(

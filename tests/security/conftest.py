@@ -40,16 +40,17 @@ from annotate.importer import import_files
 from annotate.models import Pair
 from annotate.quality import mark_gold
 from annotate.ratings import submit_rating
+from annotate.server import AppServer
 from annotate.studies import get_or_create_study, get_study
 from tests.app.apptest_helpers import SCORES, annotator_id, pair_of, queue_ids
-from tests.app.browser_helpers import CHROMIUM, CHROMIUM_ARGS, UI_TIMEOUT_MS, Server, start_server
+from tests.app.browser_helpers import CHROMIUM, CHROMIUM_ARGS, UI_TIMEOUT_MS, start_server
 
 
 @dataclass
 class SecureWorld:
     db: Path
     engine: Engine
-    server: Server
+    server: AppServer
     tokens: dict[str, str]
     # A's first pairs, the ones B rated: A's assignment ids and B's assignment ids for them.
     a_assignments: list[int] = field(default_factory=list)
@@ -63,7 +64,7 @@ class SecureWorld:
         return f"{self.url}/{path}?token={self.tokens[who]}"
 
     def log_text(self) -> str:
-        return self.server.log.read_text(errors="replace")
+        return self.server.log_path.read_text(errors="replace")
 
 
 def _add_annotator(engine: Engine, study_name: str, name: str, role: str = "annotator") -> str:

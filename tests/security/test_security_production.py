@@ -27,8 +27,8 @@ from annotate.cli import app
 from annotate.config import MAX_UPLOAD_MB
 from annotate.db import make_engine
 from annotate.demo import set_up_demo
-from annotate.server import APP_ENTRY, streamlit_command
-from tests.app.browser_helpers import Server, settle, start_server
+from annotate.server import APP_ENTRY, AppServer, streamlit_command
+from tests.app.browser_helpers import settle, start_server
 
 REPO = Path(__file__).resolve().parents[2]
 REQUIRED = {
@@ -170,7 +170,7 @@ def test_the_production_server_has_the_agent_api_off(secure_world):
 
 
 @pytest.fixture(scope="module")
-def overridden_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, str]]:
+def overridden_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AppServer, str]]:
     """The production command, started with STREAMLIT_* variables that try to turn the unsafe
     options on, on a database whose `annotator` table disappears once the app has started."""
     folder = tmp_path_factory.mktemp("overridden")
@@ -200,7 +200,7 @@ def test_an_uncaught_error_shows_no_details_in_the_browser(overridden_server, ne
     page.goto(f"{started.url}/?token=not-a-token")  # the app opens its engine
     settle(page)
     page.get_by_text("This login link is not valid", exact=False).wait_for()
-    database = started.log.parent / "app.db"
+    database = started.log_path.parent / "app.db"
     with sqlite3.connect(database) as connection:
         connection.execute("ALTER TABLE annotator RENAME TO annotator_gone")
     page.goto(f"{started.url}/?token={token}")
@@ -209,6 +209,6 @@ def test_an_uncaught_error_shows_no_details_in_the_browser(overridden_server, ne
     shown = page.locator("[data-testid='stMain']").inner_text()
     for detail in ("Traceback", "annotator", "OperationalError", "sqlite", ".py", "SELECT"):
         assert detail not in shown, f"the browser shows {detail!r}: {shown[:500]}"
-    log = started.log.read_text(errors="replace")
+    log = started.log_path.read_text(errors="replace")
     assert "no such table: annotator" in log  # the details went to the server log instead
     assert token not in log and accounts.hash_token(token) not in log

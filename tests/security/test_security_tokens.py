@@ -22,7 +22,7 @@ from security_helpers import all_stored_values
 from annotate import accounts, admin
 from annotate.db import read_session, write_session
 from annotate.enrolment import enrol
-from annotate.studies import create_study
+from annotate.studies import create_study, get_study
 
 URL_SAFE = re.compile(r"^[A-Za-z0-9_-]+$")
 MIN_BITS = 128
@@ -78,11 +78,16 @@ def test_no_token_is_stored_anywhere_only_its_hash(engine):
     links = admin.create_accounts(engine, boss.id, ["carol", "dave"], role="researcher")
     made = [link.split("token=")[1] for _, link in links]
     rotated = admin.rotate_account(engine, boss.id, "alice").split("token=")[1]
-    crowd = enrol(engine, study="crowd", participant_id="PID123").token
+    with read_session(engine) as session:
+        key = get_study(session, "crowd").enrolment_key or ""
+    crowd = enrol(
+        engine, study="crowd", key=key, participant_id="PID123", session_id="SESSIONSECRET42"
+    ).token
     tokens = [boss_token, alice, *made, rotated, crowd]
 
     stored = all_stored_values(engine)
     assert "boss" in stored and "PID123" in stored  # the dump does see the rows
+    assert "SESSIONSECRET42" not in stored  # the crowd session id, which lets a participant back
     for token in tokens:
         pieces = {token[i : i + 12] for i in range(len(token) - 11)}
         assert not [p for p in pieces if p in stored], "a piece of a token is stored"

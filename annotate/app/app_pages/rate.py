@@ -44,6 +44,7 @@ def draw() -> None:
         return
     current = _current_entry(entries)
     if current is None:
+        _draw_notice()  # the last pair's "saved"
         _draw_done(account_id, entries)
         return
     with read_session(engine()) as session:
