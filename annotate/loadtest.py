@@ -367,7 +367,11 @@ class CrashRun:
     final: Integrity  # the database when everyone has finished
     expected_resume: dict[str, int | None]  # each annotator's first pair still to do at the crash
     restart_seconds: float
-    killed: bool  # False if the load ended before `kill_after` submits were acknowledged
+    killed_at: int | None  # acknowledged submits when the kill came (None: the load ended first)
+
+    @property
+    def killed(self) -> bool:
+        return self.killed_at is not None
 
     @property
     def acknowledged(self) -> list[int]:
@@ -392,13 +396,15 @@ def load_with_crash(
     victim = servers[0]
     urls = [server.url for server in servers]
 
+    killed_at: list[int] = []
+
     def kill_when_due(acknowledged: int) -> None:
-        if acknowledged >= kill_after:
+        if acknowledged >= kill_after and not killed_at:
             victim.kill()
+            killed_at.append(acknowledged)
 
     before = run_annotators(urls, load.tokens, load.pairs_each, on_progress=kill_when_due)
-    killed = not victim.running
-    victim.kill()
+    victim.kill()  # if the load ended before `kill_after`: stopped all the same, not counted
     acknowledged = [a for run in before for a in run.acknowledged]
     after_crash = check_database(engine, load.study_id, acknowledged)
     expected_resume = first_pending(engine, sorted(load.tokens))
@@ -408,4 +414,12 @@ def load_with_crash(
     after = run_annotators(urls, load.tokens, load.pairs_each)
     acknowledged += [a for run in after for a in run.acknowledged]
     final = check_database(engine, load.study_id, acknowledged)
-    return CrashRun(before, after, after_crash, final, expected_resume, restart_seconds, killed)
+    return CrashRun(
+        before,
+        after,
+        after_crash,
+        final,
+        expected_resume,
+        restart_seconds,
+        killed_at[0] if killed_at else None,
+    )

@@ -108,8 +108,9 @@ def crash_scenario(
     before = sum(len(run.acknowledged) for run in crash.before)
     cut = sum(run.cut_off for run in crash.before)
     print(
-        f"  crash: SIGKILL after {before} acknowledged submits ({cut} annotators cut off "
-        f"mid-request); right after: {crash.after_crash.done} pairs in the database, "
+        f"  crash: SIGKILL at {crash.killed_at} acknowledged submits ({cut} annotators cut off "
+        f"mid-request; {before} acknowledged before the restart); right after: "
+        f"{crash.after_crash.done} pairs in the database, "
         f"{len(crash.after_crash.half_written)} half-written, "
         f"{len(crash.after_crash.missing_acknowledged)} acknowledged missing; "
         f"restart {crash.restart_seconds:.1f} s; "
