@@ -463,3 +463,24 @@ def test_a_skip_reason_is_shown_back_as_text(open_app, demo, engine):
     (warning,) = messages(at.warning)
     assert "![" not in warning and "<b>" not in warning
     assert "[image: pic]" in warning and "&lt;b&gt;" in warning
+
+
+def test_admin_typed_scale_text_is_inert_on_the_rating_page(open_app, demo, engine):
+    """Dimension labels, definitions and anchors are typed by admins: shown, never loaded."""
+    image = "![logo](https://tracker.example/pixel.png)"
+    html = "<img src=x onerror=alert(1)>"
+    with write_session(engine) as session:
+        study = session.exec(select(Study).where(Study.name == "demo")).one()
+        study.dimension_labels = {**study.dimension_labels, "factuality": f"Facts {image}"}
+        study.dimension_definitions = {**study.dimension_definitions, "factuality": html}
+        study.anchors = {**study.anchors, "1": f"Bad {image}"}
+        session.add(study)
+
+    at = open_app(demo.token)
+    radio = next(r for r in at.radio if r.label.startswith("Response A: Facts"))
+    assert radio.label == "Response A: Facts [image: logo]"
+    assert radio.help == "&lt;img src=x onerror=alert(1)&gt;"
+    assert radio.options[0] == "1 · Bad [image: logo]"
+    guidelines = " ".join(m.value for m in at.markdown)
+    assert "pixel.png" not in guidelines and "<img" not in guidelines
+    assert "**Facts [image: logo]**: &lt;img src=x onerror=alert(1)&gt;" in guidelines

@@ -97,8 +97,9 @@ def _draw_guidelines(view: PairView) -> None:
             "deserve the same score."
         )
         for dim in DIMENSIONS:
-            st.markdown(f"**{scale.dimension_labels[dim]}**: {scale.dimension_definitions[dim]}")
-        anchors = " · ".join(f"{k} = {v}" for k, v in sorted(scale.anchors.items()))
+            label, definition = scale.dimension_labels[dim], scale.dimension_definitions[dim]
+            st.markdown(f"**{inert_markdown(label)}**: {inert_markdown(definition)}")
+        anchors = " · ".join(f"{k} = {inert_markdown(v)}" for k, v in sorted(scale.anchors.items()))
         st.markdown(f"Scale: {anchors}")
 
 
@@ -161,13 +162,13 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
             for side, column in zip(SIDES, st.columns(2, gap="large"), strict=True):
                 given = view.scores.get(side, {}).get(dim)
                 column.radio(
-                    f"Response {side}: {scale.dimension_labels[dim]}",
+                    f"Response {side}: {inert_markdown(scale.dimension_labels[dim])}",
                     options,
                     index=options.index(given) if given in options else None,
-                    format_func=lambda v: f"{v} · {scale.anchors.get(v, '')}",
+                    format_func=lambda v: f"{v} · {inert_markdown(scale.anchors.get(v, ''))}",
                     horizontal=True,
                     key=_score_key(dim, side, view.assignment_id),
-                    help=scale.dimension_definitions[dim],
+                    help=inert_markdown(scale.dimension_definitions[dim]),
                 )
         st.text_area("Comment (optional)", value=view.comment, key=f"comment_{view.assignment_id}")
         st.text_input(
