@@ -15,7 +15,12 @@ EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 
 
 def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
-    """All current scores (revisions excluded) of one study, or of every study."""
+    """All current scores (revisions excluded) of one study, or of every study.
+
+    Gold pairs are left out: they are quality-control items with a known answer, given to
+    every annotator outside the plan's k, and would weigh too much in the validation (their
+    scores feed the annotators' gold accuracy on the progress page instead).
+    """
     other_side = case((Assignment.chosen_side == "A", "B"), else_="A")
     query = (
         select(
@@ -36,6 +41,7 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         .join(Pair, Assignment.pair_id == Pair.id)
         .join(Study, Pair.study_id == Study.id)
         .join(Annotator, Assignment.annotator_id == Annotator.id)
+        .where(Pair.gold_preference.is_(None))  # type: ignore[union-attr]
         .order_by(Study.name, Pair.record_id, Annotator.name, Rating.response, Rating.dimension)
     )
     if study is not None:

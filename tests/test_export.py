@@ -195,3 +195,17 @@ def test_times_are_utc_whatever_the_servers_time_zone(db_url, tmp_path, write_re
         assert offset < timedelta(minutes=5)
     finally:
         engine.dispose()
+
+
+def test_gold_pairs_are_left_out_of_the_export(engine, rated):
+    """Gold pairs (known answer, rated by everyone outside k) are quality control, not data."""
+    from annotate.quality import mark_gold
+    from annotate.studies import get_study
+
+    before = ratings_dataframe(engine, "main")
+    with write_session(engine) as session:
+        mark_gold(session, get_study(session, "main"), ["2_0_0"], "chosen")
+    after = ratings_dataframe(engine, "main")
+    assert "2_0_0" in set(before["pair_id"]) and "2_0_0" not in set(after["pair_id"])
+    assert len(after) == len(before) - 2 * len(DIMENSIONS) * 2  # alice's and bob's 8 scores
+    assert after.equals(before[before["pair_id"] != "2_0_0"].reset_index(drop=True))
