@@ -25,6 +25,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 
 from annotate.db import make_engine
+from tests.app.browser_helpers import CHROMIUM, CHROMIUM_ARGS, TALL, UI_TIMEOUT_MS
 
 TEST_DATABASE_ENV = "PRB_TEST_DATABASE_URL"
 REPO = Path(__file__).resolve().parent.parent
@@ -167,3 +168,33 @@ def make_record_fixture() -> Callable[..., dict[str, Any]]:
 @pytest.fixture(name="write_records")
 def write_records_fixture() -> Callable[[Path, list[dict[str, Any]]], Path]:
     return write_records
+
+
+# ---------------------------------------------------------------- browsers
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium (Debian's, headless) for one test module."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """`new_page()`: a page in a fresh browser context (no shared cookies or session)."""
+    contexts = []
+
+    def _new(viewport: dict[str, int] | None = None) -> Any:
+        context = browser.new_context(viewport=viewport or TALL)
+        context.set_default_timeout(UI_TIMEOUT_MS)
+        contexts.append(context)
+        return context.new_page()
+
+    yield _new
+    for context in contexts:
+        context.close()

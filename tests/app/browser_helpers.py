@@ -29,6 +29,9 @@ UI_TIMEOUT_MS = 20_000
 LABEL_WORDS = (b"chosen", b"rejected")
 
 
+TALL = {"width": 1400, "height": 2200}  # a whole pair on one screenshot
+
+
 def start_server(db: Path, log: Path) -> AppServer:
     """Start the app (the production command) on a free port; return once it is healthy."""
     return AppServer(str(db), log).start(timeout=SERVER_START_TIMEOUT_S)

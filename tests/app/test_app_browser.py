@@ -35,7 +35,6 @@ from tests.app.apptest_helpers import (
 )
 from tests.app.browser_helpers import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     UI_TIMEOUT_MS,
     Recorder,
     checked_score,
@@ -57,7 +56,6 @@ pytestmark = [
 
 DIMENSIONS = ("factuality", "relevance", "helpfulness", "rubric_alignment")
 ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
-TALL = {"width": 1400, "height": 2200}
 
 
 @dataclass
@@ -110,32 +108,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     finally:
         server.stop()
         engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
-    """A page in a fresh browser context (no shared cookies or session)."""
-    contexts = []
-
-    def _new(viewport: dict[str, int] | None = None) -> Any:
-        context = browser.new_context(viewport=viewport or TALL)
-        context.set_default_timeout(UI_TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield _new
-    for context in contexts:
-        context.close()
 
 
 def open_link(page: Any, url: str) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 from security_helpers import (
@@ -43,7 +42,7 @@ from annotate.ratings import submit_rating
 from annotate.server import AppServer
 from annotate.studies import get_or_create_study, get_study
 from tests.app.apptest_helpers import SCORES, annotator_id, pair_of, queue_ids
-from tests.app.browser_helpers import CHROMIUM, CHROMIUM_ARGS, UI_TIMEOUT_MS, start_server
+from tests.app.browser_helpers import start_server
 
 
 @dataclass
@@ -136,29 +135,3 @@ def secure_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureWor
     finally:
         server.stop()
         engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
-    """`new_page()`: a page in a fresh browser context (no shared cookies or session)."""
-    contexts = []
-
-    def _new() -> Any:
-        context = browser.new_context(viewport={"width": 1400, "height": 2000})
-        context.set_default_timeout(UI_TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield _new
-    for context in contexts:
-        context.close()
