@@ -18,7 +18,6 @@ from __future__ import annotations
 import http.client
 import json
 import random
-import statistics
 import threading
 import time
 import urllib.error
@@ -294,18 +293,6 @@ def run_annotators(
             seen = acknowledged
         time.sleep(0.05)
     return runs
-
-
-def latency_summary(runs: list[AnnotatorRun]) -> dict[str, float]:
-    latencies = sorted(x for run in runs for x in run.latencies)
-    if not latencies:
-        return {"submits": 0}
-    return {
-        "submits": len(latencies),
-        "p50_ms": 1000 * statistics.median(latencies),
-        "p95_ms": 1000 * latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))],
-        "max_ms": 1000 * latencies[-1],
-    }
 
 
 # ------------------------------------------------------------------ what the database holds

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from figures import distribution
 from scratch_db import LOCAL_POSTGRES, scratch_database
 
 from annotate.db import make_engine
@@ -39,7 +40,6 @@ from annotate.loadtest import (
     Integrity,
     agent_server,
     check_database,
-    latency_summary,
     load_with_crash,
     prepare_load_study,
     run_annotators,
@@ -86,11 +86,11 @@ def load_scenario(
         memory_mb = sum(server.memory_mb() for server in running)
     acknowledged = [a for run in runs for a in run.acknowledged]
     integrity = check_database(engine, load.study_id, acknowledged)
-    figures = latency_summary(runs)
+    figures = distribution([1000 * x for run in runs for x in run.latencies])
     print(
         f"  load (think {think:g} s): {len(acknowledged)} submits acknowledged in {wall:.1f} s "
-        f"({len(acknowledged) / wall:.1f}/s); submit p50 {figures.get('p50_ms', 0):.0f} ms, "
-        f"p95 {figures.get('p95_ms', 0):.0f} ms, max {figures.get('max_ms', 0):.0f} ms; "
+        f"({len(acknowledged) / wall:.1f}/s); submit p50 {figures['p50']:.0f} ms, "
+        f"p95 {figures['p95']:.0f} ms, max {figures['max']:.0f} ms; "
         f"{integrity.ratings} scores stored for {integrity.done} pairs; "
         f"server memory {memory_mb:.0f} MB"
     )

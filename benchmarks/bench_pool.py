@@ -12,12 +12,12 @@ PostgreSQL (default: the local server) on a fresh database that is dropped after
 from __future__ import annotations
 
 import argparse
-import statistics
 import threading
 import time
 from collections import Counter
 from datetime import UTC, datetime
 
+from figures import distribution
 from scratch_db import LOCAL_POSTGRES, scratch_database
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
@@ -95,13 +95,13 @@ def run(engine: Engine, threads: int, n_pairs: int, k: int) -> dict[str, float]:
         ).all()
     per_pair = Counter(rows)
     assert len(per_pair) == n_pairs and set(per_pair.values()) == {k}, per_pair.most_common(3)
-    pull_times.sort()
+    pulls = distribution([1000 * t for t in pull_times])
     return {
         "wall_s": wall,
         "completed": float(sum(per_pair.values())),
         "per_s": sum(per_pair.values()) / wall,
-        "pull_median_ms": 1000 * statistics.median(pull_times),
-        "pull_p95_ms": 1000 * pull_times[int(0.95 * (len(pull_times) - 1))],
+        "pull_median_ms": pulls["p50"],
+        "pull_p95_ms": pulls["p95"],
     }
 
 

@@ -29,6 +29,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from figures import distribution
 from sqlalchemy import func, insert
 from sqlalchemy.engine import Engine
 from sqlmodel import select
@@ -179,15 +180,7 @@ def measured_annotator(engine: Engine) -> tuple[int, str]:
 
 
 def summary(label: str, times_ms: list[float]) -> dict[str, float]:
-    ordered = sorted(times_ms)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    figures = {
-        "n": len(ordered),
-        "p50": statistics.median(ordered),
-        "p95": p95,
-        "max": ordered[-1],
-        "mean": statistics.fmean(ordered),
-    }
+    figures = {**distribution(times_ms), "mean": statistics.fmean(times_ms)}
     log(
         f"{label:<44} n={figures['n']:<4} p50={figures['p50']:7.1f} ms  "
         f"p95={figures['p95']:7.1f} ms  max={figures['max']:7.1f} ms"
