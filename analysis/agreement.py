@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from annotate.dimensions import DIMENSIONS, PERSONAL_DIMENSION
+from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
 
 from .coded import CHOSEN, N_DIMS, REJECTED, CodedRatings
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from annotate.dimensions import DIMENSIONS
+from annotate.vocabulary import DIMENSIONS
 
 CHOSEN_COLOUR = "#1f77b4"
 REJECTED_COLOUR = "#ff7f0e"
@@ -24,7 +24,7 @@ def _errors(values: list, cis: list) -> dict:
     return {"type": "data", "array": plus, "arrayminus": minus, "symmetric": False}
 
 
-def _layout(fig: go.Figure, title: str, **kwargs) -> go.Figure:
+def _layout(fig: go.Figure, title: str, **kwargs: object) -> go.Figure:
     fig.update_layout(title=title, template="plotly_white", height=380, **kwargs)
     return fig
 

@@ -12,10 +12,9 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from annotate.dimensions import DEFAULT_EQUIVALENCE_MARGIN, SCALE_MAX, SCALE_MIN
+from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_N_BOOT, SCALE_MAX, SCALE_MIN
 
 from .options import (
-    DEFAULT_N_BOOT,
     AlphaOption,
     BootstrapOption,
     Format,

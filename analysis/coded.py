@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from annotate.dimensions import DIMENSIONS, RESPONSES, SIDES
+from annotate.vocabulary import DIMENSIONS, RESPONSES, SIDES
 
 N_DIMS = len(DIMENSIONS)
 CHOSEN, REJECTED = 0, 1

@@ -10,7 +10,6 @@ import html
 
 from . import tables
 from .charts import all_figures
-from .render import summary_line
 from .tables import Table
 
 STYLE = """
@@ -88,7 +87,7 @@ def render_html(report: dict) -> str:
         f"<title>Validation report – {esc(', '.join(report['studies']))}</title>",
         f"<style>{STYLE}</style></head><body>",
         "<h1>Validation report</h1>",
-        f'<p class="summary">{esc(summary_line(report))}</p>',
+        f'<p class="summary">{esc(tables.summary_line(report))}</p>',
         f'<div class="verdict {verdict_class}">{esc(verdict_text)}</div>',
         html_table(tables.verdict_table(report)),
         "<h2>Chosen vs rejected</h2>",

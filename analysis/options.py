@@ -9,8 +9,6 @@ from typing import Annotated
 
 import typer
 
-DEFAULT_N_BOOT = 1000
-
 
 class Format(StrEnum):
     json = "json"

@@ -20,7 +20,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import ttost_paired
 
-from annotate.dimensions import GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+from annotate.vocabulary import GENERAL_DIMENSIONS, PERSONAL_DIMENSION
 
 TIE, DIVERGES, INCONCLUSIVE = "tie", "diverges", "inconclusive"
 DIFF_DECIMALS = 9

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotate.dimensions import DIMENSIONS
+from annotate.vocabulary import DIMENSIONS
 
 from .coded import N_DIMS, SIDE_A, SIDE_B, CodedRatings
 from .paired import wilcoxon_test

@@ -1,6 +1,6 @@
 """Reading and checking a ratings export (one row per score).
 
-The export format is fixed (``annotate.dimensions.EXPORT_COLUMNS``):
+The export format is fixed (``annotate.vocabulary.EXPORT_COLUMNS``):
 ``study, pair_id, domain, annotator, response, side, dimension, score, seconds, created_at``.
 Files are csv, jsonl or parquet, chosen by extension. Every problem raises :class:`RatingsError`
 naming where it is (1-based line for csv/jsonl, 1-based row for parquet and DataFrames), the
@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from annotate.dimensions import DIMENSIONS, EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
+from annotate.errors import Invalid
+from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
 
 REQUIRED_VALUES = ("pair_id", "annotator", "response", "side", "dimension", "score")
 """Columns that must hold a value in every row; ``study``, ``domain``, ``seconds`` and
@@ -28,7 +29,7 @@ Locator = Callable[[int], tuple[str, int]]
 """Maps a 0-based row position to (description such as "line 7 of x.csv", 1-based number)."""
 
 
-class RatingsError(ValueError):
+class RatingsError(Invalid):
     """Bad ratings input. ``row`` is the 1-based line (csv/jsonl) or row; ``column`` the column."""
 
     def __init__(self, message: str, *, row: int | None = None, column: str | None = None):

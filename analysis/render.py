@@ -6,6 +6,7 @@ import html
 import json
 
 from . import tables
+from .html_report import render_html
 from .tables import Table
 
 FORMATS = ("json", "md", "html")
@@ -18,8 +19,6 @@ def render_report(report: dict, fmt: str) -> str:
     if fmt in ("md", "markdown"):
         return render_markdown(report)
     if fmt == "html":
-        from .html_report import render_html
-
         return render_html(report)
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
@@ -46,23 +45,12 @@ def markdown_table(table: Table) -> str:
     return "\n".join(lines)
 
 
-def summary_line(report: dict) -> str:
-    s = report["settings"]
-    studies = ", ".join(report["studies"]) or "(unnamed)"
-    return (
-        f"Study: {studies} · {report['n_pairs']} pairs · {report['n_annotators']} annotators · "
-        f"{report['n_scores']} scores · scale {s['scale_min']}–{s['scale_max']} · margin "
-        f"±{s['margin']:g} · alpha {s['alpha']:g} · Holm: {tables.yes_no(s['holm'])} · "
-        f"bootstrap: {s['n_boot']}"
-    )
-
-
 def render_markdown(report: dict) -> str:
     checks = report["checks"]
     verdict = "VALIDATED" if checks["validated"] else "NOT VALIDATED"
     sections = [
         "# Validation report",
-        markdown_cell(summary_line(report)),
+        markdown_cell(tables.summary_line(report)),
         "## Chosen vs rejected by dimension",
         markdown_table(tables.dimension_table(report)),
         f"## Study verdict: {verdict}",

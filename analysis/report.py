@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from annotate.dimensions import (
+from annotate.vocabulary import (
     DEFAULT_EQUIVALENCE_MARGIN,
+    DEFAULT_N_BOOT,
     DIMENSION_LABELS,
     DIMENSIONS,
     PERSONAL_DIMENSION,
@@ -21,7 +22,6 @@ from .accuracy import human_accuracy
 from .agreement import annotator_agreement, dimension_agreement, preference_agreement
 from .annotators import annotator_behaviour
 from .coded import CodedRatings, PairMeans, encode_ratings, pair_means
-from .options import DEFAULT_N_BOOT
 from .paired import apply_holm, compare_dimension, study_checks
 from .position import position_bias
 from .ratings import load_ratings, validate_ratings

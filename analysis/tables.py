@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from annotate.dimensions import DIMENSIONS, GENERAL_DIMENSIONS
+from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 
 DASH = "–"
 
@@ -254,4 +254,15 @@ def exclusion_table(report: dict) -> Table:
         rows=rows,
         numeric=[False, True, True, True, True, False],
         note=f"{report['exclusions']['incomplete_pair_ratings']} incomplete pair-ratings kept.",
+    )
+
+
+def summary_line(report: dict) -> str:
+    s = report["settings"]
+    studies = ", ".join(report["studies"]) or "(unnamed)"
+    return (
+        f"Study: {studies} · {report['n_pairs']} pairs · {report['n_annotators']} annotators · "
+        f"{report['n_scores']} scores · scale {s['scale_min']}–{s['scale_max']} · margin "
+        f"±{s['margin']:g} · alpha {s['alpha']:g} · Holm: {yes_no(s['holm'])} · "
+        f"bootstrap: {s['n_boot']}"
     )

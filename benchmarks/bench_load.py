@@ -31,11 +31,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for support/, not shipped
+
 from figures import distribution
 from scratch_db import LOCAL_POSTGRES, scratch_database
 
 from annotate.db import make_engine
-from annotate.loadtest import (
+from support.appserver import AppServer
+from support.loadtest import (
     AnnotatorRun,
     Integrity,
     agent_server,
@@ -44,7 +47,6 @@ from annotate.loadtest import (
     prepare_load_study,
     run_annotators,
 )
-from annotate.server import AppServer
 
 
 def _errors(runs: list[AnnotatorRun]) -> list[str]:

@@ -22,11 +22,11 @@ from scratch_db import LOCAL_POSTGRES, scratch_database
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from annotate import accounts, studies
-from annotate.assignment import pull_next
 from annotate.db import make_engine, read_session, write_session
-from annotate.models import Assignment, Pair, Rating
-from annotate.ratings import submit_rating
+from annotate.db.tables import Assignment, Pair, Rating
+from annotate.domain import accounts, studies
+from annotate.domain.assignment import pull_next
+from annotate.domain.ratings import submit_rating
 
 SCORES = {
     side: {d: 3 for d in ("factuality", "relevance", "helpfulness", "rubric_alignment")}

@@ -28,19 +28,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.agreement import (  # noqa: E402
+from analysis.agreement import (
     annotator_agreement,
     dimension_agreement,
     preference_agreement,
 )
-from analysis.annotators import annotator_behaviour  # noqa: E402
-from analysis.coded import encode_ratings, pair_means  # noqa: E402
-from analysis.position import position_bias  # noqa: E402
-from analysis.ratings import validate_ratings  # noqa: E402
-from analysis.render import render_report  # noqa: E402
-from analysis.report import build_report, by_domain, compare_dimensions  # noqa: E402
-from analysis.simulate import simulate_ratings  # noqa: E402
-from annotate.dimensions import DIMENSIONS  # noqa: E402
+from analysis.annotators import annotator_behaviour
+from analysis.coded import encode_ratings, pair_means
+from analysis.position import position_bias
+from analysis.ratings import validate_ratings
+from analysis.render import render_report
+from analysis.report import build_report, by_domain, compare_dimensions
+from analysis.simulate import simulate_ratings
+from annotate.vocabulary import DIMENSIONS
 
 DOMAIN = [1, 2, 3, 4, 5]
 

@@ -34,18 +34,18 @@ from sqlalchemy import func, insert
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from annotate import accounts
-from annotate.blinding import chosen_side, shuffled
+from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import make_engine, read_session, write_session
-from annotate.dimensions import DIMENSIONS, SIDES
-from annotate.importer import import_files
-from annotate.models import Annotator, Assignment, Pair, Rating
-from annotate.queue import pair_view, queue
-from annotate.ratings import submit_rating
-from annotate.server import APP_ENTRY
-from annotate.studies import get_or_create_study
-from annotate.synthetic import write_synthetic_benchmark
+from annotate.db.tables import Annotator, Assignment, Pair, Rating
+from annotate.domain import accounts
+from annotate.domain.blinding import chosen_side, shuffled
+from annotate.domain.importer import import_files
+from annotate.domain.queue import pair_view, queue
+from annotate.domain.ratings import submit_rating
+from annotate.domain.studies import get_or_create_study
+from annotate.domain.synthetic import write_synthetic_benchmark
+from annotate.vocabulary import DIMENSIONS, SIDES
 
 STUDY = "bench"
 SEED = 2026

@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlmodel import select
 
-from annotate import accounts
-from annotate.accounts import AccountError
 from annotate.db import read_session, write_session
-from annotate.models import ROLES, Annotator
+from annotate.db.tables import ROLES, Annotator
+from annotate.domain import accounts
+from annotate.domain.accounts import AccountError
 
 
 def create(engine, name: str, role: str = "annotator") -> str:

@@ -10,16 +10,16 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from analysis import build_report, load_ratings
-from annotate.accounts import find_account
-from annotate.backup import BackupError, backup_database
 from annotate.db import make_engine, read_session
-from annotate.demo import set_up_demo
-from annotate.dimensions import DIMENSIONS, SIDES
-from annotate.export import ratings_dataframe, write_ratings
-from annotate.models import Rating
-from annotate.queue import queue
-from annotate.ratings import submit_rating
-from annotate.simulated import store_simulated_ratings
+from annotate.db.tables import Rating
+from annotate.domain.accounts import find_account
+from annotate.domain.backup import BackupError, backup_database
+from annotate.domain.export import ratings_dataframe, write_ratings
+from annotate.domain.queue import queue
+from annotate.domain.ratings import submit_rating
+from annotate.services.demo import set_up_demo
+from annotate.services.simulated import store_simulated_ratings
+from annotate.vocabulary import DIMENSIONS, SIDES
 
 
 def _count_ratings(engine: Engine) -> int:

@@ -9,13 +9,13 @@ import random
 import pytest
 from sqlmodel import select
 
-from annotate import accounts
-from annotate.assignment import assign_pairs, study_pairs
-from annotate.blinding import chosen_side, response_on, shuffled, side_of
 from annotate.db import read_session, write_session
-from annotate.importer import import_files
-from annotate.models import Assignment, Pair
-from annotate.studies import get_or_create_study
+from annotate.db.tables import Assignment, Pair
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.blinding import chosen_side, response_on, shuffled, side_of
+from annotate.domain.importer import import_files
+from annotate.domain.studies import get_or_create_study
 
 RECORDS = [f"{d}_{i}_0" for d in range(3) for i in range(400)]
 

@@ -17,12 +17,12 @@ import typer
 from sqlmodel import select
 from typer.testing import CliRunner, Result
 
-from annotate import accounts
-from annotate.cli import State, app
+from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session
-from annotate.dimensions import DIMENSIONS, EXPORT_COLUMNS
-from annotate.models import Annotator, Assignment
-from annotate.ratings import submit_rating
+from annotate.db.tables import Annotator, Assignment
+from annotate.domain import accounts
+from annotate.domain.ratings import submit_rating
+from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_DOMAINS = (
@@ -270,9 +270,9 @@ def test_export_writes_every_score_in_the_chosen_format(cli, demo_files, tmp_pat
     assert cli("import", *map(str, demo_files)).exit_code == 0
     assert cli("annotators", "add", "alice").exit_code == 0
     # give alice three pairs through the library and rate them
-    from annotate.assignment import assign_pairs, study_pairs
     from annotate.db import write_session
-    from annotate.studies import get_study
+    from annotate.domain.assignment import assign_pairs, study_pairs
+    from annotate.domain.studies import get_study
 
     with write_session(engine) as session:
         study = get_study(session, "default")

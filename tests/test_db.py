@@ -15,13 +15,13 @@ from sqlmodel import Session, select
 
 from annotate import config
 from annotate.db import (
-    SQLITE_BUSY_TIMEOUT_MS,
     is_sqlite,
     make_engine,
     read_session,
     write_session,
 )
-from annotate.models import Pair, Study
+from annotate.db.engine import SQLITE_BUSY_TIMEOUT_MS
+from annotate.db.tables import Pair, Study
 
 TABLES = {"study", "pair", "annotator", "assignment", "rating", "ratingrevision"}
 
@@ -187,7 +187,7 @@ def test_concurrent_read_then_write_never_locks_or_loses_an_update(counter_engin
             for _ in range(per_thread):
                 with write_session(counter_engine) as session:
                     increment(session)
-        except BaseException as error:  # noqa: BLE001 - reported below
+        except BaseException as error:
             errors.append(error)
 
     threads = [threading.Thread(target=work) for _ in range(n_threads)]

@@ -11,15 +11,15 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlmodel import select
 
-from annotate import accounts
-from annotate.assignment import assign_pairs, study_pairs
 from annotate.db import make_engine, read_session, write_session
-from annotate.dimensions import DIMENSIONS, EXPORT_COLUMNS
-from annotate.export import EXPORT_FORMATS, ratings_bytes, ratings_dataframe, write_ratings
-from annotate.importer import import_files
-from annotate.models import Annotator, Assignment, Pair
-from annotate.ratings import submit_rating
-from annotate.studies import get_or_create_study
+from annotate.db.tables import Annotator, Assignment, Pair
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.export import EXPORT_FORMATS, ratings_bytes, ratings_dataframe, write_ratings
+from annotate.domain.importer import import_files
+from annotate.domain.ratings import submit_rating
+from annotate.domain.studies import get_or_create_study
+from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS
 
 
 def side_scores(offset: int) -> dict[str, dict[str, int]]:
@@ -199,8 +199,8 @@ def test_times_are_utc_whatever_the_servers_time_zone(db_url, tmp_path, write_re
 
 def test_gold_pairs_are_left_out_of_the_export(engine, rated):
     """Gold pairs (known answer, rated by everyone outside k) are quality control, not data."""
-    from annotate.quality import mark_gold
-    from annotate.studies import get_study
+    from annotate.domain.quality import mark_gold
+    from annotate.domain.studies import get_study
 
     before = ratings_dataframe(engine, "main")
     with write_session(engine) as session:

@@ -1,6 +1,6 @@
 """A crash in the middle of rating: SIGKILL the real app server under load, then restart it.
 
-Annotators are simulated through Streamlit's agent API (`annotate.loadtest`): real server-side
+Annotators are simulated through Streamlit's agent API (`support.loadtest`): real server-side
 sessions that run the rating page's own callbacks. The guarantees: every submit an annotator
 was told was saved is in the database with all its scores, no pair is half-written, and each
 annotator comes back to their first unrated pair. Runs on SQLite and on PostgreSQL.
@@ -15,14 +15,14 @@ from sqlalchemy.engine import Engine
 from sqlmodel import select
 
 from annotate.db import write_session
-from annotate.loadtest import (
+from annotate.db.tables import Assignment, Rating
+from support.loadtest import (
     RATINGS_PER_PAIR,
     agent_server,
     check_database,
     load_with_crash,
     prepare_load_study,
 )
-from annotate.models import Assignment, Rating
 
 ANNOTATORS = 10
 PAIRS_EACH = 6

@@ -15,8 +15,8 @@ from foundation_helpers import make_record
 from sqlmodel import select
 
 from annotate.db import read_session
-from annotate.importer import DatasetError, Problem, domain_from_path, import_files
-from annotate.models import Pair, Study
+from annotate.db.tables import Pair, Study
+from annotate.domain.importer import DatasetError, Problem, domain_from_path, import_files
 
 DOMAIN = "Art_and_Entertainment"
 GOOD_FILE = f"{DOMAIN}_test.jsonl"

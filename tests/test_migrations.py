@@ -24,13 +24,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import select
 from typer.testing import CliRunner
 
-from annotate.cli import State, app
+import annotate.db
+from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session
-from annotate.dimensions import DEFAULT_ANCHORS, DIMENSION_DEFINITIONS, DIMENSION_LABELS, DIMENSIONS
-from annotate.models import Annotator, Study
-from annotate.queue import queue
-from annotate.ratings import submit_rating
-from annotate.schema import (
+from annotate.db.schema import (
     FIRST_REVISION,
     HEAD_REVISION,
     REVISION_MARKERS,
@@ -43,6 +40,10 @@ from annotate.schema import (
     script_revisions,
     upgrade_database,
 )
+from annotate.db.tables import Annotator, Study
+from annotate.domain.queue import queue
+from annotate.domain.ratings import submit_rating
+from annotate.vocabulary import DEFAULT_ANCHORS, DIMENSION_DEFINITIONS, DIMENSION_LABELS, DIMENSIONS
 
 SCHEMAS = Path(__file__).resolve().parent / "migration_schemas"
 # The commit of each released schema before migrations existed, and the revision it equals.
@@ -237,7 +238,7 @@ def test_head_revision_and_markers_follow_the_scripts():
 def test_the_migration_scripts_ship_inside_the_package():
     location = Path(alembic_config().get_main_option("script_location"))
     assert (location / "env.py").is_file() and (location / "script.py.mako").is_file()
-    assert location.parent.name == "annotate"
+    assert location.parent == Path(annotate.db.__file__).resolve().parent  # inside the package
 
 
 @pytest.mark.parametrize("start", [FIRST_REVISION, "0002_pools_and_gold", "0003_admin", *RELEASES])
@@ -382,7 +383,7 @@ def test_servers_starting_at_once_upgrade_once_without_errors(empty_db_url, star
         try:
             barrier.wait()
             make_engine(empty_db_url).dispose()
-        except BaseException as error:  # noqa: BLE001 (reported by the assertion below)
+        except BaseException as error:
             errors.append(error)
 
     threads = [threading.Thread(target=server) for _ in range(4)]

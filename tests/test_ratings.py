@@ -8,14 +8,14 @@ from dataclasses import dataclass
 import pytest
 from sqlmodel import select
 
-from annotate import accounts
-from annotate.assignment import assign_pairs, study_pairs
 from annotate.db import read_session, write_session
-from annotate.dimensions import DIMENSIONS
-from annotate.importer import import_files
-from annotate.models import Assignment, Rating, RatingRevision, Study
-from annotate.ratings import RatingError, missing_scores, skip_pair, submit_rating
-from annotate.studies import get_or_create_study
+from annotate.db.tables import Assignment, Rating, RatingRevision, Study
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.importer import import_files
+from annotate.domain.ratings import RatingError, missing_scores, skip_pair, submit_rating
+from annotate.domain.studies import get_or_create_study
+from annotate.vocabulary import DIMENSIONS
 
 # A distinct score for every (side, dimension), so a swapped mapping cannot pass.
 SCORES = {
@@ -248,7 +248,7 @@ def test_a_double_submit_from_eight_threads_saves_eight_rows(setup):
         try:
             start.wait(10)
             results.append(submit(setup).status)
-        except BaseException as error:  # noqa: BLE001 - reported below
+        except BaseException as error:
             errors.append(error)
 
     threads = [threading.Thread(target=click) for _ in range(n)]

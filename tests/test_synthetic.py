@@ -10,10 +10,10 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from annotate.db import read_session
-from annotate.importer import import_files
-from annotate.models import Pair
-from annotate.records import BenchmarkRecord
-from annotate.synthetic import (
+from annotate.db.tables import Pair
+from annotate.domain.importer import import_files
+from annotate.domain.records import BenchmarkRecord
+from annotate.domain.synthetic import (
     BENCHMARK_DOMAINS,
     synthetic_record,
     synthetic_records,

@@ -1,6 +1,6 @@
 """The crowd link in the app: `?study=...&PROLIFIC_PID=...` logs the participant in.
 
-`annotate.enrolment` does the work; this puts the new token in the URL so that reloads (and
+`annotate.domain.enrolment` does the work; this puts the new token in the URL so that reloads (and
 the participant's later visits from this tab) keep working without enrolling again.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotate.app.session import CurrentAccount, current_account, engine
-from annotate.enrolment import (
+from annotate.domain.enrolment import (
     KEY_PARAM,
     PARTICIPANT_PARAM,
     SESSION_PARAM,

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import streamlit as st
 from sqlalchemy.engine import Engine
 
-from annotate.accounts import find_account
 from annotate.config import DATABASE_ENV
 from annotate.db import make_engine, read_session
+from annotate.domain.accounts import find_account
 
 SESSION_TOKEN = "login_token"
 

@@ -14,10 +14,10 @@ from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from annotate import accounts, studies
 from annotate.db import read_session, write_session
-from annotate.models import Annotator, Assignment, Pair, Rating, Study
-from annotate.ratings import submit_rating
+from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
+from annotate.domain import accounts, studies
+from annotate.domain.ratings import submit_rating
 
 DOMAINS = ("Art", "Life", "Society")
 

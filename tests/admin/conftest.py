@@ -91,7 +91,7 @@ def open_page(page_engine: Engine):
     """`open_page(token=..., page=..., **query)`: a fresh browser tab on the app."""
     from streamlit.testing.v1 import AppTest
 
-    from annotate.server import APP_ENTRY
+    from annotate.cli.server import APP_ENTRY
 
     def _open(token: str | None = None, page: str | None = None, **query: str) -> AppTest:
         at = AppTest.from_file(str(APP_ENTRY), default_timeout=30)

@@ -9,11 +9,11 @@ import pytest
 from admin_helpers import assignments, make_people, make_study, rate
 from sqlmodel import select
 
-from annotate import accounts
-from annotate.accounts import find_account
 from annotate.db import read_session, write_session
-from annotate.models import Annotator, Pair, Study
-from annotate.studies import get_study
+from annotate.db.tables import Annotator, Pair, Study
+from annotate.domain import accounts
+from annotate.domain.accounts import find_account
+from annotate.domain.studies import get_study
 
 ADMIN_FILES = (
     "admin_progress.py",
@@ -274,8 +274,8 @@ def test_open_the_pool_and_enrolment_on_the_assignments_page(page_engine, open_p
 
 
 def test_progress_shows_counts_chart_and_flags(page_engine, open_page, boss):
-    from annotate import admin
-    from annotate.assignment import PairSelection
+    from annotate.domain.assignment import PairSelection
+    from annotate.services import admin
 
     with read_session(page_engine) as session:
         boss_id = find_account(session, boss).id

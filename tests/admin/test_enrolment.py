@@ -8,12 +8,12 @@ import pytest
 from admin_helpers import assignments, make_study, rate
 from sqlmodel import select
 
-from annotate.accounts import find_account, set_active
 from annotate.db import read_session, write_session
-from annotate.enrolment import EnrolmentError, enrol, enrolment_link
-from annotate.models import Annotator
-from annotate.queue import completion_codes
-from annotate.studies import get_study, update_study
+from annotate.db.tables import Annotator
+from annotate.domain.accounts import find_account, set_active
+from annotate.domain.enrolment import EnrolmentError, enrol, enrolment_link
+from annotate.domain.queue import completion_codes
+from annotate.domain.studies import get_study, update_study
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 SESSION = "6a7b8c9d0e1f2a3b4c5d6e7f"
@@ -67,7 +67,7 @@ def test_simultaneous_first_visits_make_one_account(engine):
     def visit() -> None:
         try:
             results.append(_visit(engine))
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             errors.append(error)
 
     threads = [threading.Thread(target=visit) for _ in range(6)]
@@ -86,7 +86,7 @@ def test_the_completion_code_comes_when_the_pool_has_nothing_left(engine):
     _crowd(engine, overlap=1, pool_quota=2, completion_code="C0DE-42")
     visit = _visit(engine)
     rate(engine, visit.annotator_id, visit.assignment_id)
-    from annotate.assignment import pull_for_annotator
+    from annotate.domain.assignment import pull_for_annotator
 
     second = pull_for_annotator(engine, visit.annotator_id)
     assert second is not None

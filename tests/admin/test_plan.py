@@ -22,15 +22,15 @@ from hypothesis import strategies as st
 from sqlalchemy import insert
 from typer.testing import CliRunner
 
-from annotate.assignment import (
+from annotate.cli import app
+from annotate.db import make_engine, write_session
+from annotate.db.tables import Annotator, Assignment, Pair, Study
+from annotate.domain.assignment import (
     AssignmentError,
     PairSelection,
     plan_fixed,
     select_pairs,
 )
-from annotate.cli import app
-from annotate.db import make_engine, write_session
-from annotate.models import Annotator, Assignment, Pair, Study
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -18,10 +18,10 @@ from admin_helpers import (
 )
 from sqlalchemy import update
 
-from annotate.assignment import pull_for_annotator, pull_next
 from annotate.db import read_session, write_session
-from annotate.models import Assignment, Pair
-from annotate.ratings import RatingError, skip_pair
+from annotate.db.tables import Assignment, Pair
+from annotate.domain.assignment import pull_for_annotator, pull_next
+from annotate.domain.ratings import RatingError, skip_pair
 
 
 def _pool(engine, pairs=6, **settings):
@@ -86,7 +86,7 @@ def test_closed_pool_quota_and_inactive_accounts_get_nothing(engine):
     rate(engine, a, pull_next(engine, a, study_id))
     assert pull_next(engine, a, study_id) is None  # quota reached
     with write_session(engine) as session:
-        from annotate.accounts import set_active
+        from annotate.domain.accounts import set_active
 
         set_active(session, "a1", False)
     assert pull_next(engine, b, study_id) is None
@@ -191,7 +191,7 @@ def _run_threads(n: int, work) -> list[BaseException]:
         try:
             barrier.wait()
             work(i)
-        except BaseException as error:  # noqa: BLE001  (collected and re-raised by the test)
+        except BaseException as error:
             errors.append(error)
 
     threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]

@@ -6,14 +6,14 @@ import pytest
 from admin_helpers import assignments, make_people, make_study, rate, scores
 from typer.testing import CliRunner
 
-from annotate import admin
-from annotate.assignment import PairSelection
-from annotate.blinding import side_of
 from annotate.cli import app
 from annotate.db import read_session, write_session
-from annotate.models import Pair, Study
-from annotate.quality import GoldError, mark_gold
-from annotate.ratings import skip_pair
+from annotate.db.tables import Pair, Study
+from annotate.domain.assignment import PairSelection
+from annotate.domain.blinding import side_of
+from annotate.domain.quality import GoldError, mark_gold
+from annotate.domain.ratings import skip_pair
+from annotate.services import admin
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def test_gold_accuracy_and_straight_lining(rated):
 def test_marking_unknown_pairs_gold_is_refused(engine):
     make_study(engine, "s", pairs=2)
     with pytest.raises(GoldError, match="nope"), write_session(engine) as session:
-        from annotate.studies import get_study
+        from annotate.domain.studies import get_study
 
         mark_gold(session, get_study(session, "s"), ["p000", "nope"], "chosen")
     with read_session(engine) as session:

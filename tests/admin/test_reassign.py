@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from admin_helpers import assignments, holders, loads, make_people, make_study, rate
 
-from annotate.assignment import PairSelection, plan_fixed, reassign, select_pairs
 from annotate.db import write_session
-from annotate.models import Annotator, Study
-from annotate.ratings import RatingError, skip_pair
+from annotate.db.tables import Annotator, Study
+from annotate.domain.assignment import PairSelection, plan_fixed, reassign, select_pairs
+from annotate.domain.ratings import RatingError, skip_pair
 
 
 def _setup(engine, pairs=12, people=4, k=2, **settings):

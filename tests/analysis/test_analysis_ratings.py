@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis.ratings import RatingsError, load_ratings, validate_ratings
-from annotate.dimensions import EXPORT_COLUMNS
+from annotate.vocabulary import EXPORT_COLUMNS
 
 
 @pytest.mark.parametrize("suffix", ["csv", "jsonl", "parquet"])

@@ -11,7 +11,7 @@ from plotly.offline import get_plotlyjs
 from analysis import charts
 from analysis.render import render_report
 from analysis.report import build_report
-from annotate.dimensions import DIMENSIONS
+from annotate.vocabulary import DIMENSIONS
 
 XSS = "<script>alert(1)</script>"
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from analysis.paired import compare_dimension
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
-from annotate.dimensions import DIMENSIONS, GENERAL_DIMENSIONS
+from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 
 
 def _verdicts(report: dict) -> dict[str, str]:

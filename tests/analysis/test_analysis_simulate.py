@@ -7,7 +7,7 @@ import pytest
 
 from analysis.ratings import validate_ratings
 from analysis.simulate import DEFAULT_DOMAINS, simulate_ratings
-from annotate.dimensions import EXPORT_COLUMNS
+from annotate.vocabulary import EXPORT_COLUMNS
 
 
 def test_export_format_and_size():

@@ -14,7 +14,7 @@ from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
 from annotate.db import read_session
-from annotate.models import Annotator, Assignment, Pair, Rating, RatingRevision
+from annotate.db.tables import Annotator, Assignment, Pair, Rating, RatingRevision
 
 SIDES = ("A", "B")
 DIMENSIONS = ("factuality", "relevance", "helpfulness", "rubric_alignment")

@@ -1,6 +1,6 @@
 """A real `streamlit run` server and headless Chromium, for the end-to-end tests.
 
-The server is started exactly as the product starts it (`annotate.server.streamlit_command` and
+The server is started exactly as the product starts it (`annotate.cli.server.streamlit_command` and
 `server_environment`); Chromium is Debian's `/usr/bin/chromium`, driven by playwright.
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotate.server import AppServer
+from support.appserver import AppServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

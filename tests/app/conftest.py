@@ -16,13 +16,13 @@ import streamlit as st
 from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotate import accounts
-from annotate.assignment import assign_pairs, study_pairs
+from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import write_session
-from annotate.demo import DemoSetup, set_up_demo
-from annotate.server import APP_ENTRY
-from annotate.studies import get_study
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.studies import get_study
+from annotate.services.demo import DemoSetup, set_up_demo
 
 APP_TIMEOUT_S = 30
 

@@ -17,14 +17,14 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from annotate import accounts
-from annotate.assignment import assign_pairs, study_pairs
 from annotate.db import make_engine, read_session, write_session
-from annotate.demo import set_up_demo
-from annotate.importer import import_files
-from annotate.models import Annotator, Assignment, Pair, Rating
-from annotate.ratings import submit_rating
-from annotate.studies import get_or_create_study, get_study
+from annotate.db.tables import Annotator, Assignment, Pair, Rating
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.importer import import_files
+from annotate.domain.ratings import submit_rating
+from annotate.domain.studies import get_or_create_study, get_study
+from annotate.services.demo import set_up_demo
 from tests.app import hostile
 from tests.app.apptest_helpers import (
     SCORES,

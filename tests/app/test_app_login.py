@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from annotate import accounts
 from annotate.db import write_session
+from annotate.domain import accounts
 from tests.app.apptest_helpers import annotator_id, messages, progress
 
 BAD_LINK = "This login link is not valid"

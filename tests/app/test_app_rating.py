@@ -7,11 +7,11 @@ import time
 import pytest
 from sqlmodel import select
 
+from annotate.app.safe_text import inert_markdown
 from annotate.db import read_session, write_session
-from annotate.models import Assignment, Study
-from annotate.queue import pair_view
-from annotate.ratings import skip_pair, submit_rating
-from annotate.safe_text import inert_markdown
+from annotate.db.tables import Assignment, Study
+from annotate.domain.queue import pair_view
+from annotate.domain.ratings import skip_pair, submit_rating
 from tests.app.apptest_helpers import (
     DIMENSIONS,
     SCORES,
@@ -374,7 +374,7 @@ def test_done_screen_without_a_completion_code_shows_none(open_app, demo, engine
 
 
 def test_an_annotator_without_pairs_is_told_so(open_app, demo, engine):
-    from annotate import accounts
+    from annotate.domain import accounts
 
     with write_session(engine) as session:
         _, token = accounts.create_account(session, "new-annotator")
@@ -385,7 +385,7 @@ def test_an_annotator_without_pairs_is_told_so(open_app, demo, engine):
 
 
 def test_pair_view_place_and_progress_agree_with_the_queue(demo, engine):
-    from annotate.queue import queue
+    from annotate.domain.queue import queue
 
     me = annotator_id(engine, demo.annotator)
     order = queue_ids(engine, demo.annotator)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from annotate.safe_text import inert_markdown
+from annotate.app.safe_text import inert_markdown
 
 # An image that Markdown would still render: "![" not preceded by an odd run of backslashes.
 _LIVE_IMAGE = re.compile(r"(?<!\\)(?:\\\\)*!\[")

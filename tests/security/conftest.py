@@ -1,7 +1,7 @@
 """Fixtures for the security tests: a production server on a world with secrets to keep.
 
 `secure_world` is one `streamlit run` server for the whole session, started with the exact
-production command (`annotate.server.streamlit_command` + `server_environment`, nothing added),
+production command (`annotate.cli.server.streamlit_command` + `server_environment`, nothing added),
 on a SQLite file holding:
 
 - the demo study: annotator A (`demo-annotator`), the admin (`demo-admin`), a researcher, and
@@ -31,16 +31,16 @@ from security_helpers import (
 )
 from sqlalchemy.engine import Engine
 
-from annotate import accounts
-from annotate.assignment import assign_pairs, study_pairs
 from annotate.db import make_engine, read_session, write_session
-from annotate.demo import set_up_demo
-from annotate.importer import import_files
-from annotate.models import Pair
-from annotate.quality import mark_gold
-from annotate.ratings import submit_rating
-from annotate.server import AppServer
-from annotate.studies import get_or_create_study, get_study
+from annotate.db.tables import Pair
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.importer import import_files
+from annotate.domain.quality import mark_gold
+from annotate.domain.ratings import submit_rating
+from annotate.domain.studies import get_or_create_study, get_study
+from annotate.services.demo import set_up_demo
+from support.appserver import AppServer
 from tests.app.apptest_helpers import SCORES, annotator_id, pair_of, queue_ids
 from tests.app.browser_helpers import start_server
 

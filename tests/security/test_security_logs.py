@@ -22,7 +22,7 @@ from pathlib import Path
 
 from security_helpers import in_chromium_marks
 
-from annotate import accounts
+from annotate.domain import accounts
 from tests.app.browser_helpers import current_assignment, settle
 
 ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}

@@ -1,6 +1,6 @@
 """Security 7: the production configuration turns off the agent API and the development flags.
 
-`annotate.server.streamlit_command` is the one production command line: `prb-annotate serve` and
+`annotate.cli.server.streamlit_command` is the one production command line: `prb-annotate serve` and
 `prb-annotate demo` run it (checked here by capturing what they start), scripts/demo.sh runs
 `prb-annotate demo`, and the Dockerfile's CMD runs `prb-annotate serve`. The flags are given on
 the command line, which wins over a config.toml and STREAMLIT_* variables: a server started
@@ -22,12 +22,13 @@ import pytest
 from security_helpers import command_options, in_chromium_marks
 from typer.testing import CliRunner
 
-from annotate import accounts, server
-from annotate.cli import app
+from annotate.cli import app, server
+from annotate.cli.server import APP_ENTRY, streamlit_command
 from annotate.config import MAX_UPLOAD_MB
 from annotate.db import make_engine
-from annotate.demo import set_up_demo
-from annotate.server import APP_ENTRY, AppServer, streamlit_command
+from annotate.domain import accounts
+from annotate.services.demo import set_up_demo
+from support.appserver import AppServer
 from tests.app.browser_helpers import settle, start_server
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,13 +1,14 @@
 """Security 2: roles are enforced on every page and every admin action.
 
-- Every public function of `annotate.admin` that takes an `actor_id` (found with `inspect`, so a
-  new one is checked without editing this file) refuses an annotator, a researcher, a deactivated
-  admin and nobody, before changing anything; and works for an active admin.
+- Every public function of `annotate.services.admin` that takes an `actor_id` (found with
+  `inspect`, so a new one is checked without editing this file) refuses an annotator, a
+  researcher, a deactivated admin and nobody, before changing anything; and works for an active
+  admin.
 - The navigation: an annotator gets only the rating page, a researcher results and rating, an
   admin everything (AppTest, with the page files enumerated from the folder).
 - Each admin page and the results page, run directly as an annotator (as if navigation let them
   through), refuses and shows no data; and the admin pages reach the database only through
-  `annotate.admin`.
+  `annotate.services.admin`.
 - In a real server and Chromium, an annotator or researcher who types an admin page's URL (or the
   results URL, for an annotator) gets the rating page, never admin content.
 
@@ -32,13 +33,14 @@ import streamlit as st
 from security_helpers import in_chromium_marks
 from streamlit.testing.v1 import AppTest
 
-from annotate import accounts, admin
 from annotate.app.app_pages import admin_common
-from annotate.assignment import PairSelection
+from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import write_session
-from annotate.permissions import PermissionDenied
-from annotate.server import APP_ENTRY
+from annotate.domain import accounts
+from annotate.domain.assignment import PairSelection
+from annotate.domain.permissions import PermissionDenied
+from annotate.services import admin
 from tests.admin.admin_helpers import make_people, make_study
 from tests.app.browser_helpers import settle
 
@@ -134,7 +136,7 @@ def test_every_admin_action_refuses_anyone_but_an_active_admin(engine, snapshot,
         call(function, engine, people["admin"])
     except PermissionDenied:  # pragma: no cover - the failure looked for
         pytest.fail(f"admin.{action} refused an active admin")
-    except Exception:  # noqa: BLE001  (a data problem, e.g. the empty upload, is not a role one)
+    except Exception:
         pass
 
 
@@ -252,7 +254,7 @@ def _imported(page: str) -> list[tuple[str, str]]:
 
 
 def test_admin_pages_reach_the_database_only_through_annotate_admin():
-    """What an admin page imports from the library is `annotate.admin` (whose every action
+    """What an admin page imports from the library is `annotate.services.admin` (whose every action
     checks the role), the app's own helpers, and constants or classes: no function that takes a
     session or an engine, so no page can read or write the database around the role check."""
     for page in [*ADMIN_PAGE_FILES, "admin_common.py"]:

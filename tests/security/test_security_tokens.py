@@ -19,10 +19,11 @@ import secrets
 
 from security_helpers import all_stored_values
 
-from annotate import accounts, admin
 from annotate.db import read_session, write_session
-from annotate.enrolment import enrol
-from annotate.studies import create_study, get_study
+from annotate.domain import accounts
+from annotate.domain.enrolment import enrol
+from annotate.domain.studies import create_study, get_study
+from annotate.services import admin
 
 URL_SAFE = re.compile(r"^[A-Za-z0-9_-]+$")
 MIN_BITS = 128

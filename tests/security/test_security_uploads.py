@@ -21,13 +21,14 @@ import pytest
 from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
-from annotate import accounts, admin
 from annotate.app.app_pages import admin_data
+from annotate.cli.server import streamlit_command
 from annotate.config import MAX_UPLOAD_MB
 from annotate.db import read_session, write_session
-from annotate.importer import DatasetError
-from annotate.models import Pair
-from annotate.server import streamlit_command
+from annotate.db.tables import Pair
+from annotate.domain import accounts
+from annotate.domain.importer import DatasetError
+from annotate.services import admin
 from tests.foundation_helpers import make_record
 
 MIB = 2**20

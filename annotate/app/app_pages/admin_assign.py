@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate import admin
 from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
@@ -15,8 +14,9 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
 )
 from annotate.app.session import engine
-from annotate.assignment import ASSIGNMENT_COLUMNS, PairSelection
-from annotate.models import Study
+from annotate.db.tables import Study
+from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
+from annotate.services import admin
 
 
 def draw() -> None:

@@ -2,8 +2,8 @@
 
 The admin pages are file pages (`st.Page(path)`), so that tests can open them with
 `AppTest.switch_page`; each ends with `if __name__ == "__main__": draw()` because Streamlit runs a
-page file as `__main__`. Every action they offer goes through `annotate.admin`, which checks the
-role again; `act` turns the library's refusals into messages on the page.
+page file as `__main__`. Every action they offer goes through `annotate.services.admin`, which
+checks the role again; `act` turns the library's refusals into messages on the page.
 """
 
 from __future__ import annotations
@@ -16,30 +16,16 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from annotate import admin
-from annotate.accounts import AccountError
 from annotate.app.session import engine
-from annotate.assignment import AssignmentError
 from annotate.config import APP_URL_ENV
-from annotate.importer import DatasetError
-from annotate.permissions import PermissionDenied
-from annotate.quality import GoldError
-from annotate.studies import StudyError, StudyNotFound
+from annotate.errors import PrbError
+from annotate.services import admin
 
 HERE = Path(__file__).resolve().parent
 STUDY = "admin_study"
 NOTICE = "admin_notice"
 T = TypeVar("T")
 
-EXPECTED_ERRORS = (
-    PermissionDenied,
-    StudyError,
-    StudyNotFound,
-    AccountError,
-    AssignmentError,
-    GoldError,
-    DatasetError,
-)
 
 ADMIN_PAGES = (
     ("admin_progress.py", "Progress", ":material/insights:", "admin-progress"),
@@ -64,7 +50,7 @@ def link_base() -> str | None:
         return None
     try:
         url = st.context.url
-    except Exception:  # noqa: BLE001  (no browser context, e.g. in a bare test run)
+    except Exception:
         return None
     if not url:
         return None
@@ -81,7 +67,7 @@ def act(action: Callable[[], T]) -> T | None:
     """Run an admin action; show why on the page (and return None) when it is refused."""
     try:
         return action()
-    except EXPECTED_ERRORS as error:
+    except PrbError as error:
         st.error(str(error), icon=":material/error:")
         return None
 

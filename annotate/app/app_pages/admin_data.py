@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate import admin
 from annotate.app.app_pages.admin_common import (
-    EXPECTED_ERRORS,
     STUDY,
     act,
     actor_id,
@@ -15,8 +13,10 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
 )
 from annotate.app.session import engine
-from annotate.importer import DatasetError
-from annotate.quality import GOLD_PREFERENCES
+from annotate.domain.importer import DatasetError
+from annotate.domain.quality import GOLD_PREFERENCES
+from annotate.errors import PrbError
+from annotate.services import admin
 
 NEW_STUDY = "(a new study)"
 
@@ -86,7 +86,7 @@ def _import(study: str, filename: str, data: bytes, domain: str | None) -> None:
             width="stretch",
         )
         return
-    except EXPECTED_ERRORS as error:
+    except PrbError as error:
         st.error(str(error), icon=":material/error:")
         return
     st.session_state[STUDY] = study

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate import admin
 from annotate.app.app_pages.admin_common import act, actor_id, link_base, notify, show_notice
 from annotate.app.session import engine
-from annotate.models import ROLES
+from annotate.db.tables import ROLES
+from annotate.services import admin
 
 NEW_LINKS = "admin_new_links"
 

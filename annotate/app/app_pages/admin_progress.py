@@ -6,9 +6,9 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from annotate import admin
 from annotate.app.app_pages.admin_common import act, actor_id, choose_study
 from annotate.app.session import engine
+from annotate.services import admin
 
 STATUS_COLOURS = {"done": "#2e7d32", "skipped": "#f9a825", "pending": "#90a4ae"}
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import streamlit as st
 
-from annotate import admin
 from annotate.app.app_pages.admin_common import (
     STUDY,
     act,
@@ -17,8 +16,9 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
 )
 from annotate.app.session import engine
-from annotate.dimensions import DIMENSIONS
-from annotate.models import Study
+from annotate.db.tables import Study
+from annotate.services import admin
+from annotate.vocabulary import DIMENSIONS
 
 
 def draw() -> None:

@@ -6,11 +6,11 @@ import time
 
 import streamlit as st
 
+from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
-from annotate.assignment import pull_for_annotator
 from annotate.db import read_session
-from annotate.dimensions import DIMENSIONS, SIDES
-from annotate.queue import (
+from annotate.domain.assignment import pull_for_annotator
+from annotate.domain.queue import (
     PROFILE_PREVIEW,
     PairView,
     QueueEntry,
@@ -21,8 +21,8 @@ from annotate.queue import (
     queue,
     step,
 )
-from annotate.ratings import RatingError, missing_scores, skip_pair, submit_rating
-from annotate.safe_text import inert_markdown
+from annotate.domain.ratings import RatingError, missing_scores, skip_pair, submit_rating
+from annotate.vocabulary import DIMENSIONS, SIDES
 
 CURRENT = "current_assignment"
 SHOWN_AT = "shown_at"

@@ -10,9 +10,9 @@ from analysis.render import render_report
 from analysis.tables import Table, accuracy_table, dimension_table
 from annotate.app.session import engine
 from annotate.db import read_session
-from annotate.export import EXPORT_FORMATS, ratings_bytes
-from annotate.permissions import RESULTS_ROLES, require_role
-from annotate.reporting import StudyRatings, study_names, study_ratings, study_report
+from annotate.domain.export import EXPORT_FORMATS, ratings_bytes
+from annotate.domain.permissions import RESULTS_ROLES, require_role
+from annotate.services.reporting import StudyRatings, study_names, study_ratings, study_report
 
 REPORT_FORMATS = {"json": "application/json", "md": "text/markdown", "html": "text/html"}
 RATINGS_MIME = {

@@ -1,0 +1,17 @@
+"""The `prb-annotate` command line (`annotate.cli:main`): one module per command group, all
+registered on the Typer app of `annotate.cli.common`. The CLI is the operator's tool: it acts
+with the database's credentials, as the system actor."""
+
+from __future__ import annotations
+
+# Each command module registers its commands on the app; --help lists them in this order.
+# isort: off
+from annotate.cli import data  # noqa: F401
+from annotate.cli import admin  # noqa: F401
+
+# isort: on
+from annotate.cli.common import app
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,71 @@
+"""What every command group of `prb-annotate` shares: the Typer apps, the global `--db` option
+and the engine it opens, the consoles and the one way a command fails with a message."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+
+from annotate.config import database_url
+from annotate.db import make_engine
+
+app = typer.Typer(
+    help="Human validation of personalized preference benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+annotators_app = typer.Typer(help="Create and manage accounts.", no_args_is_help=True)
+synth_app = typer.Typer(
+    help="Generate synthetic data for tests and benchmarks.", no_args_is_help=True
+)
+db_app = typer.Typer(help="The database schema: upgrade, show the revision.", no_args_is_help=True)
+app.add_typer(annotators_app, name="annotators")
+app.add_typer(synth_app, name="synth")
+app.add_typer(db_app, name="db")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+StudyOption = Annotated[str, typer.Option("--study", "-s", help="Study name.")]
+
+
+class State:
+    db: str | None = None
+    _engine: Engine | None = None
+
+    @classmethod
+    def engine(cls) -> Engine:
+        if cls._engine is None:
+            try:
+                cls._engine = make_engine(cls.db)
+            except OperationalError as error:
+                raise fail(
+                    f"cannot open the database {database_url(cls.db)}: {error.orig or error}"
+                ) from None
+        return cls._engine
+
+
+@app.callback()
+def _global(
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="SQLite file or SQLAlchemy URL [env: PRB_DATABASE_URL; "
+            "default: ./prb_annotate.db]",
+        ),
+    ] = None,
+) -> None:
+    State.db = db
+    State._engine = None
+
+
+def fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
+    return typer.Exit(code=1)

@@ -1,0 +1,391 @@
+"""Data commands of `prb-annotate`: import, pairs, accounts, export, synthetic data, report,
+backup, schema, serve and demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+from sqlmodel import func, select
+
+from analysis.options import (
+    AlphaOption,
+    BootstrapOption,
+    Format,
+    FormatOption,
+    HolmOption,
+    OutputOption,
+    SeedOption,
+)
+from annotate.cli.common import (
+    State,
+    StudyOption,
+    annotators_app,
+    app,
+    db_app,
+    err,
+    fail,
+    out,
+    synth_app,
+)
+from annotate.config import database_url
+from annotate.db import make_engine, read_session, write_session
+from annotate.db.tables import Pair
+from annotate.domain import accounts
+from annotate.domain.export import EXPORT_FORMATS, ratings_dataframe, write_ratings
+from annotate.domain.importer import DatasetError, import_files
+from annotate.domain.studies import DEFAULT_STUDY, StudyNotFound, get_study
+from annotate.vocabulary import DEFAULT_N_BOOT
+
+PROGRESS_MIN_BYTES = 1_000_000
+
+
+@app.command("import")
+def import_command(
+    files: Annotated[list[Path], typer.Argument(help="JSONL, JSON array or Parquet files.")],
+    study: StudyOption = DEFAULT_STUDY,
+    domain: Annotated[
+        str | None, typer.Option(help="Domain of all files (default: from each file name).")
+    ] = None,
+) -> None:
+    """Import benchmark pairs. All or nothing: any problem leaves the database as it was."""
+    total = sum(f.stat().st_size for f in files if f.is_file())
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=total < PROGRESS_MIN_BYTES,
+    )
+    try:
+        with progress:
+            task = progress.add_task("reading", total=total)
+            summary = import_files(
+                State.engine(),
+                files,
+                study=study,
+                domain=domain,
+                on_progress=lambda n: progress.advance(task, n),
+            )
+    except DatasetError as error:
+        for line in str(error).splitlines():
+            err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, markup=True)
+        err.print("Nothing was imported.")
+        raise typer.Exit(code=1) from None
+    for item in summary.files:
+        out.print(
+            f"{item.file}: {item.records} pairs, domain {item.domain}: "
+            f"{item.added} added, {item.unchanged} already present",
+            highlight=False,
+        )
+    if summary.added == 0:
+        out.print(f"Nothing changed: every pair is already in study {study!r}.")
+    else:
+        out.print(f"Imported {summary.added} new pairs into study {study!r}.")
+
+
+@app.command("pairs")
+def pairs_command(
+    study: StudyOption = DEFAULT_STUDY,
+    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    list_ids: Annotated[bool, typer.Option("--list", help="List every pair.")] = False,
+) -> None:
+    """Count the pairs of a study by domain (and list them with --list)."""
+    with read_session(State.engine()) as session:
+        try:
+            target = get_study(session, study)
+        except StudyNotFound as error:
+            raise fail(f"{error}; import a dataset first") from None
+        query = select(Pair.domain, func.count()).where(Pair.study_id == target.id)
+        if domain:
+            query = query.where(Pair.domain == domain)
+        counts = session.exec(query.group_by(Pair.domain).order_by(Pair.domain)).all()
+        for name, count in counts:
+            out.print(f"{name}\t{count}", highlight=False)
+        out.print(f"total\t{sum(c for _, c in counts)}")
+        if list_ids:
+            rows = select(Pair.domain, Pair.record_id, Pair.category, Pair.question).where(
+                Pair.study_id == target.id
+            )
+            if domain:
+                rows = rows.where(Pair.domain == domain)
+            for row in session.exec(rows.order_by(Pair.domain, Pair.id)):
+                out.print("\t".join(str(v) for v in row), highlight=False, markup=False)
+
+
+@annotators_app.command("add")
+def annotators_add(
+    names: Annotated[list[str], typer.Argument(help="One or more names.")],
+    role: Annotated[str, typer.Option(help="annotator, admin or researcher.")] = "annotator",
+) -> None:
+    """Create accounts and print each person's login link (shown only now)."""
+    try:
+        with write_session(State.engine()) as session:
+            created = [accounts.create_account(session, name, role=role) for name in names]
+    except accounts.AccountError as error:
+        raise fail(str(error)) from None
+    for account, token in created:
+        out.print(
+            f"{account.name}\t{account.role}\t{accounts.login_link(token)}",
+            highlight=False,
+            markup=False,
+        )
+
+
+@annotators_app.command("list")
+def annotators_list() -> None:
+    """List accounts (tokens are stored only as hashes and cannot be shown)."""
+    with read_session(State.engine()) as session:
+        for account in accounts.list_accounts(session):
+            state = "active" if account.active else "deactivated"
+            out.print(f"{account.name}\t{account.role}\t{state}", highlight=False, markup=False)
+
+
+@app.command("export")
+def export_command(
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="csv, jsonl or parquet.")] = "csv",
+    study: Annotated[str | None, typer.Option("--study", "-s", help="Only this study.")] = None,
+) -> None:
+    """Export ratings, one row per score."""
+    if fmt not in EXPORT_FORMATS:
+        raise fail(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
+    if not output.parent.is_dir():
+        raise fail(f"cannot write {output}: the folder {output.parent} does not exist")
+    if study is not None:
+        with read_session(State.engine()) as session:
+            try:
+                get_study(session, study)
+            except StudyNotFound as error:
+                raise fail(str(error)) from None
+    frame = ratings_dataframe(State.engine(), study)
+    write_ratings(frame, output, fmt)
+    out.print(f"Wrote {len(frame)} scores to {output}.")
+
+
+@synth_app.command("dataset")
+def synth_dataset(
+    folder: Annotated[Path, typer.Argument(help="Folder for the three <Domain>_test.jsonl.")],
+    scale: Annotated[float, typer.Option(help="Fraction of the full benchmark's size.")] = 1.0,
+    profile_size: Annotated[int, typer.Option(help="Profile items per pair.")] = 120,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+) -> None:
+    """Write a synthetic dataset shaped like the full benchmark (2,830 pairs)."""
+    from annotate.domain.synthetic import write_synthetic_benchmark
+
+    for path in write_synthetic_benchmark(
+        folder, seed=seed, profile_size=profile_size, scale=scale
+    ):
+        out.print(str(path), highlight=False)
+
+
+def _parse_effects(values: list[str]) -> dict[str, float]:
+    from annotate.vocabulary import DIMENSIONS
+
+    effects = {}
+    for value in values:
+        name, _, number = value.partition("=")
+        if name not in DIMENSIONS or not number:
+            raise fail(
+                f"--effect takes DIMENSION=NUMBER with a dimension among "
+                f"{', '.join(DIMENSIONS)}; got {value!r}"
+            )
+        try:
+            effects[name] = float(number)
+        except ValueError:
+            raise fail(f"--effect {value!r}: {number!r} is not a number") from None
+    return effects
+
+
+@synth_app.command("ratings")
+def synth_ratings(
+    study: StudyOption = DEFAULT_STUDY,
+    annotators: Annotated[int, typer.Option(help="Simulated annotators (sim-01...).")] = 5,
+    effect: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="DIMENSION=POINTS: true chosen-minus-rejected difference; repeat. "
+            "Default: rubric_alignment=1.5, the others 0."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+) -> None:
+    """Have simulated annotators rate every pair of a study (for demos and tests)."""
+    from annotate.services.simulated import store_simulated_ratings
+
+    effects = _parse_effects(effect) if effect else None
+    try:
+        stored = store_simulated_ratings(
+            State.engine(), study, n_annotators=annotators, effects=effects, seed=seed
+        )
+    except StudyNotFound as error:
+        raise fail(str(error)) from None
+    out.print(f"Stored {stored} simulated scores in study {study!r}.")
+
+
+@app.command("report")
+def report_command(
+    study: StudyOption = DEFAULT_STUDY,
+    margin: Annotated[
+        float | None,
+        typer.Option("--margin", help="TOST equivalence margin (default: the study's setting)."),
+    ] = None,
+    alpha: AlphaOption = 0.05,
+    holm: HolmOption = False,
+    bootstrap: BootstrapOption = DEFAULT_N_BOOT,
+    seed: SeedOption = 0,
+    fmt: FormatOption = Format.json,
+    output: OutputOption = None,
+) -> None:
+    """The validation report of a study, from the database (same options as `python -m analysis
+    report`)."""
+    from analysis.cli import emit_report
+    from annotate.services.reporting import study_ratings
+
+    try:
+        data = study_ratings(State.engine(), study)
+    except StudyNotFound as error:
+        raise fail(str(error)) from None
+    if data.ratings.empty:
+        raise fail(f"study {study!r} has no ratings yet")
+    emit_report(
+        data.ratings,
+        margin=data.margin if margin is None else margin,
+        alpha=alpha,
+        bootstrap=bootstrap,
+        holm=holm,
+        seed=seed,
+        fmt=fmt,
+        output=output,
+        scale_min=data.scale_min,
+        scale_max=data.scale_max,
+    )
+
+
+@app.command("backup")
+def backup_command(
+    destination: Annotated[Path, typer.Argument(help="New file to write the copy to.")],
+) -> None:
+    """Copy the SQLite database while the app runs (PostgreSQL: use pg_dump)."""
+    from annotate.domain.backup import BackupError, backup_database
+
+    try:
+        path = backup_database(State.engine(), destination)
+    except BackupError as error:
+        raise fail(str(error)) from None
+    out.print(f"Backed up to {path} ({path.stat().st_size:,} bytes).", highlight=False)
+
+
+def _unupgraded_engine() -> Engine:
+    """The database without the automatic upgrade that `State.engine()` runs."""
+    try:
+        engine = make_engine(State.db, create=False)
+        engine.connect().close()
+    except OperationalError as error:
+        raise fail(
+            f"cannot open the database {database_url(State.db)}: {error.orig or error}"
+        ) from None
+    return engine
+
+
+@db_app.command("upgrade")
+def db_upgrade_command() -> None:
+    """Upgrade the database to the current schema (every command and the app also do it at
+    start; run this first when several app servers start at once). Back up first."""
+    from annotate.db.schema import HEAD_REVISION, SchemaError, upgrade_database
+
+    engine = _unupgraded_engine()
+    try:
+        before = upgrade_database(engine)
+    except SchemaError as error:
+        raise fail(str(error)) from None
+    finally:
+        engine.dispose()
+    if before == HEAD_REVISION:
+        out.print(f"Already at the current schema ({HEAD_REVISION}).", highlight=False)
+    elif before is None:
+        out.print(f"Created the tables ({HEAD_REVISION}).", highlight=False)
+    else:
+        out.print(f"Upgraded from {before} to {HEAD_REVISION}.", highlight=False)
+
+
+@db_app.command("current")
+def db_current_command() -> None:
+    """Print the database's schema revision (without upgrading it)."""
+    from annotate.db.schema import HEAD_REVISION, SchemaError, current_revision, detect_revision
+
+    engine = _unupgraded_engine()
+    try:
+        revision = current_revision(engine)
+        if revision is None:
+            with engine.connect() as connection:
+                detected = detect_revision(connection)
+    except SchemaError as error:
+        raise fail(str(error)) from None
+    finally:
+        engine.dispose()
+    if revision is not None:
+        note = " (current)" if revision == HEAD_REVISION else f" (current is {HEAD_REVISION})"
+        out.print(f"{revision}{note}", highlight=False)
+    elif detected is None:
+        out.print("none: the database is empty", highlight=False)
+    else:
+        out.print(
+            f"none recorded: made before migrations, schema of {detected} "
+            f"(current is {HEAD_REVISION}; run `prb-annotate db upgrade`)",
+            highlight=False,
+        )
+
+
+PortOption = Annotated[int, typer.Option(help="Port to serve the app on.")]
+
+
+@app.command("serve")
+def serve_command(
+    port: PortOption = 8501,
+    address: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
+) -> None:
+    """Start the annotation app (Streamlit) on this database."""
+    from annotate.cli.server import serve
+
+    raise typer.Exit(code=serve(State.db, port, address))
+
+
+@app.command("demo")
+def demo_command(
+    port: PortOption = 8501,
+    simulated: Annotated[
+        int, typer.Option(help="Simulated annotators who also rate every pair (for the results).")
+    ] = 5,
+    no_serve: Annotated[bool, typer.Option("--no-serve", help="Set up only.")] = False,
+) -> None:
+    """Set up the demo (bundled data, demo study, demo accounts), print the links, serve."""
+    from annotate.cli.server import serve
+    from annotate.services.demo import set_up_demo
+
+    setup = set_up_demo(State.engine(), simulated_annotators=simulated)
+    out.print(
+        f"Demo study ready: {setup.imported.added} pairs imported "
+        f"({setup.imported.unchanged} already there), {setup.assigned} newly assigned, "
+        f"{setup.simulated_scores} simulated scores added."
+    )
+    base = f"http://localhost:{port}"
+    out.print(
+        f"Annotator ({setup.annotator}): {accounts.login_link(setup.token, base)}",
+        highlight=False,
+        markup=False,
+    )
+    out.print(
+        f"Admin ({setup.admin}): {accounts.login_link(setup.admin_token, base)}",
+        highlight=False,
+        markup=False,
+    )
+    if not no_serve:
+        raise typer.Exit(code=serve(State.db, port))

@@ -1,0 +1,88 @@
+"""The database engine: one factory for SQLite files and any SQLAlchemy URL.
+
+SQLite gets WAL, foreign keys, a busy timeout and `BEGIN IMMEDIATE` for write transactions,
+so that a read-then-write unit of work never fails with "database is locked" under concurrency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import event, text
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, create_engine
+
+import annotate.db.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+from annotate.config import database_url
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+PG_WRITE_LOCK_KEY = 0x70726200  # "prb\0": the advisory lock that serialises write sessions
+_WRITE_OPTION = "prb_write"
+
+
+def connect(path_or_url: str | None = None) -> Engine:
+    """Return an engine for a SQLite path or a SQLAlchemy URL, the schema left as it is
+    (`annotate.db.make_engine` also creates or upgrades it)."""
+    url = database_url(path_or_url)
+    # Errors (and the server log their tracebacks go to) never show the statement's values:
+    # token hashes, annotators' comments, dataset text.
+    if url.startswith("sqlite"):
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            hide_parameters=True,
+        )
+        _configure_sqlite(engine)
+    else:
+        engine = create_engine(url, pool_pre_ping=True, hide_parameters=True)
+    return engine
+
+
+def write_options() -> dict[str, bool]:
+    """Execution options that make a SQLite connection begin with `BEGIN IMMEDIATE`."""
+    return {_WRITE_OPTION: True}
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # Let SQLAlchemy's "begin" event emit BEGIN itself, so writes can ask for IMMEDIATE.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
+        immediate = connection.get_execution_options().get(_WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """One write transaction: committed when the block ends, rolled back on any error.
+
+    On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`). On PostgreSQL it
+    takes a transaction-level advisory lock first, so write sessions run one at a time there too
+    and a read-then-write unit of work cannot lose an update or act on a stale read.
+    """
+    bind = engine.execution_options(**write_options()) if is_sqlite(engine) else engine
+    with Session(bind, expire_on_commit=False) as session, session.begin():
+        if engine.dialect.name == "postgresql":
+            session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK_KEY})
+        yield session
+
+
+@contextmanager
+def read_session(engine: Engine) -> Iterator[Session]:
+    """A session for reading; objects stay usable after the block ends."""
+    with Session(engine, expire_on_commit=False) as session:
+        yield session

@@ -1,0 +1,1 @@
+"""Alembic migration scripts of the database schema (run them through `annotate.db.schema`)."""

@@ -1,0 +1,163 @@
+"""The database tables.
+
+A study owns pairs; an assignment gives one pair to one annotator, with the side the chosen
+response is shown on and the pair's place in that annotator's queue; a rating is one score of
+one response on one dimension, and its earlier values are kept as revisions.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from annotate.vocabulary import (
+    DEFAULT_ANCHORS,
+    DEFAULT_EQUIVALENCE_MARGIN,
+    DIMENSION_DEFINITIONS,
+    DIMENSION_LABELS,
+    SCALE_MAX,
+    SCALE_MIN,
+)
+
+ROLES = ("annotator", "admin", "researcher")
+ASSIGNMENT_STATUSES = ("pending", "done", "skipped", "released")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _json(**kwargs: Any) -> Any:
+    return Field(sa_column=Column(JSON, nullable=False), **kwargs)
+
+
+class Study(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    seed: int
+    scale_min: int = SCALE_MIN
+    scale_max: int = SCALE_MAX
+    anchors: dict[str, str] = _json(
+        default_factory=lambda: {str(k): v for k, v in DEFAULT_ANCHORS.items()}
+    )
+    dimension_labels: dict[str, str] = _json(default_factory=lambda: dict(DIMENSION_LABELS))
+    dimension_definitions: dict[str, str] = _json(
+        default_factory=lambda: dict(DIMENSION_DEFINITIONS)
+    )
+    guidelines: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
+    completion_code: str | None = None
+    overlap: int = Field(default=3, description="k: distinct annotators wanted per pair")
+    reservation_minutes: int = Field(
+        default=60, description="open pool: how long a pulled pair stays reserved for its annotator"
+    )
+    gold_rate: float = Field(default=0.0, description="share of gold pairs mixed into queues")
+    pool_open: bool = Field(
+        default=False, description="open pool: annotators of the study pull pairs still needing k"
+    )
+    pool_quota: int | None = Field(
+        default=None, description="open pool: most pairs one annotator may pull (None: no limit)"
+    )
+    enrolment_open: bool = Field(
+        default=False, description="crowd links (?study=...&PROLIFIC_PID=...) may create accounts"
+    )
+    enrolment_key: str | None = Field(
+        default=None, description="the secret in the study's crowd link (set when enrolment opens)"
+    )
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Pair(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("study_id", "record_id", name="uq_pair_study_record"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    record_id: str = Field(description="the benchmark record's own `id`")
+    domain: str = Field(index=True)
+    category: str
+    question: str = Field(sa_column=Column(Text, nullable=False))
+    narrative: str = Field(sa_column=Column(Text, nullable=False))
+    profile: list[dict[str, Any]] = _json(default_factory=list)
+    rubric_aspects: list[dict[str, Any]] = _json(default_factory=list)
+    chosen: str = Field(sa_column=Column(Text, nullable=False))
+    rejected: str = Field(sa_column=Column(Text, nullable=False))
+    extra: dict[str, Any] = _json(default_factory=dict)
+    content_hash: str
+    gold_preference: str | None = Field(
+        default=None,
+        description="for a gold pair, the expected rubric preference: 'chosen', "
+        "'rejected' or 'equal'; None for an ordinary pair",
+    )
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Annotator(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    role: str = "annotator"
+    token_hash: str = Field(index=True, unique=True)
+    active: bool = True
+    external_id: str | None = Field(
+        default=None,
+        unique=True,
+        description="crowd platform participant id, e.g. 'prolific:5f1a...'",
+    )
+    enrolment_session_hash: str | None = Field(
+        default=None, description="hash of the crowd session id the participant enrolled with"
+    )
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Assignment(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("annotator_id", "pair_id", name="uq_assignment_annotator_pair"),
+        Index("ix_assignment_queue", "annotator_id", "study_id", "position"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    annotator_id: int = Field(foreign_key="annotator.id")
+    pair_id: int = Field(foreign_key="pair.id", index=True)
+    position: int = Field(description="place in the annotator's shuffled queue, from 0")
+    chosen_side: str = Field(description="'A' or 'B': where the chosen response is shown")
+    status: str = "pending"
+    reserved_until: datetime | None = Field(
+        default=None, description="open pool: the reservation lapses at this time if not done"
+    )
+    skip_reason: str | None = None
+    flagged: bool = False
+    flag_reason: str | None = None
+    comment: str | None = None
+    completed_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Rating(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("assignment_id", "response", "dimension", name="uq_rating_score"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignment.id", index=True)
+    response: str = Field(description="'chosen' or 'rejected'")
+    dimension: str
+    score: int
+    seconds: float = Field(description="time spent on the pair, display to submit")
+    revision: int = 1
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class RatingRevision(SQLModel, table=True):
+    """An earlier value of a rating, kept when the annotator revises it."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    rating_id: int = Field(foreign_key="rating.id", index=True)
+    revision: int
+    score: int
+    seconds: float
+    created_at: datetime
+    replaced_at: datetime = Field(default_factory=utcnow)

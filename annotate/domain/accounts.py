@@ -1,0 +1,108 @@
+"""Accounts: annotators, admins and researchers, who log in with a personal token.
+
+Tokens are random (192 bits), shown once, and stored only as a SHA-256 hash; a token is
+high-entropy, so a plain hash is enough and lookups stay an index hit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from urllib.parse import urlencode
+
+from sqlmodel import Session, select
+
+from annotate.config import app_url
+from annotate.db.tables import ROLES, Annotator
+from annotate.errors import Invalid
+
+TOKEN_BYTES = 24
+
+
+class AccountError(Invalid):
+    pass
+
+
+def generate_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def login_link(token: str, base_url: str | None = None) -> str:
+    return f"{(base_url or app_url()).rstrip('/')}/?{urlencode({'token': token})}"
+
+
+def _check_role(role: str) -> None:
+    if role not in ROLES:
+        raise AccountError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
+
+
+def create_account(
+    session: Session, name: str, *, role: str = "annotator"
+) -> tuple[Annotator, str]:
+    """Create an account; return it with its token (the only time the token is seen)."""
+    _check_role(role)
+    name = name.strip()
+    if not name:
+        raise AccountError("an account needs a non-empty name")
+    if account_named(session, name) is not None:
+        raise AccountError(f"an account named {name!r} already exists")
+    token = generate_token()
+    account = Annotator(name=name, role=role, token_hash=hash_token(token))
+    session.add(account)
+    session.flush()
+    return account, token
+
+
+def find_account(session: Session, token: str | None) -> Annotator | None:
+    """The active account that owns this token, or None."""
+    if not token:
+        return None
+    wanted = hash_token(token.strip())
+    account = session.exec(select(Annotator).where(Annotator.token_hash == wanted)).first()
+    if account is None or not hmac.compare_digest(account.token_hash, wanted):
+        return None
+    return account if account.active else None
+
+
+def account_named(session: Session, name: str) -> Annotator | None:
+    return session.exec(select(Annotator).where(Annotator.name == name)).first()
+
+
+def get_account(session: Session, name: str) -> Annotator:
+    account = account_named(session, name)
+    if account is None:
+        raise AccountError(f"no account named {name!r}")
+    return account
+
+
+def list_accounts(session: Session) -> list[Annotator]:
+    return list(session.exec(select(Annotator).order_by(Annotator.id)).all())
+
+
+def rotate_token(session: Session, name: str) -> str:
+    """Give the account a new token; the old one stops working at once."""
+    account = get_account(session, name)
+    token = generate_token()
+    account.token_hash = hash_token(token)
+    session.add(account)
+    return token
+
+
+def set_active(session: Session, name: str, active: bool) -> Annotator:
+    account = get_account(session, name)
+    account.active = active
+    session.add(account)
+    return account
+
+
+def set_role(session: Session, name: str, role: str) -> Annotator:
+    _check_role(role)
+    account = get_account(session, name)
+    account.role = role
+    session.add(account)
+    return account

@@ -1,0 +1,81 @@
+"""The ratings export: one row per score, in the column order researchers rely on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy import case, select
+from sqlalchemy.engine import Engine
+
+from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
+from annotate.vocabulary import EXPORT_COLUMNS
+
+EXPORT_FORMATS = ("csv", "jsonl", "parquet")
+
+
+def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
+    """All current scores (revisions excluded) of one study, or of every study.
+
+    Gold pairs are left out: they are quality-control items with a known answer, given to
+    every annotator outside the plan's k, and would weigh too much in the validation (their
+    scores feed the annotators' gold accuracy on the progress page instead).
+    """
+    other_side = case((Assignment.chosen_side == "A", "B"), else_="A")
+    query = (
+        select(
+            Study.name.label("study"),
+            Pair.record_id.label("pair_id"),
+            Pair.domain,
+            Annotator.name.label("annotator"),
+            Rating.response,
+            case((Rating.response == "chosen", Assignment.chosen_side), else_=other_side).label(
+                "side"
+            ),
+            Rating.dimension,
+            Rating.score,
+            Rating.seconds,
+            Rating.created_at,
+        )
+        .join(Assignment, Rating.assignment_id == Assignment.id)
+        .join(Pair, Assignment.pair_id == Pair.id)
+        .join(Study, Pair.study_id == Study.id)
+        .join(Annotator, Assignment.annotator_id == Annotator.id)
+        .where(Pair.gold_preference.is_(None))  # type: ignore[union-attr]
+        .order_by(Study.name, Pair.record_id, Annotator.name, Rating.response, Rating.dimension)
+    )
+    if study is not None:
+        query = query.where(Study.name == study)
+    with engine.connect() as connection:
+        frame = pd.DataFrame(connection.execute(query).all(), columns=list(EXPORT_COLUMNS))
+    frame["score"] = frame["score"].astype("int64")
+    frame["seconds"] = frame["seconds"].astype("float64")
+    # PostgreSQL returns aware times in the session's time zone, SQLite naive UTC: both to UTC.
+    created = pd.to_datetime(frame["created_at"], utc=True)
+    frame["created_at"] = created.dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return frame
+
+
+def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
+    """Write the export to `path` (written to a temporary name, then moved into place)."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
+    tmp = path.with_name(path.name + ".part")
+    if fmt == "csv":
+        frame.to_csv(tmp, index=False)
+    elif fmt == "jsonl":
+        frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
+    else:
+        frame.to_parquet(tmp, index=False)
+    tmp.replace(path)
+
+
+def ratings_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
+    """The export as bytes, for a download button."""
+    if fmt == "csv":
+        return frame.to_csv(index=False).encode("utf-8")
+    if fmt == "jsonl":
+        return frame.to_json(orient="records", lines=True, force_ascii=False).encode("utf-8")
+    if fmt == "parquet":
+        return frame.to_parquet(index=False)
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")

@@ -1,0 +1,179 @@
+"""Progress of a study, per annotator and per domain, and its flagged pairs.
+
+Counts are over assignments still in someone's queue (released ones are left out). `assigned`
+is everything given out, `pending` what is neither done nor skipped; seconds per pair are those
+recorded with the latest submit of each done assignment.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
+
+
+@dataclass(frozen=True)
+class ProgressRow:
+    """One line of the dashboard: an annotator or a domain."""
+
+    name: str
+    assigned: int
+    done: int
+    skipped: int
+    pending: int
+    flagged: int
+    median_seconds: float | None
+
+    @property
+    def share_done(self) -> float:
+        return self.done / self.assigned if self.assigned else 0.0
+
+
+@dataclass(frozen=True)
+class DomainProgress(ProgressRow):
+    pairs: int = 0
+    complete: int = 0  # ordinary pairs with k done ratings
+
+
+@dataclass(frozen=True)
+class _Item:
+    annotator: str
+    domain: str
+    pair_id: int
+    status: str
+    flagged: bool
+    gold: bool
+    seconds: float | None
+
+
+def _items(session: Session, study_id: int) -> list[_Item]:
+    seconds = (
+        select(Rating.assignment_id, func.max(Rating.seconds).label("seconds"))
+        .group_by(Rating.assignment_id)
+        .subquery()
+    )
+    rows = session.exec(
+        select(
+            Annotator.name,
+            Pair.domain,
+            Pair.id,
+            Assignment.status,
+            Assignment.flagged,
+            Pair.gold_preference,
+            seconds.c.seconds,
+        )
+        .join(Annotator, Annotator.id == Assignment.annotator_id)
+        .join(Pair, Pair.id == Assignment.pair_id)
+        .outerjoin(seconds, seconds.c.assignment_id == Assignment.id)
+        .where(Assignment.study_id == study_id, Assignment.status != "released")
+    ).all()
+    return [
+        _Item(name, domain, pair_id, status, bool(flag), gold is not None, secs)
+        for name, domain, pair_id, status, flag, gold, secs in rows
+    ]
+
+
+def _row(name: str, items: Iterable[_Item]) -> ProgressRow:
+    items = list(items)
+    return ProgressRow(name, *_counts(items))
+
+
+def _counts(items: list[_Item]) -> tuple[int, int, int, int, int, float | None]:
+    done = [i for i in items if i.status == "done"]
+    times = [i.seconds for i in done if i.seconds is not None]
+    return (
+        len(items),
+        len(done),
+        sum(i.status == "skipped" for i in items),
+        sum(i.status == "pending" for i in items),
+        sum(i.flagged for i in items),
+        statistics.median(times) if times else None,
+    )
+
+
+def annotator_progress(session: Session, study_id: int) -> list[ProgressRow]:
+    """One row per annotator with work in the study, by name."""
+    groups: dict[str, list[_Item]] = defaultdict(list)
+    for item in _items(session, study_id):
+        groups[item.annotator].append(item)
+    return [_row(name, items) for name, items in sorted(groups.items())]
+
+
+def domain_progress(session: Session, study_id: int) -> list[DomainProgress]:
+    """One row per domain of the study (domains without work included), by name."""
+    study = session.get(Study, study_id)
+    k = study.overlap if study else 1
+    groups: dict[str, list[_Item]] = defaultdict(list)
+    for item in _items(session, study_id):
+        groups[item.domain].append(item)
+    pairs = dict(
+        session.exec(
+            select(Pair.domain, func.count())
+            .where(Pair.study_id == study_id, Pair.gold_preference.is_(None))
+            .group_by(Pair.domain)
+        ).all()
+    )
+    rows = []
+    for domain in sorted(set(pairs) | set(groups)):
+        items = groups.get(domain, [])
+        done_per_pair: dict[int, int] = defaultdict(int)
+        for item in items:
+            if item.status == "done" and not item.gold:
+                done_per_pair[item.pair_id] += 1
+        complete = sum(n >= k for n in done_per_pair.values())
+        rows.append(
+            DomainProgress(domain, *_counts(items), pairs=pairs.get(domain, 0), complete=complete)
+        )
+    return rows
+
+
+def total_progress(rows: Iterable[ProgressRow], name: str = "all") -> ProgressRow:
+    """The sum of some rows (the median of medians is not a median, so it is left out)."""
+    rows = list(rows)
+    return ProgressRow(
+        name,
+        sum(r.assigned for r in rows),
+        sum(r.done for r in rows),
+        sum(r.skipped for r in rows),
+        sum(r.pending for r in rows),
+        sum(r.flagged for r in rows),
+        None,
+    )
+
+
+@dataclass(frozen=True)
+class FlaggedPair:
+    pair_id: str
+    domain: str
+    annotator: str
+    reason: str
+    comment: str
+    status: str
+
+
+def flagged_pairs(session: Session, study_id: int) -> list[FlaggedPair]:
+    """Every flag raised in the study, by pair then annotator."""
+    rows = session.exec(
+        select(
+            Pair.record_id,
+            Pair.domain,
+            Annotator.name,
+            Assignment.flag_reason,
+            Assignment.comment,
+            Assignment.status,
+        )
+        .join(Annotator, Annotator.id == Assignment.annotator_id)
+        .join(Pair, Pair.id == Assignment.pair_id)
+        .where(Assignment.study_id == study_id, Assignment.flagged.is_(True))
+        .order_by(Pair.record_id, Annotator.name)
+    ).all()
+    return [
+        FlaggedPair(pid, domain, name, reason or "", comment or "", status)
+        for pid, domain, name, reason, comment, status in rows
+    ]

@@ -1,0 +1,186 @@
+"""Studies: the unit that owns pairs, assignments and settings.
+
+`create_study` and `update_study` are the one way settings change (CLI, admin page, tests); both
+check the whole study afterwards and raise `StudyError` listing every problem. Two settings are
+frozen once work exists, because changing them would make recorded work inconsistent: the seed
+(blinding and queue order are drawn from it) once any pair is assigned, and the scale once any
+score is given.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sqlmodel import Session, select
+
+from annotate.db.tables import Assignment, Rating, Study
+from annotate.errors import Invalid, NotFound
+from annotate.vocabulary import DIMENSIONS
+
+DEFAULT_STUDY = "default"
+
+EDITABLE = (
+    "seed",
+    "scale_min",
+    "scale_max",
+    "anchors",
+    "dimension_labels",
+    "dimension_definitions",
+    "guidelines",
+    "equivalence_margin",
+    "completion_code",
+    "overlap",
+    "reservation_minutes",
+    "gold_rate",
+    "pool_open",
+    "pool_quota",
+    "enrolment_open",
+)
+"""Settings an admin may change; the dict-valued ones are merged key by key."""
+
+_MERGED = ("anchors", "dimension_labels", "dimension_definitions")
+
+
+class StudyNotFound(NotFound):
+    pass
+
+
+class StudyError(Invalid):
+    """Settings that cannot be saved; the message lists every problem."""
+
+
+def get_study(session: Session, name: str) -> Study:
+    study = session.exec(select(Study).where(Study.name == name)).first()
+    if study is None:
+        raise StudyNotFound(f"no study named {name!r}")
+    return study
+
+
+def list_studies(session: Session) -> list[Study]:
+    return list(session.exec(select(Study).order_by(Study.id)).all())
+
+
+def get_or_create_study(session: Session, name: str, *, seed: int | None = None) -> Study:
+    """Return the study called `name`, creating it (with a fresh random seed) if needed."""
+    study = session.exec(select(Study).where(Study.name == name)).first()
+    if study is None:
+        study = Study(name=name, seed=secrets.randbelow(2**31) if seed is None else seed)
+        session.add(study)
+        session.flush()
+    return study
+
+
+def create_study(session: Session, name: str, **settings: Any) -> Study:
+    """A new study with default settings overridden by `settings` (see EDITABLE)."""
+    name = name.strip()
+    if not name:
+        raise StudyError("a study needs a non-empty name")
+    if session.exec(select(Study.id).where(Study.name == name)).first() is not None:
+        raise StudyError(f"a study named {name!r} already exists")
+    seed = settings.pop("seed", None)
+    study = Study(name=name, seed=secrets.randbelow(2**31) if seed is None else int(seed))
+    _apply(study, settings)
+    _check(study)
+    _ensure_enrolment_key(study)
+    session.add(study)
+    session.flush()
+    return study
+
+
+def update_study(session: Session, name: str, **changes: Any) -> Study:
+    """Change some settings of a study; dict settings are merged into the current ones."""
+    study = get_study(session, name)
+    frozen = _frozen_changes(session, study, changes)
+    if frozen:
+        raise StudyError("; ".join(frozen))
+    _apply(study, changes)
+    _check(study)
+    _ensure_enrolment_key(study)
+    session.add(study)
+    session.flush()
+    return study
+
+
+def _apply(study: Study, changes: dict[str, Any]) -> None:
+    unknown = sorted(set(changes) - set(EDITABLE))
+    if unknown:
+        raise StudyError(f"unknown setting(s): {', '.join(unknown)}")
+    for key, value in changes.items():
+        if key in _MERGED:
+            merged = dict(getattr(study, key))
+            merged.update({str(k): str(v) for k, v in dict(value).items()})
+            value = merged
+        setattr(study, key, value)
+    if study.completion_code is not None:
+        study.completion_code = study.completion_code.strip() or None
+    study.anchors = {
+        k: v for k, v in study.anchors.items() if study.scale_min <= _as_int(k) <= study.scale_max
+    }
+
+
+def _ensure_enrolment_key(study: Study) -> None:
+    """An open crowd link needs its secret (kept when enrolment closes and opens again)."""
+    if study.enrolment_open and not study.enrolment_key:
+        study.enrolment_key = new_enrolment_key()
+
+
+def new_enrolment_key() -> str:
+    return secrets.token_urlsafe(16)  # 128 bits
+
+
+def _as_int(value: object) -> int:
+    try:
+        return int(str(value))
+    except ValueError:
+        return -(2**31)
+
+
+def _frozen_changes(session: Session, study: Study, changes: dict[str, Any]) -> list[str]:
+    problems = []
+    if "seed" in changes and int(changes["seed"]) != study.seed:
+        assigned = session.exec(select(Assignment.id).where(Assignment.study_id == study.id))
+        if assigned.first() is not None:
+            problems.append("the seed cannot change once pairs are assigned")
+    scale = {k: changes[k] for k in ("scale_min", "scale_max") if k in changes}
+    if any(int(v) != getattr(study, k) for k, v in scale.items()):
+        rated = session.exec(
+            select(Rating.id)
+            .join(Assignment, Rating.assignment_id == Assignment.id)
+            .where(Assignment.study_id == study.id)
+        )
+        if rated.first() is not None:
+            problems.append("the scale cannot change once scores are given")
+    return problems
+
+
+def study_problems(study: Study) -> list[str]:
+    """Everything wrong with a study's settings (empty when it can be saved)."""
+    problems = []
+    if study.scale_min >= study.scale_max:
+        problems.append(f"scale: minimum {study.scale_min} must be below maximum {study.scale_max}")
+    if study.scale_max - study.scale_min > 20:
+        problems.append("scale: at most 21 points")
+    for kind in ("dimension_labels", "dimension_definitions"):
+        missing = [d for d in DIMENSIONS if not str(getattr(study, kind).get(d, "")).strip()]
+        if missing:
+            problems.append(f"{kind.replace('_', ' ')}: missing for {', '.join(missing)}")
+    if not study.equivalence_margin > 0:
+        problems.append("equivalence margin must be above 0")
+    if study.overlap < 1:
+        problems.append("overlap (annotators per pair) must be at least 1")
+    if study.reservation_minutes < 1:
+        problems.append("reservation must last at least 1 minute")
+    if not 0 <= study.gold_rate < 1:
+        problems.append("gold rate must be at least 0 and below 1")
+    if study.pool_quota is not None and study.pool_quota < 1:
+        problems.append("pool quota must be at least 1 (or empty for no limit)")
+    if study.enrolment_open and not study.pool_open:
+        problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
+    return problems
+
+
+def _check(study: Study) -> None:
+    problems = study_problems(study)
+    if problems:
+        raise StudyError("; ".join(problems))

@@ -1,1 +1,0 @@
-"""Alembic migration scripts of the database schema (run them through `annotate.schema`)."""

@@ -1,0 +1,81 @@
+"""One-command demo: the bundled dataset, a demo study, and a demo annotator with a link."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from annotate.db import write_session
+from annotate.db.tables import Annotator
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.importer import ImportSummary, import_files
+from annotate.domain.studies import get_or_create_study, get_study
+from annotate.services.simulated import store_simulated_ratings
+
+DEMO_STUDY = "demo"
+DEMO_SEED = 20260407
+DEMO_ANNOTATOR = "demo-annotator"
+DEMO_ADMIN = "demo-admin"
+DEMO_COMPLETION_CODE = "PRB-DEMO-2026"
+
+
+def demo_data_folder() -> Path:
+    """`data/demo` of a source checkout, else of the working directory (the Docker image)."""
+    beside_package = Path(__file__).resolve().parents[2] / "data" / "demo"
+    return beside_package if beside_package.is_dir() else Path.cwd() / "data" / "demo"
+
+
+@dataclass(frozen=True)
+class DemoSetup:
+    imported: ImportSummary
+    annotator: str
+    token: str
+    assigned: int
+    admin: str
+    admin_token: str
+    simulated_scores: int
+
+
+def set_up_demo(
+    engine: Engine, data_folder: Path | None = None, *, simulated_annotators: int = 0
+) -> DemoSetup:
+    """Import the demo pairs, give them all to the demo annotator, and return fresh tokens for
+    the demo annotator and the demo admin. With `simulated_annotators`, that many simulated
+    annotators rate every pair too, so that the results page has something to show.
+
+    Safe to run again: nothing is imported or simulated twice, and the demo accounts keep their
+    ratings (only their tokens are renewed: a token is stored as a hash and cannot be shown again).
+    """
+    folder = data_folder or demo_data_folder()
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        raise FileNotFoundError(f"no demo data (*.jsonl) in {folder}")
+    with write_session(engine) as session:
+        study = get_or_create_study(session, DEMO_STUDY, seed=DEMO_SEED)
+        study.completion_code = study.completion_code or DEMO_COMPLETION_CODE
+        session.add(study)
+    summary = import_files(engine, files, study=DEMO_STUDY)
+    with write_session(engine) as session:
+        study = get_study(session, DEMO_STUDY)
+        annotator, token = _account_with_fresh_token(session, DEMO_ANNOTATOR, "annotator")
+        _, admin_token = _account_with_fresh_token(session, DEMO_ADMIN, "admin")
+        created = assign_pairs(session, study, annotator, study_pairs(session, study))
+    simulated = 0
+    if simulated_annotators:
+        simulated = store_simulated_ratings(
+            engine, DEMO_STUDY, n_annotators=simulated_annotators, seed=DEMO_SEED
+        )
+    return DemoSetup(
+        summary, DEMO_ANNOTATOR, token, len(created), DEMO_ADMIN, admin_token, simulated
+    )
+
+
+def _account_with_fresh_token(session: Session, name: str, role: str) -> tuple[Annotator, str]:
+    existing = accounts.account_named(session, name)
+    if existing is None:
+        return accounts.create_account(session, name, role=role)
+    return existing, accounts.rotate_token(session, name)

@@ -1,0 +1,103 @@
+"""Simulated annotators who rate a study's real pairs, for demos, tests and benchmarks.
+
+Scores come from `analysis.simulate` (a latent-quality model with a chosen chosen-minus-rejected
+effect per dimension); assignments, sides and storage are the real ones, so the export, the
+statistics and the app see simulated work exactly as they would see human work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlalchemy import insert
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from analysis.simulate import simulate_ratings
+from annotate.db import write_session
+from annotate.db.tables import Annotator, Assignment, Pair, Rating, utcnow
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.studies import get_study
+
+VALIDATING_EFFECTS: dict[str, float] = {"rubric_alignment": 1.5}
+"""Effects of a benchmark that should validate: ties on general quality, rubric diverges."""
+
+
+def simulated_names(n_annotators: int) -> list[str]:
+    return [f"sim-{i + 1:02d}" for i in range(n_annotators)]
+
+
+def store_simulated_ratings(
+    engine: Engine,
+    study_name: str,
+    *,
+    n_annotators: int = 5,
+    effects: Mapping[str, float] | None = None,
+    seed: int = 0,
+) -> int:
+    """Give every pair of the study to `n_annotators` simulated annotators and rate them all.
+
+    Pairs a simulated annotator has already rated are left alone. Returns the scores stored.
+    """
+    effects = VALIDATING_EFFECTS if effects is None else effects
+    with write_session(engine) as session:
+        study = get_study(session, study_name)
+        pairs = study_pairs(session, study)
+        names = simulated_names(n_annotators)
+        for name in names:
+            account = accounts.account_named(session, name)
+            if account is None:
+                account, _ = accounts.create_account(session, name)
+            assign_pairs(session, study, account, pairs)
+        frame = simulate_ratings(
+            len(pairs),
+            n_annotators,
+            effects,
+            seed=seed,
+            study=study_name,
+            scale_min=study.scale_min,
+            scale_max=study.scale_max,
+        )
+        open_assignments = _open_assignments(session, study.id, names)
+        record_of = {f"p{i:06d}": pair.record_id for i, pair in enumerate(pairs)}
+        name_of = {f"annotator_{j:04d}": name for j, name in enumerate(names)}
+        now = utcnow()
+        rows = []
+        for row in frame.itertuples(index=False):
+            assignment_id = open_assignments.get((name_of[row.annotator], record_of[row.pair_id]))
+            if assignment_id is not None:
+                rows.append(
+                    {
+                        "assignment_id": assignment_id,
+                        "response": row.response,
+                        "dimension": row.dimension,
+                        "score": int(row.score),
+                        "seconds": float(row.seconds),
+                        "created_at": now,
+                        "updated_at": now,
+                    }
+                )
+        if rows:
+            session.execute(insert(Rating), rows)
+            for assignment_id in set(open_assignments.values()):
+                assignment = session.get(Assignment, assignment_id)
+                assignment.status, assignment.completed_at = "done", now  # type: ignore[union-attr]
+        return len(rows)
+
+
+def _open_assignments(
+    session: Session, study_id: int, names: list[str]
+) -> dict[tuple[str, str], int]:
+    """(annotator name, record id) -> assignment id, for the simulated annotators' open pairs."""
+    rows = session.exec(
+        select(Annotator.name, Pair.record_id, Assignment.id)
+        .join(Assignment, Assignment.annotator_id == Annotator.id)
+        .join(Pair, Assignment.pair_id == Pair.id)
+        .where(
+            Assignment.study_id == study_id,
+            Annotator.name.in_(names),
+            Assignment.status == "pending",
+        )
+    ).all()
+    return {(name, record): int(aid) for name, record, aid in rows}

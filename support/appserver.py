@@ -1,0 +1,101 @@
+"""The app server as a child process on 127.0.0.1, for the tests and the benchmarks (not shipped:
+the product's own server command is `annotate.cli.server`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+
+from annotate.cli.server import server_environment, streamlit_command
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class AppServer:
+    """The app server as a child process on 127.0.0.1, for tests and benchmarks.
+
+    Runs the production command (plus `extra_flags`), waits until `/_stcore/health` answers,
+    and can be stopped politely or killed like a crashed host, then started again.
+    """
+
+    def __init__(
+        self, db: str, log_path: Path, *, port: int | None = None, extra_flags: Sequence[str] = ()
+    ) -> None:
+        self.db = db
+        self.log_path = log_path
+        self.port = port or free_port()
+        self.extra_flags = list(extra_flags)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self, timeout: float = 60.0) -> AppServer:
+        with socket.socket() as probe:  # else the health check could reach another server
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind(("127.0.0.1", self.port))
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                streamlit_command(self.port, "127.0.0.1") + self.extra_flags,
+                env=server_environment(self.db),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: kill() takes every child
+            )
+        self._wait_healthy(timeout)
+        return self
+
+    def _wait_healthy(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as answer:
+                    if answer.read().strip() == b"ok":
+                        return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        log = self.log_path.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"the app server did not start; the end of its log:\n{log}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handlers, nothing flushed; as when a host dies."""
+        if self.running:
+            assert self.process is not None
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.running:
+            assert self.process is not None
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def memory_mb(self) -> float:
+        """The server's resident memory (Linux), or 0 when it is not running."""
+        if not self.running:
+            return 0.0
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        rss_kb = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS"))
+        return int(rss_kb) / 1024

@@ -1,0 +1,103 @@
+"""The package's shape holds by check, not by convention.
+
+- The import contracts in `pyproject.toml` hold (`lint-imports`), and they can fail: a copy of the
+  product with one deliberately wrong import (sqlmodel in `analysis`, a page imported by the
+  domain) breaks them.
+- ARCHITECTURE.md lists every product module, and every path it or the README names exists.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(tree / "pyproject.toml"), "--no-cache"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _product_copy(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    for package in ("annotate", "analysis"):
+        shutil.copytree(
+            ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    return tree
+
+
+def test_the_import_contracts_hold(tmp_path: Path) -> None:
+    result = _lint_imports(_product_copy(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "wrong_import", "broken_contract"),
+    [
+        ("analysis/paired.py", "import sqlmodel", "The statistics use no database"),
+        ("analysis/tables.py", "from annotate.db import tables", "The statistics use no database"),
+        ("annotate/domain/queue.py", "from annotate.app.app_pages import rate", "Layers"),
+        ("annotate/db/tables.py", "from annotate.domain import studies", "Layers"),
+        ("annotate/cli/data.py", "from annotate.app import session", "Layers"),
+        ("analysis/render.py", "from analysis import report", "No import circles"),
+    ],
+)
+def test_a_wrong_import_breaks_a_contract(
+    tmp_path: Path, module: str, wrong_import: str, broken_contract: str
+) -> None:
+    tree = _product_copy(tmp_path)
+    path = tree / module
+    path.write_text(path.read_text() + f"\n{wrong_import}  # deliberately wrong\n")
+    if module == "analysis/render.py":  # close a circle: report -> render -> report
+        report = tree / "analysis" / "report.py"
+        report.write_text(report.read_text() + "\nfrom analysis import render\n")
+    result = _lint_imports(tree)
+    assert result.returncode != 0
+    broken = [line for line in result.stdout.splitlines() if line.endswith(" BROKEN")]
+    assert any(line.startswith(broken_contract) for line in broken), result.stdout
+
+
+def _product_modules() -> set[str]:
+    found = set()
+    for package in ("annotate", "analysis"):
+        for path in (ROOT / package).rglob("*.py"):
+            if path.name == "__init__.py" or "versions" in path.parts:
+                continue
+            found.add(path.relative_to(ROOT).as_posix())
+    return found
+
+
+def _named_paths(text: str) -> set[str]:
+    return set(re.findall(r"`((?:annotate|analysis|support|benchmarks|tests)/[\w/.]*)`", text))
+
+
+def test_architecture_lists_every_module() -> None:
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    missing = sorted(m for m in _product_modules() if f"`{m}`" not in text)
+    assert not missing, f"ARCHITECTURE.md does not list: {missing}"
+
+
+@pytest.mark.parametrize("document", ["ARCHITECTURE.md", "README.md"])
+def test_every_named_path_exists(document: str) -> None:
+    named = _named_paths((ROOT / document).read_text())
+    assert named, f"{document} names no paths: the check would pass vacuously"
+    stale = sorted(path for path in named if not (ROOT / path.rstrip("/")).exists())
+    assert not stale, f"{document} names paths that do not exist: {stale}"
