@@ -22,7 +22,7 @@ ACTIONS = {
     "accounts": lambda e, a: people.list_accounts(e, a),
     "create_accounts": lambda e, a: people.create_accounts(e, a, ["eve"]),
     "rotate": lambda e, a: people.rotate_account(e, a, "a0"),
-    "deactivate": lambda e, a: people.set_account_active(e, a, "a0", False),
+    "deactivate": lambda e, a: people.set_accounts_active(e, a, ["a0"], False),
     "role": lambda e, a: people.set_account_role(e, a, "a0", "admin"),
     "plan": lambda e, a: plans.make_plan(
         e, a, study="s", annotators=["a0"], selection=PairSelection(), per_pair=1
@@ -70,7 +70,7 @@ def test_a_deactivated_or_demoted_admin_is_refused_at_once(engine, world):
         set_active(session, "a0", False)
     with pytest.raises(PermissionDenied):
         studies.list_studies(engine, world["annotator"])
-    people.set_account_active(engine, world["admin"], "a0", True)
+    people.set_accounts_active(engine, world["admin"], ["a0"], True)
     assert studies.list_studies(engine, world["annotator"])
     people.set_account_role(engine, world["admin"], "a0", "annotator")
     with pytest.raises(PermissionDenied):
@@ -79,7 +79,7 @@ def test_a_deactivated_or_demoted_admin_is_refused_at_once(engine, world):
 
 def test_an_admin_cannot_lock_themselves_out(engine, world):
     with pytest.raises(AccountError, match="your own"):
-        people.set_account_active(engine, world["admin"], "boss0", False)
+        people.set_accounts_active(engine, world["admin"], ["boss0"], False)
     with pytest.raises(AccountError, match="your own"):
         people.set_account_role(engine, world["admin"], "boss0", "annotator")
 

@@ -77,7 +77,7 @@ def test_no_token_is_stored_anywhere_only_its_hash(engine):
         _, alice = accounts.create_account(session, "alice")
         create_study(session, "crowd", pool_open=True, enrolment_open=True)
     links = people.create_accounts(engine, boss.id, ["carol", "dave"], role="researcher")
-    made = [link.split("token=")[1] for _, link in links]
+    made = [new.link.split("token=")[1] for new in links]
     rotated = people.rotate_account(engine, boss.id, "alice").split("token=")[1]
     with read_session(engine) as session:
         key = get_study(session, "crowd").enrolment_key or ""
