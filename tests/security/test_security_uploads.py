@@ -2,7 +2,8 @@
 
 The limit is one number, `annotate.config.MAX_UPLOAD_MB`: the admin page's file uploader, the
 server's `--server.maxUploadSize` (which makes Streamlit refuse bigger request bodies) and
-`annotate.services.data.upload_dataset` (which checks again) all use it. Any problem imports nothing.
+`annotate.services.data.upload_dataset` (which checks again) all use it. Any problem imports
+nothing.
 
 Also covered elsewhere: tests/admin/test_admin_pages.py
 (`test_an_invalid_upload_lists_its_problems_and_imports_nothing`: the page's problem table),
