@@ -41,20 +41,21 @@ def _child(db: str, files: list[str], trace: bool) -> None:
     import tracemalloc
 
     from annotate.db import make_engine
-    from annotate.domain.importer import import_files
+    from annotate.domain.permissions import SYSTEM
+    from annotate.services.data import import_files
 
     engine = make_engine(db)
     if trace:
         tracemalloc.start()
     start = time.perf_counter()
-    summary = import_files(engine, files, study="bench")
+    summary = import_files(engine, SYSTEM, files, study="bench")
     seconds = time.perf_counter() - start
     traced_peak = tracemalloc.get_traced_memory()[1] if trace else None
     if trace:
         tracemalloc.stop()
     rss_after_import = _maxrss_bytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     start = time.perf_counter()
-    again = import_files(engine, files, study="bench")
+    again = import_files(engine, SYSTEM, files, study="bench")
     reimport_seconds = time.perf_counter() - start
     engine.dispose()
     print(

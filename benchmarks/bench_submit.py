@@ -40,11 +40,12 @@ from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
 from annotate.domain import accounts
 from annotate.domain.blinding import chosen_side, shuffled
-from annotate.domain.importer import import_files
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.queue import pair_view, queue
-from annotate.domain.ratings import submit_rating
 from annotate.domain.studies import get_or_create_study
 from annotate.domain.synthetic import write_synthetic_benchmark
+from annotate.services.data import import_files
+from annotate.services.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, SIDES
 
 STUDY = "bench"
@@ -74,7 +75,7 @@ def build(engine: Engine, work: Path) -> dict[str, str]:
     files = write_synthetic_benchmark(work / "benchmark", seed=SEED)
     with write_session(engine) as session:
         get_or_create_study(session, STUDY, seed=SEED)
-    summary = import_files(engine, files, study=STUDY)
+    summary = import_files(engine, SYSTEM, files, study=STUDY)
     added = sum(f.added for f in summary.files)
     log(f"imported {added:,} pairs in {time.perf_counter() - started:.1f} s")
 

@@ -35,9 +35,10 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.domain import accounts, studies
 from annotate.domain.assignment import plan_fixed, study_pairs
-from annotate.domain.importer import import_files
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.queue import next_open, queue
 from annotate.domain.synthetic import synthetic_records
+from annotate.services.data import import_files
 from annotate.vocabulary import DIMENSIONS, SIDES
 from support.appserver import AppServer
 
@@ -82,7 +83,7 @@ def prepare_load_study(
     with path.open("w", encoding="utf-8") as handle:
         for record in synthetic_records(n_pairs, seed=7, profile_size=profile_size):
             handle.write(json.dumps(record) + "\n")
-    import_files(engine, [path], study=LOAD_STUDY)
+    import_files(engine, SYSTEM, [path], study=LOAD_STUDY)
     with write_session(engine) as session:
         study = studies.get_study(session, LOAD_STUDY)
         made = [accounts.create_account(session, f"load-{i:03d}") for i in range(annotators)]

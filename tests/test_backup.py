@@ -16,8 +16,8 @@ from annotate.domain.accounts import find_account
 from annotate.domain.backup import BackupError, backup_database
 from annotate.domain.export import ratings_dataframe, write_ratings
 from annotate.domain.queue import queue
-from annotate.domain.ratings import submit_rating
 from annotate.services.demo import set_up_demo
+from annotate.services.rating import submit_rating
 from annotate.services.simulated import store_simulated_ratings
 from annotate.vocabulary import DIMENSIONS, SIDES
 

@@ -14,8 +14,9 @@ from annotate.db.tables import Assignment, Pair
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.blinding import chosen_side, response_on, shuffled, side_of
-from annotate.domain.importer import import_files
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study
+from annotate.services.data import import_files
 
 RECORDS = [f"{d}_{i}_0" for d in range(3) for i in range(400)]
 
@@ -93,7 +94,7 @@ def study_with_pairs(engine, tmp_path, write_records, make_record):
     )
     with write_session(engine) as session:
         get_or_create_study(session, "s", seed=12345)
-    import_files(engine, [path], study="s")
+    import_files(engine, SYSTEM, [path], study="s")
     return engine
 
 
@@ -151,7 +152,7 @@ def test_assign_pairs_twice_does_not_duplicate_and_appends_new_pairs(
         tmp_path / "more" / "Art_and_Entertainment_test.jsonl",
         [make_record(f"0_{i}_0") for i in range(30, 35)],
     )
-    import_files(engine, [more], study="s")
+    import_files(engine, SYSTEM, [more], study="s")
     with write_session(engine) as session:
         study = get_or_create_study(session, "s")
         added = assign_pairs(

@@ -21,7 +21,7 @@ from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session
 from annotate.db.tables import Annotator, Assignment
 from annotate.domain import accounts
-from annotate.domain.ratings import submit_rating
+from annotate.services.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS
 
 REPO = Path(__file__).resolve().parent.parent

@@ -16,9 +16,10 @@ from annotate.db.tables import Annotator, Assignment, Pair
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.export import EXPORT_FORMATS, ratings_bytes, ratings_dataframe, write_ratings
-from annotate.domain.importer import import_files
-from annotate.domain.ratings import submit_rating
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study
+from annotate.services.data import import_files
+from annotate.services.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS
 
 
@@ -65,8 +66,8 @@ def rated(engine, tmp_path, write_records, make_record):
         tmp_path / "Society_and_Culture_test.jsonl", [make_record(f"2_{i}_0") for i in range(6)]
     )
     other = write_records(tmp_path / "Art_and_Entertainment_test.jsonl", [make_record("0_1_0")])
-    import_files(engine, [path], study="main")
-    import_files(engine, [other], study="other")
+    import_files(engine, SYSTEM, [path], study="main")
+    import_files(engine, SYSTEM, [other], study="other")
     submitted = rate_everything(engine, "main", ["alice", "bob"], 6)
     rate_everything(engine, "other", ["carol"], 1)
     return submitted
@@ -188,7 +189,7 @@ def test_times_are_utc_whatever_the_servers_time_zone(db_url, tmp_path, write_re
         with engine.connect() as connection:
             assert connection.exec_driver_sql("SHOW timezone").scalar() == "Asia/Kolkata"
         path = write_records(tmp_path / "A_test.jsonl", [make_record("1")])
-        import_files(engine, [path], study="tz")
+        import_files(engine, SYSTEM, [path], study="tz")
         rate_everything(engine, "tz", ["ravi"], 1)
         stamps = pd.to_datetime(ratings_dataframe(engine)["created_at"], utc=True)
         offset = (datetime.now(UTC) - stamps).abs().max()

@@ -16,7 +16,9 @@ from sqlmodel import select
 
 from annotate.db import read_session
 from annotate.db.tables import Pair, Study
-from annotate.domain.importer import DatasetError, Problem, domain_from_path, import_files
+from annotate.domain.importer import DatasetError, Problem, domain_from_path
+from annotate.domain.permissions import SYSTEM
+from annotate.services.data import import_files
 
 DOMAIN = "Art_and_Entertainment"
 GOOD_FILE = f"{DOMAIN}_test.jsonl"
@@ -46,7 +48,7 @@ def test_jsonl_import_stores_every_field(engine, tmp_path, make_record, write_re
     raw["profile"][0]["date"] = "2020-01-02"
     path = write_records(tmp_path / GOOD_FILE, [raw, make_record("0_2_0")])
 
-    summary = import_files(engine, [path], study="s")
+    summary = import_files(engine, SYSTEM, [path], study="s")
 
     assert (summary.added, summary.unchanged) == (2, 0)
     assert [(f.file, f.domain, f.records, f.added) for f in summary.files] == [
@@ -74,7 +76,7 @@ def test_jsonl_json_array_and_parquet_give_the_same_rows(
     imported = {}
     for suffix in ("jsonl", "json", "parquet"):
         path = write_records(tmp_path / suffix / f"{DOMAIN}_test.{suffix}", records)
-        summary = import_files(engine, [path], study=suffix)
+        summary = import_files(engine, SYSTEM, [path], study=suffix)
         assert summary.added == 5
         imported[suffix] = [pair_content(p) for p in pairs(engine, suffix)]
     assert imported["jsonl"] == imported["json"] == imported["parquet"]
@@ -88,9 +90,11 @@ def test_same_records_in_another_format_are_recognised_as_unchanged(
     engine, tmp_path, make_record, write_records
 ):
     records = [make_record(f"0_{i}_0") for i in range(3)]
-    import_files(engine, [write_records(tmp_path / f"{DOMAIN}_test.jsonl", records)], study="s")
+    import_files(
+        engine, SYSTEM, [write_records(tmp_path / f"{DOMAIN}_test.jsonl", records)], study="s"
+    )
     parquet = write_records(tmp_path / "hub" / f"{DOMAIN}_test.parquet", records)
-    summary = import_files(engine, [parquet], study="s")
+    summary = import_files(engine, SYSTEM, [parquet], study="s")
     assert (summary.added, summary.unchanged) == (0, 3)
 
 
@@ -103,8 +107,8 @@ def test_field_order_does_not_make_content_different(engine, tmp_path, make_reco
     for path, value in ((first, record), (second, reordered)):
         path.parent.mkdir()
         path.write_text(json.dumps(value) + "\n", encoding="utf-8")
-    import_files(engine, [first], study="s")
-    summary = import_files(engine, [second], study="s")
+    import_files(engine, SYSTEM, [first], study="s")
+    summary = import_files(engine, SYSTEM, [second], study="s")
     assert (summary.added, summary.unchanged) == (0, 1)
 
 
@@ -112,9 +116,9 @@ def test_reimport_changes_nothing_and_reports_unchanged(
     engine, tmp_path, make_record, write_records, snapshot
 ):
     path = write_records(tmp_path / GOOD_FILE, [make_record(f"0_{i}_0") for i in range(4)])
-    first = import_files(engine, [path], study="s")
+    first = import_files(engine, SYSTEM, [path], study="s")
     before = snapshot(engine)
-    again = import_files(engine, [path], study="s")
+    again = import_files(engine, SYSTEM, [path], study="s")
     assert (first.added, first.unchanged) == (4, 0)
     assert (again.added, again.unchanged) == (0, 4)
     assert [(f.records, f.added, f.unchanged) for f in again.files] == [(4, 0, 4)]
@@ -123,17 +127,17 @@ def test_reimport_changes_nothing_and_reports_unchanged(
 
 def test_new_records_are_added_next_to_unchanged_ones(engine, tmp_path, make_record, write_records):
     path = write_records(tmp_path / GOOD_FILE, [make_record("0_1_0")])
-    import_files(engine, [path], study="s")
+    import_files(engine, SYSTEM, [path], study="s")
     write_records(path, [make_record("0_1_0"), make_record("0_2_0")])
-    summary = import_files(engine, [path], study="s")
+    summary = import_files(engine, SYSTEM, [path], study="s")
     assert (summary.added, summary.unchanged) == (1, 1)
     assert [p.record_id for p in pairs(engine)] == ["0_1_0", "0_2_0"]
 
 
 def test_same_id_in_two_studies_is_two_pairs(engine, tmp_path, make_record, write_records):
     path = write_records(tmp_path / GOOD_FILE, [make_record("0_1_0")])
-    import_files(engine, [path], study="one")
-    import_files(engine, [path], study="two")
+    import_files(engine, SYSTEM, [path], study="one")
+    import_files(engine, SYSTEM, [path], study="two")
     assert len(pairs(engine, "one")) == len(pairs(engine, "two")) == 1
     assert study_names(engine) == ["one", "two"]
 
@@ -142,18 +146,18 @@ def test_utf8_bom_and_blank_lines_are_accepted(engine, tmp_path, make_record):
     path = tmp_path / GOOD_FILE
     lines = [json.dumps(make_record("0_1_0")), "", json.dumps(make_record("0_2_0")), "  "]
     path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode("utf-8"))
-    assert import_files(engine, [path], study="s").added == 2
+    assert import_files(engine, SYSTEM, [path], study="s").added == 2
     array = tmp_path / "array" / GOOD_FILE.replace(".jsonl", ".json")
     array.parent.mkdir()
     array.write_bytes(b"\xef\xbb\xbf" + json.dumps([make_record("0_3_0")]).encode("utf-8"))
-    assert import_files(engine, [array], study="s").added == 1
+    assert import_files(engine, SYSTEM, [array], study="s").added == 1
 
 
 def test_empty_files_import_nothing_but_succeed(engine, tmp_path):
     (tmp_path / GOOD_FILE).write_text("")
     (tmp_path / f"{DOMAIN}_test.json").write_text("[ ]\n")
     summary = import_files(
-        engine, [tmp_path / GOOD_FILE, tmp_path / f"{DOMAIN}_test.json"], study="s"
+        engine, SYSTEM, [tmp_path / GOOD_FILE, tmp_path / f"{DOMAIN}_test.json"], study="s"
     )
     assert summary.added == 0 and [f.records for f in summary.files] == [0, 0]
 
@@ -165,10 +169,10 @@ def test_progress_callback_sees_every_byte_of_jsonl_and_parquet(
     jsonl = write_records(tmp_path / GOOD_FILE, records)
     parquet = write_records(tmp_path / "pq" / f"{DOMAIN}_test.parquet", records)
     seen: list[int] = []
-    import_files(engine, [jsonl], study="a", on_progress=seen.append)
+    import_files(engine, SYSTEM, [jsonl], study="a", on_progress=seen.append)
     assert sum(seen) == jsonl.stat().st_size
     seen.clear()
-    import_files(engine, [parquet], study="b", on_progress=seen.append)
+    import_files(engine, SYSTEM, [parquet], study="b", on_progress=seen.append)
     assert sum(seen) == parquet.stat().st_size
 
 
@@ -197,7 +201,7 @@ def test_domain_from_file_name_and_hub_shard_folder(engine, tmp_path, make_recor
     shard = write_records(
         tmp_path / "Society_and_Culture" / "test-00000-of-00001.parquet", [make_record("2_1_0")]
     )
-    summary = import_files(engine, [jsonl, shard], study="s")
+    summary = import_files(engine, SYSTEM, [jsonl, shard], study="s")
     assert [f.domain for f in summary.files] == [DOMAIN, "Society_and_Culture"]
     assert [(p.record_id, p.domain) for p in pairs(engine)] == [
         ("0_1_0", DOMAIN),
@@ -208,7 +212,7 @@ def test_domain_from_file_name_and_hub_shard_folder(engine, tmp_path, make_recor
 def test_domain_option_overrides_every_file_name(engine, tmp_path, make_record, write_records):
     one = write_records(tmp_path / GOOD_FILE, [make_record("0_1_0")])
     two = write_records(tmp_path / "whatever.json", [make_record("0_2_0")])
-    summary = import_files(engine, [one, two], study="s", domain="Custom_Domain")
+    summary = import_files(engine, SYSTEM, [one, two], study="s", domain="Custom_Domain")
     assert [f.domain for f in summary.files] == ["Custom_Domain", "Custom_Domain"]
     assert {p.domain for p in pairs(engine)} == {"Custom_Domain"}
 
@@ -387,7 +391,7 @@ def test_bad_input_names_file_line_field_and_leaves_the_database_as_it_was(
     case = BAD_CASES[name]
     existing = case.existing or [make_record("0_1_0"), make_record("0_2_0")]
     import_files(
-        engine, [write_records(tmp_path / "existing" / "A_test.jsonl", existing)], study="s"
+        engine, SYSTEM, [write_records(tmp_path / "existing" / "A_test.jsonl", existing)], study="s"
     )
     paths = [tmp_path / file for file in case.files] or [tmp_path / "Nope_test.jsonl"]
     for path, content in zip(paths, case.files.values(), strict=False):
@@ -395,7 +399,7 @@ def test_bad_input_names_file_line_field_and_leaves_the_database_as_it_was(
     before = snapshot(engine)
 
     with pytest.raises(DatasetError) as caught:
-        import_files(engine, paths, study=case.study)
+        import_files(engine, SYSTEM, paths, study=case.study)
 
     _assert_problems(caught.value, case.problems, tmp_path)
     assert snapshot(engine) == before
@@ -403,7 +407,7 @@ def test_bad_input_names_file_line_field_and_leaves_the_database_as_it_was(
     # The same input into a study that does not exist yet must not create it.
     if not case.existing:
         with pytest.raises(DatasetError):
-            import_files(engine, paths, study="brand-new")
+            import_files(engine, SYSTEM, paths, study="brand-new")
         assert snapshot(engine) == before
         assert study_names(engine) == ["s"]
 
@@ -430,7 +434,7 @@ def test_all_problems_are_listed_up_to_a_limit(engine, tmp_path):
     path = tmp_path / GOOD_FILE
     path.write_text("".join(json.dumps({"id": str(i)}) + "\n" for i in range(30)))
     with pytest.raises(DatasetError) as caught:
-        import_files(engine, [path], study="s")
+        import_files(engine, SYSTEM, [path], study="s")
     assert len(caught.value.problems) == 30 * 7  # seven missing fields per record
     lines = str(caught.value).splitlines()
     assert len(lines) == 21
@@ -441,8 +445,8 @@ def test_file_without_a_domain_in_its_name_needs_the_option(engine, tmp_path, ma
     path = tmp_path / "_test.jsonl"
     path.write_text(json.dumps(make_record()) + "\n")
     with pytest.raises(DatasetError) as caught:
-        import_files(engine, [path], study="s")
+        import_files(engine, SYSTEM, [path], study="s")
     assert [(p.location, p.message) for p in caught.value.problems] == [
         ("file", "cannot tell the domain from the file name; pass --domain")
     ]
-    assert import_files(engine, [path], study="s", domain="Named").added == 1
+    assert import_files(engine, SYSTEM, [path], study="s", domain="Named").added == 1

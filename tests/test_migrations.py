@@ -42,7 +42,7 @@ from annotate.db.schema import (
 )
 from annotate.db.tables import Annotator, Study
 from annotate.domain.queue import queue
-from annotate.domain.ratings import submit_rating
+from annotate.services.rating import submit_rating
 from annotate.vocabulary import DEFAULT_ANCHORS, DIMENSION_DEFINITIONS, DIMENSION_LABELS, DIMENSIONS
 
 SCHEMAS = Path(__file__).resolve().parent / "migration_schemas"

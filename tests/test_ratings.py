@@ -12,9 +12,11 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Rating, RatingRevision, Study
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.importer import import_files
-from annotate.domain.ratings import RatingError, missing_scores, skip_pair, submit_rating
+from annotate.domain.permissions import SYSTEM
+from annotate.domain.ratings import RatingError, missing_scores
 from annotate.domain.studies import get_or_create_study
+from annotate.services.data import import_files
+from annotate.services.rating import skip_pair, submit_rating
 from annotate.vocabulary import DIMENSIONS
 
 # A distinct score for every (side, dimension), so a swapped mapping cannot pass.
@@ -47,7 +49,7 @@ def setup(engine, tmp_path, write_records, make_record) -> Setup:
     path = write_records(
         tmp_path / "Art_and_Entertainment_test.jsonl", [make_record(f"0_{i}_0") for i in range(12)]
     )
-    import_files(engine, [path], study="s")
+    import_files(engine, SYSTEM, [path], study="s")
     with write_session(engine) as session:
         study = get_or_create_study(session, "s")
         ids = {}

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from annotate.db import read_session
 from annotate.db.tables import Pair
-from annotate.domain.importer import import_files
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.records import BenchmarkRecord
 from annotate.domain.synthetic import (
     BENCHMARK_DOMAINS,
@@ -19,6 +19,7 @@ from annotate.domain.synthetic import (
     synthetic_records,
     write_synthetic_benchmark,
 )
+from annotate.services.data import import_files
 
 
 def test_benchmark_domains_and_sizes_are_the_papers():
@@ -34,7 +35,7 @@ def test_full_size_dataset_imports_cleanly_with_the_right_count_per_domain(engin
     paths = write_synthetic_benchmark(tmp_path, profile_size=2)
     assert [p.name for p in paths] == [f"{d}_test.jsonl" for d in BENCHMARK_DOMAINS]
     assert [sum(1 for _ in p.open()) for p in paths] == list(BENCHMARK_DOMAINS.values())
-    summary = import_files(engine, paths, study="synth")
+    summary = import_files(engine, SYSTEM, paths, study="synth")
     assert summary.added == 2830
     assert {f.domain: f.added for f in summary.files} == BENCHMARK_DOMAINS
     with read_session(engine) as session:

@@ -1,6 +1,6 @@
 """The crowd link in the app: `?study=...&PROLIFIC_PID=...` logs the participant in.
 
-`annotate.domain.enrolment` does the work; this puts the new token in the URL so that reloads (and
+`annotate.services.enrolment` does the work; this puts the new token in the URL so that reloads (and
 the participant's later visits from this tab) keep working without enrolling again.
 """
 
@@ -15,8 +15,8 @@ from annotate.domain.enrolment import (
     SESSION_PARAM,
     STUDY_PARAM,
     EnrolmentError,
-    enrol,
 )
+from annotate.services.enrolment import enrol
 
 
 def is_enrolment_link() -> bool:

@@ -1,8 +1,11 @@
 """What every command group of `prb-annotate` shares: the Typer apps, the global `--db` option
-and the engine it opens, the consoles and the one way a command fails with a message."""
+and the engine it opens, the consoles, the actor (`SYSTEM`: whoever runs the CLI holds the
+database) and the one way a command fails with a message (`fail`, `refusals`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -13,6 +16,13 @@ from sqlalchemy.exc import OperationalError
 
 from annotate.config import database_url
 from annotate.db import make_engine
+from annotate.domain.importer import DatasetError
+from annotate.domain.permissions import SYSTEM
+from annotate.domain.studies import StudyNotFound
+from annotate.errors import PrbError
+
+ACTOR = SYSTEM
+"""Who the services see acting: the command line passes every role check."""
 
 app = typer.Typer(
     help="Human validation of personalized preference benchmarks.",
@@ -67,5 +77,22 @@ def _global(
 
 
 def fail(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
+    """Print `message` (each of its lines) as an error; return the exit to raise."""
+    for line in message.splitlines() or [""]:
+        err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, markup=True)
     return typer.Exit(code=1)
+
+
+@contextmanager
+def refusals() -> Iterator[None]:
+    """The one place the CLI maps the product's refusals (`PrbError`) to a message and exit 1."""
+    try:
+        yield
+    except StudyNotFound as error:
+        raise fail(f"{error}; import a dataset first") from None
+    except DatasetError as error:
+        exit_ = fail(str(error))
+        err.print("Nothing was imported.")
+        raise exit_ from None
+    except PrbError as error:
+        raise fail(str(error)) from None

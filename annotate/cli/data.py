@@ -7,11 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
-from sqlmodel import func, select
 
 from analysis.options import (
     AlphaOption,
@@ -23,6 +21,7 @@ from analysis.options import (
     SeedOption,
 )
 from annotate.cli.common import (
+    ACTOR,
     State,
     StudyOption,
     annotators_app,
@@ -31,15 +30,15 @@ from annotate.cli.common import (
     err,
     fail,
     out,
+    refusals,
     synth_app,
 )
 from annotate.config import database_url
-from annotate.db import make_engine, read_session, write_session
-from annotate.db.tables import Pair
+from annotate.db import make_engine
 from annotate.domain import accounts
-from annotate.domain.export import EXPORT_FORMATS, ratings_dataframe, write_ratings
-from annotate.domain.importer import DatasetError, import_files
-from annotate.domain.studies import DEFAULT_STUDY, StudyNotFound, get_study
+from annotate.domain.export import EXPORT_FORMATS, write_ratings
+from annotate.domain.studies import DEFAULT_STUDY
+from annotate.services import data, people
 from annotate.vocabulary import DEFAULT_N_BOOT
 
 PROGRESS_MIN_BYTES = 1_000_000
@@ -64,21 +63,16 @@ def import_command(
         transient=True,
         disable=total < PROGRESS_MIN_BYTES,
     )
-    try:
-        with progress:
-            task = progress.add_task("reading", total=total)
-            summary = import_files(
-                State.engine(),
-                files,
-                study=study,
-                domain=domain,
-                on_progress=lambda n: progress.advance(task, n),
-            )
-    except DatasetError as error:
-        for line in str(error).splitlines():
-            err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, markup=True)
-        err.print("Nothing was imported.")
-        raise typer.Exit(code=1) from None
+    with refusals(), progress:
+        task = progress.add_task("reading", total=total)
+        summary = data.import_files(
+            State.engine(),
+            ACTOR,
+            files,
+            study=study,
+            domain=domain,
+            on_progress=lambda n: progress.advance(task, n),
+        )
     for item in summary.files:
         out.print(
             f"{item.file}: {item.records} pairs, domain {item.domain}: "
@@ -98,26 +92,14 @@ def pairs_command(
     list_ids: Annotated[bool, typer.Option("--list", help="List every pair.")] = False,
 ) -> None:
     """Count the pairs of a study by domain (and list them with --list)."""
-    with read_session(State.engine()) as session:
-        try:
-            target = get_study(session, study)
-        except StudyNotFound as error:
-            raise fail(f"{error}; import a dataset first") from None
-        query = select(Pair.domain, func.count()).where(Pair.study_id == target.id)
-        if domain:
-            query = query.where(Pair.domain == domain)
-        counts = session.exec(query.group_by(Pair.domain).order_by(Pair.domain)).all()
-        for name, count in counts:
-            out.print(f"{name}\t{count}", highlight=False)
-        out.print(f"total\t{sum(c for _, c in counts)}")
-        if list_ids:
-            rows = select(Pair.domain, Pair.record_id, Pair.category, Pair.question).where(
-                Pair.study_id == target.id
-            )
-            if domain:
-                rows = rows.where(Pair.domain == domain)
-            for row in session.exec(rows.order_by(Pair.domain, Pair.id)):
-                out.print("\t".join(str(v) for v in row), highlight=False, markup=False)
+    with refusals():
+        found = data.study_pairs(State.engine(), ACTOR, study, domain, listed=list_ids)
+    for name, count in found.counts:
+        out.print(f"{name}\t{count}", highlight=False)
+    out.print(f"total\t{sum(c for _, c in found.counts)}")
+    for pair in found.pairs:
+        line = "\t".join((pair.domain, pair.record_id, pair.category, pair.question))
+        out.print(line, highlight=False, markup=False)
 
 
 @annotators_app.command("add")
@@ -126,26 +108,20 @@ def annotators_add(
     role: Annotated[str, typer.Option(help="annotator, admin or researcher.")] = "annotator",
 ) -> None:
     """Create accounts and print each person's login link (shown only now)."""
-    try:
-        with write_session(State.engine()) as session:
-            created = [accounts.create_account(session, name, role=role) for name in names]
-    except accounts.AccountError as error:
-        raise fail(str(error)) from None
-    for account, token in created:
-        out.print(
-            f"{account.name}\t{account.role}\t{accounts.login_link(token)}",
-            highlight=False,
-            markup=False,
-        )
+    with refusals():
+        created = people.create_accounts(State.engine(), ACTOR, names, role)
+    for account in created:
+        out.print(f"{account.name}\t{account.role}\t{account.link}", highlight=False, markup=False)
 
 
 @annotators_app.command("list")
 def annotators_list() -> None:
     """List accounts (tokens are stored only as hashes and cannot be shown)."""
-    with read_session(State.engine()) as session:
-        for account in accounts.list_accounts(session):
-            state = "active" if account.active else "deactivated"
-            out.print(f"{account.name}\t{account.role}\t{state}", highlight=False, markup=False)
+    with refusals():
+        rows = people.list_accounts(State.engine(), ACTOR)
+    for account in rows:
+        state = "active" if account.active else "deactivated"
+        out.print(f"{account.name}\t{account.role}\t{state}", highlight=False, markup=False)
 
 
 @app.command("export")
@@ -159,13 +135,8 @@ def export_command(
         raise fail(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
     if not output.parent.is_dir():
         raise fail(f"cannot write {output}: the folder {output.parent} does not exist")
-    if study is not None:
-        with read_session(State.engine()) as session:
-            try:
-                get_study(session, study)
-            except StudyNotFound as error:
-                raise fail(str(error)) from None
-    frame = ratings_dataframe(State.engine(), study)
+    with refusals():
+        frame = data.export_ratings(State.engine(), ACTOR, study)
     write_ratings(frame, output, fmt)
     out.print(f"Wrote {len(frame)} scores to {output}.")
 
@@ -221,12 +192,10 @@ def synth_ratings(
     from annotate.services.simulated import store_simulated_ratings
 
     effects = _parse_effects(effect) if effect else None
-    try:
+    with refusals():
         stored = store_simulated_ratings(
             State.engine(), study, n_annotators=annotators, effects=effects, seed=seed
         )
-    except StudyNotFound as error:
-        raise fail(str(error)) from None
     out.print(f"Stored {stored} simulated scores in study {study!r}.")
 
 
@@ -249,23 +218,21 @@ def report_command(
     from analysis.cli import emit_report
     from annotate.services.reporting import study_ratings
 
-    try:
-        data = study_ratings(State.engine(), study)
-    except StudyNotFound as error:
-        raise fail(str(error)) from None
-    if data.ratings.empty:
+    with refusals():
+        rated = study_ratings(State.engine(), study)
+    if rated.ratings.empty:
         raise fail(f"study {study!r} has no ratings yet")
     emit_report(
-        data.ratings,
-        margin=data.margin if margin is None else margin,
+        rated.ratings,
+        margin=rated.margin if margin is None else margin,
         alpha=alpha,
         bootstrap=bootstrap,
         holm=holm,
         seed=seed,
         fmt=fmt,
         output=output,
-        scale_min=data.scale_min,
-        scale_max=data.scale_max,
+        scale_min=rated.scale_min,
+        scale_max=rated.scale_max,
     )
 
 
@@ -274,12 +241,10 @@ def backup_command(
     destination: Annotated[Path, typer.Argument(help="New file to write the copy to.")],
 ) -> None:
     """Copy the SQLite database while the app runs (PostgreSQL: use pg_dump)."""
-    from annotate.domain.backup import BackupError, backup_database
+    from annotate.domain.backup import backup_database
 
-    try:
+    with refusals():
         path = backup_database(State.engine(), destination)
-    except BackupError as error:
-        raise fail(str(error)) from None
     out.print(f"Backed up to {path} ({path.stat().st_size:,} bytes).", highlight=False)
 
 
@@ -299,13 +264,12 @@ def _unupgraded_engine() -> Engine:
 def db_upgrade_command() -> None:
     """Upgrade the database to the current schema (every command and the app also do it at
     start; run this first when several app servers start at once). Back up first."""
-    from annotate.db.schema import HEAD_REVISION, SchemaError, upgrade_database
+    from annotate.db.schema import HEAD_REVISION, upgrade_database
 
     engine = _unupgraded_engine()
     try:
-        before = upgrade_database(engine)
-    except SchemaError as error:
-        raise fail(str(error)) from None
+        with refusals():
+            before = upgrade_database(engine)
     finally:
         engine.dispose()
     if before == HEAD_REVISION:
@@ -319,16 +283,16 @@ def db_upgrade_command() -> None:
 @db_app.command("current")
 def db_current_command() -> None:
     """Print the database's schema revision (without upgrading it)."""
-    from annotate.db.schema import HEAD_REVISION, SchemaError, current_revision, detect_revision
+    from annotate.db.schema import HEAD_REVISION, current_revision, detect_revision
 
     engine = _unupgraded_engine()
+    detected = None
     try:
-        revision = current_revision(engine)
-        if revision is None:
-            with engine.connect() as connection:
-                detected = detect_revision(connection)
-    except SchemaError as error:
-        raise fail(str(error)) from None
+        with refusals():
+            revision = current_revision(engine)
+            if revision is None:
+                with engine.connect() as connection:
+                    detected = detect_revision(connection)
     finally:
         engine.dispose()
     if revision is not None:

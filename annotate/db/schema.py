@@ -219,6 +219,7 @@ def _sqlite_locked(engine: Engine) -> Iterator[Connection]:
     """SQLite: foreign keys off (batch mode rebuilds tables), then `BEGIN IMMEDIATE`."""
     with engine.connect() as connection:
         raw = connection.connection.driver_connection
+        assert raw is not None  # an open connection has its driver's connection
         raw.execute("PRAGMA foreign_keys=OFF")  # no effect inside a transaction: before BEGIN
         try:
             connection.execution_options(**write_options())

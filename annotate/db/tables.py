@@ -8,7 +8,7 @@ one response on one dimension, and its earlier values are kept as revisions.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -24,6 +24,18 @@ from annotate.vocabulary import (
 
 ROLES = ("annotator", "admin", "researcher")
 ASSIGNMENT_STATUSES = ("pending", "done", "skipped", "released")
+
+
+class _Row(Protocol):
+    id: int | None
+
+
+def stored_id(row: _Row) -> int:
+    """The id of a row read from (or flushed to) the database; the tables type it optional
+    only because a new row has none until it is flushed."""
+    if row.id is None:
+        raise ValueError(f"{type(row).__name__} is not stored yet")
+    return row.id
 
 
 def utcnow() -> datetime:

@@ -11,7 +11,7 @@ import hmac
 import secrets
 from urllib.parse import urlencode
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from annotate.config import app_url
 from annotate.db.tables import ROLES, Annotator
@@ -81,7 +81,7 @@ def get_account(session: Session, name: str) -> Annotator:
 
 
 def list_accounts(session: Session) -> list[Annotator]:
-    return list(session.exec(select(Annotator).order_by(Annotator.id)).all())
+    return list(session.exec(select(Annotator).order_by(col(Annotator.id))).all())
 
 
 def rotate_token(session: Session, name: str) -> str:

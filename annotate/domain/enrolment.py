@@ -12,6 +12,9 @@ tokens are stored only as hashes, a visit without a token issues a new one (the 
 the URL, so reloads keep working) and the previous token stops working. Each visit then makes
 sure the participant has a pair to work on, pulled from the open pool. Only studies with
 `enrolment_open` (which needs `pool_open`) accept enrolment.
+
+These functions work in the caller's transaction; `annotate.services.enrolment.enrol` opens it,
+retries a lost race and pulls the first pair.
 """
 
 from __future__ import annotations
@@ -21,15 +24,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from annotate.config import app_url
-from annotate.db import write_session
-from annotate.db.tables import Annotator, Study
+from annotate.db.tables import Annotator, Study, stored_id
 from annotate.domain import accounts
-from annotate.domain.assignment import pull_next
 from annotate.domain.studies import StudyNotFound, get_study
 from annotate.errors import Invalid
 
@@ -55,6 +54,17 @@ class Enrolment:
     assignment_id: int | None  # the pair to work on now; None when the pool has none for them
 
 
+@dataclass(frozen=True)
+class Enrolled:
+    """The participant's account, with a fresh token, in the study whose link they used."""
+
+    annotator_id: int
+    name: str
+    token: str
+    created: bool
+    study_id: int
+
+
 def external_id(participant_id: str, platform: str = PLATFORM) -> str:
     return f"{platform}:{participant_id}"
 
@@ -68,46 +78,38 @@ def enrolment_link(study: str, key: str, base_url: str | None = None) -> str:
     return f"{(base_url or app_url()).rstrip('/')}/?{query}&{placeholders}"
 
 
-def enrol(
-    engine: Engine, *, study: str, key: str, participant_id: str, session_id: str
-) -> Enrolment:
-    """Create or find the participant's account, give it a fresh token and a pair to rate."""
+def check_platform_ids(participant_id: str, session_id: str) -> tuple[str, str]:
+    """The participant and session ids of the link, stripped; EnrolmentError if malformed."""
     participant_id = (participant_id or "").strip()
     session_id = (session_id or "").strip()
     if not _PLATFORM_ID.match(participant_id):
         raise EnrolmentError("This study link is incomplete: the participant id is missing.")
     if not _PLATFORM_ID.match(session_id):
         raise EnrolmentError("This study link is incomplete: the session id is missing.")
-    visit = (study, key, participant_id, session_id)
-    try:
-        annotator_id, name, token, created, study_id = _account_for(engine, *visit)
-    except IntegrityError:
-        # The same person enrolled twice at once (a double click): the other request won.
-        annotator_id, name, token, created, study_id = _account_for(engine, *visit)
-    assignment_id = pull_next(engine, annotator_id, study_id)
-    return Enrolment(annotator_id, name, token, created, assignment_id)
+    return participant_id, session_id
 
 
-def _account_for(
-    engine: Engine, study_name: str, key: str, participant_id: str, session_id: str
-) -> tuple[int, str, str, bool, int]:
-    with write_session(engine) as session:
-        study = _open_study(session, study_name, key)
-        wanted = external_id(participant_id)
-        session_hash = accounts.hash_token(session_id)
-        account = session.exec(select(Annotator).where(Annotator.external_id == wanted)).first()
-        if account is None:
-            account, token = accounts.create_account(session, wanted)
-            account.external_id = wanted
-            account.enrolment_session_hash = session_hash
-            session.add(account)
-            session.flush()
-            return account.id, account.name, token, True, study.id  # type: ignore[return-value]
-        _check_returning(account, session_hash)
-        account.enrolment_session_hash = session_hash  # first bound here if enrolled before
+def account_for(
+    session: Session, *, study: str, key: str, participant_id: str, session_id: str
+) -> Enrolled:
+    """Create or find the participant's account in an open study and give it a fresh token."""
+    target = _open_study(session, study, key)
+    study_id = stored_id(target)
+    wanted = external_id(participant_id)
+    session_hash = accounts.hash_token(session_id)
+    account = session.exec(select(Annotator).where(col(Annotator.external_id) == wanted)).first()
+    if account is None:
+        account, token = accounts.create_account(session, wanted)
+        account.external_id = wanted
+        account.enrolment_session_hash = session_hash
         session.add(account)
-        token = accounts.rotate_token(session, account.name)
-        return account.id, account.name, token, False, study.id  # type: ignore[return-value]
+        session.flush()
+        return Enrolled(stored_id(account), account.name, token, True, study_id)
+    _check_returning(account, session_hash)
+    account.enrolment_session_hash = session_hash  # first bound here if enrolled before
+    session.add(account)
+    token = accounts.rotate_token(session, account.name)
+    return Enrolled(stored_id(account), account.name, token, False, study_id)
 
 
 def _check_returning(account: Annotator, session_hash: str) -> None:

@@ -1,67 +1,37 @@
-"""Import benchmark records from JSONL, a JSON array or Parquet into a study.
+"""Import benchmark records into a study: validate every record, then write them all or none.
 
 Every problem is reported with its file, line (or row), field and what was expected; if there is
-any, nothing is written. Re-importing the same content changes nothing.
+any, nothing is written. Re-importing the same content changes nothing. Reading the files is
+`annotate.domain.readers`; this module validates (`stage_files`, no database) and writes
+(`store_staged`, in the caller's transaction: `annotate.services.data.import_files`).
 """
 
 from __future__ import annotations
 
 import gc
-import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from sqlalchemy import insert
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from annotate.db import write_session
-from annotate.db.tables import Pair, Study
+from annotate.db.tables import Pair, Study, stored_id
+from annotate.domain.readers import DatasetError, Problem, ProgressCallback, read_raw
 from annotate.domain.records import RECORD_FIELDS, BenchmarkRecord, content_hash
 from annotate.domain.studies import get_or_create_study
-from annotate.errors import Invalid
 
-ProgressCallback = Callable[[int], None]
-"""Called with the number of bytes just read."""
+__all__ = ["DatasetError", "ImportSummary", "Problem", "stage_files", "store_staged"]
 
-MAX_PROBLEMS_SHOWN = 20
 INSERT_BATCH = 500
 _SPLIT_SUFFIX = re.compile(r"[_-](test|train|validation|valid|val|dev)$", re.IGNORECASE)
 _SPLIT_NAME = re.compile(r"^(test|train|validation|valid|val|dev)$", re.IGNORECASE)
 _SHARD_SUFFIX = re.compile(r"-\d+-of-\d+$")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the input, located as precisely as the format allows."""
-
-    file: str
-    location: str
-    message: str
-    field: str | None = None
-
-    def __str__(self) -> str:
-        where = f"{self.file}, {self.location}"
-        if self.field:
-            where += f", field '{self.field}'"
-        return f"{where}: {self.message}"
-
-
-class DatasetError(Invalid):
-    """The input could not be imported; `problems` says exactly why."""
-
-    def __init__(self, problems: Sequence[Problem]):
-        self.problems = list(problems)
-        shown = [str(p) for p in self.problems[:MAX_PROBLEMS_SHOWN]]
-        more = len(self.problems) - len(shown)
-        if more:
-            shown.append(f"... and {more} more problem(s)")
-        super().__init__("\n".join(shown))
 
 
 @dataclass
@@ -113,156 +83,6 @@ def domain_from_path(path: Path) -> str:
     return _SPLIT_SUFFIX.sub("", stem)
 
 
-# ---------------------------------------------------------------- reading raw objects
-
-
-def read_raw(path: Path, on_progress: ProgressCallback | None = None) -> Iterator[tuple[str, Any]]:
-    """Yield (location, decoded JSON value) for each record in the file.
-
-    Raises DatasetError for a problem that stops the file from being read any further.
-    """
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        yield from _read_jsonl(path, on_progress)
-    elif suffix == ".json":
-        yield from _read_json_array(path, on_progress)
-    elif suffix == ".parquet":
-        yield from _read_parquet(path, on_progress)
-    else:
-        raise DatasetError(
-            [
-                Problem(
-                    str(path),
-                    "file",
-                    f"unsupported file type {suffix!r}; "
-                    "expected .jsonl, .json (an array) or .parquet",
-                )
-            ]
-        )
-
-
-def _read_jsonl(path: Path, on_progress: ProgressCallback | None) -> Iterator[tuple[str, Any]]:
-    with path.open("rb") as handle:
-        for number, raw_line in enumerate(handle, start=1):
-            if on_progress:
-                on_progress(len(raw_line))
-            location = f"line {number}"
-            try:
-                text = raw_line.decode("utf-8")
-                if number == 1:
-                    text = text.removeprefix("\ufeff")
-            except UnicodeDecodeError as error:
-                raise DatasetError(
-                    [
-                        Problem(
-                            str(path),
-                            location,
-                            f"invalid UTF-8 (byte {error.start + 1} of the "
-                            "line); the file must be UTF-8 encoded",
-                        )
-                    ]
-                ) from None
-            if not text.strip():
-                continue
-            try:
-                yield location, json.loads(text)
-            except json.JSONDecodeError as error:
-                raise DatasetError(
-                    [
-                        Problem(
-                            str(path),
-                            f"{location}, column {error.colno}",
-                            f"invalid JSON: {error.msg}",
-                        )
-                    ]
-                ) from None
-
-
-def _decode_utf8(path: Path, data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise DatasetError(
-            [Problem(str(path), f"line {line}", "invalid UTF-8; the file must be UTF-8 encoded")]
-        ) from None
-
-
-def _read_json_array(path: Path, on_progress: ProgressCallback | None) -> Iterator[tuple[str, Any]]:
-    """Read a JSON array element by element, so that each record knows its line number."""
-    data = path.read_bytes()
-    if on_progress:
-        on_progress(len(data))
-    text = _decode_utf8(path, data).lstrip("\ufeff")
-    decoder = json.JSONDecoder()
-
-    def fail(position: int, message: str) -> DatasetError:
-        line = text.count("\n", 0, position) + 1
-        column = position - (text.rfind("\n", 0, position) + 1) + 1
-        return DatasetError([Problem(str(path), f"line {line}, column {column}", message)])
-
-    position = _skip_space(text, 0)
-    if not text.startswith("[", position):
-        raise fail(position, "expected a JSON array of records (or use .jsonl, one per line)")
-    position = _skip_space(text, position + 1)
-    if text.startswith("]", position):
-        return
-    while True:
-        line = text.count("\n", 0, position) + 1
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError as error:
-            raise fail(error.pos, f"invalid JSON: {error.msg}") from None
-        yield f"line {line}", value
-        position = _skip_space(text, position)
-        if text.startswith(",", position):
-            position = _skip_space(text, position + 1)
-        elif text.startswith("]", position):
-            end = _skip_space(text, position + 1)
-            if end != len(text):
-                raise fail(end, "invalid JSON: extra data after the array")
-            return
-        else:
-            raise fail(position, "invalid JSON: expected ',' or ']' after a record")
-
-
-def _skip_space(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\r\n":
-        position += 1
-    return position
-
-
-def _read_parquet(path: Path, on_progress: ProgressCallback | None) -> Iterator[tuple[str, Any]]:
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(path)
-    except Exception as error:  # pyarrow raises several types for a broken file
-        raise DatasetError(
-            [Problem(str(path), "file", f"not a readable Parquet file ({error})")]
-        ) from None
-    size = path.stat().st_size
-    row = reported = 0
-    batches = parquet.iter_batches(batch_size=1024)
-    while True:
-        try:
-            batch = next(batches, None)
-            values = [] if batch is None else batch.to_pylist()
-        except Exception as error:  # a corrupt page, or a type pyarrow cannot convert
-            raise DatasetError(
-                [Problem(str(path), f"row {row + 1}", f"unreadable Parquet data ({error})")]
-            ) from None
-        if batch is None:
-            return
-        for value in values:
-            row += 1
-            yield f"row {row}", value
-        if on_progress:  # progress is counted in bytes: the share of the file read so far
-            done = size * row // max(1, parquet.metadata.num_rows)
-            on_progress(done - reported)
-            reported = done
-
-
 # ---------------------------------------------------------------- validating records
 
 
@@ -273,7 +93,7 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return path
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: ErrorDetails) -> str:
     if error["type"] == "missing":
         return "missing; this field is required"
     got = type(error.get("input")).__name__
@@ -415,81 +235,102 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def import_files(
-    engine: Engine,
+@dataclass
+class StagedImport:
+    """Every record of the files, validated and dumped to plain rows, ready to be written."""
+
+    files: list[FileSummary]
+    items: list[_Staged]
+
+
+def stage_files(
     paths: Sequence[Path | str],
     *,
-    study: str,
     domain: str | None = None,
     on_progress: ProgressCallback | None = None,
-) -> ImportSummary:
-    """Import all files into `study` in one transaction: all of it, or nothing.
+) -> StagedImport:
+    """Read and validate all files (no database); raise DatasetError listing every problem.
 
-    Files are read and validated before the write transaction starts, so a long read never holds
-    the database's write lock; only plain rows are kept (not the pydantic models), so memory stays
-    a small multiple of the data's size.
+    Done before the write transaction starts, so a long read never holds the database's write
+    lock; only plain rows are kept (not the pydantic models), so memory stays a small multiple of
+    the data's size.
     """
-    paths = [Path(p) for p in paths]
-    summary = ImportSummary(study=study)
-    by_file: dict[str, FileSummary] = {}
-    for path in paths:
-        by_file[str(path)] = FileSummary(str(path), domain or domain_from_path(path))
-        summary.files.append(by_file[str(path)])
-
+    files_read = [Path(p) for p in paths]
+    files = [FileSummary(str(path), domain or domain_from_path(path)) for path in files_read]
     with _gc_paused():
         problems: list[Problem] = []
         staged: list[_Staged] = []
-        for item in _parse(paths, domain, on_progress, problems):
+        for item in _parse(files_read, domain, on_progress, problems):
             data = item.record.model_dump(mode="json")
             staged.append(_Staged(item.file, item.location, item.domain, data, content_hash(data)))
+    if problems:
+        raise DatasetError(problems)
+    return StagedImport(files, staged)
+
+
+def store_staged(session: Session, staged: StagedImport, *, study: str) -> ImportSummary:
+    """Write the staged records into `study` (created if new) in the caller's transaction.
+
+    Raises DatasetError, before writing any pair, when an id is already in the study with other
+    content or another domain; the caller's rollback then undoes a study created here too.
+    """
+    summary = ImportSummary(study=study, files=[replace(f) for f in staged.files])
+    by_file = {f.file: f for f in summary.files}
+    with _gc_paused():
+        target = get_or_create_study(session, study)
+        study_id = stored_id(target)
+        existing = {
+            record_id: (known_hash, known_domain)
+            for record_id, known_hash, known_domain in session.exec(
+                select(Pair.record_id, Pair.content_hash, Pair.domain).where(
+                    Pair.study_id == study_id
+                )
+            )
+        }
+        problems: list[Problem] = []
+        new: list[_Staged] = []
+        for item in staged.items:
+            file_summary = by_file[item.file]
+            file_summary.records += 1
+            problem = _conflict(session, target, item, existing.get(item.data["id"]))
+            if problem is not None:
+                problems.append(problem)
+            elif item.data["id"] in existing:
+                file_summary.unchanged += 1
+            else:
+                new.append(item)
+                file_summary.added += 1
         if problems:
             raise DatasetError(problems)
-
-        with write_session(engine) as session:
-            target = get_or_create_study(session, study)
-            existing = {
-                record_id: (known_hash, known_domain)
-                for record_id, known_hash, known_domain in session.exec(
-                    select(Pair.record_id, Pair.content_hash, Pair.domain).where(
-                        Pair.study_id == target.id
-                    )
-                )
-            }
-            new: list[_Staged] = []
-            for item in staged:
-                record_id = item.data["id"]
-                file_summary = by_file[item.file]
-                file_summary.records += 1
-                known = existing.get(record_id)
-                if known is None:
-                    new.append(item)
-                    file_summary.added += 1
-                elif known[0] != item.content_hash and not _same_content(session, target, item):
-                    problems.append(
-                        Problem(
-                            item.file,
-                            item.location,
-                            f"id {record_id!r} is already in study {study!r} "
-                            "with different content; use a new id or a new study",
-                            field="id",
-                        )
-                    )
-                elif known[1] != item.domain:
-                    problems.append(
-                        Problem(
-                            item.file,
-                            item.location,
-                            f"id {record_id!r} is already in study {study!r} in domain "
-                            f"{known[1]!r}, not {item.domain!r}; use --domain {known[1]} "
-                            "or a new study",
-                            field="id",
-                        )
-                    )
-                else:
-                    file_summary.unchanged += 1
-            if problems:
-                raise DatasetError(problems)  # rolls the transaction back, study included
-            for offset in range(0, len(new), INSERT_BATCH):
-                batch = new[offset : offset + INSERT_BATCH]
-                session.execute(insert(Pair), [_pair_row(target.id, item) for item in batch])
+        for offset in range(0, len(new), INSERT_BATCH):
+            batch = new[offset : offset + INSERT_BATCH]
+            session.execute(insert(Pair), [_pair_row(study_id, item) for item in batch])
     return summary
+
+
+def _conflict(
+    session: Session, study: Study, item: _Staged, known: tuple[str, str] | None
+) -> Problem | None:
+    """Why a record whose id is already in the study (`known`: its hash and domain) cannot be
+    imported again; None when it is new or the same."""
+    if known is None:
+        return None
+    record_id = item.data["id"]
+    if known[0] != item.content_hash and not _same_content(session, study, item):
+        return Problem(
+            item.file,
+            item.location,
+            f"id {record_id!r} is already in study {study.name!r} "
+            "with different content; use a new id or a new study",
+            field="id",
+        )
+    if known[1] != item.domain:
+        return Problem(
+            item.file,
+            item.location,
+            f"id {record_id!r} is already in study {study.name!r} in domain "
+            f"{known[1]!r}, not {item.domain!r}; use --domain {known[1]} "
+            "or a new study",
+            field="id",
+        )
+    return None

@@ -12,9 +12,9 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, func, select
 
-from annotate.db.tables import Assignment, Rating, Study
+from annotate.db.tables import Assignment, Pair, Rating, Study
 from annotate.errors import Invalid, NotFound
 from annotate.vocabulary import DIMENSIONS
 
@@ -57,8 +57,14 @@ def get_study(session: Session, name: str) -> Study:
     return study
 
 
+def pair_count(session: Session, study: Study) -> int:
+    return session.exec(
+        select(func.count()).select_from(Pair).where(col(Pair.study_id) == study.id)
+    ).one()
+
+
 def list_studies(session: Session) -> list[Study]:
-    return list(session.exec(select(Study).order_by(Study.id)).all())
+    return list(session.exec(select(Study).order_by(col(Study.id))).all())
 
 
 def get_or_create_study(session: Session, name: str, *, seed: int | None = None) -> Study:
@@ -146,7 +152,7 @@ def _frozen_changes(session: Session, study: Study, changes: dict[str, Any]) -> 
     if any(int(v) != getattr(study, k) for k, v in scale.items()):
         rated = session.exec(
             select(Rating.id)
-            .join(Assignment, Rating.assignment_id == Assignment.id)
+            .join(Assignment, col(Rating.assignment_id) == col(Assignment.id))
             .where(Assignment.study_id == study.id)
         )
         if rated.first() is not None:

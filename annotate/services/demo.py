@@ -12,8 +12,10 @@ from annotate.db import write_session
 from annotate.db.tables import Annotator
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.importer import ImportSummary, import_files
+from annotate.domain.importer import ImportSummary
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study, get_study
+from annotate.services.data import import_files
 from annotate.services.simulated import store_simulated_ratings
 
 DEMO_STUDY = "demo"
@@ -58,7 +60,7 @@ def set_up_demo(
         study = get_or_create_study(session, DEMO_STUDY, seed=DEMO_SEED)
         study.completion_code = study.completion_code or DEMO_COMPLETION_CODE
         session.add(study)
-    summary = import_files(engine, files, study=DEMO_STUDY)
+    summary = import_files(engine, SYSTEM, files, study=DEMO_STUDY)
     with write_session(engine) as session:
         study = get_study(session, DEMO_STUDY)
         annotator, token = _account_with_fresh_token(session, DEMO_ANNOTATOR, "annotator")

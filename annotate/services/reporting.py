@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 from sqlalchemy.engine import Engine
-from sqlmodel import select
+from sqlmodel import col, select
 
 from analysis.report import build_report
 from annotate.db import read_session
@@ -26,7 +26,7 @@ class StudyRatings:
 
 def study_names(engine: Engine) -> list[str]:
     with read_session(engine) as session:
-        return list(session.exec(select(Study.name).order_by(Study.id)).all())
+        return list(session.exec(select(Study.name).order_by(col(Study.id))).all())
 
 
 def study_ratings(engine: Engine, study: str) -> StudyRatings:

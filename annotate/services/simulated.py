@@ -11,11 +11,11 @@ from collections.abc import Mapping
 
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from analysis.simulate import simulate_ratings
 from annotate.db import write_session
-from annotate.db.tables import Annotator, Assignment, Pair, Rating, utcnow
+from annotate.db.tables import Annotator, Assignment, Pair, Rating, stored_id, utcnow
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.studies import get_study
@@ -59,7 +59,7 @@ def store_simulated_ratings(
             scale_min=study.scale_min,
             scale_max=study.scale_max,
         )
-        open_assignments = _open_assignments(session, study.id, names)
+        open_assignments = _open_assignments(session, stored_id(study), names)
         record_of = {f"p{i:06d}": pair.record_id for i, pair in enumerate(pairs)}
         name_of = {f"annotator_{j:04d}": name for j, name in enumerate(names)}
         now = utcnow()
@@ -92,12 +92,12 @@ def _open_assignments(
     """(annotator name, record id) -> assignment id, for the simulated annotators' open pairs."""
     rows = session.exec(
         select(Annotator.name, Pair.record_id, Assignment.id)
-        .join(Assignment, Assignment.annotator_id == Annotator.id)
-        .join(Pair, Assignment.pair_id == Pair.id)
+        .join(Assignment, col(Assignment.annotator_id) == col(Annotator.id))
+        .join(Pair, col(Assignment.pair_id) == col(Pair.id))
         .where(
-            Assignment.study_id == study_id,
-            Annotator.name.in_(names),
-            Assignment.status == "pending",
+            col(Assignment.study_id) == study_id,
+            col(Annotator.name).in_(names),
+            col(Assignment.status) == "pending",
         )
     ).all()
-    return {(name, record): int(aid) for name, record, aid in rows}
+    return {(name, record): stored for name, record, stored in rows if stored is not None}

@@ -275,11 +275,11 @@ def test_open_the_pool_and_enrolment_on_the_assignments_page(page_engine, open_p
 
 def test_progress_shows_counts_chart_and_flags(page_engine, open_page, boss):
     from annotate.domain.assignment import PairSelection
-    from annotate.services import admin
+    from annotate.services import plans
 
     with read_session(page_engine) as session:
         boss_id = find_account(session, boss).id
-    admin.make_plan(
+    plans.make_plan(
         page_engine,
         boss_id,
         study="s",

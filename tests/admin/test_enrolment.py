@@ -11,9 +11,10 @@ from sqlmodel import select
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator
 from annotate.domain.accounts import find_account, set_active
-from annotate.domain.enrolment import EnrolmentError, enrol, enrolment_link
+from annotate.domain.enrolment import EnrolmentError, enrolment_link
 from annotate.domain.queue import completion_codes
 from annotate.domain.studies import get_study, update_study
+from annotate.services.enrolment import enrol
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 SESSION = "6a7b8c9d0e1f2a3b4c5d6e7f"

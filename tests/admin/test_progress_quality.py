@@ -12,8 +12,8 @@ from annotate.db.tables import Pair, Study
 from annotate.domain.assignment import PairSelection
 from annotate.domain.blinding import side_of
 from annotate.domain.quality import GoldError, mark_gold
-from annotate.domain.ratings import skip_pair
-from annotate.services import admin
+from annotate.services import plans, progress
+from annotate.services.rating import skip_pair
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def rated(engine):
     with write_session(engine) as session:
         study = session.get(Study, study_id)
         mark_gold(session, study, ["p000"], "chosen")
-    admin.make_plan(
+    plans.make_plan(
         engine, boss, study="s", annotators=["a0", "a1", "a2"], selection=PairSelection()
     )
     items = {i: [] for i in ids}
@@ -41,7 +41,7 @@ def test_progress_per_annotator_and_domain(rated):
     rate(engine, ids[0], a0[1].id, seconds=30)
     rate(engine, ids[0], a0[2].id, seconds=20)
     skip_pair(engine, annotator_id=ids[1], assignment_id=a1[0].id, reason="unclear")
-    board = admin.dashboard(engine, boss, "s")
+    board = progress.dashboard(engine, boss, "s")
     rows = {r.name: r for r in board.annotators}
     assert (rows["a0"].assigned, rows["a0"].done, rows["a0"].skipped) == (len(a0), 3, 0)
     assert (rows["a0"].pending, rows["a0"].flagged, rows["a0"].median_seconds) == (
@@ -82,7 +82,7 @@ def test_gold_accuracy_and_straight_lining(rated):
                 better = side_of(wanted, item.chosen_side)
                 given[better]["rubric_alignment"] = 5
             rate(engine, person, item.id, given=given)
-    quality = {q.annotator: q for q in admin.dashboard(engine, boss, "s").quality}
+    quality = {q.annotator: q for q in progress.dashboard(engine, boss, "s").quality}
     holds_gold = {p: any(i.pair_id == gold_id for i in items[p]) for p in ids}
     assert all(holds_gold.values())  # gold goes to everyone, outside k
     assert quality["a0"].straight_lined == quality["a0"].rated == len(items[ids[0]])

@@ -8,7 +8,8 @@ from admin_helpers import assignments, holders, loads, make_people, make_study, 
 from annotate.db import write_session
 from annotate.db.tables import Annotator, Study
 from annotate.domain.assignment import PairSelection, plan_fixed, reassign, select_pairs
-from annotate.domain.ratings import RatingError, skip_pair
+from annotate.domain.ratings import RatingError
+from annotate.services.rating import skip_pair
 
 
 def _setup(engine, pairs=12, people=4, k=2, **settings):

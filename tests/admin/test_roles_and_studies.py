@@ -12,26 +12,26 @@ from annotate.domain.accounts import AccountError, set_active
 from annotate.domain.assignment import PairSelection
 from annotate.domain.permissions import PermissionDenied, may_administer, may_see_results
 from annotate.domain.studies import StudyError, create_study, update_study
-from annotate.services import admin
+from annotate.services import data, people, plans, progress, studies
 
 ACTIONS = {
-    "list_studies": lambda e, a: admin.list_studies(e, a),
-    "create_study": lambda e, a: admin.create_study(e, a, "new"),
-    "update_study": lambda e, a: admin.update_study(e, a, "s", overlap=1),
-    "upload": lambda e, a: admin.upload_dataset(e, a, study="s", filename="x.jsonl", data=b""),
-    "accounts": lambda e, a: admin.list_accounts(e, a),
-    "create_accounts": lambda e, a: admin.create_accounts(e, a, ["eve"]),
-    "rotate": lambda e, a: admin.rotate_account(e, a, "a0"),
-    "deactivate": lambda e, a: admin.set_account_active(e, a, "a0", False),
-    "role": lambda e, a: admin.set_account_role(e, a, "a0", "admin"),
-    "plan": lambda e, a: admin.make_plan(
+    "list_studies": lambda e, a: studies.list_studies(e, a),
+    "create_study": lambda e, a: studies.create_study(e, a, "new"),
+    "update_study": lambda e, a: studies.update_study(e, a, "s", overlap=1),
+    "upload": lambda e, a: data.upload_dataset(e, a, study="s", filename="x.jsonl", data=b""),
+    "accounts": lambda e, a: people.list_accounts(e, a),
+    "create_accounts": lambda e, a: people.create_accounts(e, a, ["eve"]),
+    "rotate": lambda e, a: people.rotate_account(e, a, "a0"),
+    "deactivate": lambda e, a: people.set_accounts_active(e, a, ["a0"], False),
+    "role": lambda e, a: people.set_account_role(e, a, "a0", "admin"),
+    "plan": lambda e, a: plans.make_plan(
         e, a, study="s", annotators=["a0"], selection=PairSelection(), per_pair=1
     ),
-    "reassign": lambda e, a: admin.reassign_work(e, a, study="s", giver="a0"),
-    "rows": lambda e, a: admin.assignment_rows(e, a, "s"),
-    "gold": lambda e, a: admin.set_gold(e, a, study="s", record_ids=["p000"], expect="chosen"),
-    "dashboard": lambda e, a: admin.dashboard(e, a, "s"),
-    "link": lambda e, a: admin.study_enrolment_link(e, a, "s"),
+    "reassign": lambda e, a: plans.reassign_work(e, a, study="s", giver="a0"),
+    "rows": lambda e, a: plans.assignment_rows(e, a, "s"),
+    "gold": lambda e, a: progress.set_gold(e, a, study="s", record_ids=["p000"], expect="chosen"),
+    "dashboard": lambda e, a: progress.dashboard(e, a, "s"),
+    "link": lambda e, a: studies.study_enrolment_link(e, a, "s"),
 }
 
 
@@ -64,24 +64,24 @@ def test_admin_actions_work_for_an_admin(engine, world, action):
 
 
 def test_a_deactivated_or_demoted_admin_is_refused_at_once(engine, world):
-    admin.set_account_role(engine, world["admin"], "a0", "admin")
-    assert admin.list_studies(engine, world["annotator"])  # promoted: allowed
+    people.set_account_role(engine, world["admin"], "a0", "admin")
+    assert studies.list_studies(engine, world["annotator"])  # promoted: allowed
     with write_session(engine) as session:
         set_active(session, "a0", False)
     with pytest.raises(PermissionDenied):
-        admin.list_studies(engine, world["annotator"])
-    admin.set_account_active(engine, world["admin"], "a0", True)
-    assert admin.list_studies(engine, world["annotator"])
-    admin.set_account_role(engine, world["admin"], "a0", "annotator")
+        studies.list_studies(engine, world["annotator"])
+    people.set_accounts_active(engine, world["admin"], ["a0"], True)
+    assert studies.list_studies(engine, world["annotator"])
+    people.set_account_role(engine, world["admin"], "a0", "annotator")
     with pytest.raises(PermissionDenied):
-        admin.list_studies(engine, world["annotator"])
+        studies.list_studies(engine, world["annotator"])
 
 
 def test_an_admin_cannot_lock_themselves_out(engine, world):
     with pytest.raises(AccountError, match="your own"):
-        admin.set_account_active(engine, world["admin"], "boss0", False)
+        people.set_accounts_active(engine, world["admin"], ["boss0"], False)
     with pytest.raises(AccountError, match="your own"):
-        admin.set_account_role(engine, world["admin"], "boss0", "annotator")
+        people.set_account_role(engine, world["admin"], "boss0", "annotator")
 
 
 def test_which_role_sees_what():
@@ -160,7 +160,7 @@ def test_invalid_settings_are_refused_and_nothing_changes(engine, changes, messa
 
 
 def test_seed_and_scale_freeze_once_work_exists(engine, world):
-    admin.make_plan(engine, world["admin"], study="s", annotators=["a0"], selection=PairSelection())
+    plans.make_plan(engine, world["admin"], study="s", annotators=["a0"], selection=PairSelection())
     with pytest.raises(StudyError, match="seed cannot change"), write_session(engine) as session:
         update_study(session, "s", seed=99)
     from admin_helpers import rate

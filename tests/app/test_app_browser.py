@@ -21,10 +21,11 @@ from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.importer import import_files
-from annotate.domain.ratings import submit_rating
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study, get_study
+from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
+from annotate.services.rating import submit_rating
 from tests.app import hostile
 from tests.app.apptest_helpers import (
     SCORES,
@@ -99,7 +100,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         )
     with write_session(engine) as session:
         get_or_create_study(session, "hostile", seed=7)
-    import_files(engine, [hostile.write_hostile_dataset(folder / "hostile")], study="hostile")
+    import_files(
+        engine, SYSTEM, [hostile.write_hostile_dataset(folder / "hostile")], study="hostile"
+    )
     tokens["hostile"] = _add_annotator(engine, "hostile", "hostile")
 
     server = start_server(db, folder / "server.log")

@@ -11,7 +11,7 @@ from annotate.app.safe_text import inert_markdown
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Study
 from annotate.domain.queue import pair_view
-from annotate.domain.ratings import skip_pair, submit_rating
+from annotate.services.rating import skip_pair, submit_rating
 from tests.app.apptest_helpers import (
     DIMENSIONS,
     SCORES,

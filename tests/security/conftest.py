@@ -35,11 +35,12 @@ from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Pair
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.importer import import_files
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.quality import mark_gold
-from annotate.domain.ratings import submit_rating
 from annotate.domain.studies import get_or_create_study, get_study
+from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
+from annotate.services.rating import submit_rating
 from support.appserver import AppServer
 from tests.app.apptest_helpers import SCORES, annotator_id, pair_of, queue_ids
 from tests.app.browser_helpers import start_server
@@ -104,7 +105,7 @@ def _build(engine: Engine, folder: Path) -> tuple[dict[str, str], list[int], lis
     with write_session(engine) as session:
         get_or_create_study(session, "hostile", seed=3)
     path = write_jsonl(folder / "Society_and_Culture_test.jsonl", [all_hostile_record(HOSTILE_ID)])
-    import_files(engine, [path], study="hostile")
+    import_files(engine, SYSTEM, [path], study="hostile")
     tokens["hostile"] = _add_annotator(engine, "hostile", HOSTILE_NAME)
     (hostile_assignment,) = queue_ids(engine, HOSTILE_NAME)
     submit_rating(

@@ -1,20 +1,22 @@
 """Security 2: roles are enforced on every page and every admin action.
 
-- Every public function of `annotate.services.admin` that takes an `actor_id` (found with
-  `inspect`, so a new one is checked without editing this file) refuses an annotator, a
+- Every public function of the admin services (`annotate.services.studies`, `people`, `data`,
+  `plans`, `progress`) that takes an `actor` (found with `inspect`, so a new one is checked
+  without editing this file) refuses an annotator, a
   researcher, a deactivated admin and nobody, before changing anything; and works for an active
   admin.
 - The navigation: an annotator gets only the rating page, a researcher results and rating, an
   admin everything (AppTest, with the page files enumerated from the folder).
 - Each admin page and the results page, run directly as an annotator (as if navigation let them
   through), refuses and shows no data; and the admin pages reach the database only through
-  `annotate.services.admin`.
+  the admin services.
 - In a real server and Chromium, an annotator or researcher who types an admin page's URL (or the
   results URL, for an annotator) gets the rating page, never admin content.
 
 The CLI (`prb-annotate ...`) is the operator's tool: whoever runs it holds the database URL and
-credentials, and can do anything the database allows, so it checks no role. No CLI command takes
-a token or acts as an account.
+credentials, and can do anything the database allows, so it calls the same services as the
+system actor `SYSTEM`, which passes the check. No CLI command takes a token or acts as an
+account.
 
 Also covered elsewhere: tests/admin/test_roles_and_studies.py (a fixed list of admin actions,
 a demoted admin), tests/admin/test_admin_pages.py (a demoted admin mid-session on the page).
@@ -40,7 +42,7 @@ from annotate.db import write_session
 from annotate.domain import accounts
 from annotate.domain.assignment import PairSelection
 from annotate.domain.permissions import PermissionDenied
-from annotate.services import admin
+from annotate.services import data, people, plans, progress, studies
 from tests.admin.admin_helpers import make_people, make_study
 from tests.app.browser_helpers import settle
 
@@ -73,26 +75,34 @@ ARGUMENTS: dict[str, Any] = {
     "receivers": None,
     "record_ids": ["p000"],
     "expect": "chosen",
+    "paths": ["x_test.jsonl"],
+    "on_progress": None,
+    "listed": True,
 }
+
+
+ADMIN_SERVICES = (studies, people, data, plans, progress)
+ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 
 
 def admin_actions() -> dict[str, Callable[..., Any]]:
     return {
-        name: function
-        for name, function in inspect.getmembers(admin, inspect.isfunction)
+        f"{module.__name__.rpartition('.')[2]}.{name}": function
+        for module in ADMIN_SERVICES
+        for name, function in inspect.getmembers(module, inspect.isfunction)
         if not name.startswith("_")
-        and function.__module__ == admin.__name__
-        and "actor_id" in inspect.signature(function).parameters
+        and function.__module__ == module.__name__
+        and "actor" in inspect.signature(function).parameters
     }
 
 
 def call(action: Callable[..., Any], engine, actor: int | None) -> Any:
     kwargs = {}
     for parameter in inspect.signature(action).parameters.values():
-        if parameter.name in ("engine", "actor_id") or parameter.kind == parameter.VAR_KEYWORD:
+        if parameter.name in ("engine", "actor") or parameter.kind == parameter.VAR_KEYWORD:
             continue
         assert parameter.name in ARGUMENTS, (
-            f"admin.{action.__name__} takes {parameter.name!r}: give it a value in ARGUMENTS"
+            f"{action.__name__} takes {parameter.name!r}: give it a value in ARGUMENTS"
         )
         kwargs[parameter.name] = ARGUMENTS[parameter.name]
     return action(engine, actor, **kwargs)
@@ -119,7 +129,14 @@ def _role_world(engine) -> dict[str, int | None]:
 
 def test_the_admin_actions_are_found():
     found = set(admin_actions())
-    assert {"list_studies", "upload_dataset", "create_accounts", "dashboard", "set_gold"} <= found
+    assert {
+        "studies.list_studies",
+        "data.upload_dataset",
+        "data.import_files",
+        "people.create_accounts",
+        "progress.dashboard",
+        "progress.set_gold",
+    } <= found
     assert len(found) >= 15
 
 
@@ -254,12 +271,14 @@ def _imported(page: str) -> list[tuple[str, str]]:
 
 
 def test_admin_pages_reach_the_database_only_through_annotate_admin():
-    """What an admin page imports from the library is `annotate.services.admin` (whose every action
+    """What an admin page imports from the library is an admin service module (whose every action
     checks the role), the app's own helpers, and constants or classes: no function that takes a
     session or an engine, so no page can read or write the database around the role check."""
     for page in [*ADMIN_PAGE_FILES, "admin_common.py"]:
         for module, name in _imported(page):
-            if module == "annotate" and name == "admin" or module.startswith("annotate.app"):
+            if module == "annotate.services" and name in ADMIN_SERVICE_NAMES:
+                continue
+            if module.startswith("annotate.app"):
                 continue
             assert name, f"{page} imports the whole module {module}"
             value = getattr(importlib.import_module(module), name)

@@ -21,9 +21,9 @@ from security_helpers import all_stored_values
 
 from annotate.db import read_session, write_session
 from annotate.domain import accounts
-from annotate.domain.enrolment import enrol
 from annotate.domain.studies import create_study, get_study
-from annotate.services import admin
+from annotate.services import people
+from annotate.services.enrolment import enrol
 
 URL_SAFE = re.compile(r"^[A-Za-z0-9_-]+$")
 MIN_BITS = 128
@@ -76,9 +76,9 @@ def test_no_token_is_stored_anywhere_only_its_hash(engine):
         boss, boss_token = accounts.create_account(session, "boss", role="admin")
         _, alice = accounts.create_account(session, "alice")
         create_study(session, "crowd", pool_open=True, enrolment_open=True)
-    links = admin.create_accounts(engine, boss.id, ["carol", "dave"], role="researcher")
-    made = [link.split("token=")[1] for _, link in links]
-    rotated = admin.rotate_account(engine, boss.id, "alice").split("token=")[1]
+    links = people.create_accounts(engine, boss.id, ["carol", "dave"], role="researcher")
+    made = [new.link.split("token=")[1] for new in links]
+    rotated = people.rotate_account(engine, boss.id, "alice").split("token=")[1]
     with read_session(engine) as session:
         key = get_study(session, "crowd").enrolment_key or ""
     crowd = enrol(

@@ -2,7 +2,8 @@
 
 The limit is one number, `annotate.config.MAX_UPLOAD_MB`: the admin page's file uploader, the
 server's `--server.maxUploadSize` (which makes Streamlit refuse bigger request bodies) and
-`admin.upload_dataset` (which checks again) all use it. Any problem imports nothing.
+`annotate.services.data.upload_dataset` (which checks again) all use it. Any problem imports
+nothing.
 
 Also covered elsewhere: tests/admin/test_admin_pages.py
 (`test_an_invalid_upload_lists_its_problems_and_imports_nothing`: the page's problem table),
@@ -28,7 +29,7 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Pair
 from annotate.domain import accounts
 from annotate.domain.importer import DatasetError
-from annotate.services import admin
+from annotate.services import data as data_service
 from tests.foundation_helpers import make_record
 
 MIB = 2**20
@@ -52,11 +53,11 @@ def pair_ids(engine) -> list[str]:
 def test_the_limit_is_the_same_everywhere():
     from security_helpers import command_options
 
-    assert MAX_UPLOAD_MB == admin.MAX_UPLOAD_MB
-    default = inspect.signature(admin.upload_dataset).parameters["max_bytes"].default
+    assert MAX_UPLOAD_MB == data_service.MAX_UPLOAD_MB
+    default = inspect.signature(data_service.upload_dataset).parameters["max_bytes"].default
     assert default == MAX_UPLOAD_MB * MIB
     assert command_options(streamlit_command(1))["server.maxUploadSize"] == str(MAX_UPLOAD_MB)
-    assert "max_upload_size=admin.MAX_UPLOAD_MB" in inspect.getsource(admin_data)
+    assert "max_upload_size=data.MAX_UPLOAD_MB" in inspect.getsource(admin_data)
 
 
 def test_the_page_s_uploader_has_the_limit(engine, db_url, monkeypatch, boss):
@@ -81,7 +82,7 @@ def test_a_file_over_the_limit_is_refused_with_a_clear_message(engine, boss, sna
     data = jsonl(make_record("r1"))
     before = snapshot(engine)
     with pytest.raises(DatasetError) as refused:
-        admin.upload_dataset(
+        data_service.upload_dataset(
             engine, boss, study="s", filename="Art_test.jsonl", data=data, max_bytes=len(data) - 1
         )
     (problem,) = refused.value.problems
@@ -91,7 +92,7 @@ def test_a_file_over_the_limit_is_refused_with_a_clear_message(engine, boss, sna
     assert "prb-annotate import" in problem.message
     assert snapshot(engine) == before
     # At the limit exactly, it is accepted.
-    admin.upload_dataset(
+    data_service.upload_dataset(
         engine, boss, study="s", filename="Art_test.jsonl", data=data, max_bytes=len(data)
     )
     assert pair_ids(engine) == ["r1"]
@@ -100,7 +101,7 @@ def test_a_file_over_the_limit_is_refused_with_a_clear_message(engine, boss, sna
 def test_the_default_limit_refuses_one_byte_more_than_max_upload_mb(engine, boss, snapshot):
     before = snapshot(engine)
     with pytest.raises(DatasetError, match="too large") as refused:
-        admin.upload_dataset(
+        data_service.upload_dataset(
             engine, boss, study="s", filename="big.jsonl", data=b" " * (MAX_UPLOAD_MB * MIB + 1)
         )
     assert f"the limit is {MAX_UPLOAD_MB} MB" in refused.value.problems[0].message
@@ -130,7 +131,7 @@ def test_a_malformed_file_names_file_line_and_field_and_writes_nothing(
     ).encode()
     before = snapshot(engine)
     with pytest.raises(DatasetError) as refused:
-        admin.upload_dataset(engine, boss, study="s", filename="Art_test.jsonl", data=data)
+        data_service.upload_dataset(engine, boss, study="s", filename="Art_test.jsonl", data=data)
     (problem,) = refused.value.problems
     assert (problem.file, problem.location, problem.field) == ("Art_test.jsonl", where, field)
     assert words in problem.message
@@ -153,7 +154,7 @@ def test_a_file_of_the_wrong_kind_is_refused_and_writes_nothing(
 ):
     before = snapshot(engine)
     try:
-        summary = admin.upload_dataset(engine, boss, study="s", filename=filename, data=data)
+        summary = data_service.upload_dataset(engine, boss, study="s", filename=filename, data=data)
     except DatasetError as error:
         assert all(p.file == filename for p in error.problems), error.problems
         assert snapshot(engine)["pair"] == before["pair"]
@@ -186,7 +187,7 @@ def test_hostile_file_names_are_neutralised(engine, boss, tmp_path):
     for number, filename in enumerate(_hostile_names(escape)):
         record = make_record(f"h{number}")
         try:
-            summary = admin.upload_dataset(
+            summary = data_service.upload_dataset(
                 engine, boss, study="s", filename=filename, data=jsonl(record)
             )
         except DatasetError as error:  # a refused name is fine, if refused cleanly
@@ -204,7 +205,7 @@ def test_hostile_file_names_are_neutralised(engine, boss, tmp_path):
 
 
 def test_the_domain_from_a_hostile_name_is_plain(engine, boss):
-    summary = admin.upload_dataset(
+    summary = data_service.upload_dataset(
         engine,
         boss,
         study="s",

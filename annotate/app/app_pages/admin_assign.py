@@ -16,7 +16,7 @@ from annotate.app.app_pages.admin_common import (
 from annotate.app.session import engine
 from annotate.db.tables import Study
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
-from annotate.services import admin
+from annotate.services import data, people, plans, studies
 
 
 def draw() -> None:
@@ -25,12 +25,12 @@ def draw() -> None:
     name = choose_study()
     if name is None:
         return
-    studies = act(lambda: admin.list_studies(engine(), actor_id())) or []
-    study = next(s for s in studies if s.name == name)
-    accounts = act(lambda: admin.list_accounts(engine(), actor_id())) or []
-    annotators = [a.name for a in accounts if a.active and a.role == "annotator"]
-    inactive = {a.name for a in accounts if not a.active}
-    givers = [a.name for a in accounts if a.role == "annotator"]  # drop-outs are often inactive
+    study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
+    study = next(s for s in study_rows if s.name == name)
+    account_rows = act(lambda: people.list_accounts(engine(), actor_id())) or []
+    annotators = [a.name for a in account_rows if a.active and a.role == "annotator"]
+    inactive = {a.name for a in account_rows if not a.active}
+    givers = [a.name for a in account_rows if a.role == "annotator"]  # drop-outs are often inactive
     plan_tab, pool_tab, reassign_tab, list_tab = st.tabs(
         ["Fixed plan", "Open pool", "Reassign", "The plan"]
     )
@@ -51,7 +51,7 @@ def _draw_plan(study: Study, annotators: list[str]) -> None:
         "left alone, new pairs go to the least-loaded people first, and finished work is never "
         "touched. Rebalancing also moves untouched pending pairs to people with fewer."
     )
-    domains = act(lambda: admin.study_domains(engine(), actor_id(), study.name)) or []
+    domains = act(lambda: data.study_domains(engine(), actor_id(), study.name)) or []
     with st.form("plan"):
         people = st.multiselect("Annotators", annotators, default=annotators, key="plan_people")
         chosen_domains = st.multiselect("Domains (none: all)", domains, key="plan_domains")
@@ -68,7 +68,7 @@ def _draw_plan(study: Study, annotators: list[str]) -> None:
         return
     selection = PairSelection(tuple(chosen_domains), int(sample) or None)
     result = act(
-        lambda: admin.make_plan(
+        lambda: plans.make_plan(
             engine(),
             actor_id(),
             study=study.name,
@@ -120,13 +120,14 @@ def _draw_pool(study: Study) -> None:
             "reservation_minutes": int(minutes),
             "pool_quota": int(quota) or None,
         }
-        if act(lambda: admin.update_study(engine(), actor_id(), study.name, **changes)):
+        if act(lambda: studies.update_study(engine(), actor_id(), study.name, **changes)):
             notify("Pool settings saved.")
             st.rerun()
     if study.enrolment_open:
         st.markdown("**Crowd enrolment link:**")
         st.code(
-            admin.study_enrolment_link(engine(), actor_id(), study.name, link_base()), language=None
+            studies.study_enrolment_link(engine(), actor_id(), study.name, link_base()),
+            language=None,
         )
 
 
@@ -153,7 +154,7 @@ def _draw_reassign(
     if not submitted or giver is None:
         return
     result = act(
-        lambda: admin.reassign_work(
+        lambda: plans.reassign_work(
             engine(), actor_id(), study=study.name, giver=giver, receivers=receivers or None
         )
     )
@@ -171,7 +172,7 @@ def _draw_reassign(
 
 
 def _draw_rows(study: Study) -> None:
-    rows = act(lambda: admin.assignment_rows(engine(), actor_id(), study.name)) or []
+    rows = act(lambda: plans.assignment_rows(engine(), actor_id(), study.name)) or []
     frame = pd.DataFrame([r.values() for r in rows], columns=list(ASSIGNMENT_COLUMNS))
     st.download_button(
         "Download as CSV",

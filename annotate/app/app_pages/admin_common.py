@@ -2,8 +2,9 @@
 
 The admin pages are file pages (`st.Page(path)`), so that tests can open them with
 `AppTest.switch_page`; each ends with `if __name__ == "__main__": draw()` because Streamlit runs a
-page file as `__main__`. Every action they offer goes through `annotate.services.admin`, which
-checks the role again; `act` turns the library's refusals into messages on the page.
+page file as `__main__`. Every action they offer goes through a service (`annotate.services`:
+studies, people, data, plans, progress), which checks the role again in its transaction; `act`
+turns the services' refusals into messages on the page, the one place the pages do so.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import streamlit as st
 
 from annotate.app.session import engine
 from annotate.config import APP_URL_ENV
+from annotate.domain.importer import DatasetError
 from annotate.errors import PrbError
-from annotate.services import admin
+from annotate.services import studies
 
 HERE = Path(__file__).resolve().parent
 STUDY = "admin_study"
@@ -64,12 +66,30 @@ def actor_id() -> int:
 
 
 def act(action: Callable[[], T]) -> T | None:
-    """Run an admin action; show why on the page (and return None) when it is refused."""
+    """Run an admin action; show why on the page (and return None) when it is refused.
+
+    The one place the pages map the services' refusals (`PrbError`) to messages; a dataset's
+    problems are listed in a table, each with where it is.
+    """
     try:
         return action()
+    except DatasetError as error:
+        files = ", ".join(dict.fromkeys(p.file for p in error.problems))
+        st.error(
+            f"Nothing was imported: {len(error.problems)} problem(s) in {files}.",
+            icon=":material/error:",
+        )
+        st.dataframe(
+            [
+                {"where": p.location, "field": p.field or "", "problem": p.message}
+                for p in error.problems
+            ],
+            hide_index=True,
+            width="stretch",
+        )
     except PrbError as error:
         st.error(str(error), icon=":material/error:")
-        return None
+    return None
 
 
 def notify(message: str) -> None:
@@ -85,10 +105,10 @@ def show_notice() -> None:
 
 def choose_study(label: str = "Study") -> str | None:
     """The study the admin works on (kept across admin pages), picked in the sidebar."""
-    studies = act(lambda: admin.list_studies(engine(), actor_id()))
-    if studies is None:
+    found = act(lambda: studies.list_studies(engine(), actor_id()))
+    if found is None:
         st.stop()
-    names = [s.name for s in studies]
+    names = [s.name for s in found]
     if not names:
         st.info("There is no study yet: create one on the Studies page, or upload a dataset.")
         return None

@@ -13,10 +13,8 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
 )
 from annotate.app.session import engine
-from annotate.domain.importer import DatasetError
 from annotate.domain.quality import GOLD_PREFERENCES
-from annotate.errors import PrbError
-from annotate.services import admin
+from annotate.services import data, progress, studies
 
 NEW_STUDY = "(a new study)"
 
@@ -34,12 +32,12 @@ def _draw_upload() -> None:
     st.subheader("Upload a dataset")
     st.caption(
         "JSONL, a JSON array or Parquet in the benchmark's record format, up to "
-        f"{admin.MAX_UPLOAD_MB} MB. The domain comes from the file name "
+        f"{data.MAX_UPLOAD_MB} MB. The domain comes from the file name "
         "(`Art_and_Entertainment_test.jsonl`) unless you give one. All or nothing: a file "
         "with any problem imports nothing."
     )
-    studies = act(lambda: admin.list_studies(engine(), actor_id())) or []
-    names = [s.name for s in studies] + [NEW_STUDY]
+    study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
+    names = [s.name for s in study_rows] + [NEW_STUDY]
     current = st.session_state.get(STUDY)
     with st.form("upload", clear_on_submit=False):
         left, right = st.columns(2)
@@ -51,7 +49,7 @@ def _draw_upload() -> None:
         upload = st.file_uploader(
             "Dataset file",
             type=["jsonl", "ndjson", "json", "parquet"],
-            max_upload_size=admin.MAX_UPLOAD_MB,
+            max_upload_size=data.MAX_UPLOAD_MB,
             key="upload_file",
         )
         submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
@@ -67,27 +65,13 @@ def _draw_upload() -> None:
     _import(study, upload.name, upload.getvalue(), domain.strip() or None)
 
 
-def _import(study: str, filename: str, data: bytes, domain: str | None) -> None:
-    try:
-        summary = admin.upload_dataset(
-            engine(), actor_id(), study=study, filename=filename, data=data, domain=domain
+def _import(study: str, filename: str, content: bytes, domain: str | None) -> None:
+    summary = act(
+        lambda: data.upload_dataset(
+            engine(), actor_id(), study=study, filename=filename, data=content, domain=domain
         )
-    except DatasetError as error:
-        st.error(
-            f"Nothing was imported: {len(error.problems)} problem(s) in {filename}.",
-            icon=":material/error:",
-        )
-        st.dataframe(
-            [
-                {"where": p.location, "field": p.field or "", "problem": p.message}
-                for p in error.problems
-            ],
-            hide_index=True,
-            width="stretch",
-        )
-        return
-    except PrbError as error:
-        st.error(str(error), icon=":material/error:")
+    )
+    if summary is None:
         return
     st.session_state[STUDY] = study
     lines = [
@@ -106,7 +90,7 @@ def _draw_gold(study: str) -> None:
         "mixed into every queue at the study's gold rate (set on the Studies page), look like "
         "any other pair, and give each annotator a gold accuracy on the Progress page."
     )
-    board = act(lambda: admin.dashboard(engine(), actor_id(), study))
+    board = act(lambda: progress.dashboard(engine(), actor_id(), study))
     if board is None:
         return
     gold = {g.record_id: g.expect for g in board.gold}
@@ -130,7 +114,7 @@ def _draw_gold(study: str) -> None:
     if marked or unmarked:
         value = expect if marked else None
         n = act(
-            lambda: admin.set_gold(
+            lambda: progress.set_gold(
                 engine(), actor_id(), study=study, record_ids=picked, expect=value
             )
         )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import act, actor_id, link_base, notify, show_notice
 from annotate.app.session import engine
 from annotate.db.tables import ROLES
-from annotate.services import admin
+from annotate.services import people
 
 NEW_LINKS = "admin_new_links"
 
@@ -17,7 +19,7 @@ def draw() -> None:
     show_notice()
     _draw_new_links()
     _draw_create()
-    rows = act(lambda: admin.list_accounts(engine(), actor_id()))
+    rows = act(lambda: people.list_accounts(engine(), actor_id()))
     if rows is None:
         return
     st.subheader(f"Accounts ({len(rows)})")
@@ -62,10 +64,10 @@ def _draw_create() -> None:
                 st.error("Give at least one name.")
                 return
             links = act(
-                lambda: admin.create_accounts(engine(), actor_id(), wanted, role, link_base())
+                lambda: people.create_accounts(engine(), actor_id(), wanted, role, link_base())
             )
             if links is not None:
-                st.session_state[NEW_LINKS] = links
+                st.session_state[NEW_LINKS] = [(new.name, new.link) for new in links]
                 st.rerun()
 
 
@@ -78,23 +80,38 @@ def _draw_manage(names: list[str]) -> None:
         [1, 1, 1, 1, 1], vertical_alignment="bottom"
     )
     if deactivate.button("Deactivate", icon=":material/block:", key="manage_deactivate"):
-        _done(admin.set_account_active, name, False, message=f"{name} can no longer log in.")
+        _done(
+            lambda: people.set_accounts_active(engine(), actor_id(), [name], False),
+            message=f"{name} can no longer log in.",
+        )
     if activate.button("Activate", icon=":material/check:", key="manage_activate"):
-        _done(admin.set_account_active, name, True, message=f"{name} can log in again.")
+        _done(
+            lambda: people.set_accounts_active(engine(), actor_id(), [name], True),
+            message=f"{name} can log in again.",
+        )
     if rotate.button("New link", icon=":material/autorenew:", key="manage_rotate"):
-        link = act(lambda: admin.rotate_account(engine(), actor_id(), name, link_base()))
+        link = act(lambda: people.rotate_account(engine(), actor_id(), name, link_base()))
         if link is not None:
             st.session_state[NEW_LINKS] = [(name, link)]
             st.rerun()
     role = role_col.selectbox("Role", ROLES, key="manage_role")
     if apply.button("Set role", key="manage_set_role"):
-        _done(admin.set_account_role, name, role, message=f"{name} is now {role}.")
+        _done(
+            lambda: people.set_account_role(engine(), actor_id(), name, role),
+            message=f"{name} is now {role}.",
+        )
 
 
-def _done(action, name: str, value: object, *, message: str) -> None:  # type: ignore[no-untyped-def]
-    if act(lambda: action(engine(), actor_id(), name, value) or True):
+def _done(change: Callable[[], None], *, message: str) -> None:
+    """Run an account change; on success, say so after the rerun."""
+    if act(lambda: _succeeded(change)):
         notify(message)
         st.rerun()
+
+
+def _succeeded(change: Callable[[], None]) -> bool:
+    change()
+    return True
 
 
 if __name__ == "__main__":

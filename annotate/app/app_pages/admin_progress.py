@@ -8,7 +8,7 @@ import streamlit as st
 
 from annotate.app.app_pages.admin_common import act, actor_id, choose_study
 from annotate.app.session import engine
-from annotate.services import admin
+from annotate.services import progress
 
 STATUS_COLOURS = {"done": "#2e7d32", "skipped": "#f9a825", "pending": "#90a4ae"}
 
@@ -18,7 +18,7 @@ def draw() -> None:
     study = choose_study()
     if study is None:
         return
-    board = act(lambda: admin.dashboard(engine(), actor_id(), study))
+    board = act(lambda: progress.dashboard(engine(), actor_id(), study))
     if board is None:
         return
     _draw_totals(board)
@@ -33,7 +33,7 @@ def draw() -> None:
     _draw_flags(board)
 
 
-def _draw_totals(board: admin.Dashboard) -> None:
+def _draw_totals(board: progress.Dashboard) -> None:
     k = board.overlap
     assigned = sum(1 for n in board.coverage.values() if n >= k)
     rated = sum(d.complete for d in board.domains)
@@ -46,7 +46,7 @@ def _draw_totals(board: admin.Dashboard) -> None:
     cols[5].metric("Flags", len(board.flagged))
 
 
-def _draw_chart(board: admin.Dashboard) -> None:
+def _draw_chart(board: progress.Dashboard) -> None:
     rows = [
         {"annotator": r.name, "status": status, "pairs": getattr(r, status)}
         for r in board.annotators
@@ -78,7 +78,7 @@ def _share(value: float | None) -> float:
     return float("nan") if value is None else round(100 * value, 1)
 
 
-def _annotator_table(board: admin.Dashboard) -> pd.DataFrame:
+def _annotator_table(board: progress.Dashboard) -> pd.DataFrame:
     checks = {q.annotator: q for q in board.quality}
     rows = []
     for row in board.annotators:
@@ -100,7 +100,7 @@ def _annotator_table(board: admin.Dashboard) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _domain_table(board: admin.Dashboard) -> pd.DataFrame:
+def _domain_table(board: progress.Dashboard) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -119,7 +119,7 @@ def _domain_table(board: admin.Dashboard) -> pd.DataFrame:
     )
 
 
-def _draw_flags(board: admin.Dashboard) -> None:
+def _draw_flags(board: progress.Dashboard) -> None:
     st.subheader(f"Flagged pairs ({len(board.flagged)})")
     if not board.flagged:
         st.caption("No annotator has flagged a pair.")

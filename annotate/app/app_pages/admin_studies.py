@@ -17,7 +17,7 @@ from annotate.app.app_pages.admin_common import (
 )
 from annotate.app.session import engine
 from annotate.db.tables import Study
-from annotate.services import admin
+from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS
 
 
@@ -28,8 +28,8 @@ def draw() -> None:
     name = choose_study()
     if name is None:
         return
-    studies = act(lambda: admin.list_studies(engine(), actor_id())) or []
-    study = next(s for s in studies if s.name == name)
+    study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
+    study = next(s for s in study_rows if s.name == name)
     st.subheader(f"Settings of {study.name}")
     _draw_settings(study)
 
@@ -44,7 +44,7 @@ def _draw_create() -> None:
             created = st.form_submit_button("Create study", type="primary")
         if created:
             settings = {} if seed is None else {"seed": int(seed)}
-            study = act(lambda: admin.create_study(engine(), actor_id(), name, **settings))
+            study = act(lambda: studies.create_study(engine(), actor_id(), name, **settings))
             if study is not None:
                 st.session_state[STUDY] = study.name
                 notify(f"Study {study.name} created.")
@@ -59,14 +59,15 @@ def _draw_settings(study: Study) -> None:
         changes |= _work_inputs(study, key)
         saved = st.form_submit_button("Save settings", type="primary")
     if saved:
-        updated = act(lambda: admin.update_study(engine(), actor_id(), study.name, **changes))
+        updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **changes))
         if updated is not None:
             notify(f"Settings of {study.name} saved.")
             st.rerun()
     if study.enrolment_open:
         st.markdown("**Crowd enrolment link** (paste it into the platform's study URL):")
         st.code(
-            admin.study_enrolment_link(engine(), actor_id(), study.name, link_base()), language=None
+            studies.study_enrolment_link(engine(), actor_id(), study.name, link_base()),
+            language=None,
         )
 
 
@@ -167,9 +168,9 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         step=0.05,
         key=f"{key}_gold",
     )
-    cols = st.columns(2)
-    pool = cols[0].toggle("Open pool", value=study.pool_open, key=f"{key}_pool")
-    enrolment = cols[1].toggle(
+    toggles = st.columns(2)
+    pool = toggles[0].toggle("Open pool", value=study.pool_open, key=f"{key}_pool")
+    enrolment = toggles[1].toggle(
         "Crowd enrolment (needs the open pool)", value=study.enrolment_open, key=f"{key}_enrol"
     )
     return {

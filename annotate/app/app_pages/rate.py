@@ -21,7 +21,8 @@ from annotate.domain.queue import (
     queue,
     step,
 )
-from annotate.domain.ratings import RatingError, missing_scores, skip_pair, submit_rating
+from annotate.domain.ratings import RatingError, missing_scores
+from annotate.services.rating import skip_pair, submit_rating
 from annotate.vocabulary import DIMENSIONS, SIDES
 
 CURRENT = "current_assignment"

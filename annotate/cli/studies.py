@@ -1,0 +1,203 @@
+"""Study commands of `prb-annotate`: create, edit, show and list studies (through
+`annotate.services.studies`, as the Studies page does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from annotate.cli.common import ACTOR, State, app, fail, out, refusals
+from annotate.db.tables import Study
+from annotate.domain.enrolment import enrolment_link
+from annotate.services import studies
+from annotate.vocabulary import DIMENSIONS
+
+studies_app = typer.Typer(help="Create, show and edit studies.", no_args_is_help=True)
+app.add_typer(studies_app, name="studies")
+
+# ---------------------------------------------------------------- studies
+
+Opt = typer.Option
+Seed = Annotated[int | None, Opt(help="Seed of the blinding draws and the plan.")]
+ScaleMin = Annotated[int | None, Opt("--scale-min", help="Lowest score.")]
+ScaleMax = Annotated[int | None, Opt("--scale-max", help="Highest score.")]
+Anchor = Annotated[list[str] | None, Opt("--anchor", help="Worded scale point: '1=Very poor'.")]
+Label = Annotated[list[str] | None, Opt("--label", help="Dimension label: 'factuality=...'.")]
+Definition = Annotated[
+    list[str] | None, Opt("--definition", help="Dimension definition: 'relevance=...'.")
+]
+Guidelines = Annotated[str | None, Opt(help="Guideline text (Markdown).")]
+GuidelinesFile = Annotated[Path | None, Opt("--guidelines-file", help="Read guidelines from.")]
+Margin = Annotated[float | None, Opt("--margin", help="Equivalence margin, scale points.")]
+Code = Annotated[str | None, Opt("--completion-code", help="Shown when a queue is finished.")]
+Overlap = Annotated[int | None, Opt("--overlap", "-k", help="Distinct annotators per pair.")]
+Reservation = Annotated[
+    int | None, Opt("--reservation-minutes", help="Open pool: how long a pulled pair is held.")
+]
+GoldRate = Annotated[float | None, Opt("--gold-rate", help="Share of gold pairs in queues.")]
+Pool = Annotated[bool | None, Opt("--pool/--no-pool", help="Open or close the open pool.")]
+Quota = Annotated[
+    int | None, Opt("--pool-quota", help="Open pool: most pairs per annotator (0: no limit).")
+]
+Enrolment = Annotated[
+    bool | None, Opt("--enrolment/--no-enrolment", help="Accept crowd enrolment links.")
+]
+
+
+def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
+    parsed = {}
+    for value in values or []:
+        key, sep, text = value.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"{what} {value!r}: expected KEY=TEXT")
+        parsed[key.strip()] = text.strip()
+    return parsed
+
+
+def _settings(
+    seed: int | None,
+    scale_min: int | None,
+    scale_max: int | None,
+    anchor: list[str] | None,
+    label: list[str] | None,
+    definition: list[str] | None,
+    guidelines: str | None,
+    guidelines_file: Path | None,
+    margin: float | None,
+    completion_code: str | None,
+    overlap: int | None,
+    reservation_minutes: int | None,
+    gold_rate: float | None,
+    pool: bool | None,
+    pool_quota: int | None,
+    enrolment: bool | None,
+) -> dict[str, Any]:
+    if guidelines_file is not None:
+        guidelines = guidelines_file.read_text(encoding="utf-8")
+    labels, definitions = _pairs(label, "--label"), _pairs(definition, "--definition")
+    unknown = sorted((set(labels) | set(definitions)) - set(DIMENSIONS))
+    if unknown:
+        raise fail(f"unknown dimension(s) {', '.join(unknown)}; expected {', '.join(DIMENSIONS)}")
+    settings: dict[str, Any] = {
+        "seed": seed,
+        "scale_min": scale_min,
+        "scale_max": scale_max,
+        "anchors": _pairs(anchor, "--anchor") or None,
+        "dimension_labels": labels or None,
+        "dimension_definitions": definitions or None,
+        "guidelines": guidelines,
+        "equivalence_margin": margin,
+        "completion_code": completion_code,
+        "overlap": overlap,
+        "reservation_minutes": reservation_minutes,
+        "gold_rate": gold_rate,
+        "pool_open": pool,
+        "enrolment_open": enrolment,
+    }
+    settings = {k: v for k, v in settings.items() if v is not None}
+    if pool_quota is not None:
+        settings["pool_quota"] = pool_quota or None
+    return settings
+
+
+@studies_app.command("create")
+def studies_create(
+    name: Annotated[str, typer.Argument(help="Study name.")],
+    seed: Seed = None,
+    scale_min: ScaleMin = None,
+    scale_max: ScaleMax = None,
+    anchor: Anchor = None,
+    label: Label = None,
+    definition: Definition = None,
+    guidelines: Guidelines = None,
+    guidelines_file: GuidelinesFile = None,
+    margin: Margin = None,
+    completion_code: Code = None,
+    overlap: Overlap = None,
+    reservation_minutes: Reservation = None,
+    gold_rate: GoldRate = None,
+    pool: Pool = None,
+    pool_quota: Quota = None,
+    enrolment: Enrolment = None,
+) -> None:
+    """Create a study (settings not given keep their defaults)."""
+    settings = _settings(**{k: v for k, v in locals().items() if k != "name"})
+    with refusals():
+        _show(studies.create_study(State.engine(), ACTOR, name, **settings))
+
+
+@studies_app.command("edit")
+def studies_edit(
+    name: Annotated[str, typer.Argument(help="Study name.")],
+    seed: Seed = None,
+    scale_min: ScaleMin = None,
+    scale_max: ScaleMax = None,
+    anchor: Anchor = None,
+    label: Label = None,
+    definition: Definition = None,
+    guidelines: Guidelines = None,
+    guidelines_file: GuidelinesFile = None,
+    margin: Margin = None,
+    completion_code: Code = None,
+    overlap: Overlap = None,
+    reservation_minutes: Reservation = None,
+    gold_rate: GoldRate = None,
+    pool: Pool = None,
+    pool_quota: Quota = None,
+    enrolment: Enrolment = None,
+) -> None:
+    """Change some settings of a study; the others stay as they are."""
+    settings = _settings(**{k: v for k, v in locals().items() if k != "name"})
+    if not settings:
+        raise fail("nothing to change; see --help for the settings")
+    with refusals():
+        _show(studies.update_study(State.engine(), ACTOR, name, **settings))
+
+
+@studies_app.command("show")
+def studies_show(name: Annotated[str, typer.Argument(help="Study name.")]) -> None:
+    """Print a study's settings (and its enrolment link when enrolment is open)."""
+    with refusals():
+        _show(studies.get_study(State.engine(), ACTOR, name))
+
+
+@studies_app.command("list")
+def studies_list() -> None:
+    """List studies with their pair count."""
+    with refusals():
+        lines = studies.study_lines(State.engine(), ACTOR)
+    for line in lines:
+        mode = "pool" if line.pool_open else "plan"
+        out.print(f"{line.name}\t{line.pairs} pairs\tk={line.overlap}\t{mode}", markup=False)
+
+
+def _show(study: Study) -> None:
+    rows = [
+        ("name", study.name),
+        ("seed", study.seed),
+        ("scale", f"{study.scale_min}-{study.scale_max}"),
+        *((f"anchor {k}", v) for k, v in sorted(study.anchors.items(), key=lambda i: int(i[0]))),
+        *((f"label {d}", study.dimension_labels.get(d, "")) for d in DIMENSIONS),
+        *((f"definition {d}", study.dimension_definitions.get(d, "")) for d in DIMENSIONS),
+        ("guidelines", _shortened(study.guidelines) or "-"),
+        ("equivalence margin", study.equivalence_margin),
+        ("completion code", study.completion_code or "-"),
+        ("overlap k", study.overlap),
+        ("open pool", "open" if study.pool_open else "closed"),
+        ("reservation minutes", study.reservation_minutes),
+        ("pool quota", study.pool_quota or "no limit"),
+        ("gold rate", study.gold_rate),
+        ("crowd enrolment", "open" if study.enrolment_open else "closed"),
+    ]
+    for key, value in rows:
+        out.print(f"{key}\t{value}", highlight=False, markup=False)
+    if study.enrolment_open:
+        link = enrolment_link(study.name, study.enrolment_key or "")
+        out.print(f"enrolment link\t{link}", highlight=False, markup=False)
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,185 @@
+"""The data of a study, with the admin check: import (files or an upload), the pairs, the export.
+
+`import_files` reads and validates the files before its write transaction (a long read never
+holds the write lock), then checks the actor again and writes everything or nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, func, select
+
+from annotate.config import MAX_UPLOAD_MB
+from annotate.db import read_session, write_session
+from annotate.db.tables import Pair, stored_id
+from annotate.domain import importer, studies
+from annotate.domain.export import ratings_dataframe
+from annotate.domain.importer import DatasetError, ImportSummary, Problem
+from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.readers import ProgressCallback
+
+UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_NAME_CHARS = 100
+MAX_SUFFIX_CHARS = 10
+
+
+def import_files(
+    engine: Engine,
+    actor: Actor,
+    paths: Sequence[Path | str],
+    *,
+    study: str,
+    domain: str | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> ImportSummary:
+    """Import all files into `study` (created if new) in one transaction: all of it, or nothing.
+
+    Raises DatasetError listing every problem (file, line, field), PermissionDenied for anyone
+    but an admin or `SYSTEM`.
+    """
+    with read_session(engine) as session:
+        require_admin(session, actor)  # before a long read, not only before the write
+    staged = importer.stage_files(paths, domain=domain, on_progress=on_progress)
+    with write_session(engine) as session:
+        require_admin(session, actor)
+        return importer.store_staged(session, staged, study=study)
+
+
+def safe_upload_name(filename: str) -> str:
+    """The upload's own base name with unsafe characters replaced (the domain comes from it),
+    shortened to MAX_NAME_CHARS with its suffix kept (file systems refuse long names)."""
+    base = Path(filename.replace("\\", "/")).name
+    cleaned = _UNSAFE.sub("_", base).lstrip(".")
+    if len(cleaned) > MAX_NAME_CHARS:
+        suffix = Path(cleaned).suffix[:MAX_SUFFIX_CHARS]
+        cleaned = cleaned[: MAX_NAME_CHARS - len(suffix)] + suffix
+    return cleaned or "upload.jsonl"
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.3g} MB ({size:,} bytes)"
+
+
+def upload_dataset(
+    engine: Engine,
+    actor: Actor,
+    *,
+    study: str,
+    filename: str,
+    data: bytes,
+    domain: str | None = None,
+    max_bytes: int = MAX_UPLOAD_MB * 1024 * 1024,
+) -> ImportSummary:
+    """Import an uploaded file: saved under its own name in a temporary folder, then imported.
+
+    Raises DatasetError with the importer's problems, reported under the uploaded file name.
+    """
+    with read_session(engine) as session:
+        require_admin(session, actor)
+    name = safe_upload_name(filename)
+    if len(data) > max_bytes:
+        raise DatasetError(
+            [
+                Problem(
+                    name,
+                    "file",
+                    f"too large ({_megabytes(len(data))}); the limit is "
+                    f"{_megabytes(max_bytes)}, use `prb-annotate import` for bigger files",
+                )
+            ]
+        )
+    if not name.lower().endswith(UPLOAD_SUFFIXES):
+        raise DatasetError(
+            [Problem(name, "file", "expected a .jsonl, .json (an array) or .parquet file")]
+        )
+    with tempfile.TemporaryDirectory(prefix="prb-upload-") as folder:
+        path = Path(folder) / name
+        path.write_bytes(data)
+        try:
+            summary = import_files(engine, actor, [path], study=study, domain=domain or None)
+        except DatasetError as error:
+            raise DatasetError([_renamed(p, str(path), name) for p in error.problems]) from None
+    for item in summary.files:
+        item.file = name
+    return summary
+
+
+def _renamed(problem: Problem, temp_path: str, name: str) -> Problem:
+    file = name if problem.file == temp_path else problem.file
+    return Problem(file, problem.location, problem.message, problem.field)
+
+
+# ---------------------------------------------------------------- pairs and ratings
+
+
+@dataclass(frozen=True)
+class PairLine:
+    domain: str
+    record_id: str
+    category: str
+    question: str
+
+
+@dataclass(frozen=True)
+class StudyPairs:
+    counts: list[tuple[str, int]]  # (domain, pairs), by domain
+    pairs: list[PairLine]  # empty unless asked for
+
+
+def study_pairs(
+    engine: Engine, actor: Actor, study: str, domain: str | None = None, listed: bool = False
+) -> StudyPairs:
+    """The pairs of a study counted by domain (only `domain` if given), and listed if asked."""
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        study_id = stored_id(studies.get_study(session, study))
+        counts = _domain_counts(session, study_id, domain)
+        return StudyPairs(counts, _pair_lines(session, study_id, domain) if listed else [])
+
+
+def _domain_counts(session: Session, study_id: int, domain: str | None) -> list[tuple[str, int]]:
+    query = select(Pair.domain, func.count()).where(col(Pair.study_id) == study_id)
+    if domain:
+        query = query.where(col(Pair.domain) == domain)
+    rows = session.exec(query.group_by(col(Pair.domain)).order_by(col(Pair.domain))).all()
+    return [(name, count) for name, count in rows]
+
+
+def _pair_lines(session: Session, study_id: int, domain: str | None) -> list[PairLine]:
+    query = select(Pair.domain, Pair.record_id, Pair.category, Pair.question).where(
+        col(Pair.study_id) == study_id
+    )
+    if domain:
+        query = query.where(col(Pair.domain) == domain)
+    rows = session.exec(query.order_by(col(Pair.domain), col(Pair.id)))
+    return [PairLine(*row) for row in rows]
+
+
+def study_domains(engine: Engine, actor: Actor, study: str) -> list[str]:
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        study_id = stored_id(studies.get_study(session, study))
+        rows = session.exec(
+            select(Pair.domain)
+            .where(col(Pair.study_id) == study_id)
+            .distinct()
+            .order_by(col(Pair.domain))
+        ).all()
+        return list(rows)
+
+
+def export_ratings(engine: Engine, actor: Actor, study: str | None = None) -> pd.DataFrame:
+    """The ratings export (one row per score) of one study, or of all when `study` is None."""
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        if study is not None:
+            studies.get_study(session, study)  # StudyNotFound before an empty export
+    return ratings_dataframe(engine, study)

@@ -1,0 +1,83 @@
+"""Accounts and their login links, with the admin check in the same transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+
+from annotate.db import read_session, write_session
+from annotate.db.tables import Annotator
+from annotate.domain import accounts
+from annotate.domain.permissions import Actor, require_admin
+
+
+@dataclass(frozen=True)
+class AccountRow:
+    name: str
+    role: str
+    active: bool
+    external_id: str | None
+
+
+@dataclass(frozen=True)
+class NewLink:
+    """A login link, shown once: only a hash of its token is stored."""
+
+    name: str
+    role: str
+    link: str
+
+
+def list_accounts(engine: Engine, actor: Actor) -> list[AccountRow]:
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        return [
+            AccountRow(a.name, a.role, a.active, a.external_id)
+            for a in accounts.list_accounts(session)
+        ]
+
+
+def create_accounts(
+    engine: Engine,
+    actor: Actor,
+    names: Sequence[str],
+    role: str = "annotator",
+    base_url: str | None = None,
+) -> list[NewLink]:
+    """Create accounts (all or none); return each one's login link: the only time it is seen."""
+    with write_session(engine) as session:
+        require_admin(session, actor)
+        created = [accounts.create_account(session, n, role=role) for n in names if n.strip()]
+    return [NewLink(a.name, a.role, accounts.login_link(token, base_url)) for a, token in created]
+
+
+def rotate_account(engine: Engine, actor: Actor, name: str, base_url: str | None = None) -> str:
+    """A new login link for the account; the old one stops working."""
+    with write_session(engine) as session:
+        require_admin(session, actor)
+        return accounts.login_link(accounts.rotate_token(session, name), base_url)
+
+
+def set_accounts_active(engine: Engine, actor: Actor, names: Sequence[str], active: bool) -> None:
+    """Let the accounts log in, or stop them (all or none); nobody deactivates themselves."""
+    with write_session(engine) as session:
+        acting = require_admin(session, actor)
+        if not active and _is(acting, names):
+            raise accounts.AccountError("you cannot deactivate your own account")
+        for name in names:
+            accounts.set_active(session, name, active)
+
+
+def set_account_role(engine: Engine, actor: Actor, name: str, role: str) -> None:
+    with write_session(engine) as session:
+        acting = require_admin(session, actor)
+        if role != "admin" and _is(acting, [name]):
+            raise accounts.AccountError("you cannot take the admin role from your own account")
+        accounts.set_role(session, name, role)
+
+
+def _is(acting: Annotator | None, names: Sequence[str]) -> bool:
+    """Whether the acting account (None: the command line) is one of `names`."""
+    return acting is not None and acting.name in names

@@ -1,0 +1,69 @@
+"""Progress, quality and gold pairs of a study, with the admin check in the same transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+
+from annotate.db import read_session, write_session
+from annotate.db.tables import stored_id
+from annotate.domain import assignment, quality, studies
+from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.progress import (
+    DomainProgress,
+    FlaggedPair,
+    ProgressRow,
+    annotator_progress,
+    domain_progress,
+    flagged_pairs,
+)
+from annotate.domain.quality import AnnotatorQuality, GoldPair
+
+
+def set_gold(
+    engine: Engine, actor: Actor, *, study: str, record_ids: Sequence[str], expect: str | None
+) -> int:
+    """Mark pairs gold with `expect`, or make them ordinary again with expect=None."""
+    with write_session(engine) as session:
+        require_admin(session, actor)
+        target = studies.get_study(session, study)
+        if expect is None:
+            return quality.unmark_gold(session, target, record_ids)
+        return quality.mark_gold(session, target, record_ids, expect)
+
+
+def list_gold(engine: Engine, actor: Actor, study: str) -> list[GoldPair]:
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        return quality.list_gold(session, stored_id(studies.get_study(session, study)))
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    study: str
+    overlap: int
+    annotators: list[ProgressRow]
+    domains: list[DomainProgress]
+    quality: list[AnnotatorQuality]
+    flagged: list[FlaggedPair]
+    gold: list[GoldPair]
+    coverage: dict[str, int]  # record id -> slots taken
+
+
+def dashboard(engine: Engine, actor: Actor, study: str) -> Dashboard:
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        target = studies.get_study(session, study)
+        study_id = stored_id(target)
+        return Dashboard(
+            study=target.name,
+            overlap=target.overlap,
+            annotators=annotator_progress(session, study_id),
+            domains=domain_progress(session, study_id),
+            quality=quality.annotator_quality(session, study_id),
+            flagged=flagged_pairs(session, study_id),
+            gold=quality.list_gold(session, study_id),
+            coverage=assignment.pair_coverage(session, study_id),
+        )

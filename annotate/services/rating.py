@@ -1,0 +1,61 @@
+"""An annotator's own actions on a pair: submit scores (with an optional flag), skip.
+
+Each is one write transaction that first checks, inside it, that the assignment is the caller's
+(`annotate.domain.ratings.owned_assignment`), then calls the domain. The page passes the
+logged-in account's id; nobody can touch another annotator's work.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+from annotate.db import write_session
+from annotate.domain import ratings
+from annotate.domain.ratings import Scores, SubmitResult
+
+
+def submit_rating(
+    engine: Engine,
+    *,
+    annotator_id: int,
+    assignment_id: int,
+    scores: Scores,
+    seconds: float,
+    comment: str | None = None,
+    flag_reason: str | None = None,
+) -> SubmitResult:
+    """Save the 8 scores of one pair. Resubmitting the same scores changes nothing."""
+    try:
+        return _submit_once(
+            engine, annotator_id, assignment_id, scores, seconds, comment, flag_reason
+        )
+    except IntegrityError:
+        # A concurrent submit of the same pair won the insert race; ours becomes a revision.
+        return _submit_once(
+            engine, annotator_id, assignment_id, scores, seconds, comment, flag_reason
+        )
+
+
+def _submit_once(
+    engine: Engine,
+    annotator_id: int,
+    assignment_id: int,
+    scores: Scores,
+    seconds: float,
+    comment: str | None,
+    flag_reason: str | None,
+) -> SubmitResult:
+    with write_session(engine) as session:
+        assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
+        return ratings.save_scores(
+            session, assignment, scores, seconds=seconds, comment=comment, flag_reason=flag_reason
+        )
+
+
+def skip_pair(engine: Engine, *, annotator_id: int, assignment_id: int, reason: str) -> None:
+    """Mark a pair skipped, with the annotator's reason. Scores already given are kept."""
+    ratings.check_skip_reason(reason)
+    with write_session(engine) as session:
+        assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
+        ratings.skip(session, assignment, reason)
