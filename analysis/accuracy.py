@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
+from .coded import FloatArray
 from .paired import DIFF_DECIMALS
+from .report_types import HumanAccuracy, Interval
 
 REWARD_MODEL_REFERENCE = 0.7594
 REWARD_MODEL_SOURCE = (
@@ -15,7 +17,7 @@ REWARD_MODEL_SOURCE = (
 TIES_COUNT_AS = 0.5
 
 
-def wilson_interval(successes: float, n: int) -> list[float] | None:
+def wilson_interval(successes: float, n: int) -> Interval | None:
     """95% Wilson score interval (``statsmodels`` ``proportion_confint(method="wilson")``)."""
     if n == 0:
         return None
@@ -23,7 +25,7 @@ def wilson_interval(successes: float, n: int) -> list[float] | None:
     return [float(low), float(high)]
 
 
-def human_accuracy(chosen: np.ndarray, rejected: np.ndarray) -> dict:
+def human_accuracy(chosen: FloatArray, rejected: FloatArray) -> HumanAccuracy:
     """Share of pairs whose mean rubric-alignment score is higher for chosen.
 
     ``accuracy`` counts a tie (equal means) as half a correct pair; ``strict_accuracy`` counts

@@ -15,6 +15,7 @@ tests).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Literal, TypedDict
 
 import krippendorff
 import numpy as np
@@ -23,9 +24,15 @@ from scipy import sparse
 
 from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
 
-from .coded import CHOSEN, N_DIMS, REJECTED, CodedRatings
+from .coded import CHOSEN, N_DIMS, REJECTED, CodedRatings, FloatArray, IntArray
+from .report_types import DimensionAgreement, Interval, PreferenceAgreement
 
-LEVELS = ("ordinal", "interval")
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+ValueDomain = Sequence[int] | Sequence[float] | IntArray | FloatArray
+Matrix = Any
+"""A dense numpy array or a scipy sparse matrix (scipy ships no type hints)."""
+
+LEVELS: tuple[Level, ...] = ("ordinal", "interval")
 PREFERENCES = ("chosen", "equal", "rejected")
 BOOT_CHUNK = 250
 DENSE_CELLS = 20_000_000
@@ -33,10 +40,15 @@ DENSE_CELLS = 20_000_000
 (large crowds) as sparse matrices."""
 
 
+class AlphaWithCI(TypedDict):
+    alpha: float | None
+    ci95: Interval | None
+
+
 # --- alpha ---------------------------------------------------------------------------------
 
 
-def value_counts(units: np.ndarray, values: np.ndarray, value_domain: Sequence) -> np.ndarray:
+def value_counts(units: IntArray, values: Any, value_domain: ValueDomain) -> IntArray:
     """Units x values count matrix. ``units`` are codes 0..U-1; ``values`` must lie in the
     (sorted) ``value_domain``."""
     domain = np.asarray(value_domain)
@@ -45,15 +57,15 @@ def value_counts(units: np.ndarray, values: np.ndarray, value_domain: Sequence) 
         raise ValueError("values outside the value domain")
     n_units = int(units.max()) + 1 if len(units) else 0
     counts = np.bincount(units * len(domain) + index, minlength=n_units * len(domain))
-    return counts.reshape(n_units, len(domain))
+    return np.asarray(counts.reshape(n_units, len(domain)), dtype=np.int64)
 
 
-def pairable(counts: np.ndarray) -> np.ndarray:
+def pairable(counts: IntArray) -> IntArray:
     """The rows (units) of a value-count matrix with at least two values."""
-    return counts[counts.sum(axis=1) >= 2]
+    return np.asarray(counts[counts.sum(axis=1) >= 2], dtype=np.int64)
 
 
-def alpha(counts: np.ndarray, value_domain: Sequence, level: str) -> float | None:
+def alpha(counts: IntArray, value_domain: ValueDomain, level: Level) -> float | None:
     """``krippendorff.alpha`` on value counts; None when undefined (no pairable unit, or no
     variation at all)."""
     counts = pairable(counts)
@@ -61,14 +73,16 @@ def alpha(counts: np.ndarray, value_domain: Sequence, level: str) -> float | Non
         return None
     with np.errstate(all="ignore"):
         value = krippendorff.alpha(
-            value_counts=counts, value_domain=np.asarray(value_domain), level_of_measurement=level
+            value_counts=counts,
+            value_domain=np.asarray(value_domain),
+            level_of_measurement=level,
         )
     return float(value) if np.isfinite(value) else None
 
 
 def reliability_matrix(
     df: pd.DataFrame, unit_cols: Sequence[str], coder_col: str, value_col: str
-) -> tuple[np.ndarray, list, list]:
+) -> tuple[FloatArray, list[Any], list[Any]]:
     """Reliability matrix (rows = coders, columns = units, nan for missing) from long data,
     with the coder and unit labels in matrix order (sorted)."""
     coders, coder_labels = pd.factorize(df[coder_col], sort=True)
@@ -83,8 +97,8 @@ def alpha_from_long(
     df: pd.DataFrame,
     unit_cols: Sequence[str],
     value_col: str,
-    level: str = "interval",
-    value_domain: Sequence | None = None,
+    level: Level = "interval",
+    value_domain: ValueDomain | None = None,
 ) -> float | None:
     """Krippendorff's alpha from long data (one row per coder and unit) through the same value
     count path as the report."""
@@ -94,7 +108,7 @@ def alpha_from_long(
     return alpha(value_counts(units, values, domain), domain, level)
 
 
-def coincidence_alpha(o: np.ndarray, value_domain: Sequence, level: str) -> np.ndarray:
+def coincidence_alpha(o: FloatArray, value_domain: ValueDomain, level: Level) -> FloatArray:
     """Alpha for a stack of coincidence matrices ``o`` (B x V x V), vectorised over B; same
     formula as ``krippendorff.alpha``: 1 - sum(o * delta) / sum(e * delta)."""
     n_v = o.sum(axis=1)
@@ -102,56 +116,60 @@ def coincidence_alpha(o: np.ndarray, value_domain: Sequence, level: str) -> np.n
     expected = (n_v[:, :, None] * n_v[:, None, :] - _diag(n_v)) / (n - 1)[:, None, None]
     delta = _distances(np.asarray(value_domain, float), level, n_v)
     with np.errstate(all="ignore"):
-        return 1 - (o * delta).sum(axis=(1, 2)) / (expected * delta).sum(axis=(1, 2))
+        disagreement = (o * delta).sum(axis=(1, 2)) / (expected * delta).sum(axis=(1, 2))
+    return np.asarray(1 - disagreement, dtype=np.float64)
 
 
-def _diag(n_v: np.ndarray) -> np.ndarray:
-    return n_v[:, :, None] * np.eye(n_v.shape[1])[None]
+def _diag(n_v: FloatArray) -> FloatArray:
+    return np.asarray(n_v[:, :, None] * np.eye(n_v.shape[1])[None], dtype=np.float64)
 
 
-def _distances(domain: np.ndarray, level: str, n_v: np.ndarray) -> np.ndarray:
+def _distances(domain: FloatArray, level: Level, n_v: FloatArray) -> FloatArray:
     """Squared distance between values (V x V, or B x V x V for ordinal, which depends on the
     value frequencies n_v)."""
     c, k = domain[:, None], domain[None, :]
     if level == "nominal":
-        return (c != k).astype(float)
-    if level == "interval":
-        return (c - k) ** 2
-    if level == "ratio":
+        distance = (c != k).astype(float)
+    elif level == "interval":
+        distance = (c - k) ** 2
+    elif level == "ratio":
         with np.errstate(all="ignore"):
-            return np.nan_to_num(((c - k) / (c + k)) ** 2)
-    if level == "ordinal":
+            distance = np.nan_to_num(((c - k) / (c + k)) ** 2)
+    elif level == "ordinal":
         i = np.arange(len(domain))
         lo, hi = np.minimum.outer(i, i), np.maximum.outer(i, i)
         cum = np.concatenate([np.zeros((len(n_v), 1)), np.cumsum(n_v, axis=1)], axis=1)
         between = cum[:, hi + 1] - cum[:, lo]
-        return (between - (n_v[:, i][:, :, None] + n_v[:, i][:, None, :]) / 2) ** 2
-    raise ValueError(f"unknown level of measurement {level!r}")
+        distance = (between - (n_v[:, i][:, :, None] + n_v[:, i][:, None, :]) / 2) ** 2
+    else:
+        raise ValueError(f"unknown level of measurement {level!r}")
+    return np.asarray(distance, dtype=np.float64)
 
 
-def unit_coincidences(counts: np.ndarray) -> np.ndarray:
+def unit_coincidences(counts: IntArray) -> FloatArray:
     """Each pairable unit's contribution to the coincidence matrix, flattened (U x V*V)."""
     counts = pairable(counts).astype(float)
     n_values = counts.shape[1]
     outer = counts[:, :, None] * counts[:, None, :]
     outer[:, np.arange(n_values), np.arange(n_values)] -= counts
-    return (outer / (counts.sum(axis=1) - 1)[:, None, None]).reshape(len(counts), n_values**2)
+    per_unit = outer / (counts.sum(axis=1) - 1)[:, None, None]
+    return np.asarray(per_unit.reshape(len(counts), n_values**2), dtype=np.float64)
 
 
 def bootstrap_alpha(
-    counts: np.ndarray,
-    value_domain: Sequence,
-    levels: Sequence[str],
+    counts: IntArray,
+    value_domain: ValueDomain,
+    levels: Sequence[Level],
     n_boot: int,
     rng: np.random.Generator,
-) -> dict[str, list[float] | None]:
+) -> dict[Level, Interval | None]:
     """Percentile 95% CI of alpha per level, resampling pairable units with replacement."""
     per_unit = unit_coincidences(counts)
     n_units = len(per_unit)
     if n_boot <= 0 or n_units < 2:
         return dict.fromkeys(levels)
     n_values = counts.shape[1]
-    draws: dict[str, list[np.ndarray]] = {level: [] for level in levels}
+    draws: dict[Level, list[FloatArray]] = {level: [] for level in levels}
     for start in range(0, n_boot, BOOT_CHUNK):
         size = min(BOOT_CHUNK, n_boot - start)
         picks = rng.integers(0, n_units, size=(size, n_units))
@@ -163,7 +181,7 @@ def bootstrap_alpha(
     return {level: _percentile_ci(np.concatenate(draws[level])) for level in levels}
 
 
-def _percentile_ci(values: np.ndarray) -> list[float] | None:
+def _percentile_ci(values: FloatArray) -> Interval | None:
     values = values[np.isfinite(values)]
     if len(values) == 0:
         return None
@@ -172,12 +190,12 @@ def _percentile_ci(values: np.ndarray) -> list[float] | None:
 
 
 def alpha_with_ci(
-    counts: np.ndarray,
-    value_domain: Sequence,
-    levels: Sequence[str],
+    counts: IntArray,
+    value_domain: ValueDomain,
+    levels: Sequence[Level],
     n_boot: int,
     rng: np.random.Generator,
-) -> dict[str, dict]:
+) -> dict[Level, AlphaWithCI]:
     """{level: {"alpha": a, "ci95": [low, high] | None}} for one set of value counts."""
     cis = bootstrap_alpha(counts, value_domain, levels, n_boot, rng)
     return {
@@ -189,10 +207,10 @@ def alpha_with_ci(
 
 
 def dimension_agreement(
-    coded: CodedRatings, value_domain: Sequence, n_boot: int, seed: int
-) -> dict[str, dict]:
+    coded: CodedRatings, value_domain: ValueDomain, n_boot: int, seed: int
+) -> dict[str, DimensionAgreement]:
     """Ordinal and interval alpha per dimension; units are (pair, response)."""
-    out = {}
+    out: dict[str, DimensionAgreement] = {}
     for dim_index, dim in enumerate(DIMENSIONS):
         rows = coded.dimension == dim_index
         units = coded.pair[rows] * 2 + coded.response[rows]
@@ -228,7 +246,7 @@ def rubric_preferences(coded: CodedRatings) -> pd.DataFrame:
     )
 
 
-def preference_agreement(coded: CodedRatings, n_boot: int, seed: int) -> dict:
+def preference_agreement(coded: CodedRatings, n_boot: int, seed: int) -> PreferenceAgreement:
     """Nominal alpha on which response each annotator scored higher on rubric alignment; units
     are pairs, values chosen / equal / rejected."""
     prefs = rubric_preferences(coded)
@@ -282,8 +300,8 @@ def annotator_agreement(
 
 
 def _within_one(
-    annotator: np.ndarray, cols: np.ndarray, value: np.ndarray, scale_size: int
-) -> tuple[np.ndarray, np.ndarray]:
+    annotator: IntArray, cols: IntArray, value: IntArray, scale_size: int
+) -> tuple[IntArray, IntArray]:
     """(row, column) cells of the "within one point of this value" indicator."""
     rows, columns = [annotator], [cols]
     for step in (-1, 1):
@@ -293,7 +311,7 @@ def _within_one(
     return np.concatenate(rows), np.concatenate(columns)
 
 
-def _indicator(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]):
+def _indicator(rows: IntArray, cols: IntArray, shape: tuple[int, int]) -> Matrix:
     """0/1 matrix with ones at (rows, cols): dense float32 (exact for counts below 2**24) when
     it fits DENSE_CELLS, for BLAS products; sparse CSR otherwise (large crowds)."""
     if shape[0] * shape[1] <= DENSE_CELLS:
@@ -303,13 +321,13 @@ def _indicator(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]):
     return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
 
 
-def _gram(a, b) -> np.ndarray:
+def _gram(a: Matrix, b: Matrix) -> FloatArray:
     """a @ b.T as a dense float64 array."""
     product = a @ b.T
-    return (product.toarray() if sparse.issparse(product) else product).astype(np.float64)
+    return np.asarray(product.toarray() if sparse.issparse(product) else product, np.float64)
 
 
-def _pairwise_table(shared: np.ndarray, exact: np.ndarray, within: np.ndarray) -> pd.DataFrame:
+def _pairwise_table(shared: FloatArray, exact: FloatArray, within: FloatArray) -> pd.DataFrame:
     a, b = np.nonzero(np.triu(shared, k=1))
     n = shared[a, b]
     return pd.DataFrame(
@@ -323,7 +341,9 @@ def _pairwise_table(shared: np.ndarray, exact: np.ndarray, within: np.ndarray) -
     )
 
 
-def _per_annotator(coded, unit, shared, exact, within) -> pd.DataFrame:
+def _per_annotator(
+    coded: CodedRatings, unit: IntArray, shared: FloatArray, exact: FloatArray, within: FloatArray
+) -> pd.DataFrame:
     n_comparisons = shared.sum(axis=1)
     with np.errstate(all="ignore"):
         table = pd.DataFrame(

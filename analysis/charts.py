@@ -7,13 +7,15 @@ from plotly.subplots import make_subplots
 
 from annotate.vocabulary import DIMENSIONS
 
+from .report_types import DimensionResult, Interval, Report
+
 CHOSEN_COLOUR = "#1f77b4"
 REJECTED_COLOUR = "#ff7f0e"
 VERDICT_COLOURS = {"tie": "#2ca02c", "diverges": "#d62728", "inconclusive": "#7f7f7f"}
 ALPHA_THRESHOLDS = (0.667, 0.8)
 
 
-def _errors(values: list, cis: list) -> dict:
+def _errors(values: list[float | None], cis: list[Interval | None]) -> dict[str, object]:
     """error_x/error_y spec for asymmetric CIs; missing CIs draw no bar."""
     plus = [
         None if ci is None or v is None else ci[1] - v for v, ci in zip(values, cis, strict=True)
@@ -29,7 +31,15 @@ def _layout(fig: go.Figure, title: str, **kwargs: object) -> go.Figure:
     return fig
 
 
-def means_figure(report: dict) -> go.Figure:
+def _response_mean(result: DimensionResult, response: str) -> float | None:
+    return result["mean_chosen"] if response == "chosen" else result["mean_rejected"]
+
+
+def _response_ci(result: DimensionResult, response: str) -> Interval | None:
+    return result["ci95_chosen"] if response == "chosen" else result["ci95_rejected"]
+
+
+def means_figure(report: Report) -> go.Figure:
     """Mean score of chosen and rejected per dimension with 95% CIs of the per-pair means."""
     dims = report["dimensions"]
     fig = go.Figure()
@@ -37,8 +47,8 @@ def means_figure(report: dict) -> go.Figure:
         (-0.1, "chosen", CHOSEN_COLOUR),
         (0.1, "rejected", REJECTED_COLOUR),
     ):
-        values = [dims[d][f"mean_{response}"] for d in DIMENSIONS]
-        cis = [dims[d][f"ci95_{response}"] for d in DIMENSIONS]
+        values = [_response_mean(dims[d], response) for d in DIMENSIONS]
+        cis = [_response_ci(dims[d], response) for d in DIMENSIONS]
         fig.add_trace(
             go.Scatter(
                 x=[i + offset for i in range(len(DIMENSIONS))],
@@ -60,7 +70,7 @@ def means_figure(report: dict) -> go.Figure:
     )
 
 
-def difference_figure(report: dict) -> go.Figure:
+def difference_figure(report: Report) -> go.Figure:
     """Mean paired difference with 95% CI per dimension against the equivalence margin."""
     dims = report["dimensions"]
     values = [dims[d]["mean_diff"] for d in DIMENSIONS]
@@ -88,7 +98,7 @@ def difference_figure(report: dict) -> go.Figure:
     )
 
 
-def distribution_figure(report: dict) -> go.Figure:
+def distribution_figure(report: Report) -> go.Figure:
     """Histogram of per-pair differences (chosen − rejected) per dimension."""
     fig = make_subplots(
         rows=1, cols=len(DIMENSIONS), subplot_titles=list(DIMENSIONS), shared_yaxes=True
@@ -108,13 +118,20 @@ def distribution_figure(report: dict) -> go.Figure:
     return _layout(fig, "Distribution of per-pair differences", bargap=0.05)
 
 
-def alpha_figure(report: dict) -> go.Figure:
+def alpha_figure(report: Report) -> go.Figure:
     """Krippendorff's alpha per dimension (ordinal, interval) with bootstrap CIs."""
     dims = report["dimensions"]
     fig = go.Figure()
-    for level, colour in (("ordinal", "#9467bd"), ("interval", "#17becf")):
-        values = [dims[d][f"alpha_{level}"] for d in DIMENSIONS]
-        cis = [dims[d][f"alpha_{level}_ci95"] for d in DIMENSIONS]
+    levels = (
+        ("ordinal", "#9467bd", [dims[d]["alpha_ordinal"] for d in DIMENSIONS]),
+        ("interval", "#17becf", [dims[d]["alpha_interval"] for d in DIMENSIONS]),
+    )
+    intervals = {
+        "ordinal": [dims[d]["alpha_ordinal_ci95"] for d in DIMENSIONS],
+        "interval": [dims[d]["alpha_interval_ci95"] for d in DIMENSIONS],
+    }
+    for level, colour, values in levels:
+        cis = intervals[level]
         fig.add_trace(
             go.Bar(
                 x=list(DIMENSIONS),
@@ -141,7 +158,7 @@ def alpha_figure(report: dict) -> go.Figure:
     )
 
 
-def domain_accuracy_figure(report: dict) -> go.Figure:
+def domain_accuracy_figure(report: Report) -> go.Figure:
     """Human accuracy (ties as half) per domain and overall, with the reward-model reference."""
     names = ["all", *report["by_domain"]]
     accs = [report["human_accuracy"]] + [d["human_accuracy"] for d in report["by_domain"].values()]
@@ -169,10 +186,11 @@ def domain_accuracy_figure(report: dict) -> go.Figure:
     )
 
 
-def domain_verdict_figure(report: dict) -> go.Figure:
+def domain_verdict_figure(report: Report) -> go.Figure:
     """Mean difference per domain and dimension, coloured by size, labelled with the verdict."""
     domains = list(report["by_domain"])
-    z, text = [], []
+    z: list[list[float | None]] = []
+    text: list[list[str]] = []
     for domain in domains:
         dims = report["by_domain"][domain]["dimensions"]
         z.append([dims[d]["mean_diff"] for d in DIMENSIONS])
@@ -199,7 +217,7 @@ def _signed(value: float | None) -> str:
     return "–" if value is None else f"{value:+.2f}"
 
 
-def position_figure(report: dict) -> go.Figure:
+def position_figure(report: Report) -> go.Figure:
     """Mean score of the response shown on side A vs side B per dimension."""
     bias = report["position_bias"]
     fig = go.Figure()
@@ -207,7 +225,7 @@ def position_figure(report: dict) -> go.Figure:
         fig.add_trace(
             go.Bar(
                 x=list(DIMENSIONS),
-                y=[bias[d][f"mean_{side}"] for d in DIMENSIONS],
+                y=[bias[d]["mean_a" if side == "a" else "mean_b"] for d in DIMENSIONS],
                 name=f"side {side.upper()}",
             )
         )
@@ -216,7 +234,7 @@ def position_figure(report: dict) -> go.Figure:
     )
 
 
-def annotator_figure(report: dict) -> go.Figure:
+def annotator_figure(report: Report) -> go.Figure:
     """Each annotator: exact agreement with the others against median seconds per pair."""
     rows = report["annotators"]
     fig = go.Figure(
@@ -257,6 +275,6 @@ FIGURES = {
 }
 
 
-def all_figures(report: dict) -> dict[str, go.Figure]:
+def all_figures(report: Report) -> dict[str, go.Figure]:
     """Every chart of the report, by name, in display order."""
     return {name: build(report) for name, build in FIGURES.items()}

@@ -11,9 +11,15 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from annotate.vocabulary import DIMENSIONS, RESPONSES, SIDES
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+ObjectArray = npt.NDArray[np.object_]
 
 N_DIMS = len(DIMENSIONS)
 CHOSEN, REJECTED = 0, 1
@@ -24,15 +30,15 @@ SIDE_A, SIDE_B = 0, 1
 class CodedRatings:
     """Validated ratings as parallel code arrays (one entry per score)."""
 
-    pair: np.ndarray  # int64, 0..n_pairs-1
-    annotator: np.ndarray  # int64, 0..n_annotators-1
-    dimension: np.ndarray  # int64, index into DIMENSIONS
-    response: np.ndarray  # int64, 0 chosen / 1 rejected
-    side: np.ndarray  # int64, 0 A / 1 B
-    score: np.ndarray  # int64
-    seconds: np.ndarray  # float64, nan when unknown
+    pair: IntArray  # 0..n_pairs-1
+    annotator: IntArray  # 0..n_annotators-1
+    dimension: IntArray  # index into DIMENSIONS
+    response: IntArray  # 0 chosen / 1 rejected
+    side: IntArray  # 0 A / 1 B
+    score: IntArray
+    seconds: FloatArray  # nan when unknown
     pairs: pd.DataFrame  # one row per pair code: study, pair_id, domain
-    annotators: np.ndarray  # object array of annotator names, by code
+    annotators: ObjectArray  # annotator names, by code
 
     @property
     def n_pairs(self) -> int:
@@ -47,22 +53,22 @@ class CodedRatings:
         return len(self.score)
 
     @cached_property
-    def rating(self) -> np.ndarray:
+    def rating(self) -> IntArray:
         """Code of the pair-rating (annotator, pair) of each score, 0..n_ratings-1."""
         key = self.pair * self.n_annotators + self.annotator
-        return np.unique(key, return_inverse=True)[1].astype(np.int64)
+        return np.asarray(np.unique(key, return_inverse=True)[1], dtype=np.int64)
 
     @cached_property
     def n_ratings(self) -> int:
         return int(self.rating.max()) + 1 if self.n_scores else 0
 
-    def pair_names(self, codes: np.ndarray) -> list[str]:
+    def pair_names(self, codes: IntArray) -> list[str]:
         """Readable pair names; prefixed by study when the data holds several studies."""
         several = self.pairs["study"].nunique() > 1
         rows = self.pairs.iloc[codes]
         if several:
             return [f"{s}:{p}" for s, p in zip(rows["study"], rows["pair_id"], strict=True)]
-        return rows["pair_id"].tolist()
+        return [str(p) for p in rows["pair_id"]]
 
 
 def encode_ratings(df: pd.DataFrame) -> CodedRatings:
@@ -84,22 +90,22 @@ def encode_ratings(df: pd.DataFrame) -> CodedRatings:
     )
 
 
-def _codes(values: pd.Series, categories: tuple[str, ...]) -> np.ndarray:
-    return pd.Categorical(values, categories=list(categories)).codes.astype(np.int64)
+def _codes(values: pd.Series, categories: tuple[str, ...]) -> IntArray:
+    return np.asarray(pd.Categorical(values, categories=list(categories)).codes, dtype=np.int64)
 
 
 @dataclass(frozen=True)
 class PairMeans:
     """Per pair, dimension and response: sum and count of scores over the pair's annotators."""
 
-    sums: np.ndarray  # (n_pairs, N_DIMS, 2)
-    counts: np.ndarray  # (n_pairs, N_DIMS, 2)
+    sums: FloatArray  # (n_pairs, N_DIMS, 2)
+    counts: IntArray  # (n_pairs, N_DIMS, 2)
 
-    def complete(self, dim: int) -> np.ndarray:
+    def complete(self, dim: int) -> BoolArray:
         """Pairs with both chosen and rejected scores on ``dim`` (boolean mask)."""
         return (self.counts[:, dim, CHOSEN] > 0) & (self.counts[:, dim, REJECTED] > 0)
 
-    def means(self, dim: int, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def means(self, dim: int, mask: BoolArray | None = None) -> tuple[FloatArray, FloatArray]:
         """Chosen and rejected per-pair means on ``dim`` for complete pairs (within ``mask``)."""
         keep = self.complete(dim) if mask is None else self.complete(dim) & mask
         sums = self.sums[keep, dim]
@@ -111,7 +117,7 @@ def pair_means(coded: CodedRatings) -> PairMeans:
     """Sum and count scores per (pair, dimension, response) with one bincount."""
     index = (coded.pair * N_DIMS + coded.dimension) * 2 + coded.response
     size = coded.n_pairs * N_DIMS * 2
-    sums = np.bincount(index, weights=coded.score, minlength=size)
-    counts = np.bincount(index, minlength=size)
+    sums = np.bincount(index, weights=coded.score, minlength=size).astype(np.float64)
+    counts = np.bincount(index, minlength=size).astype(np.int64)
     shape = (coded.n_pairs, N_DIMS, 2)
     return PairMeans(sums=sums.reshape(shape), counts=counts.reshape(shape))

@@ -10,6 +10,8 @@ import html
 
 from . import tables
 from .charts import all_figures
+from .report_types import Report
+from .sections import SECTIONS
 from .tables import Table
 
 STYLE = """
@@ -26,17 +28,6 @@ th { background: #f4f4f4; text-align: left; } td.num { text-align: right;
 .fail { background: #fde8e6; color: #8e1c12; }
 .scroll { max-height: 28rem; overflow: auto; }
 """
-
-CHART_SECTIONS = {
-    "means": "Chosen vs rejected",
-    "differences": "Chosen vs rejected",
-    "distribution": "Chosen vs rejected",
-    "alpha": "Inter-annotator agreement",
-    "domain_accuracy": "By domain",
-    "domain_verdicts": "By domain",
-    "position": "Position bias",
-    "annotators": "Annotators",
-}
 
 
 def esc(text: object) -> str:
@@ -61,25 +52,22 @@ def html_table(table: Table, scroll: bool = False) -> str:
     return out
 
 
-def _charts_html(report: dict) -> dict[str, list[str]]:
-    """Chart divs grouped by section; the first one carries the inlined plotly.js."""
-    grouped: dict[str, list[str]] = {}
-    for i, (name, fig) in enumerate(all_figures(report).items()):
-        div = fig.to_html(
+def _chart_divs(report: Report) -> dict[str, str]:
+    """Each chart's div by name; the first one carries the inlined plotly.js."""
+    return {
+        name: fig.to_html(
             full_html=False,
             include_plotlyjs=(i == 0),
             div_id=f"chart-{name}",
             config={"displaylogo": False, "responsive": True},
         )
-        grouped.setdefault(CHART_SECTIONS[name], []).append(div)
-    return grouped
+        for i, (name, fig) in enumerate(all_figures(report).items())
+    }
 
 
-def render_html(report: dict) -> str:
-    charts = _charts_html(report)
-    checks = report["checks"]
-    verdict_class = "ok" if checks["validated"] else "fail"
-    verdict_text = "Validated" if checks["validated"] else "Not validated"
+def render_html(report: Report) -> str:
+    charts = _chart_divs(report)
+    validated = report["checks"]["validated"]
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -88,31 +76,12 @@ def render_html(report: dict) -> str:
         f"<style>{STYLE}</style></head><body>",
         "<h1>Validation report</h1>",
         f'<p class="summary">{esc(tables.summary_line(report))}</p>',
-        f'<div class="verdict {verdict_class}">{esc(verdict_text)}</div>',
-        html_table(tables.verdict_table(report)),
-        "<h2>Chosen vs rejected</h2>",
-        html_table(tables.dimension_table(report)),
-        *charts.get("Chosen vs rejected", []),
-        "<h2>Human accuracy</h2>",
-        html_table(tables.accuracy_table(report)),
-        "<h2>By domain</h2>",
-        html_table(tables.domain_table(report)),
-        *charts.get("By domain", []),
-        "<h2>Inter-annotator agreement</h2>",
-        html_table(tables.agreement_table(report)),
-        *charts.get("Inter-annotator agreement", []),
-        "<h2>Position bias</h2>",
-        html_table(tables.position_table(report)),
-        *charts.get("Position bias", []),
-        "<h2>Annotators</h2>",
-        html_table(tables.annotator_table(report), scroll=True),
-        *charts.get("Annotators", []),
-        "<h2>Exclusions</h2>",
-        html_table(tables.exclusion_table(report)),
-        "<h2>Methods</h2>",
-        "<dl>",
-        *(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in report.get("methods", {}).items()),
-        "</dl>",
-        "</body></html>",
+        f'<div class="verdict {"ok" if validated else "fail"}">'
+        f"{'Validated' if validated else 'Not validated'}</div>",
     ]
+    for section in SECTIONS:
+        parts.append(f"<h2>{esc(section.heading(report))}</h2>")
+        parts.append(html_table(section.table(report), scroll=section.scroll))
+        parts += [charts[name] for name in section.charts]
+    parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -22,6 +22,9 @@ from statsmodels.stats.weightstats import ttost_paired
 
 from annotate.vocabulary import GENERAL_DIMENSIONS, PERSONAL_DIMENSION
 
+from .coded import FloatArray
+from .report_types import Checks, PairedTest
+
 TIE, DIVERGES, INCONCLUSIVE = "tie", "diverges", "inconclusive"
 DIFF_DECIMALS = 9
 """Paired differences are rounded to this many decimals before ranking, so that differences
@@ -38,7 +41,7 @@ class WilcoxonResult:
     note: str | None = None
 
 
-def wilcoxon_test(x: np.ndarray, y: np.ndarray) -> WilcoxonResult:
+def wilcoxon_test(x: FloatArray, y: FloatArray) -> WilcoxonResult:
     """Two-sided Wilcoxon signed-rank test of x - y, with the method pinned as R does it.
 
     Calls ``scipy.stats.wilcoxon(x - y, zero_method="wilcox", correction=True,
@@ -66,7 +69,7 @@ def wilcoxon_test(x: np.ndarray, y: np.ndarray) -> WilcoxonResult:
     return WilcoxonResult(v_stat, float(result.pvalue), method, int(nonzero.size))
 
 
-def tost_p(chosen: np.ndarray, rejected: np.ndarray, margin: float) -> float | None:
+def tost_p(chosen: FloatArray, rejected: FloatArray, margin: float) -> float | None:
     """Paired TOST p-value at +-margin (statsmodels ``ttost_paired``); None if undefined."""
     if len(chosen) < 2:
         return None
@@ -78,7 +81,7 @@ def tost_p(chosen: np.ndarray, rejected: np.ndarray, margin: float) -> float | N
     return None if np.isnan(p) else p
 
 
-def t_interval(values: np.ndarray, level: float = 0.95) -> list[float] | None:
+def t_interval(values: FloatArray, level: float = 0.95) -> list[float] | None:
     """t-based confidence interval of the mean, [low, high]; None with fewer than 2 values."""
     n = len(values)
     if n < 2:
@@ -89,8 +92,8 @@ def t_interval(values: np.ndarray, level: float = 0.95) -> list[float] | None:
 
 
 def compare_dimension(
-    chosen: np.ndarray, rejected: np.ndarray, margin: float = 0.5, alpha: float = 0.05
-) -> dict:
+    chosen: FloatArray, rejected: FloatArray, margin: float = 0.5, alpha: float = 0.05
+) -> PairedTest:
     """All per-dimension figures for paired per-pair means (no multiplicity correction)."""
     chosen = np.asarray(chosen, float)
     rejected = np.asarray(rejected, float)
@@ -103,7 +106,7 @@ def compare_dimension(
     sd = float(np.std(diff, ddof=1)) if n >= 2 else None
     if n < 2:
         notes.append("fewer than 2 complete pairs: tests not run")
-    result = {
+    result: PairedTest = {
         "n_pairs": n,
         "mean_chosen": _mean(chosen),
         "mean_rejected": _mean(rejected),
@@ -131,7 +134,7 @@ def compare_dimension(
     return result
 
 
-def _mean(values: np.ndarray) -> float | None:
+def _mean(values: FloatArray) -> float | None:
     return float(np.mean(values)) if len(values) else None
 
 
@@ -151,25 +154,34 @@ def verdict(
     return INCONCLUSIVE
 
 
-def apply_holm(results: dict[str, dict], alpha: float) -> None:
+def apply_holm(results: dict[str, PairedTest], alpha: float) -> None:
     """Holm-adjust the TOST and the Wilcoxon p-values across dimensions (two separate families),
     store them as ``*_p_adjusted`` and recompute each verdict from the adjusted values."""
-    for key in ("tost_p", "wilcoxon_p"):
-        dims = [d for d, r in results.items() if r[key] is not None]
-        if dims:
-            adjusted = multipletests([results[d][key] for d in dims], method="holm")[1]
-            for dim, p in zip(dims, adjusted, strict=True):
-                results[dim][f"{key}_adjusted"] = float(p)
+    tost = _holm({d: r["tost_p"] for d, r in results.items()})
+    wilcoxon = _holm({d: r["wilcoxon_p"] for d, r in results.items()})
+    for dim, r in results.items():
+        r["tost_p_adjusted"] = tost[dim]
+        r["wilcoxon_p_adjusted"] = wilcoxon[dim]
     for r in results.values():
         r["verdict"] = verdict(
             r["tost_p_adjusted"], r["wilcoxon_p_adjusted"], r["mean_diff"], alpha
         )
 
 
-def study_checks(results: dict[str, dict]) -> dict[str, bool]:
+def _holm(p_values: dict[str, float | None]) -> dict[str, float | None]:
+    """Holm-adjusted p-values of one family; a missing p-value stays missing."""
+    present = {k: p for k, p in p_values.items() if p is not None}
+    adjusted = dict.fromkeys(p_values)
+    if present:
+        corrected = multipletests(list(present.values()), method="holm")[1]
+        adjusted.update({k: float(p) for k, p in zip(present, corrected, strict=True)})
+    return adjusted
+
+
+def study_checks(results: dict[str, PairedTest]) -> Checks:
     """The study is validated when the general dimensions tie and rubric alignment diverges."""
-    general = all(results.get(d, {}).get("verdict") == TIE for d in GENERAL_DIMENSIONS)
-    rubric = results.get(PERSONAL_DIMENSION, {}).get("verdict") == DIVERGES
+    general = all(d in results and results[d]["verdict"] == TIE for d in GENERAL_DIMENSIONS)
+    rubric = PERSONAL_DIMENSION in results and results[PERSONAL_DIMENSION]["verdict"] == DIVERGES
     return {
         "general_quality_tie": general,
         "rubric_alignment_diverges": rubric,

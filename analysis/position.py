@@ -8,22 +8,23 @@ import numpy as np
 
 from annotate.vocabulary import DIMENSIONS
 
-from .coded import N_DIMS, SIDE_A, SIDE_B, CodedRatings
+from .coded import N_DIMS, SIDE_A, SIDE_B, CodedRatings, FloatArray
 from .paired import wilcoxon_test
+from .report_types import PositionBias
 
 
-def side_scores(coded: CodedRatings) -> np.ndarray:
+def side_scores(coded: CodedRatings) -> FloatArray:
     """Scores by (pair-rating, dimension, side): shape (n_ratings, N_DIMS, 2), nan if missing."""
     scores = np.full((coded.n_ratings, N_DIMS, 2), np.nan)
     scores[coded.rating, coded.dimension, coded.side] = coded.score
     return scores
 
 
-def position_bias(coded: CodedRatings, alpha: float = 0.05) -> dict[str, dict]:
+def position_bias(coded: CodedRatings, alpha: float = 0.05) -> dict[str, PositionBias]:
     """Per dimension: mean score on side A and side B, paired over pair-ratings (one annotator
     on one pair), with the two-sided Wilcoxon signed-rank test of A - B."""
     scores = side_scores(coded)
-    out = {}
+    out: dict[str, PositionBias] = {}
     for dim_index, dim in enumerate(DIMENSIONS):
         a, b = scores[:, dim_index, SIDE_A], scores[:, dim_index, SIDE_B]
         both = ~(np.isnan(a) | np.isnan(b))
@@ -35,7 +36,7 @@ def position_bias(coded: CodedRatings, alpha: float = 0.05) -> dict[str, dict]:
             "n_ratings": int(len(a)),
             "mean_a": mean_a,
             "mean_b": mean_b,
-            "mean_diff": None if mean_a is None else mean_a - mean_b,
+            "mean_diff": None if mean_a is None or mean_b is None else mean_a - mean_b,
             "wilcoxon_p": test.pvalue,
             "wilcoxon_method": test.method,
             "biased": test.pvalue is not None and test.pvalue < alpha,

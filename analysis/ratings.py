@@ -19,6 +19,8 @@ import pandas as pd
 from annotate.errors import Invalid
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
 
+from .coded import BoolArray, IntArray
+
 REQUIRED_VALUES = ("pair_id", "annotator", "response", "side", "dimension", "score")
 """Columns that must hold a value in every row; ``study``, ``domain``, ``seconds`` and
 ``created_at`` may be empty (``study``/``domain`` then read as ``""``)."""
@@ -85,7 +87,7 @@ def read_raw(path: Path) -> tuple[pd.DataFrame, Locator]:
 
 def _read_jsonl(path: Path) -> tuple[pd.DataFrame, Locator]:
     """Parse JSON lines one by one so a broken line is reported by number; skip blank lines."""
-    records: list[dict] = []
+    records: list[dict[str, object]] = []
     line_numbers: list[int] = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -113,7 +115,7 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, Locator]:
 
 
 def _fail(
-    locate: Locator, mask: np.ndarray, column: str, expected: str, values: pd.Series | None = None
+    locate: Locator, mask: BoolArray, column: str, expected: str, values: pd.Series | None = None
 ) -> None:
     """Raise for the first True in ``mask`` (if any), mentioning how many other rows are bad."""
     bad = np.flatnonzero(mask)
@@ -228,8 +230,8 @@ def _check_structure(df: pd.DataFrame, locate: Locator) -> None:
 
 def _fail_if_varies(
     locate: Locator,
-    group: np.ndarray,
-    codes: np.ndarray,
+    group: IntArray,
+    codes: IntArray,
     values: pd.Series,
     column: str,
     expected: str,

@@ -1,4 +1,4 @@
-"""Rendering a report dict as JSON, Markdown or HTML."""
+"""Rendering a report as JSON, Markdown or HTML."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ import json
 
 from . import tables
 from .html_report import render_html
+from .report_types import Report
+from .sections import SECTIONS
 from .tables import Table
 
 FORMATS = ("json", "md", "html")
 
 
-def render_report(report: dict, fmt: str) -> str:
+def render_report(report: Report, fmt: str) -> str:
     """Render ``report`` (from :func:`analysis.build_report`) as ``json``, ``md`` or ``html``."""
     if fmt == "json":
         return render_json(report)
@@ -23,7 +25,7 @@ def render_report(report: dict, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-def render_json(report: dict) -> str:
+def render_json(report: Report) -> str:
     """Indented JSON; fails rather than writing NaN (the report holds None instead)."""
     return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
@@ -45,27 +47,8 @@ def markdown_table(table: Table) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(report: dict) -> str:
-    checks = report["checks"]
-    verdict = "VALIDATED" if checks["validated"] else "NOT VALIDATED"
-    sections = [
-        "# Validation report",
-        markdown_cell(tables.summary_line(report)),
-        "## Chosen vs rejected by dimension",
-        markdown_table(tables.dimension_table(report)),
-        f"## Study verdict: {verdict}",
-        markdown_table(tables.verdict_table(report)),
-        "## Human accuracy",
-        markdown_table(tables.accuracy_table(report)),
-        "## By domain",
-        markdown_table(tables.domain_table(report)),
-        "## Inter-annotator agreement (Krippendorff's alpha)",
-        markdown_table(tables.agreement_table(report)),
-        "## Position bias (side A vs side B)",
-        markdown_table(tables.position_table(report)),
-        "## Annotators",
-        markdown_table(tables.annotator_table(report)),
-        "## Exclusions",
-        markdown_table(tables.exclusion_table(report)),
-    ]
-    return "\n\n".join(sections) + "\n"
+def render_markdown(report: Report) -> str:
+    parts = ["# Validation report", markdown_cell(tables.summary_line(report))]
+    for section in SECTIONS:
+        parts += [f"## {section.heading(report)}", markdown_table(section.table(report))]
+    return "\n\n".join(parts) + "\n"

@@ -1,9 +1,10 @@
-"""The validation report: every figure of the study in one JSON-serialisable dict."""
+"""The validation report: every figure of the study in one JSON-serialisable typed dict."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -21,10 +22,22 @@ from annotate.vocabulary import (
 from .accuracy import human_accuracy
 from .agreement import annotator_agreement, dimension_agreement, preference_agreement
 from .annotators import annotator_behaviour
-from .coded import CodedRatings, PairMeans, encode_ratings, pair_means
+from .coded import BoolArray, CodedRatings, FloatArray, PairMeans, encode_ratings, pair_means
 from .paired import apply_holm, compare_dimension, study_checks
 from .position import position_bias
 from .ratings import load_ratings, validate_ratings
+from .report_types import (
+    Agreement,
+    AnnotatorPair,
+    AnnotatorRow,
+    DimensionExclusions,
+    DimensionResult,
+    DomainResult,
+    Exclusions,
+    Histogram,
+    PairedTest,
+    Report,
+)
 
 SCHEMA_VERSION = 1
 MAX_LISTED_PAIRS = 100
@@ -72,7 +85,7 @@ def build_report(
     seed: int = 0,
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
-) -> dict:
+) -> Report:
     """Validate ratings (a DataFrame in the export format, or a file path) and compute every
     figure of the validation report. The result is JSON-serialisable with no NaN (None)."""
     _check_settings(margin, alpha, n_boot)
@@ -82,10 +95,10 @@ def build_report(
         df = load_ratings(data, scale_min, scale_max)
     coded = encode_ratings(df)
     means = pair_means(coded)
-    dimensions = compare_dimensions(means, margin, alpha, holm)
-    _add_agreement_and_histograms(dimensions, coded, means, n_boot, seed, scale_min, scale_max)
-
-    report = {
+    paired = compare_dimensions(means, margin, alpha, holm)
+    dimensions = _dimension_results(paired, coded, means, n_boot, seed, scale_min, scale_max)
+    agreement, annotators = _agreement(coded, n_boot, seed, scale_min, scale_max)
+    report: Report = {
         "schema_version": SCHEMA_VERSION,
         "n_pairs": coded.n_pairs,
         "n_annotators": coded.n_annotators,
@@ -94,9 +107,9 @@ def build_report(
         "studies": sorted(coded.pairs["study"].unique().tolist()),
         "domains": sorted(coded.pairs["domain"].unique().tolist()),
         "dimensions": dimensions,
-        "checks": study_checks(dimensions),
+        "checks": study_checks(paired),
         "human_accuracy": human_accuracy(*means.means(DIMENSIONS.index(PERSONAL_DIMENSION))),
-        "agreement": _agreement(coded, n_boot, seed, scale_min, scale_max),
+        "agreement": agreement,
         "by_domain": by_domain(coded, means, margin, alpha, holm),
         "position_bias": position_bias(coded, alpha),
         "exclusions": exclusions(coded, means),
@@ -111,27 +124,33 @@ def build_report(
             "ci_level": 0.95,
         },
         "methods": METHODS,
+        "annotators": annotators,
     }
-    report["annotators"] = report["agreement"].pop("annotators")
-    return to_jsonable(report)
+    return cast(Report, to_jsonable(report))
 
 
-def _add_agreement_and_histograms(
-    dimensions: dict[str, dict],
+def _dimension_results(
+    paired: dict[str, PairedTest],
     coded: CodedRatings,
     means: PairMeans,
     n_boot: int,
     seed: int,
     scale_min: int,
     scale_max: int,
-) -> None:
-    """Add Krippendorff's alpha (with CIs), the label and the difference histogram per dimension."""
+) -> dict[str, DimensionResult]:
+    """The paired test, Krippendorff's alpha (with CIs), the label and the difference histogram
+    of each dimension."""
     agreement = dimension_agreement(coded, list(range(scale_min, scale_max + 1)), n_boot, seed)
+    results: dict[str, DimensionResult] = {}
     for dim_index, dim in enumerate(DIMENSIONS):
         chosen, rejected = means.means(dim_index)
-        dimensions[dim].update(agreement[dim])
-        dimensions[dim]["label"] = DIMENSION_LABELS[dim]
-        dimensions[dim]["diff_histogram"] = diff_histogram(chosen - rejected, scale_max - scale_min)
+        results[dim] = {
+            **paired[dim],
+            **agreement[dim],
+            "label": DIMENSION_LABELS[dim],
+            "diff_histogram": diff_histogram(chosen - rejected, scale_max - scale_min),
+        }
+    return results
 
 
 def _check_settings(margin: float, alpha: float, n_boot: int) -> None:
@@ -148,8 +167,8 @@ def compare_dimensions(
     margin: float,
     alpha: float,
     holm: bool,
-    mask: np.ndarray | None = None,
-) -> dict[str, dict]:
+    mask: BoolArray | None = None,
+) -> dict[str, PairedTest]:
     """Per-dimension paired figures and verdicts for the pairs in ``mask`` (all by default)."""
     results = {}
     for dim_index, dim in enumerate(DIMENSIONS):
@@ -160,7 +179,7 @@ def compare_dimensions(
     return results
 
 
-def diff_histogram(diff: np.ndarray, scale_range: int) -> dict:
+def diff_histogram(diff: FloatArray, scale_range: int) -> Histogram:
     """Counts of paired differences in bins of 0.5 centred on multiples of 0.5."""
     half = HISTOGRAM_BIN / 2
     edges = np.arange(-scale_range - half, scale_range + half + 1e-9, HISTOGRAM_BIN)
@@ -171,9 +190,9 @@ def diff_histogram(diff: np.ndarray, scale_range: int) -> dict:
 
 def by_domain(
     coded: CodedRatings, means: PairMeans, margin: float, alpha: float, holm: bool
-) -> dict[str, dict]:
+) -> dict[str, DomainResult]:
     """Per-dimension figures, study checks and human accuracy within each domain."""
-    out = {}
+    out: dict[str, DomainResult] = {}
     domains = coded.pairs["domain"].to_numpy()
     rubric = DIMENSIONS.index(PERSONAL_DIMENSION)
     for domain in sorted(set(domains)):
@@ -188,9 +207,9 @@ def by_domain(
     return out
 
 
-def exclusions(coded: CodedRatings, means: PairMeans) -> dict:
+def exclusions(coded: CodedRatings, means: PairMeans) -> Exclusions:
     """Pairs left out of each dimension, and why; never silent."""
-    per_dim = {}
+    per_dim: dict[str, DimensionExclusions] = {}
     for dim_index, dim in enumerate(DIMENSIONS):
         counts = means.counts[:, dim_index]
         no_chosen = (counts[:, 0] == 0) & (counts[:, 1] > 0)
@@ -198,7 +217,7 @@ def exclusions(coded: CodedRatings, means: PairMeans) -> dict:
         no_scores = counts.sum(axis=1) == 0
         excluded = np.flatnonzero(no_chosen | no_rejected | no_scores)
         per_dim[dim] = {
-            "n_excluded": int(len(excluded)),
+            "n_excluded": len(excluded),
             "no_chosen_scores": int(no_chosen.sum()),
             "no_rejected_scores": int(no_rejected.sum()),
             "no_scores": int(no_scores.sum()),
@@ -208,7 +227,7 @@ def exclusions(coded: CodedRatings, means: PairMeans) -> dict:
     per_rating = np.bincount(coded.rating, minlength=coded.n_ratings)
     return {
         "dimensions": per_dim,
-        "n_excluded_total": int(sum(d["n_excluded"] for d in per_dim.values())),
+        "n_excluded_total": sum(d["n_excluded"] for d in per_dim.values()),
         "incomplete_pair_ratings": int(np.sum(per_rating < len(DIMENSIONS) * 2)),
         "note": "A pair lacking chosen or rejected scores on a dimension is excluded from that "
         "dimension only. Incomplete pair-ratings (fewer than 8 scores) are kept; the pair means "
@@ -216,8 +235,10 @@ def exclusions(coded: CodedRatings, means: PairMeans) -> dict:
     }
 
 
-def _agreement(coded: CodedRatings, n_boot: int, seed: int, scale_min: int, scale_max: int) -> dict:
-    """Rubric-preference alpha, annotator-pair agreement and the per-annotator table."""
+def _agreement(
+    coded: CodedRatings, n_boot: int, seed: int, scale_min: int, scale_max: int
+) -> tuple[Agreement, list[AnnotatorRow]]:
+    """Rubric-preference alpha and annotator-pair agreement; the per-annotator table."""
     pairwise, per_annotator = annotator_agreement(coded, scale_min, scale_max)
     names = coded.annotators
     annotators = annotator_behaviour(coded, scale_min, scale_max).join(per_annotator)
@@ -229,16 +250,16 @@ def _agreement(coded: CodedRatings, n_boot: int, seed: int, scale_min: int, scal
         annotator_a=names[pairwise["annotator_a"].to_numpy()],
         annotator_b=names[pairwise["annotator_b"].to_numpy()],
     )
-    return {
+    agreement: Agreement = {
         "preference": preference_agreement(coded, n_boot, seed),
-        "pairwise": pairwise.to_dict(orient="records"),
+        "pairwise": cast(list[AnnotatorPair], pairwise.to_dict(orient="records")),
         "pairwise_total": n_pairwise,
         "pairwise_truncated": n_pairwise > MAX_PAIRWISE_ROWS,
-        "annotators": annotators.to_dict(orient="records"),
     }
+    return agreement, cast(list[AnnotatorRow], annotators.to_dict(orient="records"))
 
 
-def to_jsonable(value):
+def to_jsonable(value: object) -> object:
     """Recursively convert numpy scalars/arrays to Python types and NaN/inf to None."""
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}

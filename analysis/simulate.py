@@ -17,6 +17,8 @@ import pandas as pd
 
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
 
+from .coded import FloatArray, IntArray
+
 DEFAULT_DOMAINS = (
     "Art_and_Entertainment",
     "Lifestyle_and_Personal_Development",
@@ -109,18 +111,16 @@ def _latent_values(
     centre: float,
     pair_sd: float,
     response_sd: float,
-) -> np.ndarray:
+) -> FloatArray:
     """Latent values, shape (n_pairs, 2 responses, n_dims)."""
     effect = np.array([effects.get(d, 0.0) for d in DIMENSIONS])
     quality = centre + rng.normal(0.0, pair_sd, (n_pairs, len(DIMENSIONS)))
     sign = np.array([0.5, -0.5])[None, :, None]
     jitter = rng.normal(0.0, response_sd, (n_pairs, 2, len(DIMENSIONS)))
-    return quality[:, None, :] + sign * effect[None, None, :] + jitter
+    return np.asarray(quality[:, None, :] + sign * effect[None, None, :] + jitter, np.float64)
 
 
-def _draw_annotators(
-    rng: np.random.Generator, n_pairs: int, per_pair: int, pool: int
-) -> np.ndarray:
+def _draw_annotators(rng: np.random.Generator, n_pairs: int, per_pair: int, pool: int) -> IntArray:
     """(n_pairs, per_pair) distinct annotator codes per pair."""
     if per_pair == pool:
         return np.tile(np.arange(pool), (n_pairs, 1))

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 
+from .report_types import DimensionResult, Interval, Report
+
 DASH = "–"
 
 
@@ -32,7 +34,7 @@ def p_value(value: float | None) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def interval(ci: list[float] | None, digits: int = 2) -> str:
+def interval(ci: Interval | None, digits: int = 2) -> str:
     return DASH if ci is None else f"[{num(ci[0], digits)}, {num(ci[1], digits)}]"
 
 
@@ -40,7 +42,7 @@ def pct(value: float | None, digits: int = 1) -> str:
     return DASH if value is None else f"{100 * value:.{digits}f}%"
 
 
-def pct_interval(ci: list[float] | None) -> str:
+def pct_interval(ci: Interval | None) -> str:
     return DASH if ci is None else f"[{pct(ci[0])}, {pct(ci[1])}]"
 
 
@@ -48,11 +50,13 @@ def yes_no(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
-def _p_for_verdict(result: dict, key: str, holm: bool) -> str:
-    return p_value(result.get(f"{key}_adjusted") if holm else result.get(key))
+def _p_for_verdict(result: DimensionResult, key: str, holm: bool) -> str:
+    if key == "tost_p":
+        return p_value(result["tost_p_adjusted"] if holm else result["tost_p"])
+    return p_value(result["wilcoxon_p_adjusted"] if holm else result["wilcoxon_p"])
 
 
-def dimension_table(report: dict) -> Table:
+def dimension_table(report: Report) -> Table:
     """The paper table: one row per dimension."""
     holm = report["settings"]["holm"]
     rows = []
@@ -67,8 +71,8 @@ def dimension_table(report: dict) -> Table:
                 _p_for_verdict(r, "tost_p", holm),
                 _p_for_verdict(r, "wilcoxon_p", holm),
                 num(r["d_z"]),
-                num(r.get("alpha_ordinal"), 3),
-                num(r.get("alpha_interval"), 3),
+                num(r["alpha_ordinal"], 3),
+                num(r["alpha_interval"], 3),
                 r["verdict"],
             ]
         )
@@ -98,7 +102,7 @@ def dimension_table(report: dict) -> Table:
     )
 
 
-def verdict_table(report: dict) -> Table:
+def verdict_table(report: Report) -> Table:
     checks = report["checks"]
     return Table(
         headers=["Check", "Result"],
@@ -113,7 +117,7 @@ def verdict_table(report: dict) -> Table:
     )
 
 
-def accuracy_table(report: dict) -> Table:
+def accuracy_table(report: Report) -> Table:
     acc = report["human_accuracy"]
     return Table(
         headers=["Measure", "Value"],
@@ -130,16 +134,16 @@ def accuracy_table(report: dict) -> Table:
     )
 
 
-def agreement_table(report: dict) -> Table:
+def agreement_table(report: Report) -> Table:
     rows = []
     for dim in DIMENSIONS:
         r = report["dimensions"][dim]
         rows.append(
             [
                 dim,
-                f"{num(r.get('alpha_ordinal'), 3)} {interval(r.get('alpha_ordinal_ci95'), 3)}",
-                f"{num(r.get('alpha_interval'), 3)} {interval(r.get('alpha_interval_ci95'), 3)}",
-                str(r.get("alpha_units", 0)),
+                f"{num(r['alpha_ordinal'], 3)} {interval(r['alpha_ordinal_ci95'], 3)}",
+                f"{num(r['alpha_interval'], 3)} {interval(r['alpha_interval_ci95'], 3)}",
+                str(r["alpha_units"]),
             ]
         )
     pref = report["agreement"]["preference"]
@@ -161,7 +165,7 @@ def agreement_table(report: dict) -> Table:
     )
 
 
-def domain_table(report: dict) -> Table:
+def domain_table(report: Report) -> Table:
     rows = []
     for domain, d in report["by_domain"].items():
         cells = [domain, str(d["n_pairs"])]
@@ -182,7 +186,7 @@ def domain_table(report: dict) -> Table:
     )
 
 
-def position_table(report: dict) -> Table:
+def position_table(report: Report) -> Table:
     rows = []
     for dim in DIMENSIONS:
         r = report["position_bias"][dim]
@@ -203,7 +207,7 @@ def position_table(report: dict) -> Table:
     )
 
 
-def annotator_table(report: dict) -> Table:
+def annotator_table(report: Report) -> Table:
     rows = []
     for a in report["annotators"]:
         rows.append(
@@ -235,7 +239,7 @@ def annotator_table(report: dict) -> Table:
     )
 
 
-def exclusion_table(report: dict) -> Table:
+def exclusion_table(report: Report) -> Table:
     rows = []
     for dim, e in report["exclusions"]["dimensions"].items():
         listed = ", ".join(e["pairs"]) + (" …" if e["pairs_truncated"] else "")
@@ -257,7 +261,7 @@ def exclusion_table(report: dict) -> Table:
     )
 
 
-def summary_line(report: dict) -> str:
+def summary_line(report: Report) -> str:
     s = report["settings"]
     studies = ", ".join(report["studies"]) or "(unnamed)"
     return (
@@ -265,4 +269,12 @@ def summary_line(report: dict) -> str:
         f"{report['n_scores']} scores · scale {s['scale_min']}–{s['scale_max']} · margin "
         f"±{s['margin']:g} · alpha {s['alpha']:g} · Holm: {yes_no(s['holm'])} · "
         f"bootstrap: {s['n_boot']}"
+    )
+
+
+def methods_table(report: Report) -> Table:
+    """How each figure is computed, as the report states it."""
+    return Table(
+        headers=["Figure", "Method"],
+        rows=[[name, text] for name, text in report["methods"].items()],
     )

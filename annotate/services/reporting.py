@@ -9,6 +9,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
 from analysis.report import build_report
+from analysis.report_types import Report
 from annotate.db import read_session
 from annotate.db.tables import Study
 from annotate.domain.export import ratings_dataframe
@@ -45,7 +46,7 @@ def study_report(
     holm: bool = False,
     n_boot: int = 0,
     seed: int = 0,
-) -> dict:
+) -> Report:
     """The validation report of a study; the margin defaults to the study's setting."""
     return build_report(
         data.ratings,

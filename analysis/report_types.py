@@ -1,0 +1,182 @@
+"""The validation report's shape: typed dicts with exactly the JSON keys other tools read.
+
+`analysis.report.build_report` returns a :class:`Report`; the JSON rendering is the same dict
+dumped as is, so a key named here is a key in the JSON file. NaN never appears: an undefined
+figure is None.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+Interval = list[float]
+"""[low, high] of a confidence interval."""
+
+
+class PairedTest(TypedDict):
+    """Chosen against rejected on one dimension (per-pair means), from `analysis.paired`."""
+
+    n_pairs: int
+    mean_chosen: float | None
+    mean_rejected: float | None
+    ci95_chosen: Interval | None
+    ci95_rejected: Interval | None
+    mean_diff: float | None
+    sd_diff: float | None
+    ci95: Interval | None
+    ci_tost: Interval | None
+    tost_p: float | None
+    tost_p_adjusted: float | None
+    wilcoxon_statistic: float | None
+    wilcoxon_p: float | None
+    wilcoxon_p_adjusted: float | None
+    wilcoxon_method: str | None
+    d_z: float | None
+    verdict: str
+    notes: list[str]
+
+
+class DimensionAgreement(TypedDict):
+    """Krippendorff's alpha of one dimension, units (pair, response)."""
+
+    alpha_ordinal: float | None
+    alpha_ordinal_ci95: Interval | None
+    alpha_interval: float | None
+    alpha_interval_ci95: Interval | None
+    alpha_units: int
+
+
+class Histogram(TypedDict):
+    centres: list[float]
+    counts: list[int]
+
+
+class DimensionResult(PairedTest, DimensionAgreement):
+    """One row of the paper table: the paired test, agreement and the difference histogram."""
+
+    label: str
+    diff_histogram: Histogram
+
+
+class Checks(TypedDict):
+    general_quality_tie: bool
+    rubric_alignment_diverges: bool
+    validated: bool
+
+
+class HumanAccuracy(TypedDict):
+    accuracy: float | None
+    ties_count_as: float
+    strict_accuracy: float | None
+    ci95: Interval | None
+    ci95_of: str
+    ci_method: str
+    ci95_ties_half: Interval | None
+    n_pairs: int
+    n_chosen_higher: int
+    n_ties: int
+    n_rejected_higher: int
+    reward_model_reference: float
+    reward_model_reference_source: str
+
+
+class PreferenceAgreement(TypedDict):
+    alpha_nominal: float | None
+    ci95: Interval | None
+    n_pairs: int
+    n_judgements: int
+    shares: dict[str, float]
+
+
+class AnnotatorPair(TypedDict):
+    annotator_a: str
+    annotator_b: str
+    n_shared: int
+    exact: float
+    within_one: float
+
+
+class AnnotatorRow(TypedDict):
+    annotator: str
+    n_pairs: int
+    n_scores: int
+    median_seconds: float | None
+    straight_lining: float | None
+    modal_value: int
+    modal_share: float
+    n_comparisons: int
+    exact: float | None
+    within_one: float | None
+    mean_abs_diff_from_others: float | None
+
+
+class Agreement(TypedDict):
+    preference: PreferenceAgreement
+    pairwise: list[AnnotatorPair]
+    pairwise_total: int
+    pairwise_truncated: bool
+
+
+class DomainResult(TypedDict):
+    n_pairs: int
+    dimensions: dict[str, PairedTest]
+    checks: Checks
+    human_accuracy: HumanAccuracy
+
+
+class PositionBias(TypedDict):
+    n_ratings: int
+    mean_a: float | None
+    mean_b: float | None
+    mean_diff: float | None
+    wilcoxon_p: float | None
+    wilcoxon_method: str | None
+    biased: bool
+    n_dropped: int
+
+
+class DimensionExclusions(TypedDict):
+    n_excluded: int
+    no_chosen_scores: int
+    no_rejected_scores: int
+    no_scores: int
+    pairs: list[str]
+    pairs_truncated: bool
+
+
+class Exclusions(TypedDict):
+    dimensions: dict[str, DimensionExclusions]
+    n_excluded_total: int
+    incomplete_pair_ratings: int
+    note: str
+
+
+class Settings(TypedDict):
+    margin: float
+    alpha: float
+    holm: bool
+    n_boot: int
+    seed: int
+    scale_min: int
+    scale_max: int
+    ci_level: float
+
+
+class Report(TypedDict):
+    schema_version: int
+    n_pairs: int
+    n_annotators: int
+    n_scores: int
+    n_pair_ratings: int
+    studies: list[str]
+    domains: list[str]
+    dimensions: dict[str, DimensionResult]
+    checks: Checks
+    human_accuracy: HumanAccuracy
+    agreement: Agreement
+    by_domain: dict[str, DomainResult]
+    position_bias: dict[str, PositionBias]
+    exclusions: Exclusions
+    settings: Settings
+    methods: dict[str, str]
+    annotators: list[AnnotatorRow]

@@ -1,0 +1,52 @@
+"""The report's sections in reading order: one list that every renderer walks.
+
+Each section has a heading, a table builder and the charts drawn under it. The Markdown, HTML
+(and LaTeX) renderers iterate :data:`SECTIONS`, so a section added here appears in all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import tables
+from .report_types import Report
+from .tables import Table
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: Callable[[Report], str]
+    table: Callable[[Report], Table]
+    charts: tuple[str, ...] = ()
+    scroll: bool = False  # long tables scroll inside a box in HTML
+
+
+def _fixed(text: str) -> Callable[[Report], str]:
+    return lambda _report: text
+
+
+def verdict_heading(report: Report) -> str:
+    verdict = "VALIDATED" if report["checks"]["validated"] else "NOT VALIDATED"
+    return f"Study verdict: {verdict}"
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section(verdict_heading, tables.verdict_table),
+    Section(
+        _fixed("Chosen vs rejected by dimension"),
+        tables.dimension_table,
+        ("means", "differences", "distribution"),
+    ),
+    Section(_fixed("Human accuracy"), tables.accuracy_table),
+    Section(_fixed("By domain"), tables.domain_table, ("domain_accuracy", "domain_verdicts")),
+    Section(
+        _fixed("Inter-annotator agreement (Krippendorff's alpha)"),
+        tables.agreement_table,
+        ("alpha",),
+    ),
+    Section(_fixed("Position bias (side A vs side B)"), tables.position_table, ("position",)),
+    Section(_fixed("Annotators"), tables.annotator_table, ("annotators",), scroll=True),
+    Section(_fixed("Exclusions"), tables.exclusion_table),
+    Section(_fixed("Methods"), tables.methods_table),
+)

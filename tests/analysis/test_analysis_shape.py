@@ -1,0 +1,63 @@
+"""The report's typed shape is the JSON's shape, and every renderer walks the same sections."""
+
+from __future__ import annotations
+
+from typing import get_type_hints, is_typeddict
+
+import pytest
+
+from analysis import charts, report_types
+from analysis.render import render_report
+from analysis.report import build_report
+from analysis.sections import SECTIONS
+
+NESTED = {
+    ("Report", "dimensions"): report_types.DimensionResult,
+    ("Report", "by_domain"): report_types.DomainResult,
+    ("Report", "position_bias"): report_types.PositionBias,
+    ("DomainResult", "dimensions"): report_types.PairedTest,
+    ("Exclusions", "dimensions"): report_types.DimensionExclusions,
+}
+LISTS = {
+    ("Report", "annotators"): report_types.AnnotatorRow,
+    ("Agreement", "pairwise"): report_types.AnnotatorPair,
+}
+
+
+def _check_keys(value: dict, shape: type) -> None:
+    """Keys of ``value`` are exactly those of the TypedDict ``shape``, recursively."""
+    assert set(value) == set(get_type_hints(shape)), shape.__name__
+    for key, hint in get_type_hints(shape).items():
+        inner = value[key]
+        if is_typeddict(hint):
+            _check_keys(inner, hint)
+        elif (shape.__name__, key) in NESTED:
+            for item in inner.values():
+                _check_keys(item, NESTED[shape.__name__, key])
+        elif (shape.__name__, key) in LISTS:
+            for item in inner:
+                _check_keys(item, LISTS[shape.__name__, key])
+
+
+@pytest.fixture(scope="module")
+def report(validating_study):
+    return build_report(validating_study, n_boot=10)
+
+
+def test_the_json_has_exactly_the_typed_keys(report):
+    _check_keys(report, report_types.Report)
+
+
+def test_every_chart_is_drawn_in_exactly_one_section():
+    drawn = [name for section in SECTIONS for name in section.charts]
+    assert sorted(drawn) == sorted(charts.FIGURES)
+
+
+def test_markdown_and_html_show_the_same_sections_in_the_same_order(report):
+    headings = [section.heading(report) for section in SECTIONS]
+    md = render_report(report, "md")
+    page = render_report(report, "html")
+    md_positions = [md.index(f"\n## {h}\n") for h in headings]
+    html_positions = [page.index(f"<h2>{h.replace(chr(39), '&#x27;')}</h2>") for h in headings]
+    assert md_positions == sorted(md_positions)
+    assert html_positions == sorted(html_positions)
