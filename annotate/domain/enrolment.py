@@ -84,7 +84,8 @@ def enrol(
     except IntegrityError:
         # The same person enrolled twice at once (a double click): the other request won.
         annotator_id, name, token, created, study_id = _account_for(engine, *visit)
-    assignment_id = pull_next(engine, annotator_id, study_id)
+    with write_session(engine) as session:
+        assignment_id = pull_next(session, annotator_id, study_id)
     return Enrolment(annotator_id, name, token, created, assignment_id)
 
 

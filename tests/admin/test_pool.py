@@ -20,8 +20,8 @@ from sqlalchemy import update
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Pair
-from annotate.domain.assignment import pull_for_annotator, pull_next
 from annotate.domain.ratings import RatingError, skip_pair
+from annotate.services.work import pull_for_annotator, pull_next
 
 
 def _pool(engine, pairs=6, **settings):
