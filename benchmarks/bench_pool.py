@@ -25,8 +25,8 @@ from sqlalchemy.engine import Engine
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment, Pair, Rating
 from annotate.domain import accounts, studies
-from annotate.domain.assignment import pull_next
 from annotate.services.rating import submit_rating
+from annotate.services.work import pull_next
 
 SCORES = {
     side: {d: 3 for d in ("factuality", "relevance", "helpfulness", "rubric_alignment")}

@@ -11,8 +11,8 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Pair
-from annotate.domain import accounts
-from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain import accounts, blinding
+from annotate.domain.assignment import assign_pairs, planner, pool, study_pairs
 from annotate.domain.blinding import chosen_side, response_on, shuffled, side_of
 from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study
@@ -178,3 +178,44 @@ def test_two_annotators_get_different_orders_and_sides(study_with_pairs):
     sides_bob = {r: s for _, r, s in bob}
     assert sorted(sides_alice) == sorted(sides_bob)
     assert sides_alice != sides_bob
+
+
+# ---------------------------------------------------------------- one draw for everything
+
+
+def test_draw_is_the_documented_sha256_number():
+    # Independent reference: sha256 of "part:part:..." read as a big-endian 64-bit number.
+    for parts in [(1, "side", "alice", "0_1_0"), (7, "plan", "p001"), (3, "pool", "bob", "r")]:
+        digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
+        assert blinding.draw(*parts) == int.from_bytes(digest[:8], "big")
+
+
+def test_blinding_and_assignment_use_the_one_draw(study_with_pairs, monkeypatch):
+    """Replacing `blinding.draw` changes the side, the plan's tie-break and the pool's pick
+    together: no module keeps a copy of the draw."""
+    engine = study_with_pairs
+    favourite = "0_7_0"
+    real = planner.plan(12345, [favourite], ["ann", "bob"], 1, planner.Existing())
+    winner, loser = ("ann", "bob") if real.new["ann"] else ("bob", "ann")
+
+    def rigged(*parts: object) -> int:
+        if loser in parts or winner in parts:
+            return 0 if loser in parts else 1
+        return 0 if favourite in parts else 1
+
+    monkeypatch.setattr(blinding, "draw", rigged)
+    assert chosen_side(12345, "alice", favourite) == "A"  # 0 is even
+    assert chosen_side(12345, "alice", "0_8_0") == "B"  # 1 is odd
+    rigged_plan = planner.plan(12345, [favourite], ["ann", "bob"], 1, planner.Existing())
+    assert rigged_plan.new[loser] == [favourite]  # the tie now goes the other way
+    with write_session(engine) as session:
+        study = get_or_create_study(session, "s")
+        study.pool_open = True
+        alice, _ = accounts.create_account(session, "alice")
+        assert alice.id is not None and study.id is not None
+        pulled = pool.pull_next(session, alice.id, study.id)
+        item = session.get(Assignment, pulled)
+        assert item is not None
+        pair = session.get(Pair, item.pair_id)
+        assert pair is not None and pair.record_id == favourite  # all slots equal: draw decides
+        assert item.chosen_side == "A"

@@ -2,6 +2,10 @@
 
 Both draws are reproducible from the study's seed, the annotator's name and the record id, so a
 researcher can recompute them from an export; both are stored with each assignment.
+
+`draw` is the product's one seeded draw: the assignment package uses it too (tie-breaks of the
+plan, the pool's pick, the per-domain sample, gold pairs), so every reproducible choice changes
+together if it ever changes. Other modules call it as `blinding.draw(...)`, never a copy.
 """
 
 from __future__ import annotations
@@ -11,20 +15,21 @@ import random
 from collections.abc import Sequence
 
 
-def _draw(*parts: object) -> int:
+def draw(*parts: object) -> int:
+    """A reproducible pseudo-random 64-bit number for these parts (SHA-256 of "p1:p2:...")."""
     digest = hashlib.sha256(":".join(str(p) for p in parts).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big")
 
 
 def chosen_side(seed: int, annotator: str, record_id: str) -> str:
     """'A' or 'B': the side the chosen response is shown on for this (annotator, pair)."""
-    return "A" if _draw(seed, "side", annotator, record_id) % 2 == 0 else "B"
+    return "A" if draw(seed, "side", annotator, record_id) % 2 == 0 else "B"
 
 
 def shuffled(seed: int, annotator: str, record_ids: Sequence[str]) -> list[str]:
     """The annotator's queue order for these records (sorted first, so input order is moot)."""
     order = sorted(record_ids)
-    random.Random(_draw(seed, "order", annotator)).shuffle(order)
+    random.Random(draw(seed, "order", annotator)).shuffle(order)
     return order
 
 

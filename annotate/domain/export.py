@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
-from sqlalchemy import case, select
+from sqlalchemy import case
 from sqlalchemy.engine import Engine
+from sqlmodel import col
 
+from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
 from annotate.vocabulary import EXPORT_COLUMNS
 
@@ -21,31 +24,34 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
     every annotator outside the plan's k, and would weigh too much in the validation (their
     scores feed the annotators' gold accuracy on the progress page instead).
     """
-    other_side = case((Assignment.chosen_side == "A", "B"), else_="A")
+    other_side = case((col(Assignment.chosen_side) == "A", "B"), else_="A")
+    side = case((col(Rating.response) == "chosen", col(Assignment.chosen_side)), else_=other_side)
+    columns: tuple[Any, ...] = (
+        col(Study.name).label("study"),
+        col(Pair.record_id).label("pair_id"),
+        col(Pair.domain),
+        col(Annotator.name).label("annotator"),
+        col(Rating.response),
+        side.label("side"),
+        col(Rating.dimension),
+        col(Rating.score),
+        col(Rating.seconds),
+        col(Rating.created_at),
+    )
     query = (
-        select(
-            Study.name.label("study"),
-            Pair.record_id.label("pair_id"),
-            Pair.domain,
-            Annotator.name.label("annotator"),
-            Rating.response,
-            case((Rating.response == "chosen", Assignment.chosen_side), else_=other_side).label(
-                "side"
-            ),
-            Rating.dimension,
-            Rating.score,
-            Rating.seconds,
-            Rating.created_at,
+        joined_assignments(*columns, ratings=True)
+        .join(Study, col(Pair.study_id) == col(Study.id))
+        .where(col(Pair.gold_preference).is_(None))
+        .order_by(
+            col(Study.name),
+            col(Pair.record_id),
+            col(Annotator.name),
+            col(Rating.response),
+            col(Rating.dimension),
         )
-        .join(Assignment, Rating.assignment_id == Assignment.id)
-        .join(Pair, Assignment.pair_id == Pair.id)
-        .join(Study, Pair.study_id == Study.id)
-        .join(Annotator, Assignment.annotator_id == Annotator.id)
-        .where(Pair.gold_preference.is_(None))  # type: ignore[union-attr]
-        .order_by(Study.name, Pair.record_id, Annotator.name, Rating.response, Rating.dimension)
     )
     if study is not None:
-        query = query.where(Study.name == study)
+        query = query.where(col(Study.name) == study)
     with engine.connect() as connection:
         frame = pd.DataFrame(connection.execute(query).all(), columns=list(EXPORT_COLUMNS))
     frame["score"] = frame["score"].astype("int64")

@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
+from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
 
 
@@ -55,22 +56,21 @@ class _Item:
 def _items(session: Session, study_id: int) -> list[_Item]:
     seconds = (
         select(Rating.assignment_id, func.max(Rating.seconds).label("seconds"))
-        .group_by(Rating.assignment_id)
+        .group_by(col(Rating.assignment_id))
         .subquery()
     )
+    columns = (
+        Annotator.name,
+        Pair.domain,
+        Pair.id,
+        Assignment.status,
+        Assignment.flagged,
+        Pair.gold_preference,
+        seconds.c.seconds,
+    )
     rows = session.exec(
-        select(
-            Annotator.name,
-            Pair.domain,
-            Pair.id,
-            Assignment.status,
-            Assignment.flagged,
-            Pair.gold_preference,
-            seconds.c.seconds,
-        )
-        .join(Annotator, Annotator.id == Assignment.annotator_id)
-        .join(Pair, Pair.id == Assignment.pair_id)
-        .outerjoin(seconds, seconds.c.assignment_id == Assignment.id)
+        joined_assignments(*columns)
+        .outerjoin(seconds, seconds.c.assignment_id == col(Assignment.id))
         .where(Assignment.study_id == study_id, Assignment.status != "released")
     ).all()
     return [
@@ -115,8 +115,8 @@ def domain_progress(session: Session, study_id: int) -> list[DomainProgress]:
     pairs = dict(
         session.exec(
             select(Pair.domain, func.count())
-            .where(Pair.study_id == study_id, Pair.gold_preference.is_(None))
-            .group_by(Pair.domain)
+            .where(Pair.study_id == study_id, col(Pair.gold_preference).is_(None))
+            .group_by(col(Pair.domain))
         ).all()
     )
     rows = []
@@ -159,19 +159,18 @@ class FlaggedPair:
 
 def flagged_pairs(session: Session, study_id: int) -> list[FlaggedPair]:
     """Every flag raised in the study, by pair then annotator."""
+    columns = (
+        Pair.record_id,
+        Pair.domain,
+        Annotator.name,
+        Assignment.flag_reason,
+        Assignment.comment,
+        Assignment.status,
+    )
     rows = session.exec(
-        select(
-            Pair.record_id,
-            Pair.domain,
-            Annotator.name,
-            Assignment.flag_reason,
-            Assignment.comment,
-            Assignment.status,
-        )
-        .join(Annotator, Annotator.id == Assignment.annotator_id)
-        .join(Pair, Pair.id == Assignment.pair_id)
-        .where(Assignment.study_id == study_id, Assignment.flagged.is_(True))
-        .order_by(Pair.record_id, Annotator.name)
+        joined_assignments(*columns)
+        .where(Assignment.study_id == study_id, col(Assignment.flagged).is_(True))
+        .order_by(col(Pair.record_id), col(Annotator.name))
     ).all()
     return [
         FlaggedPair(pid, domain, name, reason or "", comment or "", status)

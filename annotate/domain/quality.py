@@ -13,10 +13,11 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
+from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
 from annotate.errors import Invalid
 from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
@@ -45,7 +46,7 @@ def _set_gold(session: Session, study: Study, record_ids: Sequence[str], value: 
     if not wanted:
         raise GoldError("name at least one pair id")
     pairs = session.exec(
-        select(Pair).where(Pair.study_id == study.id, Pair.record_id.in_(wanted))
+        select(Pair).where(Pair.study_id == study.id, col(Pair.record_id).in_(wanted))
     ).all()
     unknown = sorted(set(wanted) - {p.record_id for p in pairs})
     if unknown:
@@ -67,8 +68,8 @@ class GoldPair:
 def list_gold(session: Session, study_id: int) -> list[GoldPair]:
     rows = session.exec(
         select(Pair.record_id, Pair.domain, Pair.gold_preference)
-        .where(Pair.study_id == study_id, Pair.gold_preference.is_not(None))
-        .order_by(Pair.domain, Pair.record_id)
+        .where(Pair.study_id == study_id, col(Pair.gold_preference).is_not(None))
+        .order_by(col(Pair.domain), col(Pair.record_id))
     ).all()
     return [GoldPair(*row) for row in rows]
 
@@ -109,29 +110,26 @@ class RatedPair:
 
 def rated_pairs(session: Session, study_id: int) -> list[RatedPair]:
     """Every done assignment of the study with its current scores."""
-    rows = session.exec(
-        select(
-            Annotator.name,
-            Assignment.id,
-            Pair.gold_preference,
-            Rating.response,
-            Rating.dimension,
-            Rating.score,
-            Rating.seconds,
-        )
-        .join(Assignment, Rating.assignment_id == Assignment.id)
-        .join(Pair, Pair.id == Assignment.pair_id)
-        .join(Annotator, Annotator.id == Assignment.annotator_id)
-        .where(Assignment.study_id == study_id, Assignment.status == "done")
-    ).all()
-    grouped: dict[int, dict] = {}
-    for name, assignment_id, gold, response, dimension, score, seconds in rows:
-        item = grouped.setdefault(
-            assignment_id, {"annotator": name, "gold": gold, "seconds": 0.0, "scores": {}}
-        )
-        item["scores"][(response, dimension)] = score
-        item["seconds"] = max(item["seconds"], float(seconds))
-    return [RatedPair(assignment_id=i, **v) for i, v in sorted(grouped.items())]
+    columns = (
+        Annotator.name,
+        Assignment.id,
+        Pair.gold_preference,
+        Rating.response,
+        Rating.dimension,
+        Rating.score,
+        Rating.seconds,
+    )
+    query = joined_assignments(*columns, ratings=True).where(
+        Assignment.study_id == study_id, Assignment.status == "done"
+    )
+    grouped: dict[int, RatedPair] = {}
+    for name, assignment_id, gold, response, dimension, score, seconds in session.exec(query):
+        assert assignment_id is not None  # a primary key read from the database
+        item = grouped.setdefault(assignment_id, RatedPair(name, assignment_id, gold, 0.0, {}))
+        item.scores[(response, dimension)] = score
+        if seconds > item.seconds:
+            grouped[assignment_id] = replace(item, seconds=float(seconds))
+    return [item for _, item in sorted(grouped.items())]
 
 
 @dataclass(frozen=True)

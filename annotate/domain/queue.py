@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from sqlalchemy import case, func, tuple_
-from sqlmodel import Session, select
+from sqlalchemy import ColumnElement, and_, case, func, tuple_
+from sqlmodel import Session, col, select
 
 from annotate.db.tables import Assignment, Pair, Rating, Study
 from annotate.domain.blinding import response_on
@@ -62,11 +62,11 @@ class PairView:
     scale: StudyScale | None = None
 
 
-def _in_queue(annotator_id: int):  # type: ignore[no-untyped-def]
-    return (Assignment.annotator_id == annotator_id) & (Assignment.status != "released")
+def _in_queue(annotator_id: int) -> ColumnElement[bool]:
+    return and_(col(Assignment.annotator_id) == annotator_id, col(Assignment.status) != "released")
 
 
-_QUEUE_ORDER = (Assignment.study_id, Assignment.position, Assignment.id)
+_QUEUE_ORDER = (col(Assignment.study_id), col(Assignment.position), col(Assignment.id))
 
 
 def queue(session: Session, annotator_id: int) -> list[QueueEntry]:
@@ -112,7 +112,7 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         .execute(
             select(
                 func.count(),
-                func.coalesce(func.sum(case((Assignment.status == "done", 1), else_=0)), 0),
+                func.coalesce(func.sum(case((col(Assignment.status) == "done", 1), else_=0)), 0),
                 func.coalesce(func.sum(case((tuple_(*_QUEUE_ORDER) < here, 1), else_=0)), 0),
             ).where(_in_queue(annotator_id))
         )
@@ -149,11 +149,8 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
 def completion_codes(session: Session, annotator_id: int) -> list[str]:
     """Completion codes of the studies in which the annotator has finished every pair."""
     # DISTINCT over ids only: PostgreSQL cannot compare the JSON columns of a whole Study row.
-    studies = session.exec(
-        select(Study).where(
-            Study.id.in_(select(Assignment.study_id).where(Assignment.annotator_id == annotator_id))
-        )
-    ).all()
+    mine = select(Assignment.study_id).where(Assignment.annotator_id == annotator_id)
+    studies = session.exec(select(Study).where(col(Study.id).in_(mine))).all()
     codes = []
     for study in studies:
         open_left = session.exec(

@@ -87,7 +87,7 @@ def test_the_completion_code_comes_when_the_pool_has_nothing_left(engine):
     _crowd(engine, overlap=1, pool_quota=2, completion_code="C0DE-42")
     visit = _visit(engine)
     rate(engine, visit.annotator_id, visit.assignment_id)
-    from annotate.domain.assignment import pull_for_annotator
+    from annotate.services.work import pull_for_annotator
 
     second = pull_for_annotator(engine, visit.annotator_id)
     assert second is not None

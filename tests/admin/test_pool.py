@@ -20,9 +20,9 @@ from sqlalchemy import update
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Pair
-from annotate.domain.assignment import pull_for_annotator, pull_next
 from annotate.domain.ratings import RatingError
 from annotate.services.rating import skip_pair
+from annotate.services.work import pull_for_annotator, pull_next
 
 
 def _pool(engine, pairs=6, **settings):

@@ -9,7 +9,6 @@ import streamlit as st
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.db import read_session
-from annotate.domain.assignment import pull_for_annotator
 from annotate.domain.queue import (
     PROFILE_PREVIEW,
     PairView,
@@ -23,6 +22,7 @@ from annotate.domain.queue import (
 )
 from annotate.domain.ratings import RatingError, missing_scores
 from annotate.services.rating import skip_pair, submit_rating
+from annotate.services.work import pull_for_annotator
 from annotate.vocabulary import DIMENSIONS, SIDES
 
 CURRENT = "current_assignment"

@@ -1,0 +1,153 @@
+"""The open pool: an annotator of a study with an open pool pulls one pair at a time.
+
+Among the pairs they never had, they get one with the fewest slots (below k), reserved for the
+study's `reservation_minutes`. Lapsed reservations are released on every pull, so drop-outs do
+not starve pairs. A late submit of a lapsed reservation is accepted if the pair still has a free
+slot and refused otherwise (`slots.admit_submit`), so no pair is ever completed by more than k
+people. Gold pairs are drawn for a queue place at the study's gold rate.
+
+`pull_next` takes a Session and does not commit: `annotate.services.work` owns the transaction.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import ColumnElement, and_, func, update
+from sqlmodel import Session, col, select
+
+from annotate.db.tables import Annotator, Assignment, Pair, Study
+from annotate.domain import blinding
+from annotate.domain.assignment.slots import (
+    OPEN_STATUSES,
+    as_utc,
+    assign_pairs,
+    lock_study,
+    row_id,
+    slot_clause,
+)
+
+
+def release_lapsed(session: Session, study_id: int, now: datetime) -> int:
+    """Release the study's pool reservations whose time is up; return how many."""
+    result = session.exec(
+        update(Assignment)
+        .where(
+            col(Assignment.study_id) == study_id,
+            col(Assignment.status).in_(OPEN_STATUSES),
+            col(Assignment.reserved_until).is_not(None),
+            col(Assignment.reserved_until) <= now,
+        )
+        .values(status="released")
+    )
+    return result.rowcount
+
+
+def pull_next(
+    session: Session, annotator_id: int, study_id: int, *, now: datetime | None = None
+) -> int | None:
+    """Reserve the next pair for this annotator in an open-pool study; return the assignment id.
+
+    An annotator holds at most one live reservation: while they have one, it is returned again.
+    None when the annotator is unknown or inactive, the pool is closed, the annotator reached
+    the study's quota, or no pair they never had still needs ratings.
+    """
+    now = as_utc(now)
+    study = lock_study(session, study_id)
+    annotator = session.get(Annotator, annotator_id)
+    if annotator is None or not annotator.active or not study.pool_open:
+        return None
+    release_lapsed(session, study_id, now)
+    live = _live_reservation(session, annotator_id, study_id, now)
+    if live is not None:
+        return live
+    held = _queue_length(session, annotator_id, study_id)
+    if study.pool_quota is not None and held >= study.pool_quota:
+        return None
+    pair = _next_gold(session, study, annotator, held) or _next_pair(session, study, annotator, now)
+    if pair is None:
+        return None
+    (assignment,) = assign_pairs(session, study, annotator, [pair])
+    assignment.reserved_until = now + timedelta(minutes=study.reservation_minutes)
+    session.add(assignment)
+    session.flush()
+    return assignment.id
+
+
+def _live_reservation(
+    session: Session, annotator_id: int, study_id: int, now: datetime
+) -> int | None:
+    return session.exec(
+        select(Assignment.id).where(
+            Assignment.annotator_id == annotator_id,
+            Assignment.study_id == study_id,
+            Assignment.status == "pending",
+            col(Assignment.reserved_until) > now,
+        )
+    ).first()
+
+
+def _queue_length(session: Session, annotator_id: int, study_id: int) -> int:
+    return session.exec(
+        select(func.count()).where(
+            Assignment.annotator_id == annotator_id,
+            Assignment.study_id == study_id,
+            Assignment.status != "released",
+        )
+    ).one()
+
+
+def _never_had(annotator: Annotator) -> ColumnElement[bool]:
+    return col(Pair.id).not_in(
+        select(Assignment.pair_id).where(Assignment.annotator_id == row_id(annotator))
+    )
+
+
+def _next_pair(session: Session, study: Study, annotator: Annotator, now: datetime) -> Pair | None:
+    """The ordinary pair with the fewest slots below k that the annotator never had."""
+    slots = func.count(col(Assignment.id))
+    rows = session.exec(
+        select(Pair.id, Pair.record_id, slots)
+        .outerjoin(Assignment, and_(col(Assignment.pair_id) == col(Pair.id), slot_clause(now)))
+        .where(
+            Pair.study_id == study.id,
+            col(Pair.gold_preference).is_(None),
+            _never_had(annotator),
+        )
+        .group_by(col(Pair.id), col(Pair.record_id))
+        .having(slots < study.overlap)
+    ).all()
+    if not rows:
+        return None
+    best = min(rows, key=lambda r: (r[2], blinding.draw(study.seed, "pool", annotator.name, r[1])))
+    return session.get(Pair, best[0])
+
+
+def _next_gold(session: Session, study: Study, annotator: Annotator, held: int) -> Pair | None:
+    """A gold pair the annotator never had, drawn for this queue place at the gold rate."""
+    if study.gold_rate <= 0 or blinding.draw(study.seed, "gold?", annotator.name, held) >= (
+        study.gold_rate * 2**64
+    ):
+        return None
+    rows = session.exec(
+        select(Pair).where(
+            Pair.study_id == study.id,
+            col(Pair.gold_preference).is_not(None),
+            _never_had(annotator),
+        )
+    ).all()
+    if not rows:
+        return None
+    return min(rows, key=lambda p: blinding.draw(study.seed, "gold", annotator.name, p.record_id))
+
+
+def pool_studies_of(session: Session, annotator_id: int) -> list[int]:
+    """Ids of the open-pool studies the annotator takes part in (has any assignment in)."""
+    query = (
+        select(Study.id)
+        .join(Assignment, col(Assignment.study_id) == col(Study.id))
+        .where(Assignment.annotator_id == annotator_id, col(Study.pool_open).is_(True))
+        .distinct()
+        .order_by(col(Study.id))
+    )
+    return [int(i or 0) for i in session.exec(query).all()]

@@ -1,0 +1,38 @@
+"""Annotator-facing work actions, one transaction each: pulling the next pair from an open pool.
+
+The actor pulls for themselves: the assignment is created for `actor_id` and nobody else, and
+whether that account may pull (it exists, is active, the pool is open, the quota is not reached)
+is decided inside the same write transaction as the pull (`assignment.pool.pull_next`). An
+account that may not pull gets None, as an empty pool would give: the rating page then shows
+what it shows at the end of a queue.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.engine import Engine
+
+from annotate.db import read_session, write_session
+from annotate.domain.assignment import pool
+
+
+def pull_next(
+    engine: Engine, actor_id: int, study_id: int, *, now: datetime | None = None
+) -> int | None:
+    """Reserve the next pair of this open-pool study for the actor; return the assignment id."""
+    with write_session(engine) as session:
+        return pool.pull_next(session, actor_id, study_id, now=now)
+
+
+def pull_for_annotator(engine: Engine, actor_id: int, *, now: datetime | None = None) -> int | None:
+    """For the rating page at the end of a queue: pull from the actor's open pools, one
+    transaction per study tried (a read first, so an account in no pool never takes the write
+    lock)."""
+    with read_session(engine) as session:
+        studies = pool.pool_studies_of(session, actor_id)
+    for study_id in studies:
+        pulled = pull_next(engine, actor_id, study_id, now=now)
+        if pulled is not None:
+            return pulled
+    return None

@@ -1,0 +1,57 @@
+"""The shared assignment join (`annotate.db.queries`): its rows, and that it is the only one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sqlmodel import select
+
+from annotate.db import read_session, write_session
+from annotate.db.queries import joined_assignments
+from annotate.db.tables import Annotator, Assignment, Pair, Rating
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.importer import import_files
+from annotate.domain.ratings import submit_rating
+from annotate.domain.studies import get_or_create_study
+
+ROOT = Path(__file__).resolve().parents[1]
+USERS = ["annotate/domain/export.py", "annotate/domain/quality.py", "annotate/domain/progress.py"]
+SCORES = {
+    s: {d: 3 for d in ("factuality", "relevance", "helpfulness", "rubric_alignment")} for s in "AB"
+}
+
+
+def test_one_row_per_assignment_or_per_score(engine, tmp_path, write_records, make_record):
+    path = write_records(tmp_path / "Art_test.jsonl", [make_record(f"0_{i}_0") for i in range(3)])
+    with write_session(engine) as session:
+        get_or_create_study(session, "s", seed=1)
+    import_files(engine, [path], study="s")
+    with write_session(engine) as session:
+        study = get_or_create_study(session, "s")
+        alice, _ = accounts.create_account(session, "alice")
+        first, *_ = assign_pairs(session, study, alice, study_pairs(session, study))
+        first_id = first.id
+    submit_rating(engine, annotator_id=alice.id, assignment_id=first_id, scores=SCORES, seconds=4)
+    with read_session(engine) as session:
+        per_item = session.exec(joined_assignments(Annotator.name, Pair.record_id)).all()
+        per_score = session.exec(
+            joined_assignments(Assignment.id, Rating.dimension, ratings=True)
+        ).all()
+        raw = session.exec(select(Rating.assignment_id)).all()
+    assert sorted(r[1] for r in per_item) == ["0_0_0", "0_1_0", "0_2_0"]
+    assert {r[0] for r in per_item} == {"alice"}
+    assert len(per_score) == len(raw) == 8 and {r[0] for r in per_score} == {first_id}
+
+
+def test_the_domain_writes_the_assignment_join_only_through_queries():
+    users = USERS + [
+        str(p.relative_to(ROOT)) for p in (ROOT / "annotate/domain/assignment").glob("*.py")
+    ]
+    own_join = re.compile(r"\.join\(\s*(Pair|Assignment|Rating)\b[^)]*(pair_id|assignment_id)")
+    for name in users:
+        text = (ROOT / name).read_text(encoding="utf-8")
+        assert not own_join.search(text), f"{name} writes its own assignment join"
+    for name in USERS:
+        assert "joined_assignments" in (ROOT / name).read_text(encoding="utf-8"), name
