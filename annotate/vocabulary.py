@@ -1,21 +1,63 @@
-"""The four rating dimensions, the two responses of a pair, and the default scale.
+"""The shared vocabulary: dimensions, responses, sides, roles, assignment statuses, the default
+scale and margin, the export columns.
 
 Everything that names a dimension, a response or a side imports it from here.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from enum import StrEnum
 
-Dimension = Literal["factuality", "relevance", "helpfulness", "rubric_alignment"]
-Response = Literal["chosen", "rejected"]
-Side = Literal["A", "B"]
 
-DIMENSIONS: tuple[str, ...] = ("factuality", "relevance", "helpfulness", "rubric_alignment")
-GENERAL_DIMENSIONS: tuple[str, ...] = ("factuality", "relevance", "helpfulness")
-PERSONAL_DIMENSION = "rubric_alignment"
-RESPONSES: tuple[str, ...] = ("chosen", "rejected")
-SIDES: tuple[str, ...] = ("A", "B")
+class Dimension(StrEnum):
+    """What each response is scored on: three of general quality, one of personalization."""
+
+    FACTUALITY = "factuality"
+    RELEVANCE = "relevance"
+    HELPFULNESS = "helpfulness"
+    RUBRIC_ALIGNMENT = "rubric_alignment"
+
+
+class Response(StrEnum):
+    """The two responses of a pair, as the benchmark labels them (never shown to annotators)."""
+
+    CHOSEN = "chosen"
+    REJECTED = "rejected"
+
+
+class Side(StrEnum):
+    """Where a response is shown on the rating page."""
+
+    A = "A"
+    B = "B"
+
+
+class Role(StrEnum):
+    """What an account may do: rate, administer, or read the results."""
+
+    ANNOTATOR = "annotator"
+    ADMIN = "admin"
+    RESEARCHER = "researcher"
+
+
+class AssignmentStatus(StrEnum):
+    """Where one (annotator, pair) assignment stands. `released`: given back (reassigned, or a
+    lapsed pool reservation); it no longer counts anywhere."""
+
+    PENDING = "pending"
+    DONE = "done"
+    SKIPPED = "skipped"
+    RELEASED = "released"
+
+
+# Plain-string tuples of the same values, for tables, data frames and option lists.
+DIMENSIONS: tuple[str, ...] = tuple(d.value for d in Dimension)
+GENERAL_DIMENSIONS: tuple[str, ...] = DIMENSIONS[:3]
+PERSONAL_DIMENSION: str = Dimension.RUBRIC_ALIGNMENT.value
+RESPONSES: tuple[str, ...] = tuple(r.value for r in Response)
+SIDES: tuple[str, ...] = tuple(s.value for s in Side)
+ROLES: tuple[str, ...] = tuple(r.value for r in Role)
+ASSIGNMENT_STATUSES: tuple[str, ...] = tuple(s.value for s in AssignmentStatus)
 
 DIMENSION_LABELS: dict[str, str] = {
     "factuality": "Factuality and correctness",

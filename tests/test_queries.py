@@ -12,9 +12,10 @@ from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.importer import import_files
-from annotate.domain.ratings import submit_rating
+from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study
+from annotate.services.data import import_files
+from annotate.services.rating import submit_rating
 
 ROOT = Path(__file__).resolve().parents[1]
 USERS = ["annotate/domain/export.py", "annotate/domain/quality.py", "annotate/domain/progress.py"]
@@ -27,7 +28,7 @@ def test_one_row_per_assignment_or_per_score(engine, tmp_path, write_records, ma
     path = write_records(tmp_path / "Art_test.jsonl", [make_record(f"0_{i}_0") for i in range(3)])
     with write_session(engine) as session:
         get_or_create_study(session, "s", seed=1)
-    import_files(engine, [path], study="s")
+    import_files(engine, SYSTEM, [path], study="s")
     with write_session(engine) as session:
         study = get_or_create_study(session, "s")
         alice, _ = accounts.create_account(session, "alice")

@@ -20,10 +20,9 @@ from annotate.vocabulary import (
     DIMENSION_LABELS,
     SCALE_MAX,
     SCALE_MIN,
+    AssignmentStatus,
+    Role,
 )
-
-ROLES = ("annotator", "admin", "researcher")
-ASSIGNMENT_STATUSES = ("pending", "done", "skipped", "released")
 
 
 class _Row(Protocol):
@@ -109,7 +108,7 @@ class Pair(SQLModel, table=True):
 class Annotator(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
-    role: str = "annotator"
+    role: str = Role.ANNOTATOR
     token_hash: str = Field(index=True, unique=True)
     active: bool = True
     external_id: str | None = Field(
@@ -135,7 +134,7 @@ class Assignment(SQLModel, table=True):
     pair_id: int = Field(foreign_key="pair.id", index=True)
     position: int = Field(description="place in the annotator's shuffled queue, from 0")
     chosen_side: str = Field(description="'A' or 'B': where the chosen response is shown")
-    status: str = "pending"
+    status: str = AssignmentStatus.PENDING
     reserved_until: datetime | None = Field(
         default=None, description="open pool: the reservation lapses at this time if not done"
     )

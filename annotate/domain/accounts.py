@@ -14,8 +14,9 @@ from urllib.parse import urlencode
 from sqlmodel import Session, col, select
 
 from annotate.config import app_url
-from annotate.db.tables import ROLES, Annotator
+from annotate.db.tables import Annotator
 from annotate.errors import Invalid
+from annotate.vocabulary import ROLES, Role
 
 TOKEN_BYTES = 24
 
@@ -42,7 +43,7 @@ def _check_role(role: str) -> None:
 
 
 def create_account(
-    session: Session, name: str, *, role: str = "annotator"
+    session: Session, name: str, *, role: str = Role.ANNOTATOR
 ) -> tuple[Annotator, str]:
     """Create an account; return it with its token (the only time the token is seen)."""
     _check_role(role)

@@ -14,6 +14,8 @@ import hashlib
 import random
 from collections.abc import Sequence
 
+from annotate.vocabulary import Response, Side
+
 
 def draw(*parts: object) -> int:
     """A reproducible pseudo-random 64-bit number for these parts (SHA-256 of "p1:p2:...")."""
@@ -21,9 +23,9 @@ def draw(*parts: object) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def chosen_side(seed: int, annotator: str, record_id: str) -> str:
+def chosen_side(seed: int, annotator: str, record_id: str) -> Side:
     """'A' or 'B': the side the chosen response is shown on for this (annotator, pair)."""
-    return "A" if draw(seed, "side", annotator, record_id) % 2 == 0 else "B"
+    return Side.A if draw(seed, "side", annotator, record_id) % 2 == 0 else Side.B
 
 
 def shuffled(seed: int, annotator: str, record_ids: Sequence[str]) -> list[str]:
@@ -33,13 +35,13 @@ def shuffled(seed: int, annotator: str, record_ids: Sequence[str]) -> list[str]:
     return order
 
 
-def response_on(side: str, chosen_on: str) -> str:
+def response_on(side: str, chosen_on: str) -> Response:
     """Which response ('chosen' or 'rejected') is on `side`, given where chosen is."""
-    return "chosen" if side == chosen_on else "rejected"
+    return Response.CHOSEN if side == chosen_on else Response.REJECTED
 
 
 def side_of(response: str, chosen_on: str) -> str:
     """Which side ('A' or 'B') `response` is shown on, given where chosen is."""
-    if response == "chosen":
+    if response == Response.CHOSEN:
         return chosen_on
-    return "B" if chosen_on == "A" else "A"
+    return Side.B if chosen_on == Side.A else Side.A

@@ -12,7 +12,7 @@ from sqlmodel import col
 
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
-from annotate.vocabulary import EXPORT_COLUMNS
+from annotate.vocabulary import EXPORT_COLUMNS, Response, Side
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 
@@ -24,8 +24,10 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
     every annotator outside the plan's k, and would weigh too much in the validation (their
     scores feed the annotators' gold accuracy on the progress page instead).
     """
-    other_side = case((col(Assignment.chosen_side) == "A", "B"), else_="A")
-    side = case((col(Rating.response) == "chosen", col(Assignment.chosen_side)), else_=other_side)
+    other_side = case((col(Assignment.chosen_side) == Side.A, Side.B.value), else_=Side.A.value)
+    side = case(
+        (col(Rating.response) == Response.CHOSEN, col(Assignment.chosen_side)), else_=other_side
+    )
     columns: tuple[Any, ...] = (
         col(Study.name).label("study"),
         col(Pair.record_id).label("pair_id"),

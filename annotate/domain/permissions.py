@@ -16,9 +16,10 @@ from sqlmodel import Session
 
 from annotate.db.tables import Annotator
 from annotate.errors import Forbidden
+from annotate.vocabulary import Role
 
-ADMIN_ROLES = ("admin",)
-RESULTS_ROLES = ("researcher", "admin")
+ADMIN_ROLES = (Role.ADMIN,)
+RESULTS_ROLES = (Role.RESEARCHER, Role.ADMIN)
 
 
 class SystemActor(enum.Enum):

@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
+from annotate.vocabulary import AssignmentStatus
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def _items(session: Session, study_id: int) -> list[_Item]:
     rows = session.exec(
         joined_assignments(*columns)
         .outerjoin(seconds, seconds.c.assignment_id == col(Assignment.id))
-        .where(Assignment.study_id == study_id, Assignment.status != "released")
+        .where(Assignment.study_id == study_id, Assignment.status != AssignmentStatus.RELEASED)
     ).all()
     return [
         _Item(name, domain, pair_id, status, bool(flag), gold is not None, secs)
@@ -85,13 +86,13 @@ def _row(name: str, items: Iterable[_Item]) -> ProgressRow:
 
 
 def _counts(items: list[_Item]) -> tuple[int, int, int, int, int, float | None]:
-    done = [i for i in items if i.status == "done"]
+    done = [i for i in items if i.status == AssignmentStatus.DONE]
     times = [i.seconds for i in done if i.seconds is not None]
     return (
         len(items),
         len(done),
-        sum(i.status == "skipped" for i in items),
-        sum(i.status == "pending" for i in items),
+        sum(i.status == AssignmentStatus.SKIPPED for i in items),
+        sum(i.status == AssignmentStatus.PENDING for i in items),
         sum(i.flagged for i in items),
         statistics.median(times) if times else None,
     )
@@ -124,7 +125,7 @@ def domain_progress(session: Session, study_id: int) -> list[DomainProgress]:
         items = groups.get(domain, [])
         done_per_pair: dict[int, int] = defaultdict(int)
         for item in items:
-            if item.status == "done" and not item.gold:
+            if item.status == AssignmentStatus.DONE and not item.gold:
                 done_per_pair[item.pair_id] += 1
         complete = sum(n >= k for n in done_per_pair.values())
         rows.append(

@@ -20,9 +20,9 @@ from sqlmodel import Session, col, select
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
+from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION, AssignmentStatus, Response
 
-GOLD_PREFERENCES = ("chosen", "rejected", "equal")
+GOLD_PREFERENCES = (Response.CHOSEN.value, Response.REJECTED.value, "equal")
 
 
 class GoldError(Invalid):
@@ -101,8 +101,8 @@ class RatedPair:
     def gold_correct(self) -> bool | None:
         if self.gold is None:
             return None
-        chosen = self.scores.get(("chosen", PERSONAL_DIMENSION))
-        rejected = self.scores.get(("rejected", PERSONAL_DIMENSION))
+        chosen = self.scores.get((Response.CHOSEN, PERSONAL_DIMENSION))
+        rejected = self.scores.get((Response.REJECTED, PERSONAL_DIMENSION))
         if chosen is None or rejected is None:
             return None
         return preference(chosen, rejected) == self.gold
@@ -120,7 +120,7 @@ def rated_pairs(session: Session, study_id: int) -> list[RatedPair]:
         Rating.seconds,
     )
     query = joined_assignments(*columns, ratings=True).where(
-        Assignment.study_id == study_id, Assignment.status == "done"
+        Assignment.study_id == study_id, Assignment.status == AssignmentStatus.DONE
     )
     grouped: dict[int, RatedPair] = {}
     for name, assignment_id, gold, response, dimension, score, seconds in session.exec(query):

@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db.tables import Assignment, Pair, Rating, Study
 from annotate.domain.blinding import response_on
+from annotate.vocabulary import SIDES, AssignmentStatus, Response
 
 PROFILE_PREVIEW = 10
 
@@ -63,7 +64,10 @@ class PairView:
 
 
 def _in_queue(annotator_id: int) -> ColumnElement[bool]:
-    return and_(col(Assignment.annotator_id) == annotator_id, col(Assignment.status) != "released")
+    return and_(
+        col(Assignment.annotator_id) == annotator_id,
+        col(Assignment.status) != AssignmentStatus.RELEASED,
+    )
 
 
 _QUEUE_ORDER = (col(Assignment.study_id), col(Assignment.position), col(Assignment.id))
@@ -82,7 +86,7 @@ def queue(session: Session, annotator_id: int) -> list[QueueEntry]:
 
 def next_open(entries: list[QueueEntry]) -> QueueEntry | None:
     """Where to resume: the first pair neither rated nor skipped."""
-    return next((e for e in entries if e.status == "pending"), None)
+    return next((e for e in entries if e.status == AssignmentStatus.PENDING), None)
 
 
 def study_scale(study: Study) -> StudyScale:
@@ -102,7 +106,7 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
     if (
         assignment is None
         or assignment.annotator_id != annotator_id
-        or assignment.status == "released"
+        or assignment.status == AssignmentStatus.RELEASED
     ):
         raise PermissionError("this pair is not in your queue")
     # Place and progress counted in SQL (one index scan), not by loading the whole queue.
@@ -112,7 +116,9 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         .execute(
             select(
                 func.count(),
-                func.coalesce(func.sum(case((col(Assignment.status) == "done", 1), else_=0)), 0),
+                func.coalesce(
+                    func.sum(case((col(Assignment.status) == AssignmentStatus.DONE, 1), else_=0)), 0
+                ),
                 func.coalesce(func.sum(case((tuple_(*_QUEUE_ORDER) < here, 1), else_=0)), 0),
             ).where(_in_queue(annotator_id))
         )
@@ -121,9 +127,9 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
     pair = session.get(Pair, assignment.pair_id)
     study = session.get(Study, assignment.study_id)
     assert pair is not None and study is not None
-    texts = {"chosen": pair.chosen, "rejected": pair.rejected}
-    side_of_response = {response_on(s, assignment.chosen_side): s for s in ("A", "B")}
-    scores: dict[str, dict[str, int]] = {"A": {}, "B": {}}
+    texts = {Response.CHOSEN: pair.chosen, Response.REJECTED: pair.rejected}
+    side_of_response: dict[str, str] = {response_on(s, assignment.chosen_side): s for s in SIDES}
+    scores: dict[str, dict[str, int]] = {side: {} for side in SIDES}
     for rating in session.exec(select(Rating).where(Rating.assignment_id == assignment_id)):
         scores[side_of_response[rating.response]][rating.dimension] = rating.score
     return PairView(
@@ -137,7 +143,7 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         category=pair.category,
         profile=list(pair.profile),
         rubric_aspects=list(pair.rubric_aspects),
-        responses={side: texts[response_on(side, assignment.chosen_side)] for side in ("A", "B")},
+        responses={side: texts[response_on(side, assignment.chosen_side)] for side in SIDES},
         scores=scores,
         comment=assignment.comment or "",
         flag_reason=assignment.flag_reason or "",
@@ -157,7 +163,7 @@ def completion_codes(session: Session, annotator_id: int) -> list[str]:
             select(Assignment.id).where(
                 Assignment.annotator_id == annotator_id,
                 Assignment.study_id == study.id,
-                Assignment.status == "pending",
+                Assignment.status == AssignmentStatus.PENDING,
             )
         ).first()
         if open_left is None and study.completion_code:
@@ -176,5 +182,5 @@ def step(entries: list[QueueEntry], assignment_id: int, offset: int) -> QueueEnt
 def next_open_after(entries: list[QueueEntry], assignment_id: int) -> QueueEntry | None:
     """After a submit: the next open pair further down the queue, else the first open one."""
     index = next((i for i, e in enumerate(entries) if e.assignment_id == assignment_id), -1)
-    later = [e for e in entries[index + 1 :] if e.status == "pending"]
+    later = [e for e in entries[index + 1 :] if e.status == AssignmentStatus.PENDING]
     return later[0] if later else next_open(entries)

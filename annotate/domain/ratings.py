@@ -17,7 +17,7 @@ from annotate.db.tables import Assignment, Rating, RatingRevision, Study, stored
 from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit
 from annotate.domain.blinding import response_on
 from annotate.errors import Forbidden, Invalid
-from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, SIDES
+from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, SIDES, AssignmentStatus
 
 Scores = Mapping[str, Mapping[str, int | None]]
 """side ('A' or 'B') -> dimension -> score (None when not given yet)."""
@@ -158,7 +158,7 @@ def _mark_done(
     flag_reason: str | None,
     now: datetime,
 ) -> None:
-    assignment.status = "done"
+    assignment.status = AssignmentStatus.DONE
     assignment.comment = comment or None
     assignment.flagged = bool(flag_reason)
     assignment.flag_reason = flag_reason or None
@@ -178,8 +178,8 @@ def skip(session: Session, assignment: Assignment, reason: str) -> None:
     """Mark a pair skipped, with the annotator's reason. Scores already given are kept."""
     check_skip_reason(reason)
     _admit(admit_skip, session, assignment)
-    if assignment.status == "done":
+    if assignment.status == AssignmentStatus.DONE:
         raise RatingError("This pair is already rated; revise it instead of skipping.")
-    assignment.status = "skipped"
+    assignment.status = AssignmentStatus.SKIPPED
     assignment.skip_reason = reason.strip()
     session.add(assignment)

@@ -17,6 +17,7 @@ from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study, get_study
 from annotate.services.data import import_files
 from annotate.services.simulated import store_simulated_ratings
+from annotate.vocabulary import Role
 
 DEMO_STUDY = "demo"
 DEMO_SEED = 20260407
@@ -63,8 +64,8 @@ def set_up_demo(
     summary = import_files(engine, SYSTEM, files, study=DEMO_STUDY)
     with write_session(engine) as session:
         study = get_study(session, DEMO_STUDY)
-        annotator, token = _account_with_fresh_token(session, DEMO_ANNOTATOR, "annotator")
-        _, admin_token = _account_with_fresh_token(session, DEMO_ADMIN, "admin")
+        annotator, token = _account_with_fresh_token(session, DEMO_ANNOTATOR, Role.ANNOTATOR)
+        _, admin_token = _account_with_fresh_token(session, DEMO_ADMIN, Role.ADMIN)
         created = assign_pairs(session, study, annotator, study_pairs(session, study))
     simulated = 0
     if simulated_annotators:

@@ -11,6 +11,7 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator
 from annotate.domain import accounts
 from annotate.domain.permissions import Actor, require_admin
+from annotate.vocabulary import Role
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ def create_accounts(
     engine: Engine,
     actor: Actor,
     names: Sequence[str],
-    role: str = "annotator",
+    role: str = Role.ANNOTATOR,
     base_url: str | None = None,
 ) -> list[NewLink]:
     """Create accounts (all or none); return each one's login link: the only time it is seen."""
@@ -73,7 +74,7 @@ def set_accounts_active(engine: Engine, actor: Actor, names: Sequence[str], acti
 def set_account_role(engine: Engine, actor: Actor, name: str, role: str) -> None:
     with write_session(engine) as session:
         acting = require_admin(session, actor)
-        if role != "admin" and _is(acting, [name]):
+        if role != Role.ADMIN and _is(acting, [name]):
             raise accounts.AccountError("you cannot take the admin role from your own account")
         accounts.set_role(session, name, role)
 

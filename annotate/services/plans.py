@@ -13,6 +13,7 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, stored_id
 from annotate.domain import accounts, assignment, studies
 from annotate.domain.permissions import Actor, require_admin
+from annotate.vocabulary import Role
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Plan:
 def _annotators(session: Session, names: Sequence[str] | None) -> list[Annotator]:
     """The named accounts; with None, every active account of the annotator role."""
     if names is None:
-        return [a for a in accounts.list_accounts(session) if a.active and a.role == "annotator"]
+        return [a for a in accounts.list_accounts(session) if a.active and a.role == Role.ANNOTATOR]
     return [accounts.get_account(session, n) for n in names]
 
 

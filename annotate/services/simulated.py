@@ -19,6 +19,7 @@ from annotate.db.tables import Annotator, Assignment, Pair, Rating, stored_id, u
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.studies import get_study
+from annotate.vocabulary import AssignmentStatus
 
 VALIDATING_EFFECTS: dict[str, float] = {"rubric_alignment": 1.5}
 """Effects of a benchmark that should validate: ties on general quality, rubric diverges."""
@@ -82,7 +83,7 @@ def store_simulated_ratings(
             session.execute(insert(Rating), rows)
             for assignment_id in set(open_assignments.values()):
                 assignment = session.get(Assignment, assignment_id)
-                assignment.status, assignment.completed_at = "done", now  # type: ignore[union-attr]
+                assignment.status, assignment.completed_at = AssignmentStatus.DONE, now  # type: ignore[union-attr]
         return len(rows)
 
 
@@ -97,7 +98,7 @@ def _open_assignments(
         .where(
             col(Assignment.study_id) == study_id,
             col(Annotator.name).in_(names),
-            col(Assignment.status) == "pending",
+            col(Assignment.status) == AssignmentStatus.PENDING,
         )
     ).all()
     return {(name, record): stored for name, record, stored in rows if stored is not None}

@@ -8,8 +8,8 @@ import streamlit as st
 
 from annotate.app.app_pages.admin_common import act, actor_id, link_base, notify, show_notice
 from annotate.app.session import engine
-from annotate.db.tables import ROLES
 from annotate.services import people
+from annotate.vocabulary import ROLES
 
 NEW_LINKS = "admin_new_links"
 

@@ -32,6 +32,7 @@ from annotate.domain.assignment.slots import (
     row_id,
     slots_taken,
 )
+from annotate.vocabulary import AssignmentStatus
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def _movable_items(
         .where(
             Assignment.study_id == study.id,
             col(Assignment.annotator_id).in_([a.id for a in people]),
-            Assignment.status == "pending",
+            Assignment.status == AssignmentStatus.PENDING,
             col(Assignment.reserved_until).is_(None),
             col(Pair.gold_preference).is_(None),
             col(Assignment.id).not_in(select(Rating.assignment_id)),
@@ -173,7 +174,7 @@ def _write(
     for move in plan.moves:
         item = session.get(Assignment, move.item)
         if item is not None:
-            item.status = "released"
+            item.status = AssignmentStatus.RELEASED
             session.add(item)
             pairs.setdefault(move.pair, session.get_one(Pair, item.pair_id))
     result = PlanResult(moved=len(plan.moves), short=plan.short)

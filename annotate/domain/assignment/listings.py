@@ -10,6 +10,7 @@ from sqlmodel import Session, col, select
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Study
 from annotate.domain.assignment.slots import as_utc, slots_taken
+from annotate.vocabulary import Role
 
 ASSIGNMENT_COLUMNS = ("annotator", "pair_id", "position", "chosen_side", "status")
 
@@ -34,7 +35,7 @@ def study_members(session: Session, study_id: int) -> list[Annotator]:
         .where(
             Assignment.study_id == study_id,
             col(Annotator.active).is_(True),
-            Annotator.role == "annotator",
+            Annotator.role == Role.ANNOTATOR,
         )
         .distinct()
         .order_by(col(Annotator.id))

@@ -26,6 +26,7 @@ from annotate.domain.assignment.slots import (
     row_id,
     slot_clause,
 )
+from annotate.vocabulary import AssignmentStatus
 
 
 def release_lapsed(session: Session, study_id: int, now: datetime) -> int:
@@ -38,7 +39,7 @@ def release_lapsed(session: Session, study_id: int, now: datetime) -> int:
             col(Assignment.reserved_until).is_not(None),
             col(Assignment.reserved_until) <= now,
         )
-        .values(status="released")
+        .values(status=AssignmentStatus.RELEASED)
     )
     return result.rowcount
 
@@ -81,7 +82,7 @@ def _live_reservation(
         select(Assignment.id).where(
             Assignment.annotator_id == annotator_id,
             Assignment.study_id == study_id,
-            Assignment.status == "pending",
+            Assignment.status == AssignmentStatus.PENDING,
             col(Assignment.reserved_until) > now,
         )
     ).first()
@@ -92,7 +93,7 @@ def _queue_length(session: Session, annotator_id: int, study_id: int) -> int:
         select(func.count()).where(
             Assignment.annotator_id == annotator_id,
             Assignment.study_id == study_id,
-            Assignment.status != "released",
+            Assignment.status != AssignmentStatus.RELEASED,
         )
     ).one()
 

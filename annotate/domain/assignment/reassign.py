@@ -23,6 +23,7 @@ from annotate.domain.assignment.slots import (
     lock_study,
     row_id,
 )
+from annotate.vocabulary import AssignmentStatus
 
 
 @dataclass
@@ -55,7 +56,7 @@ def reassign(
     result = ReassignResult()
     to_hand: list[Pair] = []
     for item, pair in _unfinished(session, study, giver):
-        item.status = "released"
+        item.status = AssignmentStatus.RELEASED
         session.add(item)
         result.released += 1
         if pair.gold_preference is not None:

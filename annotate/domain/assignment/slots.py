@@ -25,8 +25,9 @@ from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Study
 from annotate.domain.blinding import chosen_side, shuffled
 from annotate.errors import Conflict, Invalid
+from annotate.vocabulary import AssignmentStatus
 
-OPEN_STATUSES = ("pending", "skipped")
+OPEN_STATUSES = (AssignmentStatus.PENDING, AssignmentStatus.SKIPPED)
 
 
 class AssignmentError(Invalid):
@@ -64,7 +65,7 @@ def lock_study(session: Session, study_id: int) -> Study:
 def slot_clause(now: datetime) -> ColumnElement[bool]:
     """SQL condition: this assignment holds one of its pair's k slots."""
     return or_(
-        col(Assignment.status) == "done",
+        col(Assignment.status) == AssignmentStatus.DONE,
         and_(
             col(Assignment.status).in_(OPEN_STATUSES),
             or_(col(Assignment.reserved_until).is_(None), col(Assignment.reserved_until) > now),
@@ -73,7 +74,7 @@ def slot_clause(now: datetime) -> ColumnElement[bool]:
 
 
 def holds_slot(assignment: Assignment, now: datetime) -> bool:
-    if assignment.status == "done":
+    if assignment.status == AssignmentStatus.DONE:
         return True
     if assignment.status not in OPEN_STATUSES:
         return False
@@ -172,7 +173,7 @@ def admit_submit(session: Session, assignment: Assignment, now: datetime | None 
     now = as_utc(now)
     study = lock_study(session, assignment.study_id)
     session.refresh(assignment)
-    if assignment.status == "done" or holds_slot(assignment, now):
+    if assignment.status == AssignmentStatus.DONE or holds_slot(assignment, now):
         return
     pair = session.get(Pair, assignment.pair_id)
     if pair is not None and pair.gold_preference is not None:
@@ -189,5 +190,5 @@ def admit_skip(session: Session, assignment: Assignment) -> None:
     """Inside a skip transaction: refuse to skip work that was taken away."""
     lock_study(session, assignment.study_id)
     session.refresh(assignment)
-    if assignment.status == "released":
+    if assignment.status == AssignmentStatus.RELEASED:
         raise SlotTaken("This pair has been given to someone else; there is nothing to skip.")
