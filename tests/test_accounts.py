@@ -10,9 +10,10 @@ from sqlalchemy.engine import make_url
 from sqlmodel import select
 
 from annotate.db import read_session, write_session
-from annotate.db.tables import ROLES, Annotator
+from annotate.db.tables import Annotator
 from annotate.domain import accounts
 from annotate.domain.accounts import AccountError
+from annotate.vocabulary import ROLES
 
 
 def create(engine, name: str, role: str = "annotator") -> str:
