@@ -10,7 +10,7 @@ The agent API is for testing only: `agent_server` turns it on for a throw-away s
 127.0.0.1, while the production command (`annotate.cli.server.streamlit_command`) leaves it off.
 
 Used by `benchmarks/bench_load.py` (50 annotators x 20 pairs, with or without a SIGKILL in the
-middle) and `tests/test_faults.py`.
+middle) and `tests/system/test_faults.py`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ nothing.
 
 Also covered elsewhere: tests/admin/test_admin_pages.py
 (`test_an_invalid_upload_lists_its_problems_and_imports_nothing`: the page's problem table),
-tests/test_importer.py (every kind of bad record, file and line named).
+tests/domain/test_importer.py (every kind of bad record, file and line named).
 """
 
 from __future__ import annotations

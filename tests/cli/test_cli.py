@@ -24,7 +24,7 @@ from annotate.domain import accounts
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DEMO_DOMAINS = (
     "Art_and_Entertainment",
     "Lifestyle_and_Personal_Development",

@@ -17,7 +17,7 @@ from annotate.domain.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.rating import submit_rating
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 USERS = ["annotate/domain/export.py", "annotate/domain/quality.py", "annotate/domain/progress.py"]
 SCORES = {
     s: {d: 3 for d in ("factuality", "relevance", "helpfulness", "rubric_alignment")} for s in "AB"
