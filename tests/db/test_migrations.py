@@ -2,8 +2,8 @@
 
 A database at an old schema is built two ways: by Alembic revisions (`upgrade_database(engine,
 "0001_first_schema")`), and, like the releases before migrations made it, by running the frozen
-`create_all` DDL of that release (tests/db/migration_schemas/, no `alembic_version` table). Data goes
-in through plain SQL, as the code of that time stored it. `schema_differences` (Alembic's
+`create_all` DDL of that release (tests/db/migration_schemas/, no `alembic_version` table).
+Data goes in through plain SQL, as the code of that time stored it. `schema_differences` (Alembic's
 `compare_metadata`, types and server defaults included) must then find nothing.
 """
 

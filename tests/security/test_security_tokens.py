@@ -5,8 +5,8 @@ The database finds the row by the token's SHA-256 (an index hit); an attacker wh
 learns about hashes of their guesses, not about the stored token. The final check of the hash is
 `hmac.compare_digest`.
 
-Also covered elsewhere: tests/domain/test_accounts.py (the raw SQLite file never holds a token, rotation
-and deactivation invalidate a token).
+Also covered elsewhere: tests/domain/test_accounts.py (the raw SQLite file never holds a token,
+rotation and deactivation invalidate a token).
 """
 
 from __future__ import annotations
