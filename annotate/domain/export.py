@@ -81,9 +81,12 @@ def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
 def ratings_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
     """The export as bytes, for a download button."""
     if fmt == "csv":
-        return frame.to_csv(index=False).encode("utf-8")
+        text: str = frame.to_csv(index=False)
+        return text.encode("utf-8")
     if fmt == "jsonl":
-        return frame.to_json(orient="records", lines=True, force_ascii=False).encode("utf-8")
+        text = frame.to_json(orient="records", lines=True, force_ascii=False)
+        return text.encode("utf-8")
     if fmt == "parquet":
-        return frame.to_parquet(index=False)
+        data: bytes = frame.to_parquet(index=False)
+        return data
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")

@@ -49,6 +49,9 @@ def setup(engine, tmp_path, write_records, make_record) -> Setup:
     path = write_records(
         tmp_path / "Art_and_Entertainment_test.jsonl", [make_record(f"0_{i}_0") for i in range(12)]
     )
+    with write_session(engine) as session:
+        # A fixed seed: a random one puts all 12 chosen responses on one side once in 2,048 runs.
+        get_or_create_study(session, "s", seed=7)
     import_files(engine, SYSTEM, [path], study="s")
     with write_session(engine) as session:
         study = get_or_create_study(session, "s")

@@ -57,7 +57,7 @@ def test_the_limit_is_the_same_everywhere():
     default = inspect.signature(data_service.upload_dataset).parameters["max_bytes"].default
     assert default == MAX_UPLOAD_MB * MIB
     assert command_options(streamlit_command(1))["server.maxUploadSize"] == str(MAX_UPLOAD_MB)
-    assert "max_upload_size=data.MAX_UPLOAD_MB" in inspect.getsource(admin_data)
+    assert "max_upload_size=MAX_UPLOAD_MB" in inspect.getsource(admin_data)
 
 
 def test_the_page_s_uploader_has_the_limit(engine, db_url, monkeypatch, boss):

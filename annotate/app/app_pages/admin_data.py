@@ -13,6 +13,7 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
 )
 from annotate.app.session import engine
+from annotate.config import MAX_UPLOAD_MB
 from annotate.domain.quality import GOLD_PREFERENCES
 from annotate.services import data, progress, studies
 
@@ -32,7 +33,7 @@ def _draw_upload() -> None:
     st.subheader("Upload a dataset")
     st.caption(
         "JSONL, a JSON array or Parquet in the benchmark's record format, up to "
-        f"{data.MAX_UPLOAD_MB} MB. The domain comes from the file name "
+        f"{MAX_UPLOAD_MB} MB. The domain comes from the file name "
         "(`Art_and_Entertainment_test.jsonl`) unless you give one. All or nothing: a file "
         "with any problem imports nothing."
     )
@@ -49,7 +50,7 @@ def _draw_upload() -> None:
         upload = st.file_uploader(
             "Dataset file",
             type=["jsonl", "ndjson", "json", "parquet"],
-            max_upload_size=data.MAX_UPLOAD_MB,
+            max_upload_size=MAX_UPLOAD_MB,
             key="upload_file",
         )
         submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
