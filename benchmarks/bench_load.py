@@ -2,6 +2,7 @@
 
     python benchmarks/bench_load.py [--annotators 50] [--pairs 20] [--backend both]
                                     [--think 0 5] [--crash-after 400] [--postgres URL]
+                                    [--servers 1] [--balancer]
 
 For each database (a fresh SQLite file; a fresh PostgreSQL database, dropped afterwards) it
 starts the real Streamlit server (the production command plus the agent API, on 127.0.0.1) and
@@ -17,6 +18,13 @@ runs these scenarios, each on its own fresh database:
   after that many acknowledged submits, checked, restarted, and every annotator opens the page
   again. Prints how many submits were acknowledged before the kill, the restart time, whether
   each annotator resumed at their first unrated pair, and the same guarantee at the end.
+
+With `--balancer`, HAProxy (support/cluster.py, the shipped configuration) stands in front of
+the `--servers` app servers and every annotator goes through it, with its sticky cookie; the
+crash then kills one server for good, and its annotators reopen the page and carry on on the
+others. The production topology's figures: `--annotators 500 --pairs 3 --think 45 --servers 3
+--balancer --backend postgresql` (a realistic pace: one submit per 22-67 s per annotator), and
+`--think 0` with `--servers 1`, `2` and `3` for the saturated throughput.
 
 Exits non-zero if any guarantee fails.
 """
@@ -38,7 +46,9 @@ from scratch_db import LOCAL_POSTGRES, scratch_database
 
 from annotate.db import make_engine
 from support.appserver import AppServer
+from support.cluster import Cluster
 from support.loadtest import (
+    AGENT_API_FLAGS,
     AnnotatorRun,
     Integrity,
     agent_server,
@@ -65,25 +75,44 @@ def _verdict(integrity: Integrity, errors: list[str], expected_done: int) -> lis
 
 
 @contextmanager
-def running_servers(url: str, folder: Path, count: int, name: str) -> Iterator[list[AppServer]]:
+def running_servers(
+    url: str, folder: Path, count: int, name: str, balancer: bool
+) -> Iterator[tuple[list[AppServer], list[str]]]:
+    """The servers, and the addresses annotators use: each server's own (spread over them in
+    turn), or with `balancer` HAProxy's one address in front of them all."""
+    if balancer:
+        cluster = Cluster(
+            url,
+            folder / name,
+            size=count,
+            extra_flags=AGENT_API_FLAGS,
+            agent_api_through_balancer=True,
+        )
+        (folder / name).mkdir(exist_ok=True)
+        try:
+            cluster.start()
+            yield cluster.servers, [cluster.url]
+        finally:
+            cluster.stop()
+        return
     servers = [agent_server(url, folder / f"{name}-server-{i}.log") for i in range(count)]
     try:
         for server in servers:
             server.start()
-        yield servers
+        yield servers, [server.url for server in servers]
     finally:
         for server in servers:
             server.stop()
 
 
 def load_scenario(
-    url: str, folder: Path, annotators: int, pairs: int, think: float, servers: int
+    url: str, folder: Path, annotators: int, pairs: int, think: float, servers: int, balancer: bool
 ) -> list[str]:
     engine = make_engine(url)
     load = prepare_load_study(engine, folder, annotators=annotators, pairs_each=pairs)
-    with running_servers(url, folder, servers, "load") as running:
+    with running_servers(url, folder, servers, "load", balancer) as (running, urls):
         started = time.perf_counter()
-        runs = run_annotators([s.url for s in running], load.tokens, pairs, think_seconds=think)
+        runs = run_annotators(urls, load.tokens, pairs, think_seconds=think)
         wall = time.perf_counter() - started
         memory_mb = sum(server.memory_mb() for server in running)
     acknowledged = [a for run in runs for a in run.acknowledged]
@@ -101,12 +130,14 @@ def load_scenario(
 
 
 def crash_scenario(
-    url: str, folder: Path, annotators: int, pairs: int, after: int, servers: int
+    url: str, folder: Path, annotators: int, pairs: int, after: int, servers: int, balancer: bool
 ) -> list[str]:
     engine = make_engine(url)
     load = prepare_load_study(engine, folder, annotators=annotators, pairs_each=pairs)
-    with running_servers(url, folder, servers, "crash") as running:
-        crash = load_with_crash(running, engine, load, after)
+    with running_servers(url, folder, servers, "crash", balancer) as (running, urls):
+        crash = load_with_crash(
+            running, engine, load, after, balancer_url=urls[0] if balancer else None
+        )
     before = sum(len(run.acknowledged) for run in crash.before)
     cut = sum(run.cut_off for run in crash.before)
     print(
@@ -150,12 +181,18 @@ def main() -> int:
         help="app servers on the same database, annotators spread over them (the crash kills "
         "the first one)",
     )
+    parser.add_argument(
+        "--balancer",
+        action="store_true",
+        help="HAProxy in front of the servers (support/cluster.py), every annotator through it; "
+        "the crash kills one server and is not followed by a restart",
+    )
     parser.add_argument("--postgres", default=LOCAL_POSTGRES)
     args = parser.parse_args()
     backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
     print(
         f"{args.annotators} annotators x {args.pairs} pairs each, all at once, on "
-        f"{args.servers} app server(s)"
+        f"{args.servers} app server(s){' behind HAProxy' if args.balancer else ''}"
     )
     problems: list[str] = []
     for backend in backends:
@@ -164,12 +201,24 @@ def main() -> int:
             for think in args.think:
                 with scratch_database(backend, args.postgres) as url:
                     problems += load_scenario(
-                        url, Path(work), args.annotators, args.pairs, think, args.servers
+                        url,
+                        Path(work),
+                        args.annotators,
+                        args.pairs,
+                        think,
+                        args.servers,
+                        args.balancer,
                     )
             if args.crash_after:
                 with scratch_database(backend, args.postgres) as url:
                     problems += crash_scenario(
-                        url, Path(work), args.annotators, args.pairs, args.crash_after, args.servers
+                        url,
+                        Path(work),
+                        args.annotators,
+                        args.pairs,
+                        args.crash_after,
+                        args.servers,
+                        args.balancer,
                     )
     for problem in problems:
         print(f"FAILED: {problem}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create ./.venv (if missing) and install prb-annotate into it. Usage: scripts/setup.sh [EXTRA]
-# EXTRA "test" also installs the test tools and Chromium (Debian's package) for browser tests.
+# EXTRA "test" also installs the test tools, and Chromium and HAProxy (Debian's packages) for the
+# browser and deployment tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-}"
@@ -8,12 +9,16 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "$extra" = "test" ]; then
   .venv/bin/python -m pip install --quiet -e ".[test]"
-  if ! command -v chromium >/dev/null 2>&1; then
+  # Debian's Chromium (browser tests) and HAProxy (the deployment tests' load balancer).
+  missing=""
+  command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+  command -v haproxy >/dev/null 2>&1 || missing="$missing haproxy"
+  if [ -n "$missing" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-      echo "Installing Chromium for the browser tests (apt-get)..."
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+      echo "Installing$missing for the tests (apt-get)..."
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
     else
-      echo "Chromium not found: browser tests will be skipped (apt-get install chromium)." >&2
+      echo "Not found:$missing (apt-get install$missing): their tests will be skipped." >&2
     fi
   fi
 else

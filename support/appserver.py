@@ -9,7 +9,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from annotate.cli.server import server_environment, streamlit_command
@@ -29,9 +29,16 @@ class AppServer:
     """
 
     def __init__(
-        self, db: str, log_path: Path, *, port: int | None = None, extra_flags: Sequence[str] = ()
+        self,
+        db: str,
+        log_path: Path,
+        *,
+        port: int | None = None,
+        extra_flags: Sequence[str] = (),
+        environment: Mapping[str, str] | None = None,
     ) -> None:
         self.db = db
+        self.environment = dict(environment or {})
         self.log_path = log_path
         self.port = port or free_port()
         self.extra_flags = list(extra_flags)
@@ -52,7 +59,7 @@ class AppServer:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 streamlit_command(self.port, "127.0.0.1") + self.extra_flags,
-                env=server_environment(self.db),
+                env={**server_environment(self.db), **self.environment},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: kill() takes every child

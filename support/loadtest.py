@@ -24,6 +24,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,9 @@ SUBMIT_PREFIX = "FormSubmitter:pair_"
 SAVED_WORD = "saved."
 DONE_TITLE = "All done, thank you!"
 RATINGS_PER_PAIR = len(DIMENSIONS) * len(SIDES)
+
+
+BALANCER_UNAVAILABLE = (502, 503, 504)  # what a load balancer answers when its server died
 
 
 class ServerUnavailable(ConnectionError):
@@ -160,22 +164,29 @@ class Page:
 
 
 class AgentSession:
-    """One annotator's session on the server, driven over HTTP."""
+    """One annotator's session on the server, driven over HTTP.
+
+    It keeps cookies like a browser tab, so behind a load balancer with sticky sessions every
+    request of the session reaches the server that holds it.
+    """
 
     def __init__(self, base_url: str, token: str, timeout: float = 180.0) -> None:
         self.url = f"{base_url}/_stcore/agent/interact"
         self.token = token
         self.timeout = timeout
         self.session_id: str | None = None
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
 
     def _post(self, body: dict[str, Any]) -> Page:
         request = urllib.request.Request(
             self.url, data=json.dumps(body).encode(), headers={"content-type": "application/json"}
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as reply:
+            with self.opener.open(request, timeout=self.timeout) as reply:
                 snapshot = json.load(reply)
         except urllib.error.HTTPError as error:
+            if error.code in BALANCER_UNAVAILABLE:
+                raise ServerUnavailable(f"{error.code} from the load balancer") from error
             raise RuntimeError(f"agent API refused: {error.code} {error.read()[:300]!r}") from error
         except (OSError, ValueError, http.client.HTTPException) as error:  # down, or cut off
             raise ServerUnavailable(str(error)) from error
@@ -354,7 +365,7 @@ class CrashRun:
     after_crash: Integrity  # the database right after the kill
     final: Integrity  # the database when everyone has finished
     expected_resume: dict[str, int | None]  # each annotator's first pair still to do at the crash
-    restart_seconds: float
+    restart_seconds: float  # 0 behind a balancer: the dead server is not restarted
     killed_at: int | None  # acknowledged submits when the kill came (None: the load ended first)
 
     @property
@@ -376,13 +387,22 @@ class CrashRun:
 
 
 def load_with_crash(
-    servers: Sequence[AppServer], engine: Engine, load: LoadStudy, kill_after: int
+    servers: Sequence[AppServer],
+    engine: Engine,
+    load: LoadStudy,
+    kill_after: int,
+    *,
+    balancer_url: str | None = None,
 ) -> CrashRun:
     """Run the load over `servers`, SIGKILL the first after `kill_after` acknowledged submits
     (the others carry on), restart it, and let every annotator open the page again and finish
-    their share."""
+    their share.
+
+    With `balancer_url`, every annotator goes through the load balancer instead, and the dead
+    server stays dead: the annotators it served reopen the page and carry on on another.
+    """
     victim = servers[0]
-    urls = [server.url for server in servers]
+    urls = [balancer_url] if balancer_url else [server.url for server in servers]
 
     killed_at: list[int] = []
 
@@ -397,7 +417,8 @@ def load_with_crash(
     after_crash = check_database(engine, load.study_id, acknowledged)
     expected_resume = first_pending(engine, sorted(load.tokens))
     started = time.perf_counter()
-    victim.start()
+    if balancer_url is None:
+        victim.start()
     restart_seconds = time.perf_counter() - started
     after = run_annotators(urls, load.tokens, load.pairs_each)
     acknowledged += [a for run in after for a in run.acknowledged]

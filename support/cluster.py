@@ -1,0 +1,275 @@
+"""The production topology on one machine: HAProxy in front of several app servers on one
+PostgreSQL database, for the deployment tests, `benchmarks/bench_load.py --balancer` and
+`scripts/cluster.sh` (not shipped with the package).
+
+The balancer's configuration is rendered by `haproxy_config`, the one place that says how the
+app is deployed behind a proxy: sticky sessions by cookie (Streamlit keeps each session's state
+in one server's memory), websockets (HTTP/1.1 upgrade, a long tunnel timeout), health checks on
+`/_stcore/health`, and the security headers Streamlit cannot set itself. `deploy/haproxy.cfg`,
+used by `compose.yaml`, is this function's output for three containers called app1..app3 (a test
+keeps the two equal; `python -m support.cluster --write-deploy` rewrites it).
+
+    python -m support.cluster --servers 3 --port 8500 --database-url URL   # until Ctrl-C
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit
+
+from support.appserver import AppServer, free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY_CONFIG = ROOT / "deploy" / "haproxy.cfg"
+APP_SCRIPTS = ROOT / "annotate" / "app"
+STICKY_COOKIE = "PRBSERVER"
+COOKIE_SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"  # the same on every server: XSRF survives
+COMPOSE_SERVERS = (("app1", "app1:8501"), ("app2", "app2:8501"), ("app3", "app3:8501"))
+COMPOSE_DNS = "127.0.0.11:53"  # Docker's embedded nameserver
+
+
+def _sha256_source(script: str) -> str:
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode()}'"
+
+
+def inline_script_hashes() -> list[str]:
+    """CSP hashes of the inline scripts in Streamlit's own index.html (they change with its
+    version, which is why the configuration is rendered, not written by hand)."""
+    index = Path(streamlit.__file__).parent / "static" / "index.html"
+    scripts = re.findall(r"<script>(.*?)</script>", index.read_text(encoding="utf-8"), re.S)
+    return [_sha256_source(script) for script in scripts]
+
+
+def content_security_policy() -> str:
+    """What the browser may load: the app's own origin only, no framing, no plugins.
+
+    Streamlit's styles are injected at run time (emotion), so styles need 'unsafe-inline';
+    scripts do not: its one inline script is allowed by hash. 'wasm-unsafe-eval' lets its
+    bundled WebAssembly (Arrow tables) compile; it allows no JavaScript eval.
+    """
+    scripts = " ".join(["'self'", *inline_script_hashes(), "'wasm-unsafe-eval'"])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            f"script-src {scripts}",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data: blob:",
+            "font-src 'self' data:",
+            "connect-src 'self'",
+            "frame-src 'self' blob: data:",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )
+
+
+AGENT_API_REFUSAL = [
+    "    # Streamlit's test-only agent API never reaches the outside, even if switched on.",
+    "    http-request deny deny_status 404 if { path_beg /_stcore/agent }",
+]
+SECURITY_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",  # tokens travel in the URL: never pass them on
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+def haproxy_config(
+    servers: Sequence[tuple[str, str]],
+    bind: str = "*:8500",
+    dns: str | None = None,
+    refuse_agent_api: bool = True,
+) -> str:
+    """HAProxy's configuration for these (name, host:port) app servers behind `bind`.
+
+    `dns` (a nameserver's host:port, such as Docker's 127.0.0.11:53) makes HAProxy resolve the
+    servers' names again while it runs, for containers that start after it or move. Only the
+    load tests pass `refuse_agent_api=False`: they drive sessions through Streamlit's agent API.
+    """
+    headers = {"Content-Security-Policy": content_security_policy(), **SECURITY_HEADERS}
+    header_lines = [f'    http-response set-header {k} "{v}"' for k, v in headers.items()]
+    resolving = " resolvers dns" if dns else ""
+    server_lines = [
+        f"    server {name} {address} check cookie {name} inter 2s fall 2 rise 2{resolving}"
+        for name, address in servers
+    ]
+    resolver_lines = ["resolvers dns", f"    nameserver dns1 {dns}", ""] if dns else []
+    return "\n".join(
+        [
+            "# Rendered by support/cluster.py (haproxy_config); do not edit by hand:",
+            "#   python -m support.cluster --write-deploy",
+            "global",
+            "    maxconn 4000  # ~2 connections per annotator (page + websocket); needs ~8,000 fds",
+            "    log stdout format raw local0",
+            "",
+            "defaults",
+            "    mode http",
+            "    log global",
+            "    option httplog",
+            "    option redispatch  # a dead server's annotators go to a live one",
+            "    retries 2",
+            "    timeout connect 5s",
+            "    timeout client 60s",
+            "    timeout server 120s",
+            "    timeout tunnel 2h  # an open websocket: one rating session",
+            "    timeout http-request 15s",
+            "",
+            *resolver_lines,
+            "frontend annotate",
+            f"    bind {bind}",
+            *(AGENT_API_REFUSAL if refuse_agent_api else []),
+            *header_lines,
+            "    default_backend app_servers",
+            "",
+            "backend app_servers",
+            "    balance roundrobin",
+            f"    cookie {STICKY_COOKIE} insert indirect nocache httponly",
+            "    option httpchk GET /_stcore/health",
+            "    http-check expect string ok",
+            "    # Start even when a server's name does not resolve yet (containers starting).",
+            "    default-server init-addr last,libc,none",
+            *server_lines,
+            "",
+        ]
+    )
+
+
+def _wait_for_port(port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
+
+
+@dataclass
+class Cluster:
+    """`size` app servers on `database_url` behind HAProxy on 127.0.0.1, in `folder`.
+
+    `extra_flags` go to every app server (the load tests turn the agent API on; the balancer
+    still refuses it from outside unless `agent_api_through_balancer`).
+    """
+
+    database_url: str
+    folder: Path
+    size: int = 2
+    extra_flags: Sequence[str] = ()
+    port: int = field(default_factory=free_port)
+    agent_api_through_balancer: bool = False
+    servers: list[AppServer] = field(default_factory=list)
+    balancer: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def config(self) -> str:
+        addresses = [(f"app{i + 1}", f"127.0.0.1:{s.port}") for i, s in enumerate(self.servers)]
+        return haproxy_config(
+            addresses,
+            bind=f"127.0.0.1:{self.port}",
+            refuse_agent_api=not self.agent_api_through_balancer,
+        )
+
+    def start(self) -> Cluster:
+        if shutil.which("haproxy") is None:
+            raise RuntimeError("haproxy is not installed (apt-get install haproxy)")
+        secret = secrets.token_urlsafe(32)
+        self.servers = [
+            AppServer(
+                self.database_url,
+                self.folder / f"app{i + 1}.log",
+                extra_flags=self.extra_flags,
+                environment={COOKIE_SECRET_ENV: secret},
+            )
+            for i in range(self.size)
+        ]
+        for server in self.servers:
+            server.start()
+        config = self.folder / "haproxy.cfg"
+        config.write_text(self.config(), encoding="utf-8")
+        with (self.folder / "haproxy.log").open("ab") as log:
+            self.balancer = subprocess.Popen(
+                ["haproxy", "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT
+            )
+        _wait_for_port(self.port, 10)
+        self.wait_until_all_up()
+        return self
+
+    def wait_until_all_up(self, timeout: float = 20.0) -> None:
+        """Until the balancer answers through each live server (its health checks passed)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            answered = set()
+            for name in (f"app{i + 1}" for i, s in enumerate(self.servers) if s.running):
+                request = urllib.request.Request(
+                    f"{self.url}/_stcore/health", headers={"Cookie": f"{STICKY_COOKIE}={name}"}
+                )
+                try:
+                    with urllib.request.urlopen(request, timeout=2) as answer:
+                        if answer.read().strip() == b"ok":
+                            answered.add(name)
+                except OSError:
+                    pass
+            if len(answered) == sum(s.running for s in self.servers):
+                return
+            time.sleep(0.2)
+        raise RuntimeError("the balancer did not reach every app server")
+
+    def stop(self) -> None:
+        if self.balancer is not None and self.balancer.poll() is None:
+            self.balancer.send_signal(signal.SIGTERM)
+            try:
+                self.balancer.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.balancer.kill()
+        for server in self.servers:
+            server.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--servers", type=int, default=3)
+    parser.add_argument("--port", type=int, default=8500)
+    parser.add_argument("--database-url", default="postgresql+psycopg://postgres@127.0.0.1/prb")
+    parser.add_argument("--folder", type=Path, default=Path("cluster"))
+    parser.add_argument("--write-deploy", action="store_true", help="rewrite deploy/haproxy.cfg")
+    args = parser.parse_args(argv)
+    if args.write_deploy:
+        DEPLOY_CONFIG.write_text(haproxy_config(COMPOSE_SERVERS, dns=COMPOSE_DNS), encoding="utf-8")
+        print(f"wrote {DEPLOY_CONFIG}")
+        return
+    args.folder.mkdir(parents=True, exist_ok=True)
+    cluster = Cluster(args.database_url, args.folder, size=args.servers, port=args.port).start()
+    print(f"{args.servers} app servers behind HAProxy at {cluster.url} (logs in {args.folder})")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as on Ctrl-C
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    main()

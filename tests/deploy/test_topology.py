@@ -1,0 +1,116 @@
+"""The production topology as deployed: HAProxy (Debian's package) in front of two real app
+servers on one database (`support.cluster`, what `scripts/cluster.sh` and `compose.yaml` run).
+
+- The shipped `deploy/haproxy.cfg` is what `support.cluster.haproxy_config` renders, and
+  HAProxy accepts it.
+- Through the balancer: the security headers are on every answer, the agent API is refused, a
+  sticky cookie is set, and Chromium opens a login link and sees its first pair over a
+  websocket, with no Content-Security-Policy violation.
+- A server killed under load: every annotator it served reopens the page through the balancer
+  and finishes on the other server; nothing acknowledged is lost, nothing is saved twice.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from email.message import Message
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from support.cluster import (
+    COMPOSE_DNS,
+    COMPOSE_SERVERS,
+    DEPLOY_CONFIG,
+    SECURITY_HEADERS,
+    STICKY_COOKIE,
+    Cluster,
+    haproxy_config,
+)
+from support.loadtest import AGENT_API_FLAGS, RATINGS_PER_PAIR, load_with_crash, prepare_load_study
+
+pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy")
+
+
+def test_the_shipped_config_is_the_rendered_one_and_haproxy_accepts_it() -> None:
+    rendered = haproxy_config(COMPOSE_SERVERS, dns=COMPOSE_DNS)
+    assert DEPLOY_CONFIG.read_text(encoding="utf-8") == rendered, (
+        "deploy/haproxy.cfg is stale: python -m support.cluster --write-deploy"
+    )
+    check = subprocess.run(
+        ["haproxy", "-c", "-f", str(DEPLOY_CONFIG)], capture_output=True, text=True, timeout=30
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.fixture
+def cluster(db_url: str, tmp_path: Path) -> Iterator[Cluster]:
+    running = Cluster(db_url, tmp_path, size=2)
+    try:
+        yield running.start()
+    finally:
+        running.stop()
+
+
+def _get(url: str) -> tuple[int, Message, bytes]:
+    """Status, headers (names case-insensitive) and body."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, answer.headers, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def test_headers_stickiness_and_a_real_browser_through_the_balancer(
+    cluster: Cluster, engine: Engine, tmp_path: Path, new_page: Any
+) -> None:
+    load = prepare_load_study(engine, tmp_path, annotators=5, pairs_each=1)
+    status, headers, _ = _get(cluster.url + "/")
+    assert status == 200
+    for name, value in SECURITY_HEADERS.items():
+        assert headers.get(name) == value
+    policy = headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy
+    assert "unsafe-eval'" not in policy.replace("'wasm-unsafe-eval'", "")
+    assert f"{STICKY_COOKIE}=app" in str(headers.get("Set-Cookie", ""))
+    assert _get(cluster.url + "/_stcore/agent/openapi.json")[0] == 404
+
+    page = new_page()
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Content-Security" in m.text else 0)
+    token = next(iter(load.tokens.values()))
+    page.goto(f"{cluster.url}/?token={token}")
+    page.get_by_role("button", name="Submit").first.wait_for()  # the pair's form, over the socket
+    assert violations == []
+    cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+    assert cookies.get(STICKY_COOKIE) in {"app1", "app2"}
+
+
+def test_a_server_killed_under_load_its_annotators_finish_on_the_other(
+    db_url: str, engine: Engine, tmp_path: Path
+) -> None:
+    load = prepare_load_study(engine, tmp_path, annotators=10, pairs_each=4)
+    cluster = Cluster(
+        db_url, tmp_path, size=2, extra_flags=AGENT_API_FLAGS, agent_api_through_balancer=True
+    )
+    try:
+        cluster.start()
+        crash = load_with_crash(cluster.servers, engine, load, 10, balancer_url=cluster.url)
+    finally:
+        cluster.stop()
+
+    assert crash.killed
+    assert any(run.cut_off for run in crash.before), "no annotator was on the killed server"
+    assert [e for run in crash.before + crash.after for e in run.errors] == []
+    assert crash.after_crash.ok
+    assert crash.resume_mismatches == {}
+    assert crash.final.ok
+    assert crash.final.done == 10 * 4
+    assert crash.final.ratings == 10 * 4 * RATINGS_PER_PAIR
+    assert len(crash.acknowledged) == len(set(crash.acknowledged)), "a pair was saved twice"
