@@ -1,5 +1,5 @@
 """The one error hierarchy: every refusal the product raises on purpose is a `PrbError`, of one
-of four kinds. Each keeps the matching built-in base, so `except ValueError` still catches what it
+of five kinds. Each keeps the matching built-in base, so `except ValueError` still catches what it
 caught before. The pages map a `PrbError` to a message in one place
 (`annotate.app.app_pages.admin_common.act`); the CLI in `annotate.cli.common.fail`."""
 
@@ -24,6 +24,11 @@ class Conflict(PrbError, ValueError):
 
 class Forbidden(PrbError, PermissionError):
     """The caller's role does not allow it."""
+
+
+class Unavailable(PrbError, ConnectionError):
+    """The database did not answer or could not write (down, unreachable, disk full, too slow):
+    the transaction was rolled back, nothing of it was saved, and trying again later may work."""
 
 
 class Broken(PrbError, RuntimeError):

@@ -2,6 +2,12 @@
 
 SQLite gets WAL, foreign keys, a busy timeout and `BEGIN IMMEDIATE` for write transactions,
 so that a read-then-write unit of work never fails with "database is locked" under concurrency.
+
+PostgreSQL gets short connect and statement timeouts, so that an outage fails a request within
+seconds instead of hanging it. A write that fails because the database is down, unreachable, too
+slow or out of disk raises `annotate.errors.Unavailable` (nothing of it was saved): the page says
+"not saved, please retry" and keeps the annotator's entries; the pool reconnects by itself once
+the database is back.
 """
 
 from __future__ import annotations
@@ -11,12 +17,18 @@ from contextlib import contextmanager
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 import annotate.db.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 from annotate.config import database_url
+from annotate.errors import Unavailable
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+PG_CONNECT_TIMEOUT_S = 5
+# A statement that runs longer is cancelled by the server. Waits for the write lock count too:
+# at 200 submits at once the longest wait measured was ~23 s.
+PG_STATEMENT_TIMEOUT_MS = 30_000
 PG_WRITE_LOCK_KEY = 0x70726200  # "prb\0": the advisory lock that serialises write sessions
 _WRITE_OPTION = "prb_write"
 
@@ -35,8 +47,19 @@ def connect(path_or_url: str | None = None) -> Engine:
         )
         _configure_sqlite(engine)
     else:
-        engine = create_engine(url, pool_pre_ping=True, hide_parameters=True)
+        engine = create_engine(
+            url, pool_pre_ping=True, hide_parameters=True, connect_args=_postgres_timeouts(url)
+        )
     return engine
+
+
+def _postgres_timeouts(url: str) -> dict[str, object]:
+    if not url.startswith("postgresql"):
+        return {}
+    return {
+        "connect_timeout": PG_CONNECT_TIMEOUT_S,
+        "options": f"-c statement_timeout={PG_STATEMENT_TIMEOUT_MS}",
+    }
 
 
 def write_options() -> dict[str, bool]:
@@ -75,14 +98,34 @@ def write_session(engine: Engine) -> Iterator[Session]:
     and a read-then-write unit of work cannot lose an update or act on a stale read.
     """
     bind = engine.execution_options(**write_options()) if is_sqlite(engine) else engine
-    with Session(bind, expire_on_commit=False) as session, session.begin():
+    with (
+        _unavailable_on_outage(),
+        Session(bind, expire_on_commit=False) as session,
+        session.begin(),
+    ):
         if engine.dialect.name == "postgresql":
             session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK_KEY})
         yield session
 
 
 @contextmanager
+def _unavailable_on_outage() -> Iterator[None]:
+    """Turn the driver's "cannot reach / cannot write" errors into `Unavailable`.
+
+    `OperationalError` is what both drivers raise for a refused or lost connection, a
+    cancelled statement (timeout) and a full disk; constraint violations are other classes and
+    pass through unchanged.
+    """
+    try:
+        yield
+    except OperationalError as error:
+        raise Unavailable(
+            "the database did not answer or could not save: nothing was saved, please retry"
+        ) from error
+
+
+@contextmanager
 def read_session(engine: Engine) -> Iterator[Session]:
     """A session for reading; objects stay usable after the block ends."""
-    with Session(engine, expire_on_commit=False) as session:
+    with _unavailable_on_outage(), Session(engine, expire_on_commit=False) as session:
         yield session
