@@ -1,18 +1,30 @@
-"""The Streamlit entry script: who is this, and which pages may they see."""
+"""The Streamlit entry script: who is this, and which pages may they see.
+
+Only what every visitor needs is imported here: the results and admin pages (pandas, plotly,
+scipy, statsmodels) are imported when a role that may open them opens them.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotate.app.app_pages import login, rate, results
-from annotate.app.app_pages.admin_common import admin_pages
+from annotate.app.app_pages import login, rate
 from annotate.app.enrol import enrol_from_link, is_enrolment_link
 from annotate.app.session import current_account
+from annotate.app.style import apply_style
 from annotate.domain.permissions import may_administer, may_see_results
 
 # An emoji icon is drawn in the page (a data: URL); a Material icon would be fetched from
 # fonts.gstatic.com on every page load, telling Google each annotator's address.
 st.set_page_config(page_title="prb-annotate", page_icon="📝", layout="wide")
+apply_style()
+
+
+def _results() -> None:
+    from annotate.app.app_pages import results  # heavy: only when opened
+
+    results.draw()
+
 
 account = current_account()
 if account is None and is_enrolment_link():
@@ -24,9 +36,11 @@ else:
     pages = [st.Page(rate.draw, title="Rate pairs", icon=":material/rate_review:", url_path="rate")]
     if may_see_results(account.role):
         pages = [
-            st.Page(results.draw, title="Results", icon=":material/monitoring:", url_path="results")
+            st.Page(_results, title="Results", icon=":material/monitoring:", url_path="results")
         ] + pages
     if may_administer(account.role):
+        from annotate.app.app_pages.admin_common import admin_pages
+
         pages = admin_pages() + pages
 
 st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden").run()

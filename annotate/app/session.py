@@ -37,9 +37,14 @@ def engine() -> Engine:
     return _engine_for(os.environ.get(DATABASE_ENV))
 
 
+def login_token() -> str | None:
+    """The token this page logged in with (the URL's, else the session's last good one)."""
+    return st.query_params.get("token") or st.session_state.get(SESSION_TOKEN)
+
+
 def current_account() -> CurrentAccount | None:
     """The active account whose token is in the URL (or was, before a page change), or None."""
-    token = st.query_params.get("token") or st.session_state.get(SESSION_TOKEN)
+    token = login_token()
     if not token:
         return None
     with read_session(engine()) as session:

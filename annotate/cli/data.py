@@ -319,7 +319,7 @@ def serve_command(
     """Start the annotation app (Streamlit) on this database."""
     from annotate.cli.server import serve
 
-    raise typer.Exit(code=serve(State.db, port, address))
+    serve(State.db, port, address)  # becomes the server process
 
 
 @app.command("demo")
@@ -352,4 +352,4 @@ def demo_command(
         markup=False,
     )
     if not no_serve:
-        raise typer.Exit(code=serve(State.db, port))
+        serve(State.db, port)  # becomes the server process

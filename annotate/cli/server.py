@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,11 +31,19 @@ PRODUCTION_OPTIONS = {
     # collector still runs.
     "runner.postScriptGC": "false",
 }
+# The look: a calm blue for the primary button and focus (Streamlit's default red reads as
+# "danger" on Submit and as an error on a focused text box).
+THEME_OPTIONS = {"theme.primaryColor": "#1f5fa8", "theme.base": "light"}
 
 
 def streamlit_command(port: int, address: str = "0.0.0.0") -> list[str]:
     """The `streamlit run` command line for the app, production flags included."""
-    options = {"server.port": str(port), "server.address": address, **PRODUCTION_OPTIONS}
+    options = {
+        "server.port": str(port),
+        "server.address": address,
+        **THEME_OPTIONS,
+        **PRODUCTION_OPTIONS,
+    }
     flags = [part for name, value in options.items() for part in (f"--{name}", value)]
     return [sys.executable, "-m", "streamlit", "run", str(APP_ENTRY), *flags]
 
@@ -49,7 +56,13 @@ def server_environment(db: str | None, app_url: str | None = None) -> dict[str, 
     return env
 
 
-def serve(db: str | None, port: int, address: str = "0.0.0.0") -> int:
-    """Run the app in the foreground until it stops; return its exit code."""
+def serve(db: str | None, port: int, address: str = "0.0.0.0") -> None:
+    """Replace this process with the Streamlit server (never returns).
+
+    One process serves: a signal (SIGTERM from `kill` or `docker stop`, Ctrl+C) reaches the
+    server itself, which shuts down and frees the port.
+    """
     command = streamlit_command(port, address)
-    return subprocess.call(command, env=server_environment(db))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execvpe(command[0], command, server_environment(db))

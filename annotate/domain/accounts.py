@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from annotate.config import app_url
 from annotate.db.tables import Annotator
-from annotate.errors import Invalid
+from annotate.errors import Forbidden, Invalid
 from annotate.vocabulary import ROLES, Role
 
 TOKEN_BYTES = 24
@@ -23,6 +23,10 @@ TOKEN_BYTES = 24
 
 class AccountError(Invalid):
     pass
+
+
+class LoginNoLongerValid(Forbidden):
+    """The page's login token was replaced or its account deactivated since the page opened."""
 
 
 def generate_token() -> str:
@@ -68,6 +72,16 @@ def find_account(session: Session, token: str | None) -> Annotator | None:
     if account is None or not hmac.compare_digest(account.token_hash, wanted):
         return None
     return account if account.active else None
+
+
+def require_current_login(session: Session, token: str | None, account_id: int) -> None:
+    """Refuse a write from a page whose token is no longer this active account's."""
+    account = find_account(session, token)
+    if account is None or account.id != account_id:
+        raise LoginNoLongerValid(
+            "Not saved: this login link is no longer valid (it was replaced or deactivated). "
+            "Your entries are still on the page; please ask the study organisers for a new link."
+        )
 
 
 def account_named(session: Session, name: str) -> Annotator | None:

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from annotate.db import write_session
-from annotate.domain import ratings
+from annotate.domain import accounts, ratings
 from annotate.domain.ratings import Scores, SubmitResult
 
 
@@ -24,17 +24,19 @@ def submit_rating(
     seconds: float,
     comment: str | None = None,
     flag_reason: str | None = None,
+    token: str | None = None,
 ) -> SubmitResult:
-    """Save the 8 scores of one pair. Resubmitting the same scores changes nothing."""
+    """Save the 8 scores of one pair. Resubmitting the same scores changes nothing.
+
+    With `token` (the page's login token), the save is refused (`LoginNoLongerValid`, nothing
+    written) unless, inside the same transaction, it is still this active account's token.
+    """
+    args = (engine, annotator_id, assignment_id, scores, seconds, comment, flag_reason, token)
     try:
-        return _submit_once(
-            engine, annotator_id, assignment_id, scores, seconds, comment, flag_reason
-        )
+        return _submit_once(*args)
     except IntegrityError:
         # A concurrent submit of the same pair won the insert race; ours becomes a revision.
-        return _submit_once(
-            engine, annotator_id, assignment_id, scores, seconds, comment, flag_reason
-        )
+        return _submit_once(*args)
 
 
 def _submit_once(
@@ -45,17 +47,27 @@ def _submit_once(
     seconds: float,
     comment: str | None,
     flag_reason: str | None,
+    token: str | None,
 ) -> SubmitResult:
     with write_session(engine) as session:
+        if token is not None:
+            accounts.require_current_login(session, token, annotator_id)
         assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
         return ratings.save_scores(
             session, assignment, scores, seconds=seconds, comment=comment, flag_reason=flag_reason
         )
 
 
-def skip_pair(engine: Engine, *, annotator_id: int, assignment_id: int, reason: str) -> None:
-    """Mark a pair skipped, with the annotator's reason. Scores already given are kept."""
+def skip_pair(
+    engine: Engine, *, annotator_id: int, assignment_id: int, reason: str, token: str | None = None
+) -> None:
+    """Mark a pair skipped, with the annotator's reason. Scores already given are kept.
+
+    `token`: as for `submit_rating`.
+    """
     ratings.check_skip_reason(reason)
     with write_session(engine) as session:
+        if token is not None:
+            accounts.require_current_login(session, token, annotator_id)
         assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
         ratings.skip(session, assignment, reason)

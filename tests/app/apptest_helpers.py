@@ -6,7 +6,6 @@ shown -> response), not with the product's own `response_on`, so a mapping bug c
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -26,18 +25,21 @@ SCORES: dict[str, dict[str, int]] = {
     "B": {"factuality": 5, "relevance": 4, "helpfulness": 2, "rubric_alignment": 1},
 }
 
-_SCORE_KEY = re.compile(r"(factuality|relevance|helpfulness|rubric_alignment)_([AB])_(\d+)")
+PAIR_TOKEN = "pair_token"  # the hidden widget holding the pair the page shows
 
 
-def score_key(dim: str, side: str, assignment_id: int) -> str:
-    return f"{dim}_{side}_{assignment_id}"
+def score_key(dim: str, side: str) -> str:
+    """The score radios' keys are the same for every pair (the page resets their values)."""
+    return f"{dim}_{side}"
 
 
 def current_assignment(at: AppTest) -> int:
-    """The assignment whose score radios are on the page (exactly one pair is shown)."""
-    ids = {int(m.group(3)) for r in at.radio if (m := _SCORE_KEY.fullmatch(r.key or ""))}
-    assert len(ids) == 1, f"expected the radios of one pair, found {sorted(ids)}"
-    return ids.pop()
+    """The assignment the page shows (its hidden pair token); its 8 score radios are there."""
+    tokens = [t.value for t in at.text_input if t.key == PAIR_TOKEN]
+    assert len(tokens) == 1, f"expected one pair on the page, found {tokens}"
+    keys = {r.key for r in at.radio}
+    assert {score_key(d, s) for d in DIMENSIONS for s in SIDES} <= keys, keys
+    return int(tokens[0])
 
 
 def progress(at: AppTest) -> str:
@@ -48,8 +50,9 @@ def progress(at: AppTest) -> str:
 
 
 def shown_scores(at: AppTest, assignment_id: int) -> dict[str, dict[str, int | None]]:
+    assert current_assignment(at) == assignment_id
     return {
-        side: {dim: at.radio(key=score_key(dim, side, assignment_id)).value for dim in DIMENSIONS}
+        side: {dim: at.radio(key=score_key(dim, side)).value for dim in DIMENSIONS}
         for side in SIDES
     }
 
@@ -57,13 +60,15 @@ def shown_scores(at: AppTest, assignment_id: int) -> dict[str, dict[str, int | N
 def set_scores(
     at: AppTest, assignment_id: int, scores: dict[str, dict[str, int]] | None = None
 ) -> None:
+    assert current_assignment(at) == assignment_id
     for side, by_dim in (scores or SCORES).items():
         for dim, value in by_dim.items():
-            at.radio(key=score_key(dim, side, assignment_id)).set_value(value)
+            at.radio(key=score_key(dim, side)).set_value(value)
 
 
 def submit(at: AppTest, assignment_id: int) -> AppTest:
-    buttons = [b for b in at.button if getattr(b, "form_id", None) == f"pair_{assignment_id}"]
+    assert current_assignment(at) == assignment_id
+    buttons = [b for b in at.button if getattr(b, "form_id", None) == "pair"]
     assert len(buttons) == 1, "the pair's form has one submit button"
     buttons[0].click()
     at.run()

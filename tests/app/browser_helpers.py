@@ -51,6 +51,19 @@ def settle(page: Any) -> None:
     )
 
 
+def wait_for_pair(page: Any, number: int, total: int = 27) -> None:
+    """Wait until pair `number` is fully drawn: its progress line and, last on the page, the
+    "go to pair" box showing it (the end of the run, not just its first messages)."""
+    page.get_by_text(f"Pair {number} of {total}", exact=True).wait_for()
+    page.wait_for_function(
+        """(prefix) => [...document.querySelectorAll(".st-key-nav_jump input")]
+                         .some(box => box.value.startsWith(prefix))""",
+        arg=f"Pair {number} (",
+        timeout=UI_TIMEOUT_MS,
+    )
+    settle(page)
+
+
 @dataclass
 class Recorder:
     """Everything the page receives: websocket frames, DOM snapshots, and the requests it made."""
@@ -98,17 +111,13 @@ def all_attributes(page: Any) -> list[str]:
     )
 
 
-_KEY_CLASS = re.compile(r"st-key-factuality_A_(\d+)")
-
-
 def current_assignment(page: Any) -> int:
-    classes = page.evaluate(
-        """() => [...document.querySelectorAll("[class*='st-key-factuality_A_']")]
-                 .map(el => el.className)"""
+    """The pair the page shows: the hidden per-pair token in its form (one pair at a time)."""
+    tokens = page.evaluate(
+        """() => [...document.querySelectorAll(".st-key-pair_token input")].map(el => el.value)"""
     )
-    ids = {int(m.group(1)) for c in classes for m in _KEY_CLASS.finditer(c)}
-    assert len(ids) == 1, f"expected the radios of one pair on the page, found {sorted(ids)}"
-    return ids.pop()
+    assert len(tokens) == 1 and tokens[0], f"expected one pair on the page, found {tokens}"
+    return int(tokens[0])
 
 
 def checked_score(page: Any, key: str) -> int | None:

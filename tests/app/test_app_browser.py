@@ -36,7 +36,6 @@ from tests.app.apptest_helpers import (
 )
 from tests.app.browser_helpers import (
     CHROMIUM,
-    UI_TIMEOUT_MS,
     Recorder,
     checked_score,
     closer_to,
@@ -44,6 +43,7 @@ from tests.app.browser_helpers import (
     screenshot_dir,
     settle,
     start_server,
+    wait_for_pair,
 )
 
 pytestmark = [
@@ -118,21 +118,8 @@ def open_link(page: Any, url: str) -> None:
     settle(page)
 
 
-def wait_for_pair(page: Any, number: int, total: int = 27) -> None:
-    """Wait until pair `number` is fully drawn: its progress line and, last on the page, the
-    "go to pair" box showing it (the end of the run, not just its first messages)."""
-    page.get_by_text(f"Pair {number} of {total}", exact=True).wait_for()
-    page.wait_for_function(
-        """(prefix) => [...document.querySelectorAll("[class*='st-key-nav_jump_'] input")]
-                         .some(box => box.value.startsWith(prefix))""",
-        arg=f"Pair {number} (",
-        timeout=UI_TIMEOUT_MS,
-    )
-    settle(page)
-
-
-def click_score(page: Any, dim: str, side: str, assignment_id: int, score: int) -> None:
-    group = page.locator(f".st-key-{dim}_{side}_{assignment_id}")
+def click_score(page: Any, dim: str, side: str, score: int) -> None:
+    group = page.locator(f".st-key-{dim}_{side}")
     group.get_by_text(f"{score} · {ANCHORS[score]}", exact=True).click()
 
 
@@ -144,7 +131,7 @@ def rate_in_browser(page: Any, scores: dict[str, dict[str, int]]) -> int:
     assignment_id = current_assignment(page)
     for side, by_dim in scores.items():
         for dim, score in by_dim.items():
-            click_score(page, dim, side, assignment_id, score)
+            click_score(page, dim, side, score)
     submit_button(page).click()
     return assignment_id
 
@@ -235,7 +222,7 @@ def test_rate_two_pairs_reload_resume_revisit_and_nothing_reveals_the_label(worl
         record.snapshot(page, f"back at pair {number}")
     assert current_assignment(page) == rated[0]
     shown = {
-        side: {dim: checked_score(page, f"{dim}_{side}_{rated[0]}") for dim in DIMENSIONS}
+        side: {dim: checked_score(page, f"{dim}_{side}") for dim in DIMENSIONS}
         for side in ("A", "B")
     }
     assert shown == SCORES
@@ -300,7 +287,7 @@ def test_keyboard_shortcuts_submit_and_go_back(world: World, new_page):
     first = current_assignment(page)
     for side, by_dim in SCORES.items():
         for dim, score in by_dim.items():
-            click_score(page, dim, side, first, score)
+            click_score(page, dim, side, score)
     # The focus is on the radio just clicked, as it is for an annotator.
     assert page.evaluate("() => document.activeElement.type") == "radio"
     page.keyboard.press("Control+s")
@@ -309,7 +296,7 @@ def test_keyboard_shortcuts_submit_and_go_back(world: World, new_page):
     assert stored_scores(world.engine, first) == expected_scores(chosen_side)
 
     second = current_assignment(page)
-    click_score(page, "factuality", "A", second, 3)
+    click_score(page, "factuality", "A", 3)
     page.keyboard.press("Alt+p")
     wait_for_pair(page, 1)
     assert current_assignment(page) == first
@@ -325,7 +312,7 @@ def test_a_double_click_on_submit_saves_once(world: World, new_page):
     first = current_assignment(page)
     for side, by_dim in SCORES.items():
         for dim, score in by_dim.items():
-            click_score(page, dim, side, first, score)
+            click_score(page, dim, side, score)
     submit_button(page).dblclick()
     wait_for_pair(page, 2)
     page.wait_for_timeout(500)  # room for a second submit to arrive, if one was sent
@@ -361,17 +348,23 @@ def test_hostile_text_is_inert_and_non_latin_text_displays(world: World, new_pag
     open_link(page, world.link("hostile"))
     page.get_by_text("Pair 1 of 1", exact=True).wait_for()
     settle(page)
+    page.get_by_role("tab", name="Their earlier posts (13)").click()
     page.get_by_text("Show 3 more posts").click()  # 13 posts: 10 shown, the rest on demand
     page.get_by_text("Later post 13").wait_for()
-    page.get_by_text("Guidelines: how to rate").click()
+    page.get_by_role("tab", name="How to rate").click()
     settle(page)
     page.wait_for_timeout(500)  # let any image or frame that was created try to load
     page.screenshot(path=str(world.shots / "05_hostile_text.png"))
 
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
     main = page.locator("[data-testid='stMain']")
-    for tag in ("img", "iframe", "script", "object", "embed", "frame", "video", "audio"):
+    for tag in ("img", "iframe", "object", "embed", "frame", "video", "audio"):
         assert main.locator(tag).count() == 0, f"a <{tag}> from the dataset is in the page"
+    scripts = page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stMain'] script")]
+                 .map(el => el.textContent)"""
+    )
+    assert len(scripts) == 1 and "window.__prbRate" in scripts[0], "only the page's own script"
     assert main.locator("svg circle[r='5']").count() == 0  # the dataset's <svg>
     assert main.locator("a[href^='javascript:' i]").count() == 0
     handlers = page.evaluate(
@@ -381,7 +374,8 @@ def test_hostile_text_is_inert_and_non_latin_text_displays(world: World, new_pag
     assert handlers == []
     assert [u for u in record.requests if hostile.EVIL_HOST in u] == []
 
-    text = main.inner_text()
+    page.get_by_role("tab", name="What this user expects (2 aspects)").click()
+    text = main.inner_text()  # the rubric tab shown: its aspect, evidence and reason
     for expected in (hostile.CJK, hostile.ARABIC, hostile.EMOJI, hostile.LONG_END):
         assert expected in text
     # The markup is shown as text, not swallowed.

@@ -75,7 +75,7 @@ def test_the_text_shown_as_response_a_is_the_one_stored_for_side_a(open_app, dem
     sides_seen = set()
     for number, assignment_id in enumerate(queue_ids(engine, demo.annotator), 1):
         if number > 1:
-            at.selectbox(key=f"nav_jump_{current_assignment(at)}").set_value(assignment_id)
+            at.selectbox(key="nav_jump").set_value(assignment_id)
             at.run()
         assert current_assignment(at) == assignment_id
         chosen_side = assignment_row(engine, assignment_id).chosen_side
@@ -133,7 +133,7 @@ def test_revise_an_earlier_pair_keeps_the_old_score_as_a_revision(open_app, demo
     assert shown_scores(at, first) == SCORES  # the saved scores are shown again
     assert any("rated this pair already" in i for i in messages(at.info))
 
-    at.radio(key=score_key("helpfulness", "B", first)).set_value(5)
+    at.radio(key=score_key("helpfulness", "B")).set_value(5)
     submit(at, first)
 
     chosen_side = assignment_row(engine, first).chosen_side
@@ -176,8 +176,8 @@ def test_comment_and_flag_are_saved_with_the_pair(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
     set_scores(at, first)
-    at.text_area(key=f"comment_{first}").set_value("  Both are fine.  ")
-    at.text_input(key=f"flag_{first}").set_value("Response B is cut off")
+    at.text_area(key="comment").set_value("  Both are fine.  ")
+    at.text_input(key="flag").set_value("Response B is cut off")
     submit(at, first)
 
     assignment = assignment_row(engine, first)
@@ -187,15 +187,15 @@ def test_comment_and_flag_are_saved_with_the_pair(open_app, demo, engine):
         "Response B is cut off",
     )
     click(at, "nav_previous")
-    assert at.text_area(key=f"comment_{first}").value == "Both are fine."
-    assert at.text_input(key=f"flag_{first}").value == "Response B is cut off"
+    assert at.text_area(key="comment").value == "Both are fine."
+    assert at.text_input(key="flag").value == "Response B is cut off"
 
 
 def test_skip_with_a_reason(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key=f"skip_reason_{first}").set_value("I know nothing about this topic")
-    click(at, f"skip_{first}")
+    at.text_input(key="skip_reason").set_value("I know nothing about this topic")
+    click(at, "skip")
 
     assignment = assignment_row(engine, first)
     assert assignment.status == "skipped"
@@ -209,8 +209,8 @@ def test_skip_with_a_reason(open_app, demo, engine):
 def test_skip_without_a_reason_is_refused(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key=f"skip_reason_{first}").set_value("   ")
-    click(at, f"skip_{first}")
+    at.text_input(key="skip_reason").set_value("   ")
+    click(at, "skip")
 
     assert messages(at.error) == ["Please say why you skip this pair."]
     assignment = assignment_row(engine, first)
@@ -221,8 +221,8 @@ def test_skip_without_a_reason_is_refused(open_app, demo, engine):
 def test_a_skipped_pair_can_still_be_rated(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key=f"skip_reason_{first}").set_value("later")
-    click(at, f"skip_{first}")
+    at.text_input(key="skip_reason").set_value("later")
+    click(at, "skip")
     click(at, "nav_previous")
 
     assert any("You skipped this pair (later)" in w for w in messages(at.warning))
@@ -247,7 +247,7 @@ def test_a_new_session_resumes_at_the_first_unrated_pair(open_app, demo, engine)
 def test_resume_passes_over_skipped_pairs_but_returns_to_earlier_gaps(open_app, demo, engine):
     order = queue_ids(engine, demo.annotator)
     at = open_app(demo.token)
-    at.selectbox(key=f"nav_jump_{order[0]}").set_value(order[1])
+    at.selectbox(key="nav_jump").set_value(order[1])
     at.run()
     rate_current(at)  # pair 2 rated, pair 1 still open
     at = open_app(demo.token)
@@ -269,7 +269,7 @@ def test_nobody_sees_anyone_elses_scores(open_app, demo, engine, second_annotato
     same_pairs = [a for a in ids_b if pair_of(engine, a).id in pairs_rated_by_a]
     assert len(same_pairs) == 3
     for assignment_id in same_pairs:
-        at_b.selectbox(key=f"nav_jump_{current_assignment(at_b)}").set_value(assignment_id)
+        at_b.selectbox(key="nav_jump").set_value(assignment_id)
         at_b.run()
         assert current_assignment(at_b) == assignment_id
         assert shown_scores(at_b, assignment_id) == {
@@ -455,8 +455,8 @@ def test_a_skip_reason_is_shown_back_as_text(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
     reason = "see ![pic](http://127.0.0.1:9/x.png) <b>bold</b>"
-    at.text_input(key=f"skip_reason_{first}").set_value(reason)
-    click(at, f"skip_{first}")
+    at.text_input(key="skip_reason").set_value(reason)
+    click(at, "skip")
     assert assignment_row(engine, first).skip_reason == reason  # stored as typed
     click(at, "nav_previous")
 

@@ -20,7 +20,7 @@ import re
 import pytest
 from security_helpers import BOB_COMMENT, BOB_FLAG, all_stored_values, in_chromium
 
-from tests.app.browser_helpers import Recorder, current_assignment, settle
+from tests.app.browser_helpers import Recorder, current_assignment, settle, wait_for_pair
 
 pytestmark = in_chromium
 
@@ -39,16 +39,6 @@ def leaks(record: Recorder) -> list[str]:
     return found
 
 
-def wait_for_pair(page, number: int) -> None:
-    page.get_by_text(f"Pair {number} of 27", exact=True).wait_for()
-    page.wait_for_function(
-        """(prefix) => [...document.querySelectorAll("[class*='st-key-nav_jump_'] input")]
-                         .some(box => box.value.startsWith(prefix))""",
-        arg=f"Pair {number} (",
-    )
-    settle(page)
-
-
 def test_annotator_a_receives_nothing_of_b_and_no_label(secure_world, new_page):
     page = new_page()
     record = Recorder().attach(page)
@@ -57,7 +47,7 @@ def test_annotator_a_receives_nothing_of_b_and_no_label(secure_world, new_page):
     for number, expected in enumerate(secure_world.a_assignments, 1):
         wait_for_pair(page, number)
         assert current_assignment(page) == expected
-        page.get_by_text("Guidelines: how to rate").click()
+        page.get_by_role("tab", name="How to rate").click()
         settle(page)
         record.snapshot(page, f"pair {number}")
         page.locator(".st-key-nav_next button").click()

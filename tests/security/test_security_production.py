@@ -91,11 +91,11 @@ def test_the_error_details_value_hides_message_and_traceback():
 def test_the_cli_starts_exactly_the_production_command(db_url, monkeypatch, args, port, address):
     started: list[list[str]] = []
 
-    def call(command: list[str], env: dict[str, str]) -> int:
-        started.append(command)
-        return 0
+    def execvpe(file: str, command: list[str], env: dict[str, str]) -> None:
+        assert file == command[0]
+        started.append(command)  # (the real one replaces the process: tests/cli/test_serve.py)
 
-    monkeypatch.setattr(server.subprocess, "call", call)
+    monkeypatch.setattr(server.os, "execvpe", execvpe)
     result = CliRunner().invoke(app, ["--db", db_url, *args])
     assert result.exit_code == 0, result.output
     assert started == [streamlit_command(port, address)]

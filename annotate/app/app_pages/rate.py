@@ -1,14 +1,24 @@
-"""The annotator's page: one blinded pair, scored on four dimensions per response."""
+"""The annotator's page: one blinded pair, scored on four dimensions per response.
+
+Speed: the pair and its form are one fragment (a submit redraws only them), and every widget has
+a key that does not change between pairs, so the browser keeps its elements and only their values
+and texts change. The values are reset when a new pair is drawn (`_reset_widgets`). A hidden
+widget in the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still
+showing an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
+"""
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import streamlit as st
 
+from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
-from annotate.app.session import engine
+from annotate.app.session import current_account, engine, login_token
 from annotate.db import read_session
+from annotate.domain.accounts import LoginNoLongerValid
 from annotate.domain.queue import (
     PROFILE_PREVIEW,
     PairView,
@@ -29,12 +39,39 @@ CURRENT = "current_assignment"
 SHOWN_AT = "shown_at"
 NOTICE = "notice"
 SUBMIT_ERROR = "submit_error"
-LONG_RESPONSE_WORDS = 400
-LONG_RESPONSE_HEIGHT = 720  # pixels
+SKIP_ERROR = "skip_error"
+ERRORS_SHOWN = "errors_shown"  # a new number for every error: the page script scrolls to it
+
+# Widget keys: the same for every pair.
+PAIR_TOKEN = "pair_token"
+COMMENT = "comment"
+FLAG = "flag"
+SKIP_REASON = "skip_reason"
+JUMP = "nav_jump"
+TASK = (
+    "Read the question and what this user expects, then score **both** responses on all four "
+    "dimensions (each on its own; they may deserve the same score)."
+)
+
+
+def score_key(dim: str, side: str) -> str:
+    return f"{dim}_{side}"
 
 
 def draw() -> None:
-    account_id = st.session_state["account_id"]
+    inject_keyboard()
+    _pair_page(st.session_state["account_id"])
+
+
+@st.fragment
+def _pair_page(account_id: int) -> None:
+    _draw_notice()  # a save is confirmed before anything else is said
+    if current_account() is None:  # (a fragment run does not pass through the entry script)
+        st.error(
+            "This login link is no longer valid: it was replaced or deactivated. Please ask the "
+            "study organisers for a new link."
+        )
+        return
     with read_session(engine()) as session:
         entries = queue(session, account_id)
     if next_open(entries) is None and pull_for_annotator(engine(), account_id) is not None:
@@ -45,18 +82,20 @@ def draw() -> None:
         return
     current = _current_entry(entries)
     if current is None:
-        _draw_notice()  # the last pair's "saved"
         _draw_done(account_id, entries)
         return
     with read_session(engine()) as session:
         view = pair_view(session, account_id, current.assignment_id)
     st.session_state.setdefault(SHOWN_AT, {}).setdefault(view.assignment_id, time.time())
+    _reset_widgets(view)
     _draw_progress(view)
-    _draw_notice()
-    _draw_guidelines(view)
     _draw_context(view)
     _draw_form(account_id, view, entries)
     _draw_navigation(account_id, view, entries)
+    scale = view.scale
+    assert scale is not None
+    with st.container(key="shortcuts"):
+        st.caption(shortcuts_help(scale.minimum, scale.maximum))
 
 
 def _current_entry(entries: list[QueueEntry]) -> QueueEntry | None:
@@ -70,6 +109,21 @@ def _go_to(entry: QueueEntry | None) -> None:
     st.session_state[CURRENT] = entry.assignment_id if entry else None
 
 
+def _reset_widgets(view: PairView) -> None:
+    """A pair the browser does not show yet: its saved values (or none) in the stable widgets."""
+    state = st.session_state
+    if state.get(PAIR_TOKEN) == str(view.assignment_id):
+        return  # the same pair again (a refused submit, a navigation error): entries kept
+    for side in SIDES:
+        for dim in DIMENSIONS:
+            state[score_key(dim, side)] = view.scores.get(side, {}).get(dim)
+    state[COMMENT] = view.comment
+    state[FLAG] = view.flag_reason
+    state[SKIP_REASON] = ""
+    state[JUMP] = view.assignment_id
+    state[PAIR_TOKEN] = str(view.assignment_id)
+
+
 def _draw_notice() -> None:
     notice = st.session_state.pop(NOTICE, None)
     if notice:
@@ -77,8 +131,9 @@ def _draw_notice() -> None:
 
 
 def _draw_progress(view: PairView) -> None:
-    st.markdown(f"**Pair {view.number} of {view.total}** · {view.done} rated")
-    st.progress(view.done / view.total if view.total else 0.0)
+    with st.container(key="task_line", horizontal=True, gap="small"):
+        st.markdown(f"**Pair {view.number} of {view.total}** · {view.done} rated", width="content")
+        st.markdown(TASK, width="stretch")
     if view.status == "done":
         st.info("You have rated this pair already. Change any score and submit to revise it.")
     elif view.status == "skipped":
@@ -86,49 +141,66 @@ def _draw_progress(view: PairView) -> None:
         st.warning(f"You skipped this pair ({reason}). You can still rate it.")
 
 
-def _draw_guidelines(view: PairView) -> None:
-    scale = view.scale
-    assert scale is not None
-    with st.expander("Guidelines: how to rate", icon=":material/menu_book:"):
-        if scale.guidelines:
-            st.markdown(inert_markdown(scale.guidelines))
-        st.markdown(
-            "Read the user's question, profile, narrative and rubric, then score **each** "
-            "response on each dimension. Judge the two responses independently; they may "
-            "deserve the same score."
-        )
-        for dim in DIMENSIONS:
-            label, definition = scale.dimension_labels[dim], scale.dimension_definitions[dim]
-            st.markdown(f"**{inert_markdown(label)}**: {inert_markdown(definition)}")
-        anchors = " · ".join(f"{k} = {inert_markdown(v)}" for k, v in sorted(scale.anchors.items()))
-        st.markdown(f"Scale: {anchors}")
-
-
 def _draw_context(view: PairView) -> None:
-    st.caption(f"Forum category: {inert_markdown(view.category)}")
-    st.subheader("The user's question")
-    st.markdown(inert_markdown(view.question))
-    left, right = st.columns(2, gap="large")
-    with left:
-        st.markdown("**What the user told us** (their own explanation)")
-        st.markdown(inert_markdown(view.narrative))
-        st.markdown(f"**What this user expects** (rubric, {len(view.rubric_aspects)} aspects)")
-        for number, aspect in enumerate(view.rubric_aspects, 1):
-            st.markdown(
-                f"{number}. **{inert_markdown(aspect.get('aspect', ''))}**  \n"
-                f"   *Evidence:* {inert_markdown(aspect.get('evidence', ''))}  \n"
-                f"   *Why it matters:* {inert_markdown(aspect.get('reason', ''))}"
-            )
-    with right:
-        st.markdown(f"**The user's earlier posts** ({len(view.profile)})")
-        with st.container(height=420):
+    with st.container(key="question", border=True):
+        st.markdown(
+            f"**The user's question** · *{inert_markdown(view.category)}*\n\n"
+            + inert_markdown(view.question)
+        )
+    with st.container(key="context"):
+        rubric, narrative, posts, guide = st.tabs(
+            [
+                f"What this user expects ({_count(len(view.rubric_aspects), 'aspect')})",
+                "What the user told us",
+                f"Their earlier posts ({len(view.profile)})",
+                "How to rate",
+            ]
+        )
+        rubric.markdown(_rubric_markdown(view.rubric_aspects))
+        narrative.markdown(inert_markdown(view.narrative))
+        with posts:
             _draw_profile_items(view.profile[:PROFILE_PREVIEW])
             if len(view.profile) > PROFILE_PREVIEW:
                 with st.expander(f"Show {len(view.profile) - PROFILE_PREVIEW} more posts"):
                     _draw_profile_items(view.profile[PROFILE_PREVIEW:])
+        guide.markdown(_guidelines_markdown(view))
 
 
-def _draw_profile_items(items: list[dict]) -> None:
+def _count(number: int, noun: str, *, bold: bool = False) -> str:
+    """'1 pair', '2 pairs' (the number in bold if asked)."""
+    shown = f"**{number}**" if bold else str(number)
+    return f"{shown} {noun}{'' if number == 1 else 's'}"
+
+
+def _rubric_markdown(aspects: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"{number}. **{inert_markdown(str(aspect.get('aspect', '')))}**  \n"
+        f"   *Evidence:* {inert_markdown(str(aspect.get('evidence', '')))}  \n"
+        f"   *Why it matters:* {inert_markdown(str(aspect.get('reason', '')))}"
+        for number, aspect in enumerate(aspects, 1)
+    )
+
+
+def _guidelines_markdown(view: PairView) -> str:
+    scale = view.scale
+    assert scale is not None
+    parts = [inert_markdown(scale.guidelines)] if scale.guidelines else []
+    parts.append(
+        "Read the user's question, profile, narrative and rubric, then score **each** "
+        "response on each dimension. Judge the two responses independently; they may "
+        "deserve the same score."
+    )
+    parts += [
+        f"**{inert_markdown(scale.dimension_labels[dim])}**: "
+        f"{inert_markdown(scale.dimension_definitions[dim])}"
+        for dim in DIMENSIONS
+    ]
+    anchors = " · ".join(f"{k} = {inert_markdown(v)}" for k, v in sorted(scale.anchors.items()))
+    parts.append(f"Scale: {anchors}")
+    return "\n\n".join(parts)
+
+
+def _draw_profile_items(items: list[dict[str, Any]]) -> None:
     """All posts as one Markdown list: one element, not one per post (profiles run to 100+)."""
     if items:
         st.markdown(
@@ -141,41 +213,33 @@ def _draw_profile_items(items: list[dict]) -> None:
         )
 
 
-def _score_key(dim: str, side: str, assignment_id: int) -> str:
-    return f"{dim}_{side}_{assignment_id}"
-
-
 def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     scale = view.scale
     assert scale is not None
     options = list(range(scale.minimum, scale.maximum + 1))
-    # A very long response scrolls inside its box, so the scores stay within reach and the
-    # other box is not stretched into a tall empty frame.
-    longest = max(len(text.split()) for text in view.responses.values())
-    box_height = LONG_RESPONSE_HEIGHT if longest > LONG_RESPONSE_WORDS else "stretch"
-    with st.form(f"pair_{view.assignment_id}", border=False):
-        for side, column in zip(SIDES, st.columns(2, gap="large"), strict=True):
-            with column, st.container(border=True, height=box_height):
-                st.subheader(f"Response {side}")
-                st.markdown(inert_markdown(view.responses[side]))
-        st.markdown("#### Your scores")
-        for dim in DIMENSIONS:
-            for side, column in zip(SIDES, st.columns(2, gap="large"), strict=True):
-                given = view.scores.get(side, {}).get(dim)
-                column.radio(
-                    f"Response {side}: {inert_markdown(scale.dimension_labels[dim])}",
-                    options,
-                    index=options.index(given) if given in options else None,
-                    format_func=lambda v: f"{v} · {inert_markdown(scale.anchors.get(v, ''))}",
-                    horizontal=True,
-                    key=_score_key(dim, side, view.assignment_id),
-                    help=inert_markdown(scale.dimension_definitions[dim]),
-                )
-        st.text_area("Comment (optional)", value=view.comment, key=f"comment_{view.assignment_id}")
-        st.text_input(
+    anchors = {v: inert_markdown(scale.anchors.get(v, "")) for v in options}
+    with st.form("pair", border=False, enter_to_submit=False):
+        for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
+            with column:
+                st.subheader(f"Response {side}", anchor=False)
+                with st.container(key=f"response_{side}", border=True):
+                    st.markdown(inert_markdown(view.responses[side]))
+                with st.container(key=f"scores_{side}"):
+                    for dim in DIMENSIONS:
+                        st.radio(
+                            f"Response {side}: {inert_markdown(scale.dimension_labels[dim])}",
+                            options,
+                            index=None,  # the value comes from `_reset_widgets`
+                            format_func=lambda v: f"{v} · {anchors[v]}",
+                            horizontal=True,
+                            key=score_key(dim, side),
+                            help=inert_markdown(scale.dimension_definitions[dim]),
+                        )
+        comment, flag = st.columns(2, gap="medium")
+        comment.text_area("Comment (optional)", key=COMMENT, height=68)
+        flag.text_input(
             "Flag this pair: describe the problem (optional)",
-            value=view.flag_reason,
-            key=f"flag_{view.assignment_id}",
+            key=FLAG,
             help="For broken, offensive or impossible-to-judge pairs. Flagged pairs still count.",
         )
         # Saved in a callback, before the run that follows the click: that run draws the next
@@ -183,38 +247,41 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         st.form_submit_button(
             "Submit and go to the next pair",
             type="primary",
-            # Not Ctrl+Enter: a focused radio (the score just clicked) swallows any Enter.
-            # Ctrl+S (Cmd+S on a Mac) works from a radio, a text box or nowhere.
+            key="submit",
+            # Ctrl+S (Cmd+S on a Mac) works from a radio, a text box or nowhere; Ctrl+Enter is
+            # handled by the page script (a focused radio swallows Enter).
             shortcut="Ctrl+S",
             icon=":material/send:",
             on_click=_submit,
             args=(account_id, view, entries),
         )
-    failed = st.session_state.pop(SUBMIT_ERROR, None)
+        _draw_error(SUBMIT_ERROR, view)
+        st.text_input("pair", key=PAIR_TOKEN, label_visibility="collapsed")  # hidden by CSS
+
+
+def _draw_error(name: str, view: PairView) -> None:
+    failed = st.session_state.pop(name, None)
     if failed and failed[0] == view.assignment_id:
-        st.error(failed[1])
+        shown = st.session_state[ERRORS_SHOWN] = st.session_state.get(ERRORS_SHOWN, 0) + 1
+        with st.container(key=f"submit_error_{shown}"):
+            st.error(failed[1])
 
 
 def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     """Form callback: save the pair's scores, or leave an error for the page to show."""
-    comment = st.session_state.get(f"comment_{view.assignment_id}") or ""
-    flag_reason = st.session_state.get(f"flag_{view.assignment_id}") or ""
-    scores = {
-        side: {
-            dim: st.session_state.get(_score_key(dim, side, view.assignment_id))
-            for dim in DIMENSIONS
-        }
-        for side in SIDES
-    }
+    state = st.session_state
+    if state.get(PAIR_TOKEN) != str(view.assignment_id):
+        return  # sent by a page still showing an earlier pair (a double click): not this pair's
+    scores = {side: {dim: state.get(score_key(dim, side)) for dim in DIMENSIONS} for side in SIDES}
     missing = missing_scores(scores)
     if missing:
-        st.session_state[SUBMIT_ERROR] = (
+        state[SUBMIT_ERROR] = (
             view.assignment_id,
             "Please give every score before submitting. Missing:\n"
             + "\n".join(f"- {name}" for name in missing),
         )
         return
-    seconds = time.time() - st.session_state[SHOWN_AT].get(view.assignment_id, time.time())
+    seconds = time.time() - state[SHOWN_AT].get(view.assignment_id, time.time())
     try:
         result = submit_rating(
             engine(),
@@ -222,25 +289,45 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             assignment_id=view.assignment_id,
             scores=scores,
             seconds=round(seconds, 3),
-            comment=comment.strip(),
-            flag_reason=flag_reason.strip(),
+            comment=(state.get(COMMENT) or "").strip(),
+            flag_reason=(state.get(FLAG) or "").strip(),
+            token=login_token() or "",
         )
-    except RatingError as error:
-        st.session_state[SUBMIT_ERROR] = (view.assignment_id, str(error))
+    except (RatingError, LoginNoLongerValid) as error:
+        state[SUBMIT_ERROR] = (view.assignment_id, str(error))
         return
-    st.session_state[SHOWN_AT].pop(view.assignment_id, None)
-    st.session_state[NOTICE] = {
+    state[SHOWN_AT].pop(view.assignment_id, None)
+    state[NOTICE] = {
         "saved": f"Pair {view.number} saved.",
         "revised": f"Pair {view.number} revised; your earlier scores are kept in its history.",
         "unchanged": f"Pair {view.number} was already saved with these scores.",
     }[result.status]
-    refreshed = [
-        e
-        if e.assignment_id != view.assignment_id
-        else QueueEntry(e.assignment_id, e.number, "done")
+    _go_to(next_open_after(_with_status(entries, view.assignment_id, "done"), view.assignment_id))
+
+
+def _with_status(entries: list[QueueEntry], assignment_id: int, status: str) -> list[QueueEntry]:
+    return [
+        e if e.assignment_id != assignment_id else QueueEntry(e.assignment_id, e.number, status)
         for e in entries
     ]
-    _go_to(next_open_after(refreshed, view.assignment_id))
+
+
+def _skip(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
+    """Skip button callback: mark the pair skipped with the reason typed, then move on."""
+    try:
+        skip_pair(
+            engine(),
+            annotator_id=account_id,
+            assignment_id=view.assignment_id,
+            reason=st.session_state.get(SKIP_REASON) or "",
+            token=login_token() or "",
+        )
+    except (RatingError, LoginNoLongerValid) as error:
+        st.session_state[SKIP_ERROR] = (view.assignment_id, str(error))
+        return
+    st.session_state[NOTICE] = f"Pair {view.number} skipped."
+    skipped = _with_status(entries, view.assignment_id, "skipped")
+    _go_to(next_open_after(skipped, view.assignment_id))
 
 
 def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
@@ -269,36 +356,20 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
     with skip.popover(
         "Skip this pair", icon=":material/skip_next:", disabled=view.status == "done"
     ):
-        reason = st.text_input("Why do you skip it?", key=f"skip_reason_{view.assignment_id}")
-        if st.button("Skip", key=f"skip_{view.assignment_id}"):
-            try:
-                skip_pair(
-                    engine(),
-                    annotator_id=account_id,
-                    assignment_id=view.assignment_id,
-                    reason=reason,
-                )
-            except RatingError as error:
-                st.error(str(error))
-            else:
-                st.session_state[NOTICE] = f"Pair {view.number} skipped."
-                skipped = [
-                    e
-                    if e.assignment_id != view.assignment_id
-                    else QueueEntry(e.assignment_id, e.number, "skipped")
-                    for e in entries
-                ]
-                _go_to(next_open_after(skipped, view.assignment_id))
-                st.rerun()
+        st.text_input("Why do you skip it?", key=SKIP_REASON)
+        st.button("Skip", key="skip", on_click=_skip, args=(account_id, view, entries))
+        failed = st.session_state.pop(SKIP_ERROR, None)
+        if failed and failed[0] == view.assignment_id:
+            st.error(failed[1])
     labels = {e.assignment_id: f"Pair {e.number} ({_STATUS_WORDS[e.status]})" for e in entries}
-    jump_key = f"nav_jump_{view.assignment_id}"
     jump.selectbox(
         "Go to pair",
         list(labels),
-        index=view.number - 1,
+        index=None,  # the value comes from `_reset_widgets`
+        required=True,  # (no "clear" button)
         format_func=labels.get,
-        key=jump_key,
-        on_change=lambda: st.session_state.__setitem__(CURRENT, st.session_state[jump_key]),
+        key=JUMP,
+        on_change=lambda: st.session_state.__setitem__(CURRENT, st.session_state[JUMP]),
     )
 
 
@@ -309,12 +380,17 @@ def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
     st.title("All done, thank you!")
     done = sum(e.status == "done" for e in entries)
     skipped = sum(e.status == "skipped" for e in entries)
-    st.markdown(f"You rated **{done}** pairs" + (f" and skipped {skipped}." if skipped else "."))
+    pairs = "pair" if done == 1 else "pairs"
+    st.markdown(f"You rated **{done}** {pairs}" + (f" and skipped {skipped}." if skipped else "."))
     with read_session(engine()) as session:
         codes = completion_codes(session, account_id)
     for code in codes:
         st.success(f"Your completion code: **{code}**")
         st.code(code, language=None)
-    if st.button("Review my ratings", icon=":material/history:"):
-        _go_to(entries[0])
-        st.rerun()
+    st.button(
+        "Review my ratings",
+        icon=":material/history:",
+        key="review",
+        on_click=_go_to,
+        args=(entries[0],),
+    )

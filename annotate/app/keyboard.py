@@ -1,0 +1,34 @@
+"""Keyboard rating and where the eye goes (rate.js), put in the page once per browser tab.
+
+The script is ours (a packaged file, never dataset text). Streamlit keeps an unchanged element
+between runs, so it runs once; it also guards itself against a second run.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import streamlit as st
+
+SCRIPT = Path(__file__).resolve().parent / "rate.js"
+ASSETS_KEY = "prb_assets"  # hidden by style.css
+
+
+@cache
+def _script() -> str:
+    return SCRIPT.read_text(encoding="utf-8")
+
+
+def shortcuts_help(minimum: int, maximum: int) -> str:
+    """The shortcuts, as listed on the page."""
+    return (
+        f"**Keys:** {minimum}-{maximum} score the highlighted question and move to the next · "
+        "Tab / Shift+Tab move between questions · Enter on Submit, Ctrl+Enter or Ctrl+S "
+        "submits · Alt+P / Alt+N previous / next pair"
+    )
+
+
+def inject_keyboard() -> None:
+    with st.container(key=ASSETS_KEY):
+        st.html(f"<script>{_script()}</script>", unsafe_allow_javascript=True)

@@ -1,0 +1,96 @@
+// prb-annotate rating page: keyboard rating, a new pair opened at its top, errors where the eye is.
+// Injected once per browser tab by annotate/app/keyboard.py; it reads only the page's own elements.
+(() => {
+  if (window.__prbRate) return;
+  window.__prbRate = true;
+
+  const GROUPS = ".st-key-scores_A [data-testid='stRadio'], .st-key-scores_B [data-testid='stRadio']";
+  const groups = () => [...document.querySelectorAll(GROUPS)];
+  const groupOf = (el) => (el && el.closest ? el.closest(GROUPS) : null);
+  const submitButton = () => document.querySelector(".st-key-submit button");
+  const radios = (group) => [...group.querySelectorAll("input[type='radio']")];
+
+  function focusGroup(group) {
+    if (!group) return false;
+    const input = group.querySelector("input[type='radio']:checked") || radios(group)[0];
+    if (!input) return false;
+    input.focus({ preventScroll: true });
+    return true;
+  }
+
+  function scrollToTop() {
+    window.scrollTo(0, 0);
+    for (const box of document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppViewContainer']")) {
+      box.scrollTop = 0;
+    }
+  }
+
+  // Digits score the focused group (the option whose label starts with that number), then the
+  // focus moves to the next group, and after the last one to Submit. Ctrl+Enter submits.
+  function onKey(event) {
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+      const button = submitButton();
+      if (button) {
+        event.preventDefault();
+        event.stopPropagation();
+        button.click();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) return;
+    const group = groupOf(document.activeElement);
+    if (!group || document.activeElement.type !== "radio") return;
+    const label = [...group.querySelectorAll("label")].find((l) =>
+      l.innerText.trim().startsWith(event.key + " ·"),
+    );
+    if (!label) return;
+    event.preventDefault();
+    event.stopPropagation();
+    label.click();
+    group.classList.remove("prb-missing");
+    const all = groups();
+    const next = all[all.indexOf(group) + 1];
+    if (!focusGroup(next)) submitButton()?.focus({ preventScroll: false });
+  }
+  window.addEventListener("keydown", onKey, true);
+  window.addEventListener(
+    "change",
+    (event) => groupOf(event.target)?.classList.remove("prb-missing"),
+    true,
+  );
+
+  // Watch the page: a new pair (the hidden token changed) opens at its top with the focus on its
+  // first score; a new missing-score error is scrolled into view and the empty groups marked.
+  let shownPair = null;
+  let shownError = null;
+  let pending = false;
+  function check() {
+    pending = false;
+    for (const icon of document.querySelectorAll(`${GROUPS} [tabindex='0']:not(input)`)) {
+      icon.setAttribute("tabindex", "-1"); // the help icon: no Tab stop of its own
+    }
+    const token = document.querySelector(".st-key-pair_token input");
+    if (token && token.value && token.value !== shownPair && groups().length) {
+      shownPair = token.value;
+      scrollToTop();
+      focusGroup(groups()[0]);
+      requestAnimationFrame(scrollToTop);
+    }
+    const error = document.querySelector("[class*='st-key-submit_error_']");
+    const errorId = error ? error.className : null;
+    if (error && errorId !== shownError) {
+      const empty = groups().filter((g) => !g.querySelector("input[type='radio']:checked"));
+      for (const g of empty) g.classList.add("prb-missing");
+      error.scrollIntoView({ block: "center" });
+      if (empty.length) focusGroup(empty[0]);
+    }
+    shownError = errorId;
+  }
+  new MutationObserver(() => {
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(check);
+    }
+  }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  check();
+})();
