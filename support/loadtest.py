@@ -32,6 +32,7 @@ from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
+from annotate.app.app_pages.rate import PAIR_TOKEN, score_key
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.domain import accounts, studies
@@ -44,7 +45,7 @@ from annotate.vocabulary import DIMENSIONS, SIDES
 from support.appserver import AppServer
 
 LOAD_STUDY = "load"
-SUBMIT_PREFIX = "FormSubmitter:pair_"
+SUBMIT_KEY = "submit"  # the rating form's button (annotate.app.app_pages.rate)
 SAVED_WORD = "saved."
 DONE_TITLE = "All done, thank you!"
 RATINGS_PER_PAIR = len(DIMENSIONS) * len(SIDES)
@@ -134,10 +135,11 @@ class Page:
 
     @property
     def assignment_id(self) -> int | None:
-        """The assignment whose rating form is on the page, if any."""
-        for key in self.action_keys:
-            if key.startswith(SUBMIT_PREFIX):
-                return int(key[len(SUBMIT_PREFIX) :].split("-", 1)[0])
+        """The assignment whose rating form is on the page, if any (the form's hidden
+        per-pair token holds its id)."""
+        for node in _walk(self.snapshot.get("tree", [])):
+            if node.get("key") == PAIR_TOKEN and node.get("value"):
+                return int(node["value"])
         return None
 
     def texts(self, element_type: str) -> list[str]:
@@ -198,19 +200,18 @@ class AgentSession:
 
     def submit_scores(self, page: Page, rng: random.Random) -> Page:
         """Give every score of the pair on `page` (random, 1-5) and submit the form."""
-        assignment_id = page.assignment_id
-        suffix = f"_{assignment_id}"
+        score_keys = {score_key(dim, side) for dim in DIMENSIONS for side in SIDES}
         radios = [
             node
             for node in _walk(page.snapshot.get("tree", []))
-            if node.get("type") == "radio" and str(node.get("key", "")).endswith(suffix)
+            if node.get("type") == "radio" and node.get("key") in score_keys
         ]
         if len(radios) != RATINGS_PER_PAIR:
             raise RuntimeError(f"expected {RATINGS_PER_PAIR} score widgets, got {len(radios)}")
         widgets = {node["key"]: rng.choice(node["props"]["options"]) for node in radios}
-        submit = next(k for k in page.action_keys if k.startswith(SUBMIT_PREFIX))
+        widgets[PAIR_TOKEN] = str(page.assignment_id)  # as the browser sends it back
         return self._post(
-            {"session_id": self.session_id, "widget_state": widgets, "trigger": {"key": submit}}
+            {"session_id": self.session_id, "widget_state": widgets, "trigger": {"key": SUBMIT_KEY}}
         )
 
 

@@ -31,6 +31,7 @@ from annotate.domain.queue import (
     step,
 )
 from annotate.domain.ratings import RatingError, missing_scores
+from annotate.errors import Unavailable
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
 from annotate.vocabulary import DIMENSIONS, SIDES
@@ -267,6 +268,12 @@ def _draw_error(name: str, view: PairView) -> None:
             st.error(failed[1])
 
 
+NOT_SAVED = (
+    "Not saved: the database did not answer. Your entries are still here; "
+    "please try again in a moment."
+)
+
+
 def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     """Form callback: save the pair's scores, or leave an error for the page to show."""
     state = st.session_state
@@ -296,6 +303,9 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     except (RatingError, LoginNoLongerValid) as error:
         state[SUBMIT_ERROR] = (view.assignment_id, str(error))
         return
+    except Unavailable:
+        state[SUBMIT_ERROR] = (view.assignment_id, NOT_SAVED)
+        return
     state[SHOWN_AT].pop(view.assignment_id, None)
     state[NOTICE] = {
         "saved": f"Pair {view.number} saved.",
@@ -324,6 +334,9 @@ def _skip(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
         )
     except (RatingError, LoginNoLongerValid) as error:
         st.session_state[SKIP_ERROR] = (view.assignment_id, str(error))
+        return
+    except Unavailable:
+        st.session_state[SKIP_ERROR] = (view.assignment_id, NOT_SAVED)
         return
     st.session_state[NOTICE] = f"Pair {view.number} skipped."
     skipped = _with_status(entries, view.assignment_id, "skipped")
@@ -367,7 +380,7 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
         list(labels),
         index=None,  # the value comes from `_reset_widgets`
         required=True,  # (no "clear" button)
-        format_func=labels.get,
+        format_func=labels.__getitem__,
         key=JUMP,
         on_change=lambda: st.session_state.__setitem__(CURRENT, st.session_state[JUMP]),
     )
