@@ -15,8 +15,8 @@ from annotate.domain.permissions import may_administer, may_see_results
 st.set_page_config(page_title="prb-annotate", page_icon="📝", layout="wide")
 
 account = current_account()
-if account is None and is_enrolment_link():
-    account = enrol_from_link()
+if is_enrolment_link():
+    account = enrol_from_link(account)
 if account is None:
     pages = [st.Page(login.draw, title="Log in", icon=":material/login:", url_path="login")]
 else:

@@ -331,15 +331,20 @@ def _utf8(file: str, data: bytes, line: int) -> str:
 
 def _read_jsonl(path: Path, on_progress: ProgressCallback | None) -> Iterator[tuple[str, Any]]:
     file = str(path)
+    unreported = 0  # progress is reported a chunk at a time: a call per line would cost more
     with path.open("rb") as handle:
         for number, raw_line in enumerate(handle, start=1):
-            if on_progress:
-                on_progress(len(raw_line))
+            unreported += len(raw_line)
+            if on_progress and unreported >= CHUNK_BYTES:
+                on_progress(unreported)
+                unreported = 0
             text = _utf8(file, raw_line.removeprefix(_BOM) if number == 1 else raw_line, number)
             if not text.strip():
                 continue
             location = f"line {number}"
             yield location, decode_record(file, location, text, number)
+    if on_progress and unreported:
+        on_progress(unreported)
 
 
 def _read_json_array(path: Path, on_progress: ProgressCallback | None) -> Iterator[tuple[str, Any]]:

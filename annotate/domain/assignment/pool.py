@@ -1,10 +1,12 @@
 """The open pool: an annotator of a study with an open pool pulls one pair at a time.
 
 Among the pairs they never had, they get one with the fewest slots (below k), reserved for the
-study's `reservation_minutes`. Lapsed reservations are released on every pull, so drop-outs do
-not starve pairs. A late submit of a lapsed reservation is accepted if the pair still has a free
-slot and refused otherwise (`slots.admit_submit`), so no pair is ever completed by more than k
-people. Gold pairs are drawn for a queue place at the study's gold rate.
+study's `reservation_minutes` (a crowd participant who has submitted nothing yet: at most
+`annotate.config.EnrolmentLimits.first_reservation_minutes`). Lapsed reservations are released
+on every pull, so drop-outs do not starve pairs. A late submit of a lapsed reservation is
+accepted if the pair still has a free slot and refused otherwise (`slots.admit_submit`), so no
+pair is ever completed by more than k people. Gold pairs are drawn for a queue place at the
+study's gold rate.
 
 `pull_next` takes a Session and does not commit: `annotate.services.work` owns the transaction.
 """
@@ -16,6 +18,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, and_, func, update
 from sqlmodel import Session, col, select
 
+from annotate.config import enrolment_limits
 from annotate.db.tables import Annotator, Assignment, Pair, Study
 from annotate.domain import blinding
 from annotate.domain.assignment.slots import (
@@ -69,10 +72,31 @@ def pull_next(
     if pair is None:
         return None
     (assignment,) = assign_pairs(session, study, annotator, [pair])
-    assignment.reserved_until = now + timedelta(minutes=study.reservation_minutes)
+    assignment.created_at = now
+    assignment.reserved_until = now + timedelta(
+        minutes=_reservation_minutes(session, study, annotator)
+    )
     session.add(assignment)
     session.flush()
     return assignment.id
+
+
+def _reservation_minutes(session: Session, study: Study, annotator: Annotator) -> int:
+    """The study's reservation time, or a short one for a crowd participant (enrolled through a
+    study link) who has submitted nothing in the study yet, so that made-up participants who
+    never rate give their pairs back quickly."""
+    if annotator.external_id is None:
+        return study.reservation_minutes
+    submitted = session.exec(
+        select(Assignment.id).where(
+            Assignment.annotator_id == row_id(annotator),
+            Assignment.study_id == study.id,
+            Assignment.status == AssignmentStatus.DONE,
+        )
+    ).first()
+    if submitted is not None:
+        return study.reservation_minutes
+    return min(study.reservation_minutes, enrolment_limits().first_reservation_minutes)
 
 
 def _live_reservation(
