@@ -412,7 +412,8 @@ class _ArrayScanner:
 
     def elements(self) -> Iterator[tuple[int, int, bytes]]:
         """Yield (line, column, bytes) of each element of the array."""
-        self._more()
+        while len(self.buf) < len(_BOM) and self._more():
+            pass
         if self.buf.startswith(_BOM):
             del self.buf[: len(_BOM)]
         position = self._search(_NON_SPACE, 0, "")

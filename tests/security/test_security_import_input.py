@@ -274,3 +274,60 @@ def test_the_same_records_without_the_hostile_values_import(engine, tmp_path):
     path.write_bytes(_jsonl(_line(BAD, meta=f'{{"a": {_nested(MAX_NESTING - 3)}}}', big="9" * 18)))
     summary = import_files(engine, SYSTEM, [path], study="s")
     assert summary.added == 2
+
+
+# ---------------------------------------------------------------- the admin page itself
+
+
+@pytest.fixture
+def data_page(engine, db_url, monkeypatch, admin):
+    """`data_page(name, data)`: the admin's data page after uploading `data` as `name`."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from annotate.app.app_pages import admin_data
+    from annotate.config import DATABASE_ENV
+
+    monkeypatch.setenv(DATABASE_ENV, db_url)
+    st.cache_resource.clear()
+
+    def upload(name: str, data: bytes) -> AppTest:
+        at = AppTest.from_file(str(Path(admin_data.__file__)), default_timeout=60)
+        at.session_state["account_id"] = admin
+        at.run()
+        at.selectbox[0].set_value("s")
+        at.file_uploader(key="upload_file").set_value((name, data, "application/json"))
+        (button,) = [b for b in at.button if b.label == "Import"]
+        button.click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    yield upload
+    st.cache_resource.clear()
+
+
+@pytest.mark.parametrize(
+    "case",
+    [CASES[IDS.index(name)] for name in ("nesting-100000-jsonl", "duplicate-key-chosen")],
+    ids=["nesting-100000-jsonl", "duplicate-key-chosen"],
+)
+def test_the_page_shows_the_located_problem(engine, snapshot, existing, data_page, case):
+    before = snapshot(engine)
+    at = data_page(case.name, case.data)
+    assert [e.value for e in at.error] == [f"Nothing was imported: 1 problem(s) in {case.name}."]
+    table = at.dataframe[0].value
+    assert list(table["where"]) == [case.location] and list(table["field"]) == [case.field]
+    assert case.message in table["problem"][0]
+    assert snapshot(engine) == before
+
+
+def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, data_page):
+    from annotate.domain.readers import MAX_PROBLEMS_KEPT
+
+    at = data_page("A_test.jsonl", b'{"id":"a"}\n' * 3000)
+    (message,) = [e.value for e in at.error]
+    assert message == (
+        f"Nothing was imported: 21,000 problem(s) in A_test.jsonl. "
+        f"The first {MAX_PROBLEMS_KEPT:,} are listed."
+    )
+    assert len(at.dataframe[0].value) == MAX_PROBLEMS_KEPT
