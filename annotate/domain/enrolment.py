@@ -15,12 +15,10 @@ token stops working. Only studies with `enrolment_open` (which needs `pool_open`
 enrolment.
 
 Opening the link reserves nothing: a participant reserves their first pair only by a deliberate
-Start (`start`), and every study link is limited (`annotate.config.EnrolmentLimits`): a cap on
-the participants holding or having done work, a number of Starts per minute, and a short
-reservation of a crowd participant's pairs until they submit one (`assignment.pool`). So
-everyone who has the link (every participant has it) cannot drain the pool with made-up ids:
-at most `starts_per_minute` pairs a minute, each given back after `first_reservation_minutes`
-unless rated. A participant who has started gets their pair on every later visit.
+Start (`start`), and until they submit a pair every reservation of theirs is limited
+(`assignment.crowd`: a cap on the study's participants, reservations per minute, short
+reservations), so everyone who has the link (every participant has it) cannot drain the pool
+with made-up ids. A participant who has started gets their pair on every later visit.
 
 These functions work in the caller's transaction; `annotate.services.enrolment` opens it.
 """
@@ -30,19 +28,18 @@ from __future__ import annotations
 import hmac
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from urllib.parse import urlencode
 
-from sqlalchemy import distinct, func
 from sqlmodel import Session, col, select
 
-from annotate.config import EnrolmentLimits, app_url, enrolment_limits
+from annotate.config import app_url
 from annotate.db.tables import Annotator, Assignment, Study, stored_id
 from annotate.domain import accounts
-from annotate.domain.assignment import as_utc, lock_study, pull_next, release_lapsed
+from annotate.domain.assignment import as_utc, crowd, lock_study, pull_next, release_lapsed
+from annotate.domain.assignment.pool import live_reservation
 from annotate.domain.studies import StudyNotFound, get_study
 from annotate.errors import Invalid
-from annotate.vocabulary import AssignmentStatus
 
 PLATFORM = "prolific"
 PARTICIPANT_PARAM = "PROLIFIC_PID"
@@ -182,50 +179,24 @@ def start(
     study: str,
     key: str,
     now: datetime | None = None,
-    limits: EnrolmentLimits | None = None,
 ) -> int | None:
-    """The participant's Start: reserve their first pair (or give back the one they have).
+    """The participant's Start: reserve their first pair (or give back the one they hold).
 
     Refused, with a message for the participant, when the link is not valid (as at enrolment),
-    the account has ended, the study has `cap` participants holding or having done work, or
-    `starts_per_minute` participants started in the last minute. None when the pool has nothing
-    for them.
+    the account has ended, or the study link's limits say no (`assignment.crowd.refusal`: the
+    study is full, or too many people started in the last minute). None when the pool has
+    nothing for them.
     """
     now = as_utc(now)
-    limits = limits or enrolment_limits()
     target = _open_study(session, study, key)
     study_id = stored_id(target)
-    lock_study(session, study_id)  # the counts below and the pull see the same state
+    lock_study(session, study_id)  # the limits and the pull see the same state
     account = session.get(Annotator, annotator_id)
     if account is None or not account.active:
         raise EnrolmentError(ENDED)
-    if not _started(session, annotator_id, study_id):
-        release_lapsed(session, study_id, now)
-        if _participants(session, study_id) >= limits.cap:
-            raise EnrolmentError(FULL)
-        if (
-            _recent_starts(session, study_id, now - timedelta(minutes=1))
-            >= limits.starts_per_minute
-        ):
-            raise EnrolmentError(BUSY)
+    release_lapsed(session, study_id, now)
+    if live_reservation(session, annotator_id, study_id, now) is None:
+        refused = crowd.refusal(session, target, account, now)
+        if refused is not None:
+            raise EnrolmentError(FULL if refused == crowd.Refusal.FULL else BUSY)
     return pull_next(session, annotator_id, study_id, now=now)
-
-
-def _participants(session: Session, study_id: int) -> int:
-    """Participants holding a pair of the study or having done one (lapsed ones not counted)."""
-    return session.exec(
-        select(func.count(distinct(col(Assignment.annotator_id)))).where(
-            Assignment.study_id == study_id, Assignment.status != AssignmentStatus.RELEASED
-        )
-    ).one()
-
-
-def _recent_starts(session: Session, study_id: int, since: datetime) -> int:
-    """Participants whose first pair of the study was reserved after `since`."""
-    first = (
-        select(func.min(col(Assignment.created_at)).label("first"))
-        .where(Assignment.study_id == study_id)
-        .group_by(col(Assignment.annotator_id))
-        .subquery()
-    )
-    return session.exec(select(func.count()).where(first.c.first > since)).one()

@@ -121,19 +121,29 @@ def _describe(error: ErrorDetails) -> str:
     return f"{error['msg'].replace('Input should be', 'expected')}, got {got}"
 
 
-def validate_record(file: str, location: str, value: Any) -> BenchmarkRecord | list[Problem]:
-    """A validated record, or the list of everything wrong with it."""
+def _validated(
+    file: str, location: str, value: Any, problems: ProblemLog
+) -> BenchmarkRecord | None:
+    """The validated record, or None with everything wrong with it logged in `problems` (only
+    counted once the log is full: describing a million bad records would cost more than
+    reading them)."""
     if isinstance(value, Problem):  # the reader could decode it but not keep it
-        return [value]
+        problems.add(value)
+        return None
     if not isinstance(value, dict):
-        return [Problem(file, location, "expected a JSON object (one benchmark record)")]
+        problems.add(Problem(file, location, "expected a JSON object (one benchmark record)"))
+        return None
     try:
         return BenchmarkRecord.model_validate(value)
     except ValidationError as error:
-        return [
-            Problem(file, location, _describe(e), field=_field_path(e["loc"]))
-            for e in error.errors()
-        ]
+        if problems.full:
+            problems.count(error.error_count())
+        else:
+            problems.extend(
+                Problem(file, location, _describe(e), field=_field_path(e["loc"]))
+                for e in error.errors()
+            )
+        return None
 
 
 def _domain_problem(file: str, domain: str) -> Problem | None:
@@ -169,9 +179,8 @@ def _parse(
             continue
         try:
             for location, value in read_raw(path, on_progress):
-                result = validate_record(file, location, value)
-                if isinstance(result, list):
-                    problems.extend(result)
+                result = _validated(file, location, value, problems)
+                if result is None:
                     continue
                 if result.id in first_seen:
                     problems.add(

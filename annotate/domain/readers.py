@@ -90,6 +90,14 @@ class ProblemLog:
         if len(self.kept) < self.limit:
             self.kept.append(problem)
 
+    @property
+    def full(self) -> bool:
+        """No more problems are kept: count them (`count`) rather than describe them."""
+        return len(self.kept) >= self.limit
+
+    def count(self, more: int) -> None:
+        self.total += more
+
     def extend(self, problems: Iterable[Problem]) -> None:
         for problem in problems:
             self.add(problem)

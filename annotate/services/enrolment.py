@@ -10,7 +10,6 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-from annotate.config import EnrolmentLimits
 from annotate.db import read_session, write_session
 from annotate.domain import enrolment
 from annotate.domain.assignment import pool
@@ -54,11 +53,8 @@ def start(
     study: str,
     key: str,
     now: datetime | None = None,
-    limits: EnrolmentLimits | None = None,
 ) -> int | None:
     """The participant's Start: reserve their first pair; EnrolmentError when refused (see
     `annotate.domain.enrolment.start`), None when the pool has nothing for them."""
     with write_session(engine) as session:
-        return enrolment.start(
-            session, annotator_id=actor_id, study=study, key=key, now=now, limits=limits
-        )
+        return enrolment.start(session, annotator_id=actor_id, study=study, key=key, now=now)

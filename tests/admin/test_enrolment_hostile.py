@@ -186,3 +186,20 @@ def test_a_limit_must_be_a_positive_whole_number(monkeypatch, value):
     monkeypatch.setenv(STARTS_PER_MINUTE_ENV, value)
     with pytest.raises(ValueError, match=STARTS_PER_MINUTE_ENV):
         enrolment_limits()
+
+
+def test_made_up_participants_coming_back_through_the_rating_page_are_limited(
+    engine, crowd, limits
+):
+    """Started once, a made-up id has a token and a study: its next pulls (the rating page's)
+    are limited as a Start is, until it submits something."""
+    fakes = []
+    for minute in range(2):  # 10 made-up ids start, 5 a minute
+        for i in range(5):
+            _start(engine, crowd, f"m{minute}-{i}", T0 + timedelta(minutes=minute))
+            fakes.append(_visit(engine, crowd, f"m{minute}-{i}").annotator_id)
+    later = T0 + timedelta(minutes=7)  # every first pair lapsed unrated
+    pulled = [pull_for_annotator(engine, fake, now=later) for fake in fakes]
+    assert sum(p is not None for p in pulled) == limits.starts_per_minute
+    held = _live(engine, later)
+    assert all(a.reserved_until.replace(tzinfo=UTC) == later + timedelta(minutes=5) for a in held)
