@@ -24,7 +24,7 @@ class EnrolmentLimits:
 
     cap: int = 1000
     """participants of one study holding or having done work (lapsed first pairs not counted)"""
-    starts_per_minute: int = 30
+    starts_per_minute: int = 60
     """participants of one study who may press Start (reserve their first pair) per minute"""
     first_reservation_minutes: int = 10
     """a crowd participant's pairs are reserved this long (at most) until they submit one"""

@@ -23,6 +23,7 @@ from annotate.domain.enrolment import (
 from annotate.services.enrolment import enrol, has_started, start
 
 START_KEY = "crowd_start"
+NOTHING_LEFT = "Every pair of this study has all the ratings it needs. Thank you for your interest."
 
 
 def is_enrolment_link() -> bool:
@@ -65,12 +66,12 @@ def _draw_start(account: CurrentAccount) -> None:
     st.markdown(
         "You will read a question, what its asker expects of an answer, and two answers, and "
         "score each answer on four questions. When you press **Start**, your first pair is "
-        f"kept for you for {minutes} minutes; once you have rated it, the next ones come one "
-        "at a time."
+        f"kept for you for up to {minutes} minutes; once you have rated it, the next ones come "
+        "one at a time."
     )
     if st.button("Start", type="primary", key=START_KEY, icon=":material/play_arrow:"):
         try:
-            start(
+            pulled = start(
                 engine(),
                 account.id,
                 study=st.query_params.get(STUDY_PARAM, ""),
@@ -78,5 +79,8 @@ def _draw_start(account: CurrentAccount) -> None:
             )
         except EnrolmentError as error:
             _stop_with(str(error))
+        if pulled is None:
+            st.info(NOTHING_LEFT, icon=":material/info:")
+            st.stop()
         st.rerun()
     st.stop()

@@ -35,7 +35,7 @@ MAX_INTEGER = 2**63
 """Integers must lie in [-MAX_INTEGER, MAX_INTEGER): what a 64-bit column and most JSON
 readers keep exactly."""
 CHUNK_BYTES = 1 << 20
-PARQUET_BATCH_ROWS = 256
+PARQUET_BATCH_ROWS = 32  # rows of ~35 KB become ~10x that as Python objects
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NON_SPACE = re.compile(rb"[^ \t\r\n]")

@@ -19,6 +19,7 @@ import pytest
 from admin_helpers import assignments, make_study, rate
 from sqlmodel import select
 
+from annotate.app.enrol import NOTHING_LEFT
 from annotate.config import (
     ENROLMENT_CAP_ENV,
     FIRST_RESERVATION_ENV,
@@ -203,3 +204,14 @@ def test_made_up_participants_coming_back_through_the_rating_page_are_limited(
     assert sum(p is not None for p in pulled) == limits.starts_per_minute
     held = _live(engine, later)
     assert all(a.reserved_until.replace(tzinfo=UTC) == later + timedelta(minutes=5) for a in held)
+
+
+def test_start_on_a_study_with_nothing_left_says_so(page_engine, open_page):
+    make_study(page_engine, "crowd", pairs=1, overlap=1, pool_open=True, enrolment_open=True)
+    with read_session(page_engine) as session:
+        key = get_study(session, "crowd").enrolment_key or ""
+    first = open_page(study="crowd", key=key, PROLIFIC_PID="p1", SESSION_ID="s1")
+    first.button(key="crowd_start").click().run()  # takes the only slot
+    second = open_page(study="crowd", key=key, PROLIFIC_PID="p2", SESSION_ID="s2")
+    second.button(key="crowd_start").click().run()
+    assert [i.value for i in second.info] == [NOTHING_LEFT]
