@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 DATABASE_ENV = "PRB_DATABASE_URL"
@@ -10,6 +11,45 @@ APP_URL_ENV = "PRB_APP_URL"
 DEFAULT_DATABASE_FILE = "prb_annotate.db"
 DEFAULT_APP_URL = "http://localhost:8501"
 MAX_UPLOAD_MB = 200  # the admin page's dataset upload; the server refuses bigger bodies
+
+ENROLMENT_CAP_ENV = "PRB_ENROLMENT_CAP"
+STARTS_PER_MINUTE_ENV = "PRB_STARTS_PER_MINUTE"
+FIRST_RESERVATION_ENV = "PRB_FIRST_RESERVATION_MINUTES"
+
+
+@dataclass(frozen=True)
+class EnrolmentLimits:
+    """What one crowd study link may do, so that someone holding the link (every participant
+    does) cannot reserve the whole pool with made-up participant ids."""
+
+    cap: int = 1000
+    """participants of one study holding or having done work (lapsed first pairs not counted)"""
+    starts_per_minute: int = 60
+    """participants of one study who may press Start (reserve their first pair) per minute"""
+    first_reservation_minutes: int = 10
+    """a crowd participant's pairs are reserved this long (at most) until they submit one"""
+
+
+def enrolment_limits() -> EnrolmentLimits:
+    """The limits, from $PRB_ENROLMENT_CAP, $PRB_STARTS_PER_MINUTE and
+    $PRB_FIRST_RESERVATION_MINUTES (positive whole numbers) or the defaults."""
+    default = EnrolmentLimits()
+    return EnrolmentLimits(
+        cap=_positive(ENROLMENT_CAP_ENV, default.cap),
+        starts_per_minute=_positive(STARTS_PER_MINUTE_ENV, default.starts_per_minute),
+        first_reservation_minutes=_positive(
+            FIRST_RESERVATION_ENV, default.first_reservation_minutes
+        ),
+    )
+
+
+def _positive(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"${name} must be a positive whole number, got {value!r}")
+    return int(value)
 
 
 def database_url(path_or_url: str | None = None) -> str:

@@ -27,8 +27,8 @@ def _results() -> None:
 
 
 account = current_account()
-if account is None and is_enrolment_link():
-    account = enrol_from_link()
+if is_enrolment_link():
+    account = enrol_from_link(account)
 if account is None:
     pages = [st.Page(login.draw, title="Log in", icon=":material/login:", url_path="login")]
 else:

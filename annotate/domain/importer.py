@@ -9,12 +9,14 @@ any, nothing is written. Re-importing the same content changes nothing. Reading 
 from __future__ import annotations
 
 import gc
+import pickle
 import re
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -22,13 +24,21 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from annotate.db.tables import Pair, Study, stored_id
-from annotate.domain.readers import DatasetError, Problem, ProgressCallback, read_raw
+from annotate.domain.readers import (
+    DatasetError,
+    Problem,
+    ProblemLog,
+    ProgressCallback,
+    read_raw,
+)
 from annotate.domain.records import RECORD_FIELDS, BenchmarkRecord, content_hash
 from annotate.domain.studies import get_or_create_study
 
 __all__ = ["DatasetError", "ImportSummary", "Problem", "stage_files", "store_staged"]
 
 INSERT_BATCH = 500
+SPOOL_MEMORY_BYTES = 16 * 2**20
+MAX_DOMAIN_CHARS = 100
 _SPLIT_SUFFIX = re.compile(r"[_-](test|train|validation|valid|val|dev)$", re.IGNORECASE)
 _SPLIT_NAME = re.compile(r"^(test|train|validation|valid|val|dev)$", re.IGNORECASE)
 _SHARD_SUFFIX = re.compile(r"-\d+-of-\d+$")
@@ -96,6 +106,8 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
 def _describe(error: ErrorDetails) -> str:
     if error["type"] == "missing":
         return "missing; this field is required"
+    if error["type"] == "value_error":  # our own checks say what they expected
+        return error["msg"].removeprefix("Value error, ")
     got = type(error.get("input")).__name__
     got = {
         "NoneType": "null",
@@ -109,61 +121,69 @@ def _describe(error: ErrorDetails) -> str:
     return f"{error['msg'].replace('Input should be', 'expected')}, got {got}"
 
 
-def validate_record(file: str, location: str, value: Any) -> BenchmarkRecord | list[Problem]:
-    """A validated record, or the list of everything wrong with it."""
+def _validated(
+    file: str, location: str, value: Any, problems: ProblemLog
+) -> BenchmarkRecord | None:
+    """The validated record, or None with everything wrong with it logged in `problems` (only
+    counted once the log is full: describing a million bad records would cost more than
+    reading them)."""
+    if isinstance(value, Problem):  # the reader could decode it but not keep it
+        problems.add(value)
+        return None
     if not isinstance(value, dict):
-        return [Problem(file, location, "expected a JSON object (one benchmark record)")]
+        problems.add(Problem(file, location, "expected a JSON object (one benchmark record)"))
+        return None
     try:
         return BenchmarkRecord.model_validate(value)
     except ValidationError as error:
-        return [
-            Problem(file, location, _describe(e), field=_field_path(e["loc"]))
-            for e in error.errors()
-        ]
+        if problems.full:
+            problems.count(error.error_count())
+        else:
+            problems.extend(
+                Problem(file, location, _describe(e), field=_field_path(e["loc"]))
+                for e in error.errors()
+            )
+        return None
 
 
-def parse_files(
-    paths: Sequence[Path],
-    *,
-    domain: str | None = None,
-    on_progress: ProgressCallback | None = None,
-) -> list[ParsedRecord]:
-    """Read and validate every record of every file; raise DatasetError listing all problems."""
-    problems: list[Problem] = []
-    parsed = list(_parse(paths, domain, on_progress, problems))
-    if problems:
-        raise DatasetError(problems)
-    return parsed
+def _domain_problem(file: str, domain: str) -> Problem | None:
+    if not domain:
+        return Problem(file, "file", "cannot tell the domain from the file name; pass --domain")
+    if len(domain) > MAX_DOMAIN_CHARS or domain != domain.strip():
+        return Problem(
+            file,
+            "file",
+            f"the domain {domain[:40]!r} is not usable; expected at most {MAX_DOMAIN_CHARS} "
+            "characters without surrounding spaces",
+        )
+    return None
 
 
 def _parse(
     paths: Sequence[Path],
     domain: str | None,
     on_progress: ProgressCallback | None,
-    problems: list[Problem],
+    problems: ProblemLog,
 ) -> Iterator[ParsedRecord]:
-    """Yield each valid record; append everything wrong to `problems`."""
+    """Yield each valid record; log everything wrong in `problems`."""
     first_seen: dict[str, str] = {}
     for path in paths:
         file = str(path)
         if not path.is_file():
-            problems.append(Problem(file, "file", "no such file"))
+            problems.add(Problem(file, "file", "no such file"))
             continue
         file_domain = domain or domain_from_path(path)
-        if not file_domain:
-            problems.append(
-                Problem(file, "file", "cannot tell the domain from the file name; pass --domain")
-            )
+        domain_problem = _domain_problem(file, file_domain)
+        if domain_problem is not None:
+            problems.add(domain_problem)
             continue
         try:
             for location, value in read_raw(path, on_progress):
-                result = validate_record(file, location, value)
-                if isinstance(result, list):
-                    problems.extend(result)
+                result = _validated(file, location, value, problems)
+                if result is None:
                     continue
-                where = f"{file}, {location}"
                 if result.id in first_seen:
-                    problems.append(
+                    problems.add(
                         Problem(
                             file,
                             location,
@@ -172,10 +192,10 @@ def _parse(
                         )
                     )
                     continue
-                first_seen[result.id] = where
+                first_seen[result.id] = f"{file}, {location}"
                 yield ParsedRecord(result, file_domain, file, location)
         except DatasetError as error:
-            problems.extend(error.problems)
+            problems.absorb(error)
 
 
 # ---------------------------------------------------------------- writing
@@ -235,12 +255,40 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass
 class StagedImport:
-    """Every record of the files, validated and dumped to plain rows, ready to be written."""
+    """Every record of the files, validated and dumped to plain rows, waiting in a spool file
+    (in memory while small, on disk after SPOOL_MEMORY_BYTES) to be written. Use it as a
+    context manager: leaving the block deletes the spool."""
 
-    files: list[FileSummary]
-    items: list[_Staged]
+    def __init__(self, files: list[FileSummary]):
+        self.files = files
+        self.count = 0
+        self._spool: IO[bytes] = tempfile.SpooledTemporaryFile(  # noqa: SIM115 closed in close()
+            max_size=SPOOL_MEMORY_BYTES, prefix="prb-import-"
+        )
+
+    def add(self, item: _Staged) -> None:
+        pickle.dump(
+            (item.file, item.location, item.domain, item.data, item.content_hash),
+            self._spool,
+            protocol=pickle.HIGHEST_PROTOCOL,
+        )
+        self.count += 1
+
+    def items(self) -> Iterator[_Staged]:
+        """The staged records, in file order, read back one at a time."""
+        self._spool.seek(0)
+        for _ in range(self.count):
+            yield _Staged(*pickle.load(self._spool))  # our own file, written above
+
+    def close(self) -> None:
+        self._spool.close()
+
+    def __enter__(self) -> StagedImport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def stage_files(
@@ -249,30 +297,38 @@ def stage_files(
     domain: str | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> StagedImport:
-    """Read and validate all files (no database); raise DatasetError listing every problem.
+    """Read and validate all files (no database); raise DatasetError listing the problems (the
+    first MAX_PROBLEMS_KEPT, and how many in all).
 
     Done before the write transaction starts, so a long read never holds the database's write
-    lock; only plain rows are kept (not the pydantic models), so memory stays a small multiple of
-    the data's size.
+    lock. Records are streamed from the files into the spool, so memory does not grow with the
+    files' size (only the ids seen so far are kept, to find duplicates).
     """
     files_read = [Path(p) for p in paths]
     files = [FileSummary(str(path), domain or domain_from_path(path)) for path in files_read]
-    with _gc_paused():
-        problems: list[Problem] = []
-        staged: list[_Staged] = []
-        for item in _parse(files_read, domain, on_progress, problems):
-            data = item.record.model_dump(mode="json")
-            staged.append(_Staged(item.file, item.location, item.domain, data, content_hash(data)))
-    if problems:
-        raise DatasetError(problems)
-    return StagedImport(files, staged)
+    staged = StagedImport(files)
+    problems = ProblemLog()
+    try:
+        with _gc_paused():
+            for item in _parse(files_read, domain, on_progress, problems):
+                if problems:
+                    continue  # nothing will be written: only look for more problems
+                data = item.record.model_dump(mode="json")
+                staged.add(_Staged(item.file, item.location, item.domain, data, content_hash(data)))
+        if problems:
+            raise problems.error()
+    except BaseException:
+        staged.close()
+        raise
+    return staged
 
 
 def store_staged(session: Session, staged: StagedImport, *, study: str) -> ImportSummary:
     """Write the staged records into `study` (created if new) in the caller's transaction.
 
     Raises DatasetError, before writing any pair, when an id is already in the study with other
-    content or another domain; the caller's rollback then undoes a study created here too.
+    content or another domain; the caller's rollback then undoes a study created here too. The
+    spool is read twice (check, then write), a batch at a time.
     """
     summary = ImportSummary(study=study, files=[replace(f) for f in staged.files])
     by_file = {f.file: f for f in summary.files}
@@ -287,24 +343,28 @@ def store_staged(session: Session, staged: StagedImport, *, study: str) -> Impor
                 )
             )
         }
-        problems: list[Problem] = []
-        new: list[_Staged] = []
-        for item in staged.items:
+        problems = ProblemLog()
+        for item in staged.items():
             file_summary = by_file[item.file]
             file_summary.records += 1
             problem = _conflict(session, target, item, existing.get(item.data["id"]))
             if problem is not None:
-                problems.append(problem)
+                problems.add(problem)
             elif item.data["id"] in existing:
                 file_summary.unchanged += 1
             else:
-                new.append(item)
                 file_summary.added += 1
         if problems:
-            raise DatasetError(problems)
-        for offset in range(0, len(new), INSERT_BATCH):
-            batch = new[offset : offset + INSERT_BATCH]
-            session.execute(insert(Pair), [_pair_row(study_id, item) for item in batch])
+            raise problems.error()
+        batch: list[dict[str, Any]] = []
+        for item in staged.items():
+            if item.data["id"] not in existing:
+                batch.append(_pair_row(study_id, item))
+            if len(batch) >= INSERT_BATCH:
+                session.execute(insert(Pair), batch)
+                batch = []
+        if batch:
+            session.execute(insert(Pair), batch)
     return summary
 
 

@@ -6,10 +6,12 @@ Fields beyond the documented ones are kept, as metadata, never rejected.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StrictStr
+from pydantic import AfterValidator, BaseModel, ConfigDict, StrictStr
 from pydantic_core import to_json
+
+MAX_ID_CHARS = 200
 
 RECORD_FIELDS = (
     "id",
@@ -21,6 +23,24 @@ RECORD_FIELDS = (
     "chosen",
     "rejected",
 )
+
+
+def _check_id(value: str) -> str:
+    """Ids are compared exactly, so one that could be mistaken for another is refused, not
+    trimmed: empty, surrounded by spaces, or too long to index."""
+    if not value:
+        raise ValueError("the id is empty; expected a non-empty string")
+    if value != value.strip():
+        raise ValueError(
+            "the id has leading or trailing whitespace; expected it without (ids are compared "
+            "exactly, so 'a' and 'a ' would be two pairs)"
+        )
+    if len(value) > MAX_ID_CHARS:
+        raise ValueError(f"the id has {len(value):,} characters; expected at most {MAX_ID_CHARS}")
+    return value
+
+
+RecordId = Annotated[StrictStr, AfterValidator(_check_id)]
 
 
 class ProfileItem(BaseModel):
@@ -48,7 +68,7 @@ class BenchmarkRecord(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    id: StrictStr
+    id: RecordId
     question: StrictStr
     profile: list[ProfileItem]
     rubric_aspects: list[RubricAspect]

@@ -6,11 +6,14 @@ holds the write lock), then checks the actor again and writes everything or noth
 
 from __future__ import annotations
 
+import io
 import re
+import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 from sqlalchemy.engine import Engine
@@ -29,6 +32,7 @@ UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME_CHARS = 100
 MAX_SUFFIX_CHARS = 10
+SAVE_CHUNK_BYTES = 2**20
 
 
 def import_files(
@@ -47,8 +51,10 @@ def import_files(
     """
     with read_session(engine) as session:
         require_admin(session, actor)  # before a long read, not only before the write
-    staged = importer.stage_files(paths, domain=domain, on_progress=on_progress)
-    with write_session(engine) as session:
+    with (
+        importer.stage_files(paths, domain=domain, on_progress=on_progress) as staged,
+        write_session(engine) as session,
+    ):
         require_admin(session, actor)
         return importer.store_staged(session, staged, study=study)
 
@@ -74,24 +80,26 @@ def upload_dataset(
     *,
     study: str,
     filename: str,
-    data: bytes,
+    data: bytes | BinaryIO,
     domain: str | None = None,
     max_bytes: int = MAX_UPLOAD_MB * 1024 * 1024,
 ) -> ImportSummary:
-    """Import an uploaded file: saved under its own name in a temporary folder, then imported.
+    """Import an uploaded file (its bytes, or a readable binary stream such as Streamlit's
+    UploadedFile): copied under its own name into a temporary folder, then imported.
 
     Raises DatasetError with the importer's problems, reported under the uploaded file name.
     """
     with read_session(engine) as session:
         require_admin(session, actor)
     name = safe_upload_name(filename)
-    if len(data) > max_bytes:
+    size = _size_of(data)
+    if size > max_bytes:
         raise DatasetError(
             [
                 Problem(
                     name,
                     "file",
-                    f"too large ({_megabytes(len(data))}); the limit is "
+                    f"too large ({_megabytes(size)}); the limit is "
                     f"{_megabytes(max_bytes)}, use `prb-annotate import` for bigger files",
                 )
             ]
@@ -102,14 +110,33 @@ def upload_dataset(
         )
     with tempfile.TemporaryDirectory(prefix="prb-upload-") as folder:
         path = Path(folder) / name
-        path.write_bytes(data)
+        _save(data, path)
         try:
             summary = import_files(engine, actor, [path], study=study, domain=domain or None)
         except DatasetError as error:
-            raise DatasetError([_renamed(p, str(path), name) for p in error.problems]) from None
+            renamed = [_renamed(p, str(path), name) for p in error.problems]
+            raise DatasetError(renamed, error.total) from None
     for item in summary.files:
         item.file = name
     return summary
+
+
+def _size_of(data: bytes | BinaryIO) -> int:
+    if isinstance(data, bytes):
+        return len(data)
+    start = data.tell()
+    size = data.seek(0, io.SEEK_END) - start
+    data.seek(start)
+    return size
+
+
+def _save(data: bytes | BinaryIO, path: Path) -> None:
+    """Write the upload to `path`, a stream in chunks (never a second copy in memory)."""
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+        return
+    with path.open("wb") as target:
+        shutil.copyfileobj(data, target, SAVE_CHUNK_BYTES)
 
 
 def _renamed(problem: Problem, temp_path: str, name: str) -> Problem:

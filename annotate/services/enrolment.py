@@ -1,12 +1,16 @@
-"""Crowd enrolment from a study link (`annotate.domain.enrolment` has the rules): one write
-transaction finds or creates the participant's account and gives them a pair from the open pool."""
+"""Crowd enrolment from a study link (`annotate.domain.enrolment` has the rules), one transaction
+each: `enrol` finds or creates the participant's account (it reserves a pair only for a
+participant who has already started), `start` is the participant's deliberate Start that
+reserves their first pair within the study link's limits."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-from annotate.db import write_session
+from annotate.db import read_session, write_session
 from annotate.domain import enrolment
 from annotate.domain.assignment import pool
 from annotate.domain.enrolment import Enrolment
@@ -15,7 +19,8 @@ from annotate.domain.enrolment import Enrolment
 def enrol(
     engine: Engine, *, study: str, key: str, participant_id: str, session_id: str
 ) -> Enrolment:
-    """Create or find the participant's account, give it a fresh token and a pair to rate."""
+    """Create or find the participant's account and give it a fresh token; a participant who
+    has started gets their pair, a new one must press Start (`start`)."""
     participant_id, session_id = enrolment.check_platform_ids(participant_id, session_id)
     try:
         return _enrol(engine, study, key, participant_id, session_id)
@@ -29,5 +34,27 @@ def _enrol(engine: Engine, study: str, key: str, participant_id: str, session_id
         found = enrolment.account_for(
             session, study=study, key=key, participant_id=participant_id, session_id=session_id
         )
-        assignment_id = pool.pull_next(session, found.annotator_id, found.study_id)
+        assignment_id = None
+        if enrolment.has_started(session, found.annotator_id, study):
+            assignment_id = pool.pull_next(session, found.annotator_id, found.study_id)
     return Enrolment(found.annotator_id, found.name, found.token, found.created, assignment_id)
+
+
+def has_started(engine: Engine, actor_id: int, study: str) -> bool:
+    """Whether the participant has pressed Start in `study`."""
+    with read_session(engine) as session:
+        return enrolment.has_started(session, actor_id, study)
+
+
+def start(
+    engine: Engine,
+    actor_id: int,
+    *,
+    study: str,
+    key: str,
+    now: datetime | None = None,
+) -> int | None:
+    """The participant's Start: reserve their first pair; EnrolmentError when refused (see
+    `annotate.domain.enrolment.start`), None when the pool has nothing for them."""
+    with write_session(engine) as session:
+        return enrolment.start(session, annotator_id=actor_id, study=study, key=key, now=now)

@@ -331,6 +331,8 @@ def test_the_crowd_link_enrols_once_and_ends_with_the_completion_code(page_engin
     with read_session(page_engine) as session:
         account = find_account(session, token)
     assert account.external_id == f"prolific:{PID}"
+    assert assignments(page_engine, 1) == []  # nothing reserved before Start
+    _button(at, "Start").click().run()
     assert any(m.value.startswith("**Pair 1 of 1**") for m in at.markdown)
     at.run()  # a reload keeps the same account (the token is in the URL now)
     assert at.query_params["token"] == token
@@ -350,7 +352,7 @@ def test_the_crowd_link_enrols_once_and_ends_with_the_completion_code(page_engin
 def test_a_crowd_link_to_a_closed_study_says_so(page_engine, open_page):
     make_study(page_engine, "closed", pairs=1)
     at = open_page(study="closed", key="k", PROLIFIC_PID=PID, SESSION_ID="y")
-    assert "not taking new participants" in _texts(at)
+    assert "link is not valid" in _texts(at)
     assert "token" not in at.query_params
 
 

@@ -14,7 +14,7 @@ from annotate.domain.accounts import find_account, set_active
 from annotate.domain.enrolment import EnrolmentError, enrolment_link
 from annotate.domain.queue import completion_codes
 from annotate.domain.studies import get_study, update_study
-from annotate.services.enrolment import enrol
+from annotate.services.enrolment import enrol, start
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 SESSION = "6a7b8c9d0e1f2a3b4c5d6e7f"
@@ -36,25 +36,34 @@ def _visit(engine, study="crowd", pid=PID, session_id=SESSION, key=None):
     return enrol(engine, study=study, key=key, participant_id=pid, session_id=session_id)
 
 
-def test_first_visit_creates_an_account_with_a_pulled_pair(engine):
+def _start(engine, visit, study="crowd", key=None):
+    """The participant pressing Start on the study's first page."""
+    key = _key(engine, study) if key is None else key
+    return start(engine, visit.annotator_id, study=study, key=key)
+
+
+def test_first_visit_creates_an_account_and_start_pulls_a_pair(engine):
     study_id = _crowd(engine)
     first = _visit(engine)
     assert first.created and first.name == f"prolific:{PID}"
-    assert first.assignment_id is not None
+    assert first.assignment_id is None and assignments(engine, study_id) == []  # not started
     with read_session(engine) as session:
         account = find_account(session, first.token)
         assert account is not None and account.external_id == f"prolific:{PID}"
         assert account.role == "annotator"
+    started = _start(engine, first)
     (item,) = assignments(engine, study_id)
-    assert item.id == first.assignment_id and item.reserved_until is not None
+    assert item.id == started and item.reserved_until is not None
 
 
 def test_a_second_visit_finds_the_same_account_and_the_same_pair(engine):
     _crowd(engine)
     first = _visit(engine)
+    started = _start(engine, first)
     again = _visit(engine)
     assert not again.created and again.annotator_id == first.annotator_id
-    assert again.assignment_id == first.assignment_id  # the live reservation, not a new one
+    assert again.assignment_id == started  # the live reservation, not a new one
+    assert _start(engine, again) == started  # a second Start changes nothing
     with read_session(engine) as session:
         assert find_account(session, first.token) is None  # replaced by the new token
         assert find_account(session, again.token).id == first.annotator_id
@@ -86,7 +95,7 @@ def test_simultaneous_first_visits_make_one_account(engine):
 def test_the_completion_code_comes_when_the_pool_has_nothing_left(engine):
     _crowd(engine, overlap=1, pool_quota=2, completion_code="C0DE-42")
     visit = _visit(engine)
-    rate(engine, visit.annotator_id, visit.assignment_id)
+    rate(engine, visit.annotator_id, _start(engine, visit))
     from annotate.services.work import pull_for_annotator
 
     second = pull_for_annotator(engine, visit.annotator_id)
@@ -105,7 +114,7 @@ def test_the_completion_code_comes_when_the_pool_has_nothing_left(engine):
         ("crowd", "", "participant id is missing"),
         ("crowd", "x y", "participant id is missing"),
         ("nope", PID, "link is not valid"),
-        ("closed", PID, "not taking new participants"),
+        ("closed", PID, "link is not valid"),  # as a missing study: no probing
     ],
 )
 def test_bad_links_are_refused_with_a_message(engine, study, pid, message):

@@ -284,7 +284,8 @@ def _bad_cases() -> dict[str, BadCase]:
             [("A_test.jsonl", "line 2", None, r"invalid UTF-8 .*must be UTF-8 encoded")],
         ),
         "invalid UTF-8 (json array)": BadCase(
-            {"A_test.json": b'[\n{"id": "a"},\n{"id": "caf\xe9"}\n]'},
+            # the array is streamed: a valid first record, then the bad bytes on line 3
+            {"A_test.json": b"[\n" + json.dumps(r("a")).encode() + b',\n{"id": "caf\xe9"}\n]'},
             [("A_test.json", "line 3", None, "invalid UTF-8")],
         ),
         "missing field": BadCase(

@@ -75,8 +75,13 @@ def act(action: Callable[[], T]) -> T | None:
         return action()
     except DatasetError as error:
         files = ", ".join(dict.fromkeys(p.file for p in error.problems))
+        listed = (
+            f" The first {len(error.problems):,} are listed."
+            if error.total > len(error.problems)
+            else ""
+        )
         st.error(
-            f"Nothing was imported: {len(error.problems)} problem(s) in {files}.",
+            f"Nothing was imported: {error.total:,} problem(s) in {files}.{listed}",
             icon=":material/error:",
         )
         st.dataframe(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import (
@@ -63,10 +65,11 @@ def _draw_upload() -> None:
     if upload is None:
         st.error("Choose a file to upload.")
         return
-    _import(study, upload.name, upload.getvalue(), domain.strip() or None)
+    upload.seek(0)
+    _import(study, upload.name, upload, domain.strip() or None)
 
 
-def _import(study: str, filename: str, content: bytes, domain: str | None) -> None:
+def _import(study: str, filename: str, content: BinaryIO, domain: str | None) -> None:
     summary = act(
         lambda: data.upload_dataset(
             engine(), actor_id(), study=study, filename=filename, data=content, domain=domain

@@ -1,10 +1,12 @@
 """The open pool: an annotator of a study with an open pool pulls one pair at a time.
 
 Among the pairs they never had, they get one with the fewest slots (below k), reserved for the
-study's `reservation_minutes`. Lapsed reservations are released on every pull, so drop-outs do
-not starve pairs. A late submit of a lapsed reservation is accepted if the pair still has a free
-slot and refused otherwise (`slots.admit_submit`), so no pair is ever completed by more than k
-people. Gold pairs are drawn for a queue place at the study's gold rate.
+study's `reservation_minutes` (shorter, and limited, for a crowd participant who has submitted
+nothing yet: `assignment.crowd`). Lapsed reservations are released
+on every pull, so drop-outs do not starve pairs. A late submit of a lapsed reservation is
+accepted if the pair still has a free slot and refused otherwise (`slots.admit_submit`), so no
+pair is ever completed by more than k people. Gold pairs are drawn for a queue place at the
+study's gold rate.
 
 `pull_next` takes a Session and does not commit: `annotate.services.work` owns the transaction.
 """
@@ -18,6 +20,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Pair, Study
 from annotate.domain import blinding
+from annotate.domain.assignment import crowd
 from annotate.domain.assignment.slots import (
     OPEN_STATUSES,
     as_utc,
@@ -51,7 +54,8 @@ def pull_next(
 
     An annotator holds at most one live reservation: while they have one, it is returned again.
     None when the annotator is unknown or inactive, the pool is closed, the annotator reached
-    the study's quota, or no pair they never had still needs ratings.
+    the study's quota, a crowd participant who has submitted nothing is over the study link's
+    limits (`assignment.crowd`), or no pair they never had still needs ratings.
     """
     now = as_utc(now)
     study = lock_study(session, study_id)
@@ -59,23 +63,27 @@ def pull_next(
     if annotator is None or not annotator.active or not study.pool_open:
         return None
     release_lapsed(session, study_id, now)
-    live = _live_reservation(session, annotator_id, study_id, now)
+    live = live_reservation(session, annotator_id, study_id, now)
     if live is not None:
         return live
     held = _queue_length(session, annotator_id, study_id)
     if study.pool_quota is not None and held >= study.pool_quota:
         return None
+    if crowd.refusal(session, study, annotator, now) is not None:
+        return None
     pair = _next_gold(session, study, annotator, held) or _next_pair(session, study, annotator, now)
     if pair is None:
         return None
     (assignment,) = assign_pairs(session, study, annotator, [pair])
-    assignment.reserved_until = now + timedelta(minutes=study.reservation_minutes)
+    assignment.created_at = now
+    minutes = crowd.reservation_minutes(session, study, annotator)
+    assignment.reserved_until = now + timedelta(minutes=minutes)
     session.add(assignment)
     session.flush()
     return assignment.id
 
 
-def _live_reservation(
+def live_reservation(
     session: Session, annotator_id: int, study_id: int, now: datetime
 ) -> int | None:
     return session.exec(

@@ -1,0 +1,95 @@
+"""Limits on crowd participants who have not proven themselves yet.
+
+Anyone who has a study link (every participant does) can make up participant ids, so a crowd
+participant (an account enrolled through a link: `external_id` set) who has submitted nothing in
+the study is *unproven*, and reserving a pair for them is limited by the study link's
+`annotate.config.EnrolmentLimits`: the study takes at most `cap` participants holding or having
+done work (unproven ones whose reservation lapsed no longer count), at most `starts_per_minute`
+reservations a minute go to unproven participants, and theirs last at most
+`first_reservation_minutes`. One submitted pair lifts all three. The checks run in the pull's
+own transaction, under the study lock (`assignment.pool.pull_next`), whichever page asked.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from sqlalchemy import distinct, func
+from sqlmodel import Session, col, select
+
+from annotate.config import enrolment_limits
+from annotate.db.tables import Annotator, Assignment, Study
+from annotate.domain.assignment.slots import row_id
+from annotate.vocabulary import AssignmentStatus
+
+
+class Refusal(StrEnum):
+    FULL = "full"  # the study has `cap` participants
+    BUSY = "busy"  # `starts_per_minute` unproven participants reserved in the last minute
+
+
+def unproven(session: Session, study: Study, annotator: Annotator) -> bool:
+    """A crowd participant who has submitted nothing in the study."""
+    if annotator.external_id is None:
+        return False
+    done = session.exec(
+        select(Assignment.id).where(
+            Assignment.annotator_id == row_id(annotator),
+            Assignment.study_id == study.id,
+            Assignment.status == AssignmentStatus.DONE,
+        )
+    ).first()
+    return done is None
+
+
+def refusal(
+    session: Session,
+    study: Study,
+    annotator: Annotator,
+    now: datetime,
+) -> Refusal | None:
+    """Why no pair may be reserved for this participant now (None: it may). Call it with the
+    study locked and lapsed reservations released, when the participant holds no live one."""
+    if not unproven(session, study, annotator):
+        return None
+    limits = enrolment_limits()
+    if participants(session, row_id(study)) >= limits.cap:
+        return Refusal.FULL
+    if _recent_unproven(session, row_id(study), now - timedelta(minutes=1)) >= (
+        limits.starts_per_minute
+    ):
+        return Refusal.BUSY
+    return None
+
+
+def reservation_minutes(session: Session, study: Study, annotator: Annotator) -> int:
+    """How long a pair pulled now stays reserved for this annotator."""
+    if unproven(session, study, annotator):
+        return min(study.reservation_minutes, enrolment_limits().first_reservation_minutes)
+    return study.reservation_minutes
+
+
+def participants(session: Session, study_id: int) -> int:
+    """People holding a pair of the study or having done one (lapsed reservations not counted)."""
+    return session.exec(
+        select(func.count(distinct(col(Assignment.annotator_id)))).where(
+            Assignment.study_id == study_id, Assignment.status != AssignmentStatus.RELEASED
+        )
+    ).one()
+
+
+def _recent_unproven(session: Session, study_id: int, since: datetime) -> int:
+    """Reservations made after `since` for crowd participants with nothing done in the study."""
+    done = select(Assignment.annotator_id).where(
+        Assignment.study_id == study_id, Assignment.status == AssignmentStatus.DONE
+    )
+    crowd = select(Annotator.id).where(col(Annotator.external_id).is_not(None))
+    return session.exec(
+        select(func.count()).where(
+            Assignment.study_id == study_id,
+            col(Assignment.created_at) > since,
+            col(Assignment.annotator_id).in_(crowd),
+            col(Assignment.annotator_id).not_in(done),
+        )
+    ).one()
