@@ -231,12 +231,13 @@ def compare_model(
     """Every figure of one model (its rows of ``model_preferences``) against the humans."""
     kind = str(predictions["kind"].iloc[0])
     usable = predictions[predictions["usable"]]
-    rated = usable.join(verdicts, on="pair_id", how="inner", rsuffix="_human")
+    humans = verdicts.drop(columns="domain").reset_index()
+    rated = usable.merge(humans, on="pair_id", how="inner")
     model_correct = rated["model_correct"].to_numpy(bool)
     human_correct = (rated["verdict"] == Verdict.CHOSEN.value).to_numpy()
     overall = proportion(usable["model_correct"].to_numpy(bool))
     on_rated = proportion(model_correct)
-    humans = proportion(human_correct)
+    human_share = proportion(human_correct)
     mcnemar = mcnemar_test(model_correct, human_correct)
     statuses = predictions["status"]
     return {
@@ -251,8 +252,8 @@ def compare_model(
         "n_rated": on_rated["n"],
         "accuracy_rated": on_rated["accuracy"],
         "accuracy_rated_ci95": on_rated["ci95"],
-        "human_accuracy_same_pairs": humans["accuracy"],
-        "human_accuracy_same_pairs_ci95": humans["ci95"],
+        "human_accuracy_same_pairs": human_share["accuracy"],
+        "human_accuracy_same_pairs_ci95": human_share["ci95"],
         "agreement": float(np.mean(rated["preference"] == rated["verdict"]))
         if len(rated)
         else None,
@@ -369,8 +370,9 @@ def label_audit_frame(
     out = audit[columns + [f"n_{v}" for v in VERDICTS]].rename(
         columns={"verdict": "human_majority"}
     )
-    out["rubric_scores_chosen_rejected"] = out["pair_id"].map(scores).fillna("")
-    out["comments"] = out["pair_id"].map(_joined_comments(comments)).fillna("")
+    texts = _joined_comments(comments)
+    out["rubric_scores_chosen_rejected"] = [scores.get(p, "") for p in out["pair_id"]]
+    out["comments"] = [texts.get(str(p), "") for p in out["pair_id"]]
     if predictions is not None and len(predictions):
         prefs = model_preferences(predictions)
         wrong = prefs[prefs["usable"] & ~prefs["model_correct"]]

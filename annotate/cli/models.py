@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
+from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals, synth_app
 from annotate.domain.studies import DEFAULT_STUDY
 from annotate.services import reward_models
 from annotate.vocabulary import MODEL_KINDS
@@ -107,3 +107,21 @@ def audit_command(
     else:
         table.to_csv(csv, index=False)
         out.print(f"Wrote {len(table)} audited pairs to {csv}.")
+
+
+@synth_app.command("model-outputs")
+def synth_model_outputs(
+    dataset: Annotated[list[Path], typer.Argument(help="Benchmark files: the pairs' ids.")],
+    output: Annotated[Path, Opt("--output", "-o", help="JSONL file to write.")],
+    kind: Annotated[str, Opt(help=" or ".join(MODEL_KINDS))] = "pointwise",
+    accuracy: Annotated[float, Opt(help="Share of pairs the model gets right.")] = 0.75,
+    seed: Annotated[int, Opt(help="Random seed.")] = 0,
+) -> None:
+    """Write made-up outputs of a reward model with a chosen accuracy (benchmark's shape)."""
+    from annotate.domain.synthetic_models import dataset_ids, write_model_outputs
+
+    with refusals():
+        count = write_model_outputs(
+            dataset_ids(dataset), output, kind=kind, accuracy=accuracy, seed=seed
+        )
+    out.print(f"Wrote {count} {kind} records to {output}.", highlight=False)
