@@ -341,7 +341,8 @@ def demo_command(
     out.print(
         f"Demo study ready: {setup.imported.added} pairs imported "
         f"({setup.imported.unchanged} already there), {setup.assigned} newly assigned, "
-        f"{setup.simulated_scores} simulated scores added."
+        f"{setup.simulated_scores} simulated scores added; made-up reward-model outputs: "
+        f"{', '.join(setup.models) or 'none'} (data/demo/model_outputs/README.md)."
     )
     base = f"http://localhost:{port}"
     out.print(

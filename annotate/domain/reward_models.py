@@ -586,3 +586,40 @@ def pair_texts(session: Session, study: str, record_id: str) -> Pair:
         raise NotFound(f"no pair {record_id!r} in study {study!r}")
     session.expunge(pair)
     return pair
+
+
+@dataclass(frozen=True)
+class PairPrediction:
+    """One model's result on one pair, for the audit's drill-down (raw_output is untrusted)."""
+
+    model: str
+    kind: str
+    score_chosen: float | None
+    score_rejected: float | None
+    prediction: str | None
+    pos_in_a: bool | None
+    correct: bool | None
+    status: str
+    raw_output: str | None
+
+
+def pair_predictions(session: Session, study: str, record_id: str) -> list[PairPrediction]:
+    """Every model's result on one pair of the study, by model name."""
+    pair = pair_texts(session, study, record_id)
+    rows = session.execute(
+        sql_select(
+            col(RewardModel.name),
+            col(RewardModel.kind),
+            col(ModelPrediction.score_chosen),
+            col(ModelPrediction.score_rejected),
+            col(ModelPrediction.prediction),
+            col(ModelPrediction.pos_in_a),
+            col(ModelPrediction.correct),
+            col(ModelPrediction.status),
+            col(ModelPrediction.raw_output),
+        )
+        .join(RewardModel, col(RewardModel.id) == col(ModelPrediction.model_id))
+        .where(col(ModelPrediction.pair_id) == pair.id)
+        .order_by(col(RewardModel.name))
+    ).all()
+    return [PairPrediction(*row) for row in rows]

@@ -21,7 +21,7 @@ from annotate.db.tables import Pair, RewardModel
 from annotate.domain import reward_models
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.permissions import RESULTS_ROLES, Actor, require_admin, require_role
-from annotate.domain.reward_models import ModelImportSummary
+from annotate.domain.reward_models import ModelImportSummary, PairPrediction
 
 
 def import_model(
@@ -92,8 +92,23 @@ def audit_table(inputs: ModelInputs) -> pd.DataFrame:
     return label_audit_frame(inputs.ratings, inputs.predictions, inputs.comments)
 
 
-def audited_pair(engine: Engine, actor: Actor, study: str, record_id: str) -> Pair:
-    """One pair's texts for the audit's drill-down (untrusted: render inert)."""
+@dataclass(frozen=True)
+class AuditedPair:
+    """A pair of the label audit: its texts, every model's result and the comments."""
+
+    pair: Pair
+    predictions: list[PairPrediction]
+    comments: list[tuple[str, str]]  # (annotator, comment)
+
+
+def audited_pair_detail(engine: Engine, actor: Actor, study: str, record_id: str) -> AuditedPair:
+    """One pair's drill-down (texts and model outputs are untrusted: render inert)."""
     with read_session(engine) as session:
         require_role(session, actor, *RESULTS_ROLES)
-        return reward_models.pair_texts(session, study, record_id)
+        predictions = reward_models.pair_predictions(session, study, record_id)
+        comments = reward_models.pair_comments(session, study)
+        pair = reward_models.pair_texts(session, study, record_id)
+    mine = comments[comments["pair_id"] == record_id]
+    return AuditedPair(
+        pair, predictions, list(zip(mine["annotator"], mine["comment"], strict=True))
+    )
