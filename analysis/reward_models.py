@@ -355,17 +355,23 @@ def label_audit_frame(
     scores (``name: chosen/rejected``), their comments and how many models got the pair wrong."""
     votes = annotator_votes(ratings)
     audit = audited_pairs(human_verdicts(votes))
-    rubric = ratings[ratings["dimension"] == PERSONAL_DIMENSION]
+    rubric = ratings[
+        (ratings["dimension"] == PERSONAL_DIMENSION) & ratings["pair_id"].isin(audit["pair_id"])
+    ]
     table = rubric.pivot_table(
         index=["pair_id", "annotator"], columns="response", values="score", aggfunc="mean"
-    )
-    scores = {
-        pair: "; ".join(
-            f"{who}: {row.get('chosen', np.nan):g}/{row.get('rejected', np.nan):g}"
-            for (_, who), row in group.iterrows()
+    ).reindex(columns=["chosen", "rejected"])
+    cells = [
+        f"{who}: {chosen:g}/{rejected:g}"
+        for who, chosen, rejected in zip(
+            table.index.get_level_values("annotator"),
+            table["chosen"],
+            table["rejected"],
+            strict=True,
         )
-        for pair, group in table.groupby(level="pair_id")
-    }
+    ]
+    joined = pd.Series(cells, index=table.index.get_level_values("pair_id"), dtype=object)
+    scores = joined.groupby(level=0).agg("; ".join).to_dict()
     columns = ["pair_id", "domain", "verdict", "n_annotators", "mean_rubric_diff"]
     out = audit[columns + [f"n_{v}" for v in VERDICTS]].rename(
         columns={"verdict": "human_majority"}

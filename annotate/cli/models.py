@@ -125,3 +125,14 @@ def synth_model_outputs(
             dataset_ids(dataset), output, kind=kind, accuracy=accuracy, seed=seed
         )
     out.print(f"Wrote {count} {kind} records to {output}.", highlight=False)
+
+
+@models_app.command("delete")
+def delete_command(
+    model: Annotated[str, Opt("--model", "-m", help="The model's name in this study.")],
+    study: StudyOption = DEFAULT_STUDY,
+) -> None:
+    """Remove a model and its results from the study."""
+    with refusals():
+        reward_models.delete_model(State.engine(), ACTOR, study=study, model=model)
+    out.print(f"Removed model {model!r} from study {study!r}.", highlight=False)

@@ -22,7 +22,13 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from annotate.db.tables import Pair, Study, stored_id
-from annotate.domain.readers import DatasetError, Problem, ProgressCallback, read_raw
+from annotate.domain.readers import (
+    DatasetError,
+    Problem,
+    ProgressCallback,
+    describe_type,
+    read_raw,
+)
 from annotate.domain.records import RECORD_FIELDS, BenchmarkRecord, content_hash
 from annotate.domain.studies import get_or_create_study
 
@@ -96,16 +102,7 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
 def _describe(error: ErrorDetails) -> str:
     if error["type"] == "missing":
         return "missing; this field is required"
-    got = type(error.get("input")).__name__
-    got = {
-        "NoneType": "null",
-        "str": "a string",
-        "int": "a number",
-        "float": "a number",
-        "dict": "an object",
-        "list": "a list",
-        "bool": "true/false",
-    }.get(got, got)
+    got = describe_type(error.get("input"))
     return f"{error['msg'].replace('Input should be', 'expected')}, got {got}"
 
 

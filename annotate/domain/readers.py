@@ -49,6 +49,23 @@ class DatasetError(Invalid):
         super().__init__("\n".join(shown))
 
 
+_TYPE_WORDS = {
+    "NoneType": "null",
+    "str": "a string",
+    "int": "a number",
+    "float": "a number",
+    "dict": "an object",
+    "list": "a list",
+    "bool": "true/false",
+}
+
+
+def describe_type(value: Any) -> str:
+    """What a decoded JSON value is, in the words of the error messages ("a string", "null")."""
+    name = type(value).__name__
+    return _TYPE_WORDS.get(name, name)
+
+
 # ---------------------------------------------------------------- reading raw objects
 
 

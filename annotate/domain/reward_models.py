@@ -40,7 +40,7 @@ from annotate.db.tables import (
     stored_id,
     utcnow,
 )
-from annotate.domain.readers import DatasetError, Problem, read_raw
+from annotate.domain.readers import DatasetError, Problem, describe_type, read_raw
 from annotate.domain.studies import get_study
 from annotate.errors import Conflict, Invalid, NotFound
 from annotate.vocabulary import (
@@ -203,7 +203,10 @@ def _check_record(reader: _Reader, file: str, location: str, value: Any) -> None
     record_id = value.get("id")
     if not isinstance(record_id, str) or not record_id:
         reader.problem(
-            file, location, f"expected the pair's id as a string, got {_kind(record_id)}", "id"
+            file,
+            location,
+            f"expected the pair's id as a string, got {describe_type(record_id)}",
+            "id",
         )
         return
     if reader.kind == ModelKind.POINTWISE:
@@ -212,25 +215,12 @@ def _check_record(reader: _Reader, file: str, location: str, value: Any) -> None
         _check_pairwise(reader, file, location, record_id, value)
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null (or missing)"
-    return {
-        "str": "a string",
-        "int": "a number",
-        "float": "a number",
-        "dict": "an object",
-        "list": "a list",
-        "bool": "true/false",
-    }.get(type(value).__name__, type(value).__name__)
-
-
 def _score(value: Any) -> float | None | str:
     """A finite float, None for NaN/inf/null, or the problem (a string) when not a number."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"expected a number, got {_kind(value)}"
+        return f"expected a number, got {describe_type(value)}"
     number = float(value)
     return number if math.isfinite(number) else None
 
@@ -296,15 +286,22 @@ def _check_pairwise(
     prediction = value.get("prediction")
     raw_output = value.get("raw_output")
     if not isinstance(pos_in_a, bool):
-        reader.problem(file, location, f"expected true/false, got {_kind(pos_in_a)}", "pos_in_a")
+        reader.problem(
+            file, location, f"expected true/false, got {describe_type(pos_in_a)}", "pos_in_a"
+        )
     if not isinstance(parse_failed, bool):
         reader.problem(
-            file, location, f"expected true/false, got {_kind(parse_failed)}", "parse_failed"
+            file,
+            location,
+            f"expected true/false, got {describe_type(parse_failed)}",
+            "parse_failed",
         )
     elif prediction not in SIDES and not (parse_failed and prediction is None):
         reader.problem(file, location, f"expected 'A' or 'B', got {prediction!r}", "prediction")
     if raw_output is not None and not isinstance(raw_output, str):
-        reader.problem(file, location, f"expected a string, got {_kind(raw_output)}", "raw_output")
+        reader.problem(
+            file, location, f"expected a string, got {describe_type(raw_output)}", "raw_output"
+        )
     if len(reader.problems) > before:
         return
     expected = Side.A.value if pos_in_a else Side.B.value

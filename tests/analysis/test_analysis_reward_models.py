@@ -24,21 +24,8 @@ from analysis.reward_models import (
     mcnemar_test,
     reward_models_section,
 )
+from annotate.domain.reward_models import PREDICTION_COLUMNS
 from annotate.vocabulary import DIMENSIONS, VERDICTS
-
-PREDICTION_COLUMNS = [
-    "model",
-    "kind",
-    "pair_id",
-    "domain",
-    "score_chosen",
-    "score_rejected",
-    "prediction",
-    "pos_in_a",
-    "correct",
-    "parse_failed",
-    "status",
-]
 
 
 def ratings(pairs: dict[str, list[tuple[str, int, int, str]]], domain: str = "D") -> pd.DataFrame:
@@ -102,7 +89,7 @@ def pairwise_rows(model: str, results: dict[str, tuple[bool, str]], failed=()):
 
 
 def frame(rows) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=PREDICTION_COLUMNS)
+    return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
 
 
 # ---------------------------------------------------------------- kappa, by hand

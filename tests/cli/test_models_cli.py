@@ -138,6 +138,10 @@ def test_bad_input_fails_with_located_errors_and_imports_nothing(cli, rated, tmp
     assert result.exit_code == 1 and "pass --replace" in result.stderr
     result = cli("models", "import", str(other), "-s", "s", "-m", "rm", "--replace")
     assert result.exit_code == 0 and "Replaced pointwise model 'rm'" in result.stdout
+    assert cli("models", "delete", "-s", "s", "-m", "rm").exit_code == 0
+    assert "No reward model in study 's'." in cli("models", "list", "-s", "s").stdout
+    result = cli("models", "delete", "-s", "s", "-m", "rm")
+    assert result.exit_code == 1 and "no model 'rm' in study 's'" in result.stderr
 
 
 def test_audit_of_a_study_without_ratings_fails_cleanly(cli, tmp_path, make_record, write_records):
