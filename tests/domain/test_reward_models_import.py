@@ -338,3 +338,14 @@ def test_only_admins_import_and_annotators_see_no_models(study, tmp_path):
         reward_models.model_inputs(study, annotator, STUDY)
     researcher = account(study, "res", Role.RESEARCHER)
     assert [m.name for m in reward_models.list_models(study, researcher, STUDY)] == ["rm"]
+
+
+def test_an_empty_file_or_an_unsupported_type_is_refused(study, tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match="empty.jsonl, file: no records"):
+        reward_models.import_model(study, SYSTEM, [empty], study=STUDY, model="rm")
+    csv = tmp_path / "rm.csv"
+    csv.write_text("id,label,score\np1,chosen,1\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match="rm.csv, file: unsupported file type '.csv'"):
+        reward_models.import_model(study, SYSTEM, [csv], study=STUDY, model="rm")
