@@ -7,6 +7,7 @@ from plotly.subplots import make_subplots
 
 from annotate.vocabulary import DIMENSIONS
 
+from .model_report import model_accuracy_figure
 from .report_types import DimensionResult, Interval, Report
 
 CHOSEN_COLOUR = "#1f77b4"
@@ -272,6 +273,7 @@ FIGURES = {
     "domain_verdicts": domain_verdict_figure,
     "position": position_figure,
     "annotators": annotator_figure,
+    "reward_models": model_accuracy_figure,
 }
 
 

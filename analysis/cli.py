@@ -6,6 +6,7 @@ from the database instead of a file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -27,6 +28,7 @@ from .options import (
 from .ratings import RatingsError
 from .render import render_report
 from .report import build_report
+from .report_types import Report
 
 app = typer.Typer(
     add_completion=False,
@@ -48,8 +50,10 @@ def emit_report(
     output: Path | None,
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
+    extend: Callable[[Report], Report] | None = None,
 ) -> None:
-    """Build the report and print or write it; a bad input exits 1 with a one-line error."""
+    """Build the report and print or write it; a bad input exits 1 with a one-line error.
+    `extend` adds sections from outside the ratings (the database's reward models)."""
     try:
         result = build_report(
             data,
@@ -61,6 +65,8 @@ def emit_report(
             scale_min=scale_min,
             scale_max=scale_max,
         )
+        if extend is not None:
+            result = extend(result)
         text = render_report(result, fmt.value)
         if output is None:
             typer.echo(text, nl=False)

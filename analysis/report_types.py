@@ -7,7 +7,9 @@ figure is None.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
+
+from .model_types import AuditRow, RewardModelResult
 
 Interval = list[float]
 """[low, high] of a confidence interval."""
@@ -180,3 +182,5 @@ class Report(TypedDict):
     settings: Settings
     methods: dict[str, str]
     annotators: list[AnnotatorRow]
+    reward_models: NotRequired[dict[str, RewardModelResult]]  # analysis.reward_models
+    label_audit: NotRequired[list[AuditRow]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import tables
+from . import model_report, tables
 from .report_types import Report
 from .tables import Table
 
@@ -39,6 +39,9 @@ SECTIONS: tuple[Section, ...] = (
         ("means", "differences", "distribution"),
     ),
     Section(_fixed("Human accuracy"), tables.accuracy_table),
+    Section(_fixed("Reward models"), model_report.reward_model_table, ("reward_models",)),
+    Section(_fixed("Reward models: breakdown"), model_report.model_detail_table, scroll=True),
+    Section(_fixed("Label audit"), model_report.label_audit_table, scroll=True),
     Section(_fixed("By domain"), tables.domain_table, ("domain_accuracy", "domain_verdicts")),
     Section(
         _fixed("Inter-annotator agreement (Krippendorff's alpha)"),

@@ -129,9 +129,21 @@ def accuracy_table(report: Report) -> Table:
                 "Pairs: chosen higher / tie / rejected higher",
                 f"{acc['n_chosen_higher']} / {acc['n_ties']} / {acc['n_rejected_higher']}",
             ],
-            ["Reward-model reference", pct(acc["reward_model_reference"], 2)],
+            *_reference_row(report),
         ],
     )
+
+
+def _reference_row(report: Report) -> list[list[str]]:
+    """The published reward-model figure, only while no model's results are in the report."""
+    if report.get("reward_models"):
+        return []
+    return [
+        [
+            "Reward-model reference (published)",
+            pct(report["human_accuracy"]["reward_model_reference"], 2),
+        ]
+    ]
 
 
 def agreement_table(report: Report) -> Table:

@@ -103,3 +103,33 @@ EXPORT_COLUMNS: tuple[str, ...] = (
 
 DEFAULT_EQUIVALENCE_MARGIN = 0.5
 DEFAULT_N_BOOT = 1000  # bootstrap resamples for agreement intervals
+
+
+class ModelKind(StrEnum):
+    """How a reward model's results were produced (the benchmark's two evaluation scripts)."""
+
+    POINTWISE = "pointwise"  # a scalar score per response (evaluation/pointwise.py)
+    PAIRWISE = "pairwise"  # a judge's choice of A or B (evaluation/pairwise.py)
+
+
+class PredictionStatus(StrEnum):
+    """Whether one imported model prediction can be used, and if not, why (counted, never
+    dropped silently)."""
+
+    OK = "ok"
+    MISSING_SCORE = "missing_score"  # pointwise: only one of the two responses was scored
+    NON_FINITE = "non_finite"  # pointwise: a score is NaN, infinite or null
+    PARSE_FAILED = "parse_failed"  # pairwise: the judge's output could not be parsed
+
+
+class Verdict(StrEnum):
+    """Which response a pair's human majority (or a model) prefers on the rubric."""
+
+    CHOSEN = "chosen"
+    REJECTED = "rejected"
+    TIE = "tie"
+
+
+MODEL_KINDS: tuple[str, ...] = tuple(k.value for k in ModelKind)
+PREDICTION_STATUSES: tuple[str, ...] = tuple(s.value for s in PredictionStatus)
+VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)

@@ -217,9 +217,11 @@ def report_command(
     report`)."""
     from analysis.cli import emit_report
     from annotate.services.reporting import study_ratings
+    from annotate.services.reward_models import model_inputs, with_reward_models
 
     with refusals():
         rated = study_ratings(State.engine(), study)
+        models = model_inputs(State.engine(), ACTOR, study)
     if rated.ratings.empty:
         raise fail(f"study {study!r} has no ratings yet")
     emit_report(
@@ -233,6 +235,7 @@ def report_command(
         output=output,
         scale_min=rated.scale_min,
         scale_max=rated.scale_max,
+        extend=lambda report: with_reward_models(report, models),
     )
 
 
@@ -338,7 +341,8 @@ def demo_command(
     out.print(
         f"Demo study ready: {setup.imported.added} pairs imported "
         f"({setup.imported.unchanged} already there), {setup.assigned} newly assigned, "
-        f"{setup.simulated_scores} simulated scores added."
+        f"{setup.simulated_scores} simulated scores added; made-up reward-model outputs: "
+        f"{', '.join(setup.models) or 'none'} (data/demo/model_outputs/README.md)."
     )
     base = f"http://localhost:{port}"
     out.print(

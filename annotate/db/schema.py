@@ -49,7 +49,7 @@ PG_MIGRATION_LOCK_KEY = 0x70726201  # "prb\1": held while a process upgrades the
 FIRST_REVISION = "0001_first_schema"
 # The newest revision, so that starting on an up-to-date database needs no Alembic import
 # (a test checks it against the scripts).
-HEAD_REVISION = "0004_enrolment_secrets"
+HEAD_REVISION = "0005_reward_models"
 VERSION_TABLE = "alembic_version"
 # The columns each revision added, to recognise databases made before migrations existed.
 REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -69,6 +69,12 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "0004_enrolment_secrets",
         (("study", "enrolment_key"), ("annotator", "enrolment_session_hash")),
     ),
+    ("0005_reward_models", (("rewardmodel", "id"), ("modelprediction", "id"))),
+)
+# Tables a revision created (marked by their `id` column): a database from before that revision
+# lacks them, which is how its revision is recognised, not a broken schema.
+ADDED_TABLES = frozenset(
+    table for _, markers in REVISION_MARKERS for table, column in markers if column == "id"
 )
 
 
@@ -182,12 +188,12 @@ def detect_revision(connection: Connection) -> str | None:
     ours = set(SQLModel.metadata.tables)
     if not tables & ours:
         return None
-    if missing := sorted(ours - tables):
+    if missing := sorted(ours - tables - ADDED_TABLES):
         raise SchemaError(f"the database has some of prb-annotate's tables but not {missing}")
-    columns = {table: {c["name"] for c in inspector.get_columns(table)} for table in ours}
+    columns = {table: {c["name"] for c in inspector.get_columns(table)} for table in ours & tables}
     revision = FIRST_REVISION
     for candidate, markers in REVISION_MARKERS:
-        present = [column in columns[table] for table, column in markers]
+        present = [column in columns.get(table, ()) for table, column in markers]
         if not any(present):
             break
         if not all(present):

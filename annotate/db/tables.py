@@ -21,6 +21,7 @@ from annotate.vocabulary import (
     SCALE_MAX,
     SCALE_MIN,
     AssignmentStatus,
+    PredictionStatus,
     Role,
 )
 
@@ -172,3 +173,43 @@ class RatingRevision(SQLModel, table=True):
     seconds: float
     created_at: datetime
     replaced_at: datetime = Field(default_factory=utcnow)
+
+
+class RewardModel(SQLModel, table=True):
+    """One reward model's imported results on a study's pairs (never shown to annotators)."""
+
+    __table_args__ = (UniqueConstraint("study_id", "name", name="uq_rewardmodel_study_name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    name: str
+    kind: str = Field(description="'pointwise' (scores) or 'pairwise' (a judge's A/B choice)")
+    source_files: list[str] = _json(default_factory=list)
+    content_hash: str = Field(description="hash of the imported predictions (idempotent import)")
+    n_records: int = Field(default=0, description="records read from the files")
+    n_unknown: int = Field(default=0, description="ids not in the study, skipped (allow-unknown)")
+    n_missing_score: int = 0
+    n_non_finite: int = 0
+    n_parse_failed: int = 0
+    imported_at: datetime = Field(default_factory=utcnow)
+
+
+class ModelPrediction(SQLModel, table=True):
+    """A reward model's result on one pair: two scores (pointwise) or a judge's choice
+    (pairwise); `status` says whether it is usable (vocabulary.PredictionStatus)."""
+
+    __table_args__ = (
+        UniqueConstraint("model_id", "pair_id", name="uq_modelprediction_model_pair"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    model_id: int = Field(foreign_key="rewardmodel.id", index=True)
+    pair_id: int = Field(foreign_key="pair.id", index=True)
+    score_chosen: float | None = None
+    score_rejected: float | None = None
+    prediction: str | None = Field(default=None, description="pairwise: 'A' or 'B'")
+    pos_in_a: bool | None = Field(default=None, description="pairwise: chosen was shown as A")
+    correct: bool | None = Field(default=None, description="pairwise: the judge chose chosen")
+    parse_failed: bool = False
+    raw_output: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    status: str = PredictionStatus.OK

@@ -29,6 +29,7 @@ from annotate.domain.readers import (
     Problem,
     ProblemLog,
     ProgressCallback,
+    describe_type,
     read_raw,
 )
 from annotate.domain.records import RECORD_FIELDS, BenchmarkRecord, content_hash
@@ -108,16 +109,7 @@ def _describe(error: ErrorDetails) -> str:
         return "missing; this field is required"
     if error["type"] == "value_error":  # our own checks say what they expected
         return error["msg"].removeprefix("Value error, ")
-    got = type(error.get("input")).__name__
-    got = {
-        "NoneType": "null",
-        "str": "a string",
-        "int": "a number",
-        "float": "a number",
-        "dict": "an object",
-        "list": "a list",
-        "bool": "true/false",
-    }.get(got, got)
+    got = describe_type(error.get("input"))
     return f"{error['msg'].replace('Input should be', 'expected')}, got {got}"
 
 

@@ -174,6 +174,9 @@ def _int(text: str) -> int | _Refused:
 _DECODER = json.JSONDecoder(
     object_pairs_hook=_object, parse_float=_float, parse_int=_int, parse_constant=_constant
 )
+# For files where a non-finite number is data to count, not an error (a reward model's NaN
+# score): NaN, Infinity and 1e400 decode to floats.
+_NON_FINITE_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_int)
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -184,7 +187,7 @@ def _nesting_problem() -> str:
     return f"nested too deeply; expected at most {MAX_NESTING} levels of lists and objects"
 
 
-def check_value(value: Any) -> tuple[str | None, str] | None:
+def check_value(value: Any, finite_only: bool = True) -> tuple[str | None, str] | None:
     """Why a decoded record cannot be stored, as (top-level field or None, message); None if
     it can. Refused: nesting deeper than MAX_NESTING, NUL characters and lone surrogates in
     texts or keys (PostgreSQL and UTF-8 cannot store them), binary data, NaN and infinities,
@@ -194,15 +197,15 @@ def check_value(value: Any) -> tuple[str | None, str] | None:
     if isinstance(value, dict):
         for key, item in value.items():
             message = _text_problem(key) if isinstance(key, str) else None
-            message = message or _walk(item, 2)
+            message = message or _walk(item, 2, finite_only)
             if message:
                 return (str(key)[:100], message)
         return None
-    message = _walk(value, 1)
+    message = _walk(value, 1, finite_only)
     return (None, message) if message else None
 
 
-def _walk(value: Any, depth: int) -> str | None:
+def _walk(value: Any, depth: int, finite_only: bool) -> str | None:
     """The first reason `value` (at nesting level `depth`) cannot be stored, or None."""
     stack = [(value, depth)]
     while stack:
@@ -218,7 +221,7 @@ def _walk(value: Any, depth: int) -> str | None:
             stack.extend((child, level + 1) for child in children)
             message = _keys_problem(item) if isinstance(item, dict) else None
         else:
-            message = _scalar_problem(item)
+            message = _scalar_problem(item, finite_only)
         if message:
             return message
     return None
@@ -240,12 +243,12 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
-def _scalar_problem(item: Any) -> str | None:
+def _scalar_problem(item: Any, finite_only: bool) -> str | None:
     if isinstance(item, _Refused):
         return item.message
     if isinstance(item, bytes | bytearray | memoryview):
         return "binary data; expected text (store the column as a UTF-8 string)"
-    if isinstance(item, float) and not math.isfinite(item):
+    if finite_only and isinstance(item, float) and not math.isfinite(item):
         return f"{item} is not allowed; expected a finite number"
     if isinstance(item, int) and not -MAX_INTEGER <= item < MAX_INTEGER:
         return "an integer is too large; expected a 64-bit integer"
@@ -270,12 +273,14 @@ def _deep_field(text: str) -> str | None:
     return None
 
 
-def decode_record(file: str, location: str, text: str, line: int = 1, column: int = 1) -> Any:
+def decode_record(
+    file: str, location: str, text: str, line: int = 1, column: int = 1, finite_only: bool = True
+) -> Any:
     """Decode one record's JSON text strictly: a value, or a located `Problem` for a value
     that cannot be kept; DatasetError for text that is not JSON. `line` and `column` say where
     the text starts in its file (for the location of a syntax error)."""
     try:
-        value = _DECODER.decode(text)
+        value = (_DECODER if finite_only else _NON_FINITE_DECODER).decode(text)
     except RecursionError:
         return Problem(file, location, _nesting_problem(), field=_deep_field(text))
     except json.JSONDecodeError as error:
@@ -284,27 +289,47 @@ def decode_record(file: str, location: str, text: str, line: int = 1, column: in
         raise DatasetError(
             [Problem(file, f"line {at_line}, column {at_column}", f"invalid JSON: {error.msg}")]
         ) from None
-    found = check_value(value)
+    found = check_value(value, finite_only)
     if found is not None:
         return Problem(file, location, found[1], field=found[0])
     return value
 
 
+_TYPE_WORDS = {
+    "NoneType": "null",
+    "str": "a string",
+    "int": "a number",
+    "float": "a number",
+    "dict": "an object",
+    "list": "a list",
+    "bool": "true/false",
+}
+
+
+def describe_type(value: Any) -> str:
+    """What a decoded JSON value is, in the words of the error messages ("a string", "null")."""
+    name = type(value).__name__
+    return _TYPE_WORDS.get(name, name)
+
+
 # ---------------------------------------------------------------- reading raw objects
 
 
-def read_raw(path: Path, on_progress: ProgressCallback | None = None) -> Iterator[tuple[str, Any]]:
+def read_raw(
+    path: Path, on_progress: ProgressCallback | None = None, *, finite_only: bool = True
+) -> Iterator[tuple[str, Any]]:
     """Yield (location, decoded JSON value, or the Problem that replaces it) for each record.
 
-    Raises DatasetError for a problem that stops the file from being read any further.
+    Raises DatasetError for a problem that stops the file from being read any further. With
+    `finite_only` False, NaN and infinities are kept as floats for the caller to judge.
     """
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        yield from _read_jsonl(path, on_progress)
+        yield from _read_jsonl(path, on_progress, finite_only)
     elif suffix == ".json":
-        yield from _read_json_array(path, on_progress)
+        yield from _read_json_array(path, on_progress, finite_only)
     elif suffix == ".parquet":
-        yield from _read_parquet(path, on_progress)
+        yield from _read_parquet(path, on_progress, finite_only)
     else:
         raise DatasetError(
             [
@@ -337,7 +362,9 @@ def _utf8(file: str, data: bytes, line: int) -> str:
         ) from None
 
 
-def _read_jsonl(path: Path, on_progress: ProgressCallback | None) -> Iterator[tuple[str, Any]]:
+def _read_jsonl(
+    path: Path, on_progress: ProgressCallback | None, finite_only: bool
+) -> Iterator[tuple[str, Any]]:
     file = str(path)
     unreported = 0  # progress is reported a chunk at a time: a call per line would cost more
     with path.open("rb") as handle:
@@ -350,19 +377,21 @@ def _read_jsonl(path: Path, on_progress: ProgressCallback | None) -> Iterator[tu
             if not text.strip():
                 continue
             location = f"line {number}"
-            yield location, decode_record(file, location, text, number)
+            yield location, decode_record(file, location, text, number, finite_only=finite_only)
     if on_progress and unreported:
         on_progress(unreported)
 
 
-def _read_json_array(path: Path, on_progress: ProgressCallback | None) -> Iterator[tuple[str, Any]]:
+def _read_json_array(
+    path: Path, on_progress: ProgressCallback | None, finite_only: bool
+) -> Iterator[tuple[str, Any]]:
     """Read a JSON array element by element, so that each record knows its line number."""
     file = str(path)
     with path.open("rb") as handle:
         for line, column, data in _ArrayScanner(file, handle, on_progress).elements():
             location = f"line {line}"
             text = _utf8(file, data, line)
-            yield location, decode_record(file, location, text, line, column)
+            yield location, decode_record(file, location, text, line, column, finite_only)
 
 
 class _ArrayScanner:
@@ -479,7 +508,9 @@ class _ArrayScanner:
             position += 2  # a backslash and the character it escapes
 
 
-def _read_parquet(path: Path, on_progress: ProgressCallback | None) -> Iterator[tuple[str, Any]]:
+def _read_parquet(
+    path: Path, on_progress: ProgressCallback | None, finite_only: bool
+) -> Iterator[tuple[str, Any]]:
     import pyarrow.parquet as pq
 
     file = str(path)
@@ -503,7 +534,7 @@ def _read_parquet(path: Path, on_progress: ProgressCallback | None) -> Iterator[
             return
         for value in values:
             row += 1
-            found = check_value(value)
+            found = check_value(value, finite_only)
             location = f"row {row}"
             yield location, value if found is None else Problem(file, location, found[1], found[0])
         if on_progress:  # progress is counted in bytes: the share of the file read so far

@@ -16,6 +16,7 @@ from annotate.domain.importer import ImportSummary
 from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study, get_study
 from annotate.services.data import import_files
+from annotate.services.reward_models import import_model
 from annotate.services.simulated import store_simulated_ratings
 from annotate.vocabulary import Role
 
@@ -41,6 +42,7 @@ class DemoSetup:
     admin: str
     admin_token: str
     simulated_scores: int
+    models: tuple[str, ...] = ()
 
 
 def set_up_demo(
@@ -72,9 +74,21 @@ def set_up_demo(
         simulated = store_simulated_ratings(
             engine, DEMO_STUDY, n_annotators=simulated_annotators, seed=DEMO_SEED
         )
+    models = _import_demo_models(engine, folder)
     return DemoSetup(
-        summary, DEMO_ANNOTATOR, token, len(created), DEMO_ADMIN, admin_token, simulated
+        summary, DEMO_ANNOTATOR, token, len(created), DEMO_ADMIN, admin_token, simulated, models
     )
+
+
+def _import_demo_models(engine: Engine, folder: Path) -> tuple[str, ...]:
+    """The made-up model outputs of `model_outputs/` (see its README), one model per file,
+    named after the file; imported again unchanged on a re-run."""
+    names = []
+    for path in sorted((folder / "model_outputs").glob("madeup-*.json*")):
+        name = path.name.split(".")[0]
+        import_model(engine, SYSTEM, [path], study=DEMO_STUDY, model=name)
+        names.append(name)
+    return tuple(names)
 
 
 def _account_with_fresh_token(session: Session, name: str, role: str) -> tuple[Annotator, str]:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import get_type_hints, is_typeddict
+from typing import NotRequired, get_origin, get_type_hints, is_typeddict
 
+import pandas as pd
 import pytest
 
-from analysis import charts, report_types
+from analysis import charts, model_types, report_types
 from analysis.render import render_report
 from analysis.report import build_report
+from analysis.reward_models import attach_reward_models
 from analysis.sections import SECTIONS
+from annotate.domain.reward_models import PREDICTION_COLUMNS
 
 NESTED = {
     ("Report", "dimensions"): report_types.DimensionResult,
@@ -17,18 +20,31 @@ NESTED = {
     ("Report", "position_bias"): report_types.PositionBias,
     ("DomainResult", "dimensions"): report_types.PairedTest,
     ("Exclusions", "dimensions"): report_types.DimensionExclusions,
+    ("Report", "reward_models"): model_types.RewardModelResult,
+    ("RewardModelResult", "by_domain"): model_types.ModelDomain,
+    ("RewardModelResult", "margin_correlation"): model_types.Correlation,
+    ("RewardModelResult", "position"): model_types.Proportion,
+    ("RewardModelResult", "human_position"): model_types.Proportion,
 }
 LISTS = {
     ("Report", "annotators"): report_types.AnnotatorRow,
     ("Agreement", "pairwise"): report_types.AnnotatorPair,
+    ("Report", "label_audit"): model_types.AuditRow,
 }
 
 
 def _check_keys(value: dict, shape: type) -> None:
-    """Keys of ``value`` are exactly those of the TypedDict ``shape``, recursively."""
-    assert set(value) == set(get_type_hints(shape)), shape.__name__
-    for key, hint in get_type_hints(shape).items():
-        inner = value[key]
+    """Keys of ``value`` are exactly those of the TypedDict ``shape`` (its optional keys may be
+    absent), recursively."""
+    hints = get_type_hints(shape)
+    # `NotRequired` is seen only with include_extras (the annotations are postponed strings).
+    extras = get_type_hints(shape, include_extras=True)
+    required = {key for key, hint in extras.items() if get_origin(hint) is not NotRequired}
+    assert required <= set(value) <= set(hints), shape.__name__
+    for key, hint in hints.items():
+        inner = value.get(key)
+        if inner is None:
+            continue
         if is_typeddict(hint):
             _check_keys(inner, hint)
         elif (shape.__name__, key) in NESTED:
@@ -46,6 +62,20 @@ def report(validating_study):
 
 def test_the_json_has_exactly_the_typed_keys(report):
     _check_keys(report, report_types.Report)
+
+
+def test_the_json_with_reward_models_has_exactly_the_typed_keys(report, validating_study):
+    first = validating_study["pair_id"].iloc[0]
+    predictions = pd.DataFrame(
+        [
+            ["rm", "pointwise", first, "D", 1.0, 0.0, None, None, None, False, "ok"],
+            ["judge", "pairwise", first, "D", None, None, "A", True, True, False, "ok"],
+        ],
+        columns=list(PREDICTION_COLUMNS),
+    )
+    extended = attach_reward_models(report, validating_study, predictions)
+    assert set(extended["reward_models"]) == {"rm", "judge"} and extended["label_audit"]
+    _check_keys(extended, report_types.Report)
 
 
 def test_every_chart_is_drawn_in_exactly_one_section():

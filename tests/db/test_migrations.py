@@ -230,6 +230,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0002_pools_and_gold",
         "0003_admin",
         "0004_enrolment_secrets",
+        "0005_reward_models",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -241,7 +242,10 @@ def test_the_migration_scripts_ship_inside_the_package():
     assert location.parent == Path(annotate.db.__file__).resolve().parent  # inside the package
 
 
-@pytest.mark.parametrize("start", [FIRST_REVISION, "0002_pools_and_gold", "0003_admin", *RELEASES])
+@pytest.mark.parametrize(
+    "start",
+    [FIRST_REVISION, "0002_pools_and_gold", "0003_admin", "0004_enrolment_secrets", *RELEASES],
+)
 def test_every_old_schema_upgrades_to_exactly_the_models(empty_db_url, start):
     engine = database_at(empty_db_url, start)
     try:

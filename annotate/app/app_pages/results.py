@@ -8,6 +8,7 @@ import streamlit as st
 from analysis.charts import all_figures
 from analysis.render import render_report
 from analysis.tables import Table, accuracy_table, dimension_table
+from annotate.app import results_models
 from annotate.app.session import engine
 from annotate.db import read_session
 from annotate.domain.export import EXPORT_FORMATS, ratings_bytes
@@ -29,23 +30,34 @@ CHART_TABS = {
     "domain_verdicts": "Verdicts by domain",
     "position": "Position bias",
     "annotators": "Annotators",
+    "reward_models": "Reward models",
 }
 VERDICT_WORDS = {"tie": "ties", "diverges": "diverges", "inconclusive": "inconclusive"}
 
 
 @st.cache_data(show_spinner="Computing the statistics…", max_entries=16, ttl=600)
 def _report(
-    study: str, n_scores: int, latest: str, margin: float, alpha: float, holm: bool, n_boot: int
+    study: str,
+    n_scores: int,
+    latest: str,
+    margin: float,
+    alpha: float,
+    holm: bool,
+    n_boot: int,
+    models: str,
+    account: int | None,
 ) -> dict:
-    """Cached per study state (score count, newest score) and settings."""
-    return study_report(
+    """Cached per study state (score count, newest score, imported models) and settings."""
+    report = study_report(
         study_ratings(engine(), study), margin=margin, alpha=alpha, holm=holm, n_boot=n_boot
     )
+    return dict(results_models.with_models(study, report, account))
 
 
 def draw() -> None:
+    account = st.session_state.get("account_id")
     with read_session(engine()) as session:
-        require_role(session, st.session_state.get("account_id"), *RESULTS_ROLES)
+        require_role(session, account, *RESULTS_ROLES)
     st.title("Results")
     names = study_names(engine())
     if not names:
@@ -59,13 +71,17 @@ def draw() -> None:
     margin, alpha, holm, n_boot = _settings(data)
     latest = str(data.ratings["created_at"].max())
     try:
-        report = _report(study, len(data.ratings), latest, margin, alpha, holm, n_boot)
+        models = results_models.models_state(study, account)
+        report = _report(
+            study, len(data.ratings), latest, margin, alpha, holm, n_boot, models, account
+        )
     except ValueError as error:
         st.error(f"The statistics cannot be computed: {error}")
         return
     _draw_verdict(report)
     _draw_tables(report)
     _draw_charts(report)
+    results_models.draw(study, report, account)  # type: ignore[arg-type]
     _draw_downloads(study, data, report)
 
 
@@ -106,7 +122,7 @@ def _draw_verdict(report: dict) -> None:
         "Human accuracy",
         f"{accuracy['accuracy']:.1%}",
         help="Share of pairs whose mean rubric-alignment score puts chosen above "
-        "rejected, ties counted as half. The best reward model reaches 75.94%.",
+        "rejected, ties counted as half. The reward models' accuracies are below.",
     )
 
 

@@ -1,0 +1,114 @@
+"""Reward models' results in a study: import (admin), and the comparison with the humans
+(admin or researcher). Model results are never part of anything an annotator is sent.
+
+`import_model` reads and checks the files before its write transaction (a long read never holds
+the write lock), then checks the actor again and writes everything or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy.engine import Engine
+
+from analysis.report_types import Report
+from analysis.reward_models import attach_reward_models, label_audit_frame
+from annotate.db import read_session, write_session
+from annotate.db.tables import Pair, RewardModel
+from annotate.domain import reward_models
+from annotate.domain.export import ratings_dataframe
+from annotate.domain.permissions import RESULTS_ROLES, Actor, require_admin, require_role
+from annotate.domain.reward_models import ModelImportSummary, PairPrediction
+
+
+def import_model(
+    engine: Engine,
+    actor: Actor,
+    paths: Sequence[Path | str],
+    *,
+    study: str,
+    model: str,
+    kind: str | None = None,
+    allow_unknown: bool = False,
+    replace: bool = False,
+) -> ModelImportSummary:
+    """Import one model's result files into `study`: all of them, or nothing.
+
+    Raises DatasetError listing every problem (file, line, field), Conflict when the model
+    already has other results and `replace` is not set, PermissionDenied unless admin.
+    """
+    with read_session(engine) as session:
+        require_admin(session, actor)
+    reward_models.check_model_name(model)
+    staged = reward_models.stage_model_files(paths, kind=kind)
+    with write_session(engine) as session:
+        require_admin(session, actor)
+        return reward_models.store_model(
+            session, staged, study=study, name=model, allow_unknown=allow_unknown, replace=replace
+        )
+
+
+def delete_model(engine: Engine, actor: Actor, *, study: str, model: str) -> None:
+    with write_session(engine) as session:
+        require_admin(session, actor)
+        reward_models.delete_model(session, study, model)
+
+
+def list_models(engine: Engine, actor: Actor, study: str) -> list[RewardModel]:
+    """The study's models (rows detached from the session), by name."""
+    with read_session(engine) as session:
+        require_role(session, actor, *RESULTS_ROLES)
+        return reward_models.study_models(session, study)
+
+
+@dataclass(frozen=True)
+class ModelInputs:
+    """What the comparison reads: the ratings export, the models' results, the comments."""
+
+    study: str
+    ratings: pd.DataFrame
+    predictions: pd.DataFrame
+    comments: pd.DataFrame
+
+
+def model_inputs(engine: Engine, actor: Actor, study: str) -> ModelInputs:
+    with read_session(engine) as session:
+        require_role(session, actor, *RESULTS_ROLES)
+        predictions = reward_models.prediction_frame(session, study)
+        comments = reward_models.pair_comments(session, study)
+    return ModelInputs(study, ratings_dataframe(engine, study), predictions, comments)
+
+
+def with_reward_models(report: Report, inputs: ModelInputs) -> Report:
+    """The validation report with its reward-model keys (`reward_models`, `label_audit`)."""
+    return attach_reward_models(report, inputs.ratings, inputs.predictions)
+
+
+def audit_table(inputs: ModelInputs) -> pd.DataFrame:
+    """The label audit with scores, comments and models wrong, for CSV."""
+    return label_audit_frame(inputs.ratings, inputs.predictions, inputs.comments)
+
+
+@dataclass(frozen=True)
+class AuditedPair:
+    """A pair of the label audit: its texts, every model's result and the comments."""
+
+    pair: Pair
+    predictions: list[PairPrediction]
+    comments: list[tuple[str, str]]  # (annotator, comment)
+
+
+def audited_pair_detail(engine: Engine, actor: Actor, study: str, record_id: str) -> AuditedPair:
+    """One pair's drill-down (texts and model outputs are untrusted: render inert)."""
+    with read_session(engine) as session:
+        require_role(session, actor, *RESULTS_ROLES)
+        predictions = reward_models.pair_predictions(session, study, record_id)
+        comments = reward_models.pair_comments(session, study)
+        pair = reward_models.pair_texts(session, study, record_id)
+    mine = comments[comments["pair_id"] == record_id]
+    return AuditedPair(
+        pair, predictions, list(zip(mine["annotator"], mine["comment"], strict=True))
+    )
