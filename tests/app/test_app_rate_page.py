@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
+from sqlmodel import select
 
-from annotate.db import make_engine, write_session
+from annotate.db import make_engine, read_session, write_session
+from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.permissions import SYSTEM
@@ -94,7 +96,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     db = folder / "rate.db"
     engine = make_engine(str(db))
     set_up_demo(engine)
-    tokens = {name: _annotator(engine, "demo", name) for name in ("focus", "keys", "shots")}
+    names = ("focus", "keys", "shots", "stale")
+    tokens = {name: _annotator(engine, "demo", name) for name in names}
     with write_session(engine) as session:
         get_or_create_study(session, "long", seed=3)
     import_files(engine, SYSTEM, [_long_word_dataset(folder / "long")], study="long")
@@ -263,3 +266,28 @@ def test_screenshots_and_each_response_followed_by_its_own_scores(world, new_pag
     assert top["response_A"] < top["scores_A"] and top["response_B"] < top["scores_B"]
     if size is PHONE:  # stacked: A, A's scores, then B, B's scores
         assert top["scores_A"] < top["response_B"]
+
+
+def test_a_submit_after_the_link_was_deactivated_saves_nothing_says_so_and_keeps_the_scores(
+    world: World, new_page
+):
+    page = new_page(LAPTOP)
+    open_pair(page, world.link("stale"))
+    wait_for_focus(page, GROUPS[0])
+    press_scores(page, SCORES)
+    with write_session(world.engine) as session:
+        accounts.set_active(session, "stale", False)  # while the annotator was rating
+    page.keyboard.press("Control+Enter")
+    page.get_by_text("Not saved: this login link is no longer valid", exact=False).wait_for()
+    settle(page)
+    with read_session(world.engine) as session:
+        saved = session.exec(
+            select(Rating.id)
+            .join(Assignment, Assignment.id == Rating.assignment_id)
+            .join(Annotator, Annotator.id == Assignment.annotator_id)
+            .where(Annotator.name == "stale")
+        ).all()
+    assert saved == []
+    checked = page.locator(".st-key-scores_A input:checked, .st-key-scores_B input:checked")
+    assert checked.count() == 8  # the entries are still on the page
+    assert page.get_by_text("saved.", exact=False).count() == 0
