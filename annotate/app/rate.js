@@ -64,17 +64,30 @@
   let shownPair = null;
   let shownError = null;
   let pending = false;
+  // Streamlit may still redraw the new pair's elements after they first appear (and take the
+  // focus with them): until the annotator acts or a moment has passed, the focus is put back.
+  let settleUntil = 0;
+  const acted = () => { settleUntil = 0; };
+  window.addEventListener("pointerdown", acted, true);
+  window.addEventListener("keydown", acted, true);
+  window.addEventListener("wheel", acted, { capture: true, passive: true });
+  window.addEventListener("touchstart", acted, { capture: true, passive: true });
   function check() {
     pending = false;
-    for (const icon of document.querySelectorAll(`${GROUPS} [tabindex='0']:not(input)`)) {
-      icon.setAttribute("tabindex", "-1"); // the help icon: no Tab stop of its own
+    for (const group of groups()) {
+      for (const icon of group.querySelectorAll("button:not([tabindex='-1']), [tabindex='0']:not(input)")) {
+        icon.setAttribute("tabindex", "-1"); // the help icon: no Tab stop of its own
+      }
     }
     const token = document.querySelector(".st-key-pair_token input");
     if (token && token.value && token.value !== shownPair && groups().length) {
       shownPair = token.value;
+      settleUntil = Date.now() + 1500;
+      for (const delay of [50, 150, 400, 800, 1500]) setTimeout(schedule, delay);
+    }
+    if (Date.now() < settleUntil) {
       scrollToTop();
-      focusGroup(groups()[0]);
-      requestAnimationFrame(scrollToTop);
+      if (!groupOf(document.activeElement)) focusGroup(groups()[0]);
     }
     const error = document.querySelector("[class*='st-key-submit_error_']");
     const errorId = error ? error.className : null;
@@ -86,11 +99,17 @@
     }
     shownError = errorId;
   }
-  new MutationObserver(() => {
+  function schedule() {
     if (!pending) {
       pending = true;
       requestAnimationFrame(check);
     }
-  }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  }
+  new MutationObserver(schedule).observe(document.body, {
+    childList: true,
+    subtree: true,
+    characterData: true,
+  });
+  setInterval(schedule, 250); // a value set by React (the token) is no DOM mutation
   check();
 })();

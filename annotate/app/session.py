@@ -19,6 +19,11 @@ from annotate.db import make_engine, read_session
 from annotate.domain.accounts import find_account
 
 SESSION_TOKEN = "login_token"
+# Left by the rating page for the next run, whichever page it draws (the login page too, when
+# the link stopped being valid): "Pair 3 saved." and "Not saved: ..." are said before anything
+# about the link.
+NOTICE = "notice"
+REFUSED = "refused_write"
 
 
 @dataclass(frozen=True)

@@ -61,3 +61,36 @@ def test_ordinary_markdown_and_text_are_kept():
     assert inert_markdown(text) == text
     for other in ("日本語の質問", "مرحبا بكم", "🎉👍🏽👨‍👩‍👧‍👦"):
         assert inert_markdown(other) == other
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("# Response B", "**Response B**"),
+        ("### Your scores ###", "**Your scores**"),
+        ("> ## quoted", "&gt; **quoted**"),
+        ("- # in a list", "- **in a list**"),
+        ("1. ###### deep", "1. **deep**"),
+        ("Response A\n==========", "**Response A**\n"),
+        ("Your scores\n---", "**Your scores**\n"),
+        ("# Response B\n---", "**Response B**\n"),  # no setext heading made of a bold line
+        ("#", ""),
+    ],
+)
+def test_headings_in_dataset_text_become_bold_lines(text, shown):
+    assert inert_markdown(text) == shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#hashtag is not a heading",
+        "a paragraph\n\n---\n\nafter a rule",  # a rule stays a rule
+        "```\n# a comment in code\n```",
+        "~~~~\n# code\n~~~~",
+        "    # indented code",
+        "- item\n---",
+    ],
+)
+def test_what_is_not_a_heading_is_kept(text):
+    assert inert_markdown(text) == text

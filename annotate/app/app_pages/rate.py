@@ -16,7 +16,7 @@ import streamlit as st
 
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
-from annotate.app.session import current_account, engine, login_token
+from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.db import read_session
 from annotate.domain.accounts import LoginNoLongerValid
 from annotate.domain.queue import (
@@ -38,7 +38,6 @@ from annotate.vocabulary import DIMENSIONS, SIDES
 
 CURRENT = "current_assignment"
 SHOWN_AT = "shown_at"
-NOTICE = "notice"
 SUBMIT_ERROR = "submit_error"
 SKIP_ERROR = "skip_error"
 ERRORS_SHOWN = "errors_shown"  # a new number for every error: the page script scrolls to it
@@ -67,10 +66,12 @@ def draw() -> None:
 @st.fragment
 def _pair_page(account_id: int) -> None:
     _draw_notice()  # a save is confirmed before anything else is said
-    if current_account() is None:  # (a fragment run does not pass through the entry script)
+    # (A fragment run does not pass through the entry script.) A write just refused for the
+    # link is said next to the form, with the annotator's entries kept on the page.
+    if current_account() is None and REFUSED not in st.session_state:
         st.error(
-            "This login link is no longer valid: it was replaced or deactivated. Please ask the "
-            "study organisers for a new link."
+            "This login link is no longer valid: it was replaced or deactivated. Please ask "
+            "the study organisers for a new link."
         )
         return
     with read_session(engine()) as session:
@@ -262,6 +263,7 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
 
 def _draw_error(name: str, view: PairView) -> None:
     failed = st.session_state.pop(name, None)
+    st.session_state.pop(REFUSED, None)  # said here, not again on the login page
     if failed and failed[0] == view.assignment_id:
         shown = st.session_state[ERRORS_SHOWN] = st.session_state.get(ERRORS_SHOWN, 0) + 1
         with st.container(key=f"submit_error_{shown}"):
@@ -300,7 +302,11 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             flag_reason=(state.get(FLAG) or "").strip(),
             token=login_token() or "",
         )
-    except (RatingError, LoginNoLongerValid) as error:
+    except LoginNoLongerValid as error:
+        state[SUBMIT_ERROR] = (view.assignment_id, str(error))
+        state[REFUSED] = str(error)  # for the login page, if the next run draws it
+        return
+    except RatingError as error:
         state[SUBMIT_ERROR] = (view.assignment_id, str(error))
         return
     except Unavailable:
@@ -332,7 +338,11 @@ def _skip(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             reason=st.session_state.get(SKIP_REASON) or "",
             token=login_token() or "",
         )
-    except (RatingError, LoginNoLongerValid) as error:
+    except LoginNoLongerValid as error:
+        st.session_state[SKIP_ERROR] = (view.assignment_id, str(error))
+        st.session_state[REFUSED] = str(error)
+        return
+    except RatingError as error:
         st.session_state[SKIP_ERROR] = (view.assignment_id, str(error))
         return
     except Unavailable:
@@ -372,6 +382,7 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
         st.text_input("Why do you skip it?", key=SKIP_REASON)
         st.button("Skip", key="skip", on_click=_skip, args=(account_id, view, entries))
         failed = st.session_state.pop(SKIP_ERROR, None)
+        st.session_state.pop(REFUSED, None)  # said here, not again on the login page
         if failed and failed[0] == view.assignment_id:
             st.error(failed[1])
     labels = {e.assignment_id: f"Pair {e.number} ({_STATUS_WORDS[e.status]})" for e in entries}

@@ -1,0 +1,85 @@
+"""`prb-annotate serve` becomes the server: one process, which SIGTERM stops, freeing the port."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from support.appserver import free_port
+
+CLI = Path(sys.executable).parent / "prb-annotate"
+
+
+def _healthy(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text(errors="replace")[-2000:]
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError("the server did not answer its health check")
+
+
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            if parent == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_serve_is_one_process_and_sigterm_leaves_nothing_listening(tmp_path: Path):
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [
+                str(CLI),
+                "--db",
+                str(tmp_path / "serve.db"),
+                "serve",
+                "--port",
+                str(port),
+                "--address",
+                "127.0.0.1",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        _healthy(port, process, log)
+        # The process started is the server itself (exec), not a parent waiting on a child.
+        command = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
+        assert b"streamlit" in command and b"run" in command, command
+        assert _children(process.pid) == []
+
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) is not None
+        assert not _listening(port), "a process still serves the port after SIGTERM"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
