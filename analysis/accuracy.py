@@ -34,7 +34,7 @@ def human_accuracy(chosen: FloatArray, rejected: FloatArray) -> HumanAccuracy:
     given for the headline figure.
     """
     diff = np.round(np.asarray(chosen, float) - np.asarray(rejected, float), DIFF_DECIMALS)
-    n = int(len(diff))
+    n = len(diff)
     wins = int(np.sum(diff > 0))
     ties = int(np.sum(diff == 0))
     credit = wins + TIES_COUNT_AS * ties

@@ -222,7 +222,7 @@ def dimension_agreement(
             "alpha_ordinal_ci95": result["ordinal"]["ci95"],
             "alpha_interval": result["interval"]["alpha"],
             "alpha_interval_ci95": result["interval"]["ci95"],
-            "alpha_units": int(len(pairable(counts))),
+            "alpha_units": len(pairable(counts)),
         }
     return out
 
@@ -257,8 +257,8 @@ def preference_agreement(coded: CodedRatings, n_boot: int, seed: int) -> Prefere
     return {
         "alpha_nominal": result["alpha"],
         "ci95": result["ci95"],
-        "n_pairs": int(len(pairable(counts))),
-        "n_judgements": int(len(prefs)),
+        "n_pairs": len(pairable(counts)),
+        "n_judgements": len(prefs),
         "shares": {name: float(s) for name, s in zip(PREFERENCES, shares, strict=True)},
     }
 

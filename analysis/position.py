@@ -33,7 +33,7 @@ def position_bias(coded: CodedRatings, alpha: float = 0.05) -> dict[str, Positio
         mean_a = float(a.mean()) if len(a) else None
         mean_b = float(b.mean()) if len(b) else None
         out[dim] = {
-            "n_ratings": int(len(a)),
+            "n_ratings": len(a),
             "mean_a": mean_a,
             "mean_b": mean_b,
             "mean_diff": None if mean_a is None or mean_b is None else mean_a - mean_b,

@@ -219,7 +219,7 @@ def _check_record(reader: _Reader, file: str, location: str, value: Any) -> None
         _check_pairwise(reader, file, location, record_id, value)
 
 
-def _score(value: Any) -> float | None | str:
+def _score(value: Any) -> float | str | None:
     """A finite float, None for NaN/inf/null, or the problem (a string) when not a number."""
     if value is None:
         return None

@@ -42,4 +42,6 @@ def test_wilson_ci_of_strict_share_matches_r_for_18_of_20():
 
 def test_no_pairs():
     acc = human_accuracy(np.array([]), np.array([]))
-    assert acc["accuracy"] is None and acc["ci95"] is None and acc["n_pairs"] == 0
+    assert acc["accuracy"] is None
+    assert acc["ci95"] is None
+    assert acc["n_pairs"] == 0

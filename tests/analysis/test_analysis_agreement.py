@@ -134,7 +134,8 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
 def test_report_bootstrap_ci_none_without_bootstrap(validating_study):
     report = build_report(validating_study, n_boot=0)
     dim = report["dimensions"]["rubric_alignment"]
-    assert dim["alpha_ordinal_ci95"] is None and dim["alpha_interval_ci95"] is None
+    assert dim["alpha_ordinal_ci95"] is None
+    assert dim["alpha_interval_ci95"] is None
     assert report["agreement"]["preference"]["ci95"] is None
     with_boot = build_report(validating_study, n_boot=40, seed=2)
     low, high = with_boot["dimensions"]["rubric_alignment"]["alpha_interval_ci95"]
@@ -206,7 +207,9 @@ def test_pairwise_agreement_hand_example():
     assert (ac.n_shared, ac.exact, ac.within_one) == (2, 0.5, 0.5)
     assert (bc.n_shared, bc.exact, bc.within_one) == (1, 0.0, 0.0)
     a = per_annotator.loc[0]  # annotator "a" (codes sorted by name)
-    assert a["n_comparisons"] == 4 and a["exact"] == 0.5 and a["within_one"] == 0.75
+    assert a["n_comparisons"] == 4
+    assert a["exact"] == 0.5
+    assert a["within_one"] == 0.75
     # a's deviations: |3 - 4| (u1, others 3 and 5), |2 - 3| (u2), |1 - 1| (u3) -> mean 2/3
     assert a["mean_abs_diff_from_others"] == pytest.approx(2 / 3)
 

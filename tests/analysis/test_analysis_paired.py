@@ -198,10 +198,12 @@ def test_all_zero_differences_give_p_one_with_note():
 
 def test_too_few_pairs():
     result = compare_dimension(np.array([3.0]), np.array([2.0]))
-    assert result["tost_p"] is None and result["ci95"] is None
+    assert result["tost_p"] is None
+    assert result["ci95"] is None
     assert result["verdict"] == INCONCLUSIVE
     empty = compare_dimension(np.array([]), np.array([]))
-    assert empty["mean_chosen"] is None and empty["wilcoxon_p"] is None
+    assert empty["mean_chosen"] is None
+    assert empty["wilcoxon_p"] is None
 
 
 def test_d_z_is_mean_over_sd_of_differences():

@@ -96,7 +96,8 @@ def test_exclusions_are_counted_and_listed(small_study):
     assert ex["dimensions"]["factuality"]["n_excluded"] == 1
     assert ex["dimensions"]["factuality"]["pairs"] == [only_chosen]
     rubric = ex["dimensions"]["rubric_alignment"]
-    assert rubric["n_excluded"] == 2 and rubric["no_rejected_scores"] == 2
+    assert rubric["n_excluded"] == 2
+    assert rubric["no_rejected_scores"] == 2
     assert sorted(rubric["pairs"]) == sorted([only_chosen, no_rejected_rubric])
     assert ex["n_excluded_total"] == 5
     assert ex["incomplete_pair_ratings"] > 0
@@ -120,7 +121,8 @@ def test_by_domain(validating_study):
         )
         wins = (wide["chosen"] > wide["rejected"]).sum()
         assert d["human_accuracy"]["n_chosen_higher"] == wins
-        assert set(d["dimensions"]) == set(DIMENSIONS) and "checks" in d
+        assert set(d["dimensions"]) == set(DIMENSIONS)
+        assert "checks" in d
 
 
 def test_position_bias_detected_when_side_a_is_favoured(validating_study):
@@ -130,7 +132,8 @@ def test_position_bias_detected_when_side_a_is_favoured(validating_study):
     report = build_report(df, n_boot=0)
     for dim in DIMENSIONS:
         bias = report["position_bias"][dim]
-        assert bias["biased"] and bias["mean_diff"] > 0.3
+        assert bias["biased"]
+        assert bias["mean_diff"] > 0.3
         assert bias["n_ratings"] == 150 * 3
     unbiased = build_report(validating_study, n_boot=0)["position_bias"]
     assert sum(unbiased[d]["biased"] for d in DIMENSIONS) <= 1
@@ -143,9 +146,8 @@ def test_annotator_figures(validating_study):
     report = build_report(df, n_boot=0)
     rows = {a["annotator"]: a for a in report["annotators"]}
     assert rows["annotator_0002"]["straight_lining"] == 1.0
-    assert (
-        rows["annotator_0002"]["modal_share"] == 1.0 and rows["annotator_0002"]["modal_value"] == 3
-    )
+    assert rows["annotator_0002"]["modal_share"] == 1.0
+    assert rows["annotator_0002"]["modal_value"] == 3
     assert rows["annotator_0001"]["straight_lining"] < 0.2
     first = df.drop_duplicates(["annotator", "pair_id"])
     assert rows["annotator_0001"]["n_pairs"] == (first["annotator"] == "annotator_0001").sum()
@@ -233,7 +235,8 @@ def test_pairwise_table_is_capped_by_shared_units(validating_study, monkeypatch)
     full = build_report(validating_study, n_boot=0)["agreement"]
     monkeypatch.setattr(report_module, "MAX_PAIRWISE_ROWS", 3)
     capped = build_report(validating_study, n_boot=0)["agreement"]
-    assert capped["pairwise_truncated"] and not full["pairwise_truncated"]
+    assert capped["pairwise_truncated"]
+    assert not full["pairwise_truncated"]
     assert capped["pairwise_total"] == full["pairwise_total"] == len(full["pairwise"])
     top = sorted((p["n_shared"] for p in full["pairwise"]), reverse=True)[:3]
     assert [p["n_shared"] for p in capped["pairwise"]] == top

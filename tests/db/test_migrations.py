@@ -238,7 +238,8 @@ def test_head_revision_and_markers_follow_the_scripts():
 
 def test_the_migration_scripts_ship_inside_the_package():
     location = Path(alembic_config().get_main_option("script_location"))
-    assert (location / "env.py").is_file() and (location / "script.py.mako").is_file()
+    assert (location / "env.py").is_file()
+    assert (location / "script.py.mako").is_file()
     assert location.parent == Path(annotate.db.__file__).resolve().parent  # inside the package
 
 
@@ -273,7 +274,8 @@ def test_open_crowd_studies_get_a_link_key_when_upgraded(empty_db_url):
             connection.execute(text("UPDATE study SET pool_open = true, enrolment_open = true"))
         upgrade_database(engine)
         (key,) = [row[0] for row in rows(engine, "study", "enrolment_key")]
-        assert key is not None and len(key) >= 22  # 128 bits, url-safe
+        assert key is not None
+        assert len(key) >= 22
     finally:
         engine.dispose()
 
@@ -299,7 +301,8 @@ def test_first_schema_data_survives_and_the_app_works_on_it(empty_db_url, start)
     old = database_at(empty_db_url, start)
     ids = first_schema_data(old)
     before = first_schema_rows(old)
-    assert len(before["rating"]) == 16 and len(before["ratingrevision"]) == 1
+    assert len(before["rating"]) == 16
+    assert len(before["ratingrevision"]) == 1
     old.dispose()
 
     engine = make_engine(empty_db_url)  # what the app does at start

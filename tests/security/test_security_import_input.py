@@ -241,7 +241,8 @@ def _check(error: DatasetError, case: Hostile, file: str) -> None:
     assert (problem.file, problem.location, problem.field) == (file, case.location, case.field)
     assert case.message in problem.message, problem.message
     assert error.total == 1
-    assert str(problem) in str(error) and "Traceback" not in str(error)
+    assert str(problem) in str(error)
+    assert "Traceback" not in str(error)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -316,7 +317,8 @@ def test_the_page_shows_the_located_problem(engine, snapshot, existing, data_pag
     at = data_page(case.name, case.data)
     assert [e.value for e in at.error] == [f"Nothing was imported: 1 problem(s) in {case.name}."]
     table = at.dataframe[0].value
-    assert list(table["where"]) == [case.location] and list(table["field"]) == [case.field]
+    assert list(table["where"]) == [case.location]
+    assert list(table["field"]) == [case.field]
     assert case.message in table["problem"][0]
     assert snapshot(engine) == before
 

@@ -38,13 +38,13 @@ VERDICT_WORDS = {"tie": "ties", "diverges": "diverges", "inconclusive": "inconcl
 @st.cache_data(show_spinner="Computing the statistics…", max_entries=16, ttl=600)
 def _report(
     study: str,
-    n_scores: int,
-    latest: str,
+    n_scores: int,  # noqa: ARG001  (this and `latest`, `models`: the cache's keys)
+    latest: str,  # noqa: ARG001
     margin: float,
     alpha: float,
     holm: bool,
     n_boot: int,
-    models: str,
+    models: str,  # noqa: ARG001
     account: int | None,
 ) -> dict:
     """Cached per study state (score count, newest score, imported models) and settings."""
