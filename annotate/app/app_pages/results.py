@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from analysis.charts import all_figures
 from analysis.render import render_report
+from analysis.report_types import Report
 from analysis.tables import Table, accuracy_table, dimension_table
 from annotate.app import results_models
 from annotate.app.session import engine
@@ -46,12 +49,12 @@ def _report(
     n_boot: int,
     models: str,  # noqa: ARG001
     account: int | None,
-) -> dict:
+) -> Report:
     """Cached per study state (score count, newest score, imported models) and settings."""
     report = study_report(
         study_ratings(engine(), study), margin=margin, alpha=alpha, holm=holm, n_boot=n_boot
     )
-    return dict(results_models.with_models(study, report, account))
+    return results_models.with_models(study, report, account)
 
 
 def draw() -> None:
@@ -81,7 +84,7 @@ def draw() -> None:
     _draw_verdict(report)
     _draw_tables(report)
     _draw_charts(report)
-    results_models.draw(study, report, account)  # type: ignore[arg-type]
+    results_models.draw(study, report, account)
     _draw_downloads(study, data, report)
 
 
@@ -101,7 +104,7 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
     return float(margin), float(alpha), bool(holm), int(n_boot)
 
 
-def _draw_verdict(report: dict) -> None:
+def _draw_verdict(report: Report) -> None:
     checks = report["checks"]
     words = ", ".join(
         f"{dim} {VERDICT_WORDS[r['verdict']]}" for dim, r in report["dimensions"].items()
@@ -130,7 +133,7 @@ def _frame(table: Table) -> pd.DataFrame:
     return pd.DataFrame(table.rows, columns=table.headers)
 
 
-def _draw_tables(report: dict) -> None:
+def _draw_tables(report: Report) -> None:
     table = dimension_table(report)
     st.dataframe(_frame(table), hide_index=True, width="stretch")
     st.caption(table.note)
@@ -143,21 +146,21 @@ def _draw_tables(report: dict) -> None:
             st.json(exclusions["dimensions"], expanded=False)
 
 
-def _draw_charts(report: dict) -> None:
+def _draw_charts(report: Report) -> None:
     figures = all_figures(report)
     tabs = st.tabs([CHART_TABS.get(name, name) for name in figures])
     for tab, figure in zip(tabs, figures.values(), strict=True):
         tab.plotly_chart(figure, width="stretch")
 
 
-def _draw_downloads(study: str, data: StudyRatings, report: dict) -> None:
+def _draw_downloads(study: str, data: StudyRatings, report: Report) -> None:
     st.subheader("Downloads")
     ratings_row = st.columns(len(EXPORT_FORMATS) + 1)
     ratings_row[0].markdown("**Ratings export**")
     for column, fmt in zip(ratings_row[1:], EXPORT_FORMATS, strict=True):
         column.download_button(
             fmt,
-            data=lambda fmt=fmt: ratings_bytes(data.ratings, fmt),
+            data=partial(ratings_bytes, data.ratings, fmt),
             file_name=f"{study}_ratings.{fmt}",
             mime=RATINGS_MIME[fmt],
             icon=":material/download:",
@@ -169,7 +172,7 @@ def _draw_downloads(study: str, data: StudyRatings, report: dict) -> None:
     for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):
         column.download_button(
             fmt,
-            data=lambda fmt=fmt: render_report(report, fmt),
+            data=partial(render_report, report, fmt),
             file_name=f"{study}_report.{fmt}",
             mime=REPORT_FORMATS[fmt],
             icon=":material/download:",
