@@ -21,6 +21,8 @@ from .options import (
     FormatOption,
     HolmOption,
     MarginOption,
+    MarginUnit,
+    MarginUnitOption,
     OutputOption,
     SeedOption,
 )
@@ -48,6 +50,7 @@ def emit_report(
     output: Path | None,
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
+    margin_unit: str = "points",
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error."""
     try:
@@ -60,6 +63,7 @@ def emit_report(
             seed=seed,
             scale_min=scale_min,
             scale_max=scale_max,
+            margin_unit=margin_unit,
         )
         text = render_report(result, fmt.value)
         if output is None:
@@ -81,8 +85,9 @@ def main() -> None:
 def report(
     ratings_file: Annotated[Path, typer.Argument(help="Ratings export: .csv, .jsonl or .parquet.")],
     margin: MarginOption = DEFAULT_EQUIVALENCE_MARGIN,
+    margin_unit: MarginUnitOption = MarginUnit.points,
     alpha: AlphaOption = 0.05,
-    holm: HolmOption = False,
+    holm: HolmOption = True,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
     fmt: FormatOption = Format.json,
@@ -106,4 +111,5 @@ def report(
         output=output,
         scale_min=scale_min,
         scale_max=scale_max,
+        margin_unit=margin_unit.value,
     )
