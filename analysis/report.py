@@ -28,6 +28,7 @@ from .margins import MarginUnit, check_unit, margin_points, margin_record, margi
 from .methods import ALPHA_TENTATIVE, methods
 from .paired import INSUFFICIENT, MIN_PAIRS, apply_holm, compare_dimension, study_checks
 from .position import position_bias
+from .power import make_plan, plan_power
 from .ratings import load_ratings, validate_ratings
 from .report_types import (
     Agreement,
@@ -40,6 +41,7 @@ from .report_types import (
     Exclusions,
     Histogram,
     PairedTest,
+    PowerResult,
     Report,
 )
 
@@ -63,13 +65,16 @@ def build_report(
     *,
     margin_unit: str = "points",
     margin_history: Mapping[str, object] | None = None,
+    planned: Mapping[str, float] | None = None,
 ) -> Report:
     """Validate ratings (a DataFrame in the export format, or a file path) and compute every
     figure of the validation report. The result is JSON-serialisable with no NaN (None).
 
     ``margin`` is in ``margin_unit`` ("points" or "sd"); ``holm`` Holm-adjusts the exploratory
     by-domain family (the study verdict needs no correction); ``margin_history`` is the study's
-    margin record (see :func:`analysis.margins.margin_record`)."""
+    margin record (see :func:`analysis.margins.margin_record`); ``planned`` the planned values
+    of a power analysis (``n_pairs``, ``annotators_per_pair``, optional ``general_diff``,
+    ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot."""
     unit = check_unit(margin_unit)
     _check_settings(margin, alpha, n_boot)
     if isinstance(data, pd.DataFrame):
@@ -97,6 +102,7 @@ def build_report(
         "by_domain": by_domain(coded, means, margins, alpha, holm),
         "margin_sensitivity": margin_sensitivity(paired, unit),
         "margin_record": margin_record(margin_history, df["created_at"]),
+        "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),
         "position_bias": position_bias(coded, alpha),
         "exclusions": exclusions(coded, means),
         "settings": {
@@ -182,6 +188,33 @@ def compare_dimensions(
             results[dim]["notes"].append("margin undefined (SD units with no variance)")
             results[dim]["verdict"] = INSUFFICIENT
     return results
+
+
+def _planned_power(
+    planned: Mapping[str, float],
+    ratings: pd.DataFrame,
+    margins: Mapping[str, float | None],
+    alpha: float,
+    seed: int,
+) -> PowerResult:
+    """The power planner with this study as the pilot, at the study's margin (points; the
+    smallest over the general dimensions when the margin is in SD units)."""
+    general = [m for d, m in margins.items() if d != PERSONAL_DIMENSION and m is not None]
+    if not general:
+        raise ValueError("power: the margin is undefined on every general dimension")
+    plan = make_plan(
+        int(planned["n_pairs"]),
+        int(planned.get("annotators_per_pair", 3)),
+        min(general),
+        pilot=ratings,
+        general_diff=float(planned.get("general_diff", 0.0)),
+        rubric_diff=float(planned.get("rubric_diff", 0.5)),
+        alpha=alpha,
+        target=float(planned.get("target", 0.8)),
+        simulations=int(planned.get("simulations", 1000)),
+        seed=seed,
+    )
+    return plan_power(plan)
 
 
 def reliability_caveat(rubric: DimensionAgreement) -> bool:

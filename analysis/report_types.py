@@ -211,6 +211,35 @@ class MarginRecord(TypedDict):
     note: str
 
 
+class TestPower(TypedDict):
+    test: str  # "tost" or "superiority"
+    true_diff: float
+    sd: float
+    power: float
+    pairs_needed: int | None  # for the target power; None when unreachable
+
+
+class PowerResult(TypedDict):
+    """The power planner's answer (`analysis.power.plan_power`)."""
+
+    n_pairs: int
+    annotators_per_pair: int
+    margin: float
+    alpha: float
+    target: float
+    sd: dict[str, float]
+    sd_source: str
+    true_diff: dict[str, float]
+    tests: dict[str, TestPower]
+    joint_power: float
+    joint_power_mc_se: float
+    joint_pairs_needed: int | None
+    simulations: int
+    seed: int
+    method: str
+    notes: list[str]
+
+
 class Settings(TypedDict):
     margin: float
     margin_unit: str
@@ -240,6 +269,7 @@ class Report(TypedDict):
     by_domain: dict[str, DomainResult]
     margin_sensitivity: MarginSensitivity
     margin_record: MarginRecord | None
+    power: PowerResult | None
     position_bias: dict[str, PositionBias]
     exclusions: Exclusions
     settings: Settings
