@@ -53,6 +53,9 @@ class DimensionAgreement(TypedDict):
     alpha_interval: float | None
     alpha_interval_ci95: Interval | None
     alpha_units: int
+    alpha_difference: float | None  # interval alpha on chosen - rejected, units = pairs
+    alpha_difference_ci95: Interval | None
+    alpha_note: str | None  # why alpha is missing, when it is
 
 
 class Histogram(TypedDict):

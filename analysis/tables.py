@@ -221,7 +221,9 @@ def agreement_table(report: Report) -> Table:
                 dim,
                 f"{num(r['alpha_ordinal'], 3)} {interval(r['alpha_ordinal_ci95'], 3)}",
                 f"{num(r['alpha_interval'], 3)} {interval(r['alpha_interval_ci95'], 3)}",
+                f"{num(r['alpha_difference'], 3)} {interval(r['alpha_difference_ci95'], 3)}",
                 str(r["alpha_units"]),
+                r["alpha_note"] or "",
             ]
         )
     pref = report["agreement"]["preference"]
@@ -230,20 +232,33 @@ def agreement_table(report: Report) -> Table:
             "rubric preference (nominal)",
             f"{num(pref['alpha_nominal'], 3)} {interval(pref['ci95'], 3)}",
             DASH,
+            DASH,
             str(pref["n_pairs"]),
+            "",
         ]
     )
     n_boot = report["settings"]["n_boot"]
     note = (
-        f"95% percentile bootstrap CIs resampling pairs and coders ({n_boot} resamples)."
+        f"95% bootstrap CIs over pairs and coders ({n_boot} resamples; variance pairs + "
+        "coders - pair-ratings)."
         if n_boot
         else "No bootstrap."
     )
-    note += " Thresholds: 0.667 tentative, 0.8 reliable (Krippendorff, 2004)."
+    note += (
+        " α difference: interval alpha on each annotator's chosen − rejected score (units = "
+        "pairs). Thresholds (Krippendorff, 2004): 0.667 tentative, 0.8 reliable."
+    )
     return Table(
-        headers=["Dimension", "α ordinal [95% CI]", "α interval [95% CI]", "Units"],
+        headers=[
+            "Dimension",
+            "α ordinal [95% CI]",
+            "α interval [95% CI]",
+            "α difference [95% CI]",
+            "Units",
+            "Note",
+        ],
         rows=rows,
-        numeric=[False, True, True, True],
+        numeric=[False, True, True, True, True, False],
         note=note,
     )
 
