@@ -207,7 +207,7 @@ def report_command(
         typer.Option("--margin", help="TOST equivalence margin (default: the study's setting)."),
     ] = None,
     alpha: AlphaOption = 0.05,
-    holm: HolmOption = False,
+    holm: HolmOption = True,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
     fmt: FormatOption = Format.json,

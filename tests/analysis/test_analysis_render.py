@@ -33,18 +33,22 @@ def test_json_round_trips_without_nan(report):
 def test_markdown_has_the_paper_table(report):
     md = render_report(report, "md")
     assert (
-        "| Dimension | Mean chosen | Mean rejected | Diff [95% CI] | TOST p | Wilcoxon p | d_z "
-        "| α ord | α int | Verdict |" in md
+        "| Dimension | Mean chosen | Mean rejected | Diff [95% CI] | TOST p | Equiv. bound "
+        "| Superiority p | d_z [95% CI] | Pairs | Verdict |" in md
     )
-    for dim in ("factuality", "relevance", "helpfulness", "rubric_alignment"):
-        assert f"\n| {dim} | " in md
+    for dim in DIMENSIONS:
+        assert f"\n| {report['dimensions'][dim]['label']} | " in md
     rubric = report["dimensions"]["rubric_alignment"]
     assert f"| {rubric['mean_chosen']:.2f} | {rubric['mean_rejected']:.2f} |" in md
     assert "## Study verdict: VALIDATED" in md
     assert "## Human accuracy" in md
     assert "## By domain" in md
-    assert "Society \\| &lt;b&gt;Culture&lt;/b&gt;" in md  # pipes and HTML escaped in cells
+    assert "Society \\| \\<b>Culture\\</b>" in md  # pipes and raw HTML escaped in cells
     assert XSS not in md
+    assert "&lt;" not in md
+    assert "&amp;" not in md
+    assert "&gt;" not in md
+    assert "| <0.001 |" in md  # a p-value stays plain text
 
 
 def test_html_is_one_self_contained_file_with_escaped_text(report):

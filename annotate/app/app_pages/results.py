@@ -35,7 +35,12 @@ CHART_TABS = {
     "annotators": "Annotators",
     "reward_models": "Reward models",
 }
-VERDICT_WORDS = {"tie": "ties", "diverges": "diverges", "inconclusive": "inconclusive"}
+VERDICT_WORDS = {
+    "tie": "ties",
+    "diverges": "diverges",
+    "inconclusive": "inconclusive",
+    "insufficient_data": "has insufficient data",
+}
 
 
 @st.cache_data(show_spinner="Computing the statistics…", max_entries=16, ttl=600)
@@ -100,7 +105,7 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
         n_boot = right.number_input(
             "Bootstrap resamples for alpha CIs", min_value=0, max_value=5000, value=200, step=100
         )
-        holm = last.checkbox("Holm correction across dimensions")
+        holm = last.checkbox("Holm correction of the by-domain tests", value=True)
     return float(margin), float(alpha), bool(holm), int(n_boot)
 
 
@@ -116,16 +121,23 @@ def _draw_verdict(report: Report) -> None:
         )
     else:
         st.warning(f"**Not validated.** {words}.", icon=":material/report:")
-    accuracy = report["human_accuracy"]
+    if checks["reliability_caveat"]:
+        st.warning(
+            "**Reliability caveat:** Krippendorff's alpha on rubric alignment is below 0.667; "
+            "the ratings may not support a conclusion.",
+            icon=":material/warning:",
+        )
+    accuracy = report["human_accuracy"]["strict"]
     columns = st.columns(4)
     columns[0].metric("Pairs", report["n_pairs"])
     columns[1].metric("Annotators", report["n_annotators"])
     columns[2].metric("Scores", report["n_scores"])
     columns[3].metric(
-        "Human accuracy",
-        f"{accuracy['accuracy']:.1%}",
+        "Human accuracy (strict)",
+        "–" if accuracy["value"] is None else f"{accuracy['value']:.1%}",
         help="Share of pairs whose mean rubric-alignment score puts chosen above "
-        "rejected, ties counted as half. The reward models' accuracies are below.",
+        "rejected (ties are not wins), as a reward model's accuracy; the reward models' "
+        "accuracies are below.",
     )
 
 
