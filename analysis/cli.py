@@ -7,7 +7,7 @@ from the database instead of a file.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -62,6 +62,7 @@ def emit_report(
     scale_max: int = SCALE_MAX,
     extend: Callable[[Report], Report] | None = None,
     margin_unit: str = "points",
+    margin_history: Mapping[str, object] | None = None,
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error.
     `extend` adds sections from outside the ratings (the database's reward models)."""
@@ -76,6 +77,7 @@ def emit_report(
             scale_min=scale_min,
             scale_max=scale_max,
             margin_unit=margin_unit,
+            margin_history=margin_history,
         )
         if extend is not None:
             result = extend(result)

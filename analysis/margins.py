@@ -13,12 +13,11 @@ from typing import Literal
 
 import pandas as pd
 
-from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, MARGIN_UNITS, PERSONAL_DIMENSION
 
 from .report_types import MarginRecord, MarginSensitivity, PairedTest
 
-MarginUnit = Literal["points", "sd"]
-MARGIN_UNITS: tuple[MarginUnit, ...] = ("points", "sd")
+MarginUnit = Literal["points", "sd"]  # MARGIN_UNITS, as a type
 SENSITIVITY_GRID = tuple(round(0.1 * i, 1) for i in range(1, 11))
 """Margins of the sensitivity table, in the study's unit."""
 UNIT_WORDS = {"points": "scale points", "sd": "SD of the paired differences"}

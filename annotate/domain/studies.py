@@ -10,13 +10,14 @@ score is given.
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, func, select
 
-from annotate.db.tables import Assignment, Pair, Rating, Study
+from annotate.db.tables import Assignment, Pair, Rating, Study, utcnow
 from annotate.errors import Invalid, NotFound
-from annotate.vocabulary import DIMENSIONS
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS
 
 DEFAULT_STUDY = "default"
 
@@ -29,6 +30,7 @@ EDITABLE = (
     "dimension_definitions",
     "guidelines",
     "equivalence_margin",
+    "margin_unit",
     "completion_code",
     "overlap",
     "reservation_minutes",
@@ -100,12 +102,24 @@ def update_study(session: Session, name: str, **changes: Any) -> Study:
     frozen = _frozen_changes(session, study, changes)
     if frozen:
         raise StudyError("; ".join(frozen))
+    before = (study.equivalence_margin, study.margin_unit, study.margin_set_at)
     _apply(study, changes)
     _check(study)
+    _record_margin_change(study, *before)
     _ensure_enrolment_key(study)
     session.add(study)
     session.flush()
     return study
+
+
+def _record_margin_change(study: Study, margin: float, unit: str, set_at: datetime | None) -> None:
+    """A changed margin (or unit) keeps its earlier value and the time it was set, so the
+    report can tell whether the margin was fixed before the data arrived."""
+    if (float(study.equivalence_margin), study.margin_unit) == (float(margin), unit):
+        return
+    earlier = {"margin": margin, "unit": unit, "set_at": set_at.isoformat() if set_at else None}
+    study.margin_history = [*study.margin_history, earlier]
+    study.margin_set_at = utcnow()
 
 
 def _apply(study: Study, changes: dict[str, Any]) -> None:
@@ -173,6 +187,8 @@ def study_problems(study: Study) -> list[str]:
             problems.append(f"{kind.replace('_', ' ')}: missing for {', '.join(missing)}")
     if not study.equivalence_margin > 0:
         problems.append("equivalence margin must be above 0")
+    if study.margin_unit not in MARGIN_UNITS:
+        problems.append(f"margin unit must be one of {', '.join(MARGIN_UNITS)}")
     if study.overlap < 1:
         problems.append("overlap (annotators per pair) must be at least 1")
     if study.reservation_minutes < 1:

@@ -23,6 +23,17 @@ class StudyRatings:
     margin: float
     scale_min: int
     scale_max: int
+    margin_unit: str = "points"
+    margin_record: dict[str, object] | None = None  # when set, and its earlier values
+
+    def margin_settings(
+        self, override: float | None = None
+    ) -> tuple[float, str, dict[str, object] | None]:
+        """(margin, unit, record) for the report: the study's own, or an override given in
+        scale points, which has no record."""
+        if override is None:
+            return self.margin, self.margin_unit, self.margin_record
+        return override, "points", None
 
 
 def study_names(engine: Engine) -> list[str]:
@@ -35,7 +46,14 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
     with read_session(engine) as session:
         target = get_study(session, study)
         settings = (target.equivalence_margin, target.scale_min, target.scale_max)
-    return StudyRatings(study, ratings_dataframe(engine, study), *settings)
+        unit, record = target.margin_unit, margin_record(target)
+    return StudyRatings(study, ratings_dataframe(engine, study), *settings, unit, record)
+
+
+def margin_record(study: Study) -> dict[str, object]:
+    """The study's margin record in the shape `analysis.margins.margin_record` checks."""
+    set_at = study.margin_set_at.isoformat() if study.margin_set_at else None
+    return {"set_at": set_at, "history": list(study.margin_history)}
 
 
 def study_report(
@@ -47,10 +65,14 @@ def study_report(
     n_boot: int = 0,
     seed: int = 0,
 ) -> Report:
-    """The validation report of a study; the margin defaults to the study's setting."""
+    """The validation report of a study; the margin defaults to the study's setting (in its
+    unit, with its record: a margin given here is in scale points and has no record)."""
+    margin, unit, record = data.margin_settings(margin)
     return build_report(
         data.ratings,
-        margin=data.margin if margin is None else margin,
+        margin=margin,
+        margin_unit=unit,
+        margin_history=record,
         alpha=alpha,
         n_boot=n_boot,
         holm=holm,

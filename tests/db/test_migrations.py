@@ -231,6 +231,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0003_admin",
         "0004_enrolment_secrets",
         "0005_reward_models",
+        "0006_margin_record",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -245,7 +246,14 @@ def test_the_migration_scripts_ship_inside_the_package():
 
 @pytest.mark.parametrize(
     "start",
-    [FIRST_REVISION, "0002_pools_and_gold", "0003_admin", "0004_enrolment_secrets", *RELEASES],
+    [
+        FIRST_REVISION,
+        "0002_pools_and_gold",
+        "0003_admin",
+        "0004_enrolment_secrets",
+        "0005_reward_models",
+        *RELEASES,
+    ],
 )
 def test_every_old_schema_upgrades_to_exactly_the_models(empty_db_url, start):
     engine = database_at(empty_db_url, start)
@@ -276,6 +284,21 @@ def test_open_crowd_studies_get_a_link_key_when_upgraded(empty_db_url):
         (key,) = [row[0] for row in rows(engine, "study", "enrolment_key")]
         assert key is not None
         assert len(key) >= 22
+    finally:
+        engine.dispose()
+
+
+def test_an_existing_study_s_margin_counts_as_set_in_points_when_it_was_created(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        ((unit, set_at, history, created_at),) = rows(
+            engine, "study", "margin_unit, margin_set_at, margin_history, created_at"
+        )
+        assert unit == "points"
+        assert set_at == created_at
+        assert history in ([], "[]")  # a JSON list (SQLite hands back its text)
     finally:
         engine.dispose()
 
