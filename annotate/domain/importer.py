@@ -1,9 +1,12 @@
 """Import benchmark records into a study: validate every record, then write them all or none.
 
-Every problem is reported with its file, line (or row), field and what was expected; if there is
-any, nothing is written. Re-importing the same content changes nothing. Reading the files is
-`annotate.domain.readers`; this module validates (`stage_files`, no database) and writes
-(`store_staged`, in the caller's transaction: `annotate.services.data.import_files`).
+Every problem is reported with its file, line (or row), field and what was expected (the first
+MAX_PROBLEMS_KEPT of them, and how many in all); if there is any, nothing is written. Records
+are streamed from the files into a spool file (`StagedImport`), never held all at once; ids
+are compared exactly (`records.RecordId` refuses padded ones rather than trim them).
+Re-importing the same content changes nothing. Reading the files is `annotate.domain.readers`;
+this module validates (`stage_files`, no database) and writes (`store_staged`, in the caller's
+transaction: `annotate.services.data.import_files`).
 """
 
 from __future__ import annotations

@@ -331,3 +331,12 @@ def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, 
         f"The first {MAX_PROBLEMS_KEPT:,} are listed."
     )
     assert len(at.dataframe[0].value) == MAX_PROBLEMS_KEPT
+
+
+def test_a_study_name_too_long_to_index_is_refused(engine, tmp_path, snapshot, existing, admin):
+    from annotate.domain.studies import MAX_NAME_CHARS, StudyError
+
+    before = snapshot(engine)
+    with pytest.raises(StudyError, match=f"at most {MAX_NAME_CHARS} characters"):
+        upload_dataset(engine, admin, study="s" * 2**20, filename="A_test.jsonl", data=_jsonl())
+    assert snapshot(engine) == before
