@@ -39,8 +39,8 @@ from annotate.domain.studies import get_or_create_study
 
 __all__ = ["DatasetError", "ImportSummary", "Problem", "stage_files", "store_staged"]
 
-INSERT_BATCH = 500
-SPOOL_MEMORY_BYTES = 16 * 2**20
+INSERT_BATCH = 100
+SPOOL_MEMORY_BYTES = 4 * 2**20
 MAX_DOMAIN_CHARS = 100
 _SPLIT_SUFFIX = re.compile(r"[_-](test|train|validation|valid|val|dev)$", re.IGNORECASE)
 _SPLIT_NAME = re.compile(r"^(test|train|validation|valid|val|dev)$", re.IGNORECASE)
