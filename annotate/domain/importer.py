@@ -169,7 +169,7 @@ def _parse(
     problems: ProblemLog,
 ) -> Iterator[ParsedRecord]:
     """Yield each valid record; log everything wrong in `problems`."""
-    first_seen: dict[str, str] = {}
+    first_seen: dict[str, tuple[str, str]] = {}  # id -> (file, location): no new string each
     for path in paths:
         file = str(path)
         if not path.is_file():
@@ -190,12 +190,13 @@ def _parse(
                         Problem(
                             file,
                             location,
-                            f"duplicate id {result.id!r} (first at {first_seen[result.id]})",
+                            f"duplicate id {result.id!r} (first at "
+                            f"{', '.join(first_seen[result.id])})",
                             field="id",
                         )
                     )
                     continue
-                first_seen[result.id] = f"{file}, {location}"
+                first_seen[result.id] = (file, location)
                 yield ParsedRecord(result, file_domain, file, location)
         except DatasetError as error:
             problems.absorb(error)

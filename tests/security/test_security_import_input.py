@@ -340,3 +340,14 @@ def test_a_study_name_too_long_to_index_is_refused(engine, tmp_path, snapshot, e
     with pytest.raises(StudyError, match=f"at most {MAX_NAME_CHARS} characters"):
         upload_dataset(engine, admin, study="s" * 2**20, filename="A_test.jsonl", data=_jsonl())
     assert snapshot(engine) == before
+
+
+def test_an_upload_s_problems_never_name_the_server_s_temporary_folder(engine, admin):
+    record = json.dumps(make_record("twice"))
+    with pytest.raises(DatasetError) as refused:
+        upload_dataset(
+            engine, admin, study="s", filename="A_test.jsonl", data=f"{record}\n{record}\n".encode()
+        )
+    (problem,) = refused.value.problems
+    assert problem.message == "duplicate id 'twice' (first at A_test.jsonl, line 1)"
+    assert "prb-upload-" not in str(refused.value)
