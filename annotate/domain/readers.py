@@ -515,13 +515,14 @@ def _read_parquet(
 
     file = str(path)
     try:
-        parquet = pq.ParquetFile(path)
+        # read a column chunk at a time, on this thread: ~half the memory, no slower
+        parquet = pq.ParquetFile(path, pre_buffer=False, buffer_size=CHUNK_BYTES)
     except Exception as error:  # pyarrow raises several types for a broken file
         problem = Problem(file, "file", f"not a readable Parquet file ({error})")
         raise DatasetError([problem]) from None
     size = path.stat().st_size
     row = reported = 0
-    batches = parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS)
+    batches = parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, use_threads=False)
     while True:
         try:
             batch = next(batches, None)

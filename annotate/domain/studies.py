@@ -20,6 +20,7 @@ from annotate.errors import Invalid, NotFound
 from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS
 
 DEFAULT_STUDY = "default"
+MAX_NAME_CHARS = 200
 
 EDITABLE = (
     "seed",
@@ -69,10 +70,18 @@ def list_studies(session: Session) -> list[Study]:
     return list(session.exec(select(Study).order_by(col(Study.id))).all())
 
 
+def _check_name(name: str) -> None:
+    if len(name) > MAX_NAME_CHARS:
+        raise StudyError(
+            f"a study's name has at most {MAX_NAME_CHARS} characters, not {len(name):,}"
+        )
+
+
 def get_or_create_study(session: Session, name: str, *, seed: int | None = None) -> Study:
     """Return the study called `name`, creating it (with a fresh random seed) if needed."""
     study = session.exec(select(Study).where(Study.name == name)).first()
     if study is None:
+        _check_name(name)
         study = Study(name=name, seed=secrets.randbelow(2**31) if seed is None else seed)
         session.add(study)
         session.flush()
@@ -84,6 +93,7 @@ def create_study(session: Session, name: str, **settings: Any) -> Study:
     name = name.strip()
     if not name:
         raise StudyError("a study needs a non-empty name")
+    _check_name(name)
     if session.exec(select(Study.id).where(Study.name == name)).first() is not None:
         raise StudyError(f"a study named {name!r} already exists")
     seed = settings.pop("seed", None)

@@ -333,3 +333,23 @@ def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, 
         f"The first {MAX_PROBLEMS_KEPT:,} are listed."
     )
     assert len(at.dataframe[0].value) == MAX_PROBLEMS_KEPT
+
+
+def test_a_study_name_too_long_to_index_is_refused(engine, tmp_path, snapshot, existing, admin):
+    from annotate.domain.studies import MAX_NAME_CHARS, StudyError
+
+    before = snapshot(engine)
+    with pytest.raises(StudyError, match=f"at most {MAX_NAME_CHARS} characters"):
+        upload_dataset(engine, admin, study="s" * 2**20, filename="A_test.jsonl", data=_jsonl())
+    assert snapshot(engine) == before
+
+
+def test_an_upload_s_problems_never_name_the_server_s_temporary_folder(engine, admin):
+    record = json.dumps(make_record("twice"))
+    with pytest.raises(DatasetError) as refused:
+        upload_dataset(
+            engine, admin, study="s", filename="A_test.jsonl", data=f"{record}\n{record}\n".encode()
+        )
+    (problem,) = refused.value.problems
+    assert problem.message == "duplicate id 'twice' (first at A_test.jsonl, line 1)"
+    assert "prb-upload-" not in str(refused.value)
