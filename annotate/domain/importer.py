@@ -27,15 +27,10 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from annotate.db.tables import Pair, Study, stored_id
-from annotate.domain.readers import (
-    DatasetError,
-    Problem,
-    ProblemLog,
-    ProgressCallback,
-    describe_type,
-    read_raw,
-)
+from annotate.domain.problems import DatasetError, Problem, ProblemLog
+from annotate.domain.readers import ProgressCallback, read_raw
 from annotate.domain.records import RECORD_FIELDS, BenchmarkRecord, content_hash
+from annotate.domain.strict_json import describe_type
 from annotate.domain.studies import get_or_create_study
 
 __all__ = ["DatasetError", "ImportSummary", "Problem", "stage_files", "store_staged"]

@@ -24,7 +24,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotate.domain.readers import DatasetError, Problem, ProblemLog, describe_type, read_raw
+from annotate.domain.problems import DatasetError, Problem, ProblemLog
+from annotate.domain.readers import read_raw
+from annotate.domain.strict_json import describe_type
 from annotate.errors import Invalid
 from annotate.vocabulary import (
     MODEL_KINDS,

@@ -28,7 +28,7 @@ from annotate.db.tables import (
     utcnow,
 )
 from annotate.domain.model_files import StagedModel, StagedPrediction, check_model_name
-from annotate.domain.readers import DatasetError, Problem
+from annotate.domain.problems import DatasetError, Problem
 from annotate.domain.studies import get_study
 from annotate.errors import Conflict, NotFound
 from annotate.vocabulary import (

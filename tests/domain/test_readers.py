@@ -14,7 +14,8 @@ import pytest
 
 from annotate.domain import readers
 from annotate.domain.importer import DatasetError, stage_files
-from annotate.domain.readers import MAX_PROBLEMS_KEPT, Problem, read_raw
+from annotate.domain.problems import MAX_PROBLEMS_KEPT, Problem
+from annotate.domain.readers import read_raw
 
 ARRAY_ELEMENTS = [
     {"id": "a", "text": 'quote " and backslash \\ and brace } ] inside'},

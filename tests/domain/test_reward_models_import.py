@@ -20,7 +20,7 @@ from annotate.db.tables import ModelPrediction, RewardModel, stored_id
 from annotate.domain import accounts
 from annotate.domain.model_files import detect_kind
 from annotate.domain.permissions import SYSTEM
-from annotate.domain.readers import DatasetError
+from annotate.domain.problems import DatasetError
 from annotate.errors import Conflict, Forbidden, Invalid, NotFound
 from annotate.services import data, reward_models
 from annotate.vocabulary import Role

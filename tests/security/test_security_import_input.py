@@ -29,7 +29,7 @@ from annotate.db import write_session
 from annotate.domain import accounts
 from annotate.domain.importer import DatasetError
 from annotate.domain.permissions import SYSTEM
-from annotate.domain.readers import MAX_NESTING
+from annotate.domain.strict_json import MAX_NESTING
 from annotate.services.data import import_files, upload_dataset
 
 
@@ -324,7 +324,7 @@ def test_the_page_shows_the_located_problem(engine, snapshot, existing, data_pag
 
 
 def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, data_page):
-    from annotate.domain.readers import MAX_PROBLEMS_KEPT
+    from annotate.domain.problems import MAX_PROBLEMS_KEPT
 
     at = data_page("A_test.jsonl", b'{"id":"a"}\n' * 3000)
     (message,) = [e.value for e in at.error]
