@@ -5,9 +5,9 @@ chunks and cut at the elements' boundaries), Parquet batch by batch, so memory f
 largest record, not the file. Each value comes with its location (line or row). A problem that
 stops a file from being read (invalid UTF-8 or JSON, a broken Parquet file) is raised as
 `DatasetError` with its file, line and column; a record whose value can be read but not kept
-(see `annotate.domain.strict_json`: too deeply nested, a duplicate key, NaN, a huge number, NUL, a lone
-surrogate, binary data) is yielded as a `Problem` in its place, and reading goes on. Validating
-the values against the record format is `annotate.domain.importer`'s job.
+(see `annotate.domain.strict_json`: too deeply nested, a duplicate key, NaN, a huge number,
+NUL, a lone surrogate, binary data) is yielded as a `Problem` in its place, and reading goes on.
+Validating the values against the record format is `annotate.domain.importer`'s job.
 """
 
 from __future__ import annotations

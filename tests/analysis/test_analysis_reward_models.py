@@ -12,14 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.human_verdicts import annotator_votes, human_verdicts
 from analysis.model_report import label_audit_table, reward_model_table
 from analysis.render import render_report
 from analysis.report import build_report
 from analysis.reward_models import (
-    annotator_votes,
     attach_reward_models,
     cohen_kappa,
-    human_verdicts,
     label_audit_frame,
     mcnemar_test,
     reward_models_section,
