@@ -187,9 +187,14 @@ class AgentSession:
             with self.opener.open(request, timeout=self.timeout) as reply:
                 snapshot = json.load(reply)
         except urllib.error.HTTPError as error:
+            body = error.read()[:300]
             if error.code in BALANCER_UNAVAILABLE:
                 raise ServerUnavailable(f"{error.code} from the load balancer") from error
-            raise RuntimeError(f"agent API refused: {error.code} {error.read()[:300]!r}") from error
+            if error.code == 404 and b"unknown_session" in body:
+                # The server that held this session died; the balancer sent the request to
+                # another one. A browser would reconnect and get a new session: so do we.
+                raise ServerUnavailable("the session's server is gone") from error
+            raise RuntimeError(f"agent API refused: {error.code} {body!r}") from error
         except (OSError, ValueError, http.client.HTTPException) as error:  # down, or cut off
             raise ServerUnavailable(str(error)) from error
         self.session_id = snapshot.get("session_id", self.session_id)
