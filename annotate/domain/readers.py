@@ -203,22 +203,34 @@ def check_value(value: Any) -> tuple[str | None, str] | None:
 
 
 def _walk(value: Any, depth: int) -> str | None:
-    """The first reason `value` (at nesting level `depth`) cannot be stored, or None."""
+    """The first reason `value` (at nesting level `depth`) cannot be stored, or None.
+
+    Iterative (a deep value cannot exhaust the stack) and run on every record, so the common
+    cases are tested first: plain texts (`isascii` is O(1)), lists and objects.
+    """
     stack = [(value, depth)]
     while stack:
         item, level = stack.pop()
-        if isinstance(item, str):
-            message = _text_problem(item)
-        elif isinstance(item, dict | list | tuple):
+        kind = type(item)
+        if kind is str:
+            if "\x00" in item or not item.isascii():
+                message = _text_problem(item)
+                if message:
+                    return message
+            continue
+        if kind is list or kind is dict or kind is tuple or isinstance(item, dict | list):
             if level > MAX_NESTING:
                 return _nesting_problem()
             if isinstance(item, _RepeatedKey):
                 return item.message
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, level + 1) for child in children)
-            message = _keys_problem(item) if isinstance(item, dict) else None
-        else:
-            message = _scalar_problem(item)
+            if isinstance(item, dict):
+                message = _keys_problem(item)
+                if message:
+                    return message
+                item = item.values()
+            stack.extend([(child, level + 1) for child in item])
+            continue
+        message = _scalar_problem(item)
         if message:
             return message
     return None
@@ -226,9 +238,10 @@ def _walk(value: Any, depth: int) -> str | None:
 
 def _keys_problem(item: dict[Any, Any]) -> str | None:
     for key in item:
-        message = _text_problem(key) if isinstance(key, str) else None
-        if message:
-            return message
+        if type(key) is str and ("\x00" in key or not key.isascii()):
+            message = _text_problem(key)
+            if message:
+                return message
     return None
 
 
