@@ -142,7 +142,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: set[str] = set()
     for key, _ in pairs:
         if key in seen:
-            repeated.key = key[:100]
+            repeated.key = field_name(key)
             repeated.message = (
                 f"the key {_short(key)!r} appears twice in one object; expected each key once"
             )
@@ -176,6 +176,13 @@ _DECODER = json.JSONDecoder(
 )
 
 
+def field_name(key: str) -> str:
+    """A record's key as it may be shown: at most 100 characters, escaped (`\\ud800`) when it
+    holds what no page or terminal can print."""
+    name = key[:100]
+    return name if _text_problem(name) is None else ascii(name)[1:-1]
+
+
 def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -196,7 +203,7 @@ def check_value(value: Any) -> tuple[str | None, str] | None:
             message = _text_problem(key) if isinstance(key, str) else None
             message = message or _walk(item, 2)
             if message:
-                return (str(key)[:100], message)
+                return (field_name(str(key)), message)
         return None
     message = _walk(value, 1)
     return (None, message) if message else None
@@ -278,7 +285,7 @@ def _deep_field(text: str) -> str | None:
         elif mark in "]}":
             depth -= 1
         elif mark == ":" and depth == 1 and last_text is not None:
-            key = json.loads(last_text)[:100]
+            key = field_name(json.loads(last_text))
         last_text = mark if mark.startswith('"') else None
     return None
 
