@@ -371,3 +371,25 @@ def test_an_upload_s_problems_never_name_the_server_s_temporary_folder(engine, a
     (problem,) = refused.value.problems
     assert problem.message == "duplicate id 'twice' (first at A_test.jsonl, line 1)"
     assert "prb-upload-" not in str(refused.value)
+
+
+@pytest.mark.parametrize("case", [CASES[IDS.index(name)] for name in PAGE_CASES], ids=PAGE_CASES)
+def test_the_command_line_prints_the_located_problem(engine, db_url, tmp_path, monkeypatch, case):
+    """`prb-annotate import` itself: exit 1, the located problem on stderr, no traceback."""
+    from typer.testing import CliRunner
+
+    from annotate.cli.common import State, app
+
+    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
+    path = tmp_path / case.name
+    path.write_bytes(case.data)
+    try:
+        result = CliRunner().invoke(app, ["--db", db_url, "import", str(path), "--study", "s"])
+    finally:
+        if State._engine is not None:
+            State._engine.dispose()
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    output = result.stdout + result.stderr
+    assert f"{path}, {case.location}, field '{case.field}': " in output, output
+    assert case.message in output and "Traceback" not in output
+    assert "Nothing was imported." in output
