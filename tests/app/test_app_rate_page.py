@@ -96,7 +96,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     db = folder / "rate.db"
     engine = make_engine(str(db))
     set_up_demo(engine)
-    names = ("focus", "keys", "shots", "stale")
+    names = ("focus", "missing", "keys", "shots", "stale")
     tokens = {name: _annotator(engine, "demo", name) for name in names}
     with write_session(engine) as session:
         get_or_create_study(session, "long", seed=3)
@@ -185,7 +185,7 @@ def test_after_a_submit_the_next_pair_opens_at_its_top_with_the_focus_on_its_fir
 
 def test_a_missing_score_error_is_in_view_and_marks_the_empty_groups(world: World, new_page):
     page = new_page(LAPTOP)
-    open_pair(page, world.link("focus"), 2)
+    open_pair(page, world.link("missing"))
     assignment = current_assignment(page)
     wait_for_focus(page, GROUPS[0])
     for digit in "345":  # three of eight
@@ -255,6 +255,7 @@ def test_screenshots_and_each_response_followed_by_its_own_scores(world, new_pag
     page = new_page(size)
     open_pair(page, world.link("shots"))
     page.screenshot(path=str(world.shots / f"rate_{name}.png"))
+    page.wait_for_timeout(1600)  # the page keeps a new pair at its top for 1.5 s unless one acts
     page.get_by_role("heading", name="Response A", exact=True).evaluate(
         "el => el.scrollIntoView({block: 'start'})"
     )
