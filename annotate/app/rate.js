@@ -106,11 +106,14 @@
       requestAnimationFrame(check);
     }
   }
+  // Attributes too: a run's end flips `data-stale` and the app's script state.
   new MutationObserver(schedule).observe(document.body, {
     childList: true,
     subtree: true,
     characterData: true,
+    attributes: true,
+    attributeFilter: ["data-stale", "data-test-script-state", "class", "aria-checked"],
   });
-  setInterval(schedule, 250); // a value set by React (the token) is no DOM mutation
+  setInterval(schedule, 100); // a value set by React (the token) is no DOM mutation
   check();
 })();
