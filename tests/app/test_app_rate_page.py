@@ -170,6 +170,7 @@ def test_after_a_submit_the_next_pair_opens_at_its_top_with_the_focus_on_its_fir
         "() => document.querySelector(\"[data-testid='stMain']\").scrollTop === 0"
     )
     assert in_viewport(page, saved)
+    page.screenshot(path=str(world.shots / "rate_after_submit_1366.png"))
     assert in_viewport(page, page.get_by_text("Pair 2 of 27", exact=True))
     assert in_viewport(page, page.locator(".st-key-question"))
     # Both responses start on the first screen of a 1366x768 laptop, under the context.
