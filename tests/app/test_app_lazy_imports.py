@@ -13,7 +13,6 @@ import subprocess
 import sys
 import textwrap
 
-
 from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import write_session
