@@ -43,7 +43,9 @@ from annotate.vocabulary import DIMENSIONS, SIDES
 from support.appserver import AppServer
 
 LOAD_STUDY = "load"
-SUBMIT_PREFIX = "FormSubmitter:pair_"
+SUBMIT_KEY = "submit"  # the rating form's button; its widgets' keys are the same for every pair
+PAIR_TOKEN = "pair_token"  # the hidden widget holding the pair the form shows
+SCORE_KEYS = {f"{dim}_{side}" for dim in DIMENSIONS for side in SIDES}
 SAVED_WORD = "saved."
 DONE_TITLE = "All done, thank you!"
 RATINGS_PER_PAIR = len(DIMENSIONS) * len(SIDES)
@@ -130,10 +132,10 @@ class Page:
 
     @property
     def assignment_id(self) -> int | None:
-        """The assignment whose rating form is on the page, if any."""
-        for key in self.action_keys:
-            if key.startswith(SUBMIT_PREFIX):
-                return int(key[len(SUBMIT_PREFIX) :].split("-", 1)[0])
+        """The assignment whose rating form is on the page, if any (its hidden token)."""
+        for node in _walk(self.snapshot.get("tree", [])):
+            if node.get("key") == PAIR_TOKEN and node.get("value"):
+                return int(node["value"])
         return None
 
     def texts(self, element_type: str) -> list[str]:
@@ -187,19 +189,17 @@ class AgentSession:
 
     def submit_scores(self, page: Page, rng: random.Random) -> Page:
         """Give every score of the pair on `page` (random, 1-5) and submit the form."""
-        assignment_id = page.assignment_id
-        suffix = f"_{assignment_id}"
         radios = [
             node
             for node in _walk(page.snapshot.get("tree", []))
-            if node.get("type") == "radio" and str(node.get("key", "")).endswith(suffix)
+            if node.get("type") == "radio" and node.get("key") in SCORE_KEYS
         ]
-        if len(radios) != RATINGS_PER_PAIR:
+        if len(radios) != RATINGS_PER_PAIR or page.assignment_id is None:
             raise RuntimeError(f"expected {RATINGS_PER_PAIR} score widgets, got {len(radios)}")
         widgets = {node["key"]: rng.choice(node["props"]["options"]) for node in radios}
-        submit = next(k for k in page.action_keys if k.startswith(SUBMIT_PREFIX))
+        widgets[PAIR_TOKEN] = str(page.assignment_id)  # as a browser sends it with the form
         return self._post(
-            {"session_id": self.session_id, "widget_state": widgets, "trigger": {"key": submit}}
+            {"session_id": self.session_id, "widget_state": widgets, "trigger": {"key": SUBMIT_KEY}}
         )
 
 
