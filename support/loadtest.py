@@ -103,7 +103,14 @@ def prepare_load_study(
 
 # Testing only: a throw-away server on 127.0.0.1 with the agent API on, waiting up to two
 # minutes for a run to finish under heavy load.
-AGENT_API_FLAGS = ("--server.enableAgentApi", "true", "--server.agentWaitTimeout", "120")
+AGENT_API_FLAGS = (
+    "--server.enableAgentApi",
+    "true",
+    "--server.agentWaitTimeout",
+    "120",
+    "--server.agentMaxSessions",  # one per simulated annotator; Streamlit allows 100
+    "2000",
+)
 
 
 def agent_server(db: str, log_path: Path) -> AppServer:
