@@ -6,7 +6,7 @@ from the database instead of a file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -28,7 +28,7 @@ from .options import (
 from .ratings import RatingsError
 from .render import render_report
 from .report import build_report
-from .report_types import Report
+from .report_types import ExcludedPair, Report
 
 app = typer.Typer(
     add_completion=False,
@@ -51,9 +51,11 @@ def emit_report(
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
     extend: Callable[[Report], Report] | None = None,
+    excluded_pairs: Sequence[ExcludedPair] = (),
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error.
-    `extend` adds sections from outside the ratings (the database's reward models)."""
+    `extend` adds sections from outside the ratings (the database's reward models);
+    `excluded_pairs` are left out (see `build_report`)."""
     try:
         result = build_report(
             data,
@@ -64,6 +66,7 @@ def emit_report(
             seed=seed,
             scale_min=scale_min,
             scale_max=scale_max,
+            excluded_pairs=excluded_pairs,
         )
         if extend is not None:
             result = extend(result)

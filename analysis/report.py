@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
@@ -33,6 +34,7 @@ from .report_types import (
     DimensionExclusions,
     DimensionResult,
     DomainResult,
+    ExcludedPair,
     Exclusions,
     Histogram,
     PairedTest,
@@ -85,14 +87,19 @@ def build_report(
     seed: int = 0,
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
+    excluded_pairs: Sequence[ExcludedPair] = (),
 ) -> Report:
     """Validate ratings (a DataFrame in the export format, or a file path) and compute every
-    figure of the validation report. The result is JSON-serialisable with no NaN (None)."""
+    figure of the validation report. The result is JSON-serialisable with no NaN (None).
+    `excluded_pairs` (by pair id) are left out of every figure and listed under exclusions."""
     _check_settings(margin, alpha, n_boot)
     if isinstance(data, pd.DataFrame):
         df = validate_ratings(data, scale_min, scale_max)
     else:
         df = load_ratings(data, scale_min, scale_max)
+    if excluded_pairs:
+        left_out = {e["pair_id"] for e in excluded_pairs}
+        df = df[~df["pair_id"].astype(str).isin(left_out)].reset_index(drop=True)
     coded = encode_ratings(df)
     means = pair_means(coded)
     paired = compare_dimensions(means, margin, alpha, holm)
@@ -112,7 +119,7 @@ def build_report(
         "agreement": agreement,
         "by_domain": by_domain(coded, means, margin, alpha, holm),
         "position_bias": position_bias(coded, alpha),
-        "exclusions": exclusions(coded, means),
+        "exclusions": exclusions(coded, means, excluded_pairs),
         "settings": {
             "margin": margin,
             "alpha": alpha,
@@ -207,7 +214,9 @@ def by_domain(
     return out
 
 
-def exclusions(coded: CodedRatings, means: PairMeans) -> Exclusions:
+def exclusions(
+    coded: CodedRatings, means: PairMeans, excluded_pairs: Sequence[ExcludedPair] = ()
+) -> Exclusions:
     """Pairs left out of each dimension, and why; never silent."""
     per_dim: dict[str, DimensionExclusions] = {}
     for dim_index, dim in enumerate(DIMENSIONS):
@@ -231,7 +240,9 @@ def exclusions(coded: CodedRatings, means: PairMeans) -> Exclusions:
         "incomplete_pair_ratings": int(np.sum(per_rating < len(DIMENSIONS) * 2)),
         "note": "A pair lacking chosen or rejected scores on a dimension is excluded from that "
         "dimension only. Incomplete pair-ratings (fewer than 8 scores) are kept; the pair means "
-        "use the scores present.",
+        "use the scores present. Pairs under excluded_pairs were left out of every figure by an "
+        "admin, for the reason given.",
+        "excluded_pairs": list(excluded_pairs),
     }
 
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
 from analysis.report import build_report
-from analysis.report_types import Report
+from analysis.report_types import ExcludedPair, Report
 from annotate.db import read_session
-from annotate.db.tables import Study
+from annotate.db.tables import Study, stored_id
 from annotate.domain.export import ratings_dataframe
+from annotate.domain.flags import exclusions
 from annotate.domain.studies import get_study
 
 
@@ -23,6 +24,7 @@ class StudyRatings:
     margin: float
     scale_min: int
     scale_max: int
+    excluded: list[ExcludedPair] = field(default_factory=list)
 
 
 def study_names(engine: Engine) -> list[str]:
@@ -35,7 +37,11 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
     with read_session(engine) as session:
         target = get_study(session, study)
         settings = (target.equivalence_margin, target.scale_min, target.scale_max)
-    return StudyRatings(study, ratings_dataframe(engine, study), *settings)
+        excluded = [
+            ExcludedPair(pair_id=e.record_id, reason=e.reason, by=e.by, at=e.at.isoformat())
+            for e in exclusions(session, stored_id(target))
+        ]
+    return StudyRatings(study, ratings_dataframe(engine, study), *settings, excluded)
 
 
 def study_report(
@@ -57,4 +63,5 @@ def study_report(
         seed=seed,
         scale_min=data.scale_min,
         scale_max=data.scale_max,
+        excluded_pairs=data.excluded,
     )

@@ -231,6 +231,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0003_admin",
         "0004_enrolment_secrets",
         "0005_reward_models",
+        "0006_study_operations",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -244,7 +245,14 @@ def test_the_migration_scripts_ship_inside_the_package():
 
 @pytest.mark.parametrize(
     "start",
-    [FIRST_REVISION, "0002_pools_and_gold", "0003_admin", "0004_enrolment_secrets", *RELEASES],
+    [
+        FIRST_REVISION,
+        "0002_pools_and_gold",
+        "0003_admin",
+        "0004_enrolment_secrets",
+        "0005_reward_models",
+        *RELEASES,
+    ],
 )
 def test_every_old_schema_upgrades_to_exactly_the_models(empty_db_url, start):
     engine = database_at(empty_db_url, start)
