@@ -1,19 +1,21 @@
-"""Running a study: `prb-annotate audit` (the log of admin actions) and `prb-annotate flags`
-(flagged and skipped pairs: list, resolve, adjudicate, exclude from the analysis, restore),
-through the same services as the pages."""
+"""Running a study: `prb-annotate audit` (the log of admin actions), `prb-annotate flags`
+(flagged and skipped pairs: list, resolve, adjudicate, exclude from the analysis, restore) and
+`prb-annotate publish` (the validation card), through the same services as the pages."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, app, refusals
 from annotate.domain.flags import FlagItem
+from annotate.domain.publish import DEFAULT_LICENSE
 from annotate.domain.studies import DEFAULT_STUDY
-from annotate.services import audited, flags
-from annotate.vocabulary import FlagAction
+from annotate.services import audited, flags, publish
+from annotate.vocabulary import DEFAULT_N_BOOT, FlagAction
 
 flags_app = typer.Typer(
     help="Flagged and skipped pairs: list, resolve, adjudicate, exclude, restore.",
@@ -147,3 +149,23 @@ def exclusions_command(study: StudyOption = DEFAULT_STUDY) -> None:
     _print("pair\treason\tby\twhen")
     for e in rows:
         _print(f"{e.record_id}\t{e.reason}\t{e.by}\t{e.at.isoformat(timespec='seconds')}")
+
+
+@app.command("publish")
+def publish_command(
+    folder: Annotated[Path, typer.Argument(help="New (or empty) folder to write.")],
+    study: StudyOption = DEFAULT_STUDY,
+    bootstrap: Annotated[
+        int, Opt("--bootstrap", min=0, help="Bootstrap resamples for the intervals.")
+    ] = DEFAULT_N_BOOT,
+    seed: Annotated[int, Opt(help="Seed of the bootstrap.")] = 0,
+    license: Annotated[str, Opt(help="The dataset's license (hub identifier).")] = DEFAULT_LICENSE,
+) -> None:
+    """Write the study's validation card: ratings (Parquet), report (JSON, Markdown, HTML) and a
+    README.md dataset card, ready to upload to a dataset hub."""
+    with refusals():
+        written = publish.publish_study(
+            State.engine(), ACTOR, study, folder, n_boot=bootstrap, seed=seed, license=license
+        )
+    for path in written:
+        _print(f"wrote {path}")
