@@ -17,9 +17,7 @@ from annotate.domain.permissions import Actor, require_admin
 from annotate.errors import Invalid
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models
-from annotate.services.simulated import simulated_names
-
-MAX_SIMULATED = 10_000
+from annotate.services.simulated import is_simulated
 
 
 def publish_study(
@@ -59,8 +57,7 @@ def publish_study(
 
 
 def _simulated(data: StudyRatings) -> int:
-    names = set(simulated_names(MAX_SIMULATED))
-    return sum(1 for name in data.ratings["annotator"].unique() if name in names)
+    return sum(1 for name in data.ratings["annotator"].unique() if is_simulated(str(name)))
 
 
 def _files(data: StudyRatings, report: Report, protocol: publish.Protocol) -> dict[str, bytes]:
