@@ -16,9 +16,7 @@ from annotate.services import audited
 def draw() -> None:
     study = choose_study()
     page_title("Audit log", study)
-    every = st.toggle(
-        "Every study and the accounts", value=study is None, key="audit_every", help=None
-    )
+    every = st.toggle("Every study and the accounts", value=study is None, key="audit_every")
     if study is None and not every:
         return
     lines = act(lambda: audited.audit_entries(engine(), actor_id(), None if every else study))
@@ -42,7 +40,6 @@ def draw() -> None:
         ),
         hide_index=True,
         width="stretch",
-        height=560,
     )
 
 
