@@ -15,6 +15,7 @@ tests).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 import krippendorff
@@ -156,29 +157,205 @@ def unit_coincidences(counts: IntArray) -> FloatArray:
     return np.asarray(per_unit.reshape(len(counts), n_values**2), dtype=np.float64)
 
 
+@dataclass(frozen=True)
+class Codings:
+    """Long codings for the bootstrap: per value its unit, coder and index in the value
+    domain; per unit its cluster (the pair: a pair's chosen and rejected units resample
+    together)."""
+
+    unit: IntArray
+    coder: IntArray
+    value: IntArray
+    cluster_of_unit: IntArray
+
+    @property
+    def n_units(self) -> int:
+        return len(self.cluster_of_unit)
+
+    @property
+    def cell(self) -> IntArray:
+        """Code of each value's (cluster, coder) cell: one annotator's rating of one pair."""
+        key = self.cluster_of_unit[self.unit] * (int(self.coder.max()) + 1) + self.coder
+        return np.asarray(np.unique(key, return_inverse=True)[1], dtype=np.int64)
+
+
+def codings(
+    units: IntArray, coders: IntArray, values: Any, value_domain: ValueDomain, clusters: IntArray
+) -> Codings:
+    """:class:`Codings` from parallel arrays (``clusters`` per value: its unit's cluster)."""
+    domain = np.asarray(value_domain)
+    unit_codes, first = np.unique(units, return_inverse=False, return_index=True)
+    unit = np.searchsorted(unit_codes, units).astype(np.int64)
+    value = np.searchsorted(domain, values).astype(np.int64)
+    cluster = np.unique(clusters, return_inverse=True)[1].astype(np.int64)
+    coder = np.unique(coders, return_inverse=True)[1].astype(np.int64)
+    return Codings(unit, coder, value, cluster[first])
+
+
+BootDesign = Literal["pairs", "pairs+coders", "combined"]
+BOOT_DESIGNS: tuple[BootDesign, ...] = ("pairs", "pairs+coders", "combined")
+DEFAULT_DESIGN: BootDesign = "combined"
+VARIANCE_DRAWS = 200
+"""Resamples for the coder and pair-rating variance components of the combined design (only
+their variances are needed, not quantiles)."""
+
+
 def bootstrap_alpha(
-    counts: IntArray,
+    data: Codings,
     value_domain: ValueDomain,
     levels: Sequence[Level],
     n_boot: int,
     rng: np.random.Generator,
+    design: BootDesign = DEFAULT_DESIGN,
 ) -> dict[Level, Interval | None]:
-    """Percentile 95% CI of alpha per level, resampling pairable units with replacement."""
-    per_unit = unit_coincidences(counts)
-    n_units = len(per_unit)
-    if n_boot <= 0 or n_units < 2:
+    """95% bootstrap CI of alpha per level for crossed pairs x coders data.
+
+    * ``pairs``: clusters (pairs; both units of a pair together) resampled with replacement,
+      coders fixed; percentile interval.
+    * ``pairs+coders``: clusters and coders resampled independently ("pigeonhole"); known to
+      overstate the variance (it counts the pair x coder noise twice or more).
+    * ``combined`` (default): the variance over pairs and coders estimated as
+      V_pairs + V_coders - V_cells (McCullagh 2000; Owen 2007), where V_cells resamples
+      pair-ratings (one annotator on one pair) independently; the pairs-only percentile
+      interval is stretched about the estimate by sqrt(V / V_pairs) (never shrunk).
+
+    A resampled coder or pair-rating drawn m times counts m times, but pairs of its copies
+    with each other are left out (they would agree by construction). With all multiplicities
+    1 the coincidences are Krippendorff's."""
+    n_clusters = int(data.cluster_of_unit.max()) + 1 if data.n_units else 0
+    if n_boot <= 0 or n_clusters < 2:
         return dict.fromkeys(levels)
-    n_values = counts.shape[1]
+    if design == "pairs+coders":
+        draws = _draws(data, value_domain, levels, n_boot, rng, ("pairs", "coders"))
+        return {level: _percentile_ci(draws[level]) for level in levels}
+    pairs = _draws(data, value_domain, levels, n_boot, rng, ("pairs",))
+    if design == "pairs":
+        return {level: _percentile_ci(pairs[level]) for level in levels}
+    n_var = min(n_boot, VARIANCE_DRAWS)
+    coders = _draws(data, value_domain, levels, n_var, rng, ("coders",))
+    cells = _draws(data, value_domain, levels, n_var, rng, ("cells",))
+    estimate = alpha(
+        value_counts(data.unit, np.asarray(value_domain)[data.value], value_domain),
+        value_domain,
+        levels[0],
+    )
+    out: dict[Level, Interval | None] = {}
+    for level in levels:
+        base = _percentile_ci(pairs[level])
+        point = estimate if level == levels[0] else _point(data, value_domain, level)
+        out[level] = (
+            None
+            if base is None or point is None
+            else _stretch(base, point, _var(pairs[level]), _var(coders[level]) - _var(cells[level]))
+        )
+    return out
+
+
+def _point(data: Codings, value_domain: ValueDomain, level: Level) -> float | None:
+    counts = value_counts(data.unit, np.asarray(value_domain)[data.value], value_domain)
+    return alpha(counts, value_domain, level)
+
+
+def _var(values: FloatArray) -> float:
+    finite = values[np.isfinite(values)]
+    return float(np.var(finite, ddof=1)) if len(finite) > 1 else 0.0
+
+
+def _stretch(base: Interval, point: float, v_pairs: float, v_extra: float) -> Interval:
+    """Widen [low, high] about ``point`` by sqrt((v_pairs + v_extra) / v_pairs), at least 1."""
+    factor = float(np.sqrt((v_pairs + v_extra) / v_pairs)) if v_pairs > 0 and v_extra > 0 else 1.0
+    low, high = base
+    return [point - factor * (point - low), point + factor * (high - point)]
+
+
+def _draws(
+    data: Codings,
+    value_domain: ValueDomain,
+    levels: Sequence[Level],
+    n_boot: int,
+    rng: np.random.Generator,
+    resample: tuple[str, ...],
+) -> dict[Level, FloatArray]:
+    """Bootstrap replicates of alpha, resampling the given sources: "pairs" (clusters),
+    "coders", "cells" (pair-ratings, Poisson(1) weights)."""
+    n_clusters = int(data.cluster_of_unit.max()) + 1
+    if resample == ("pairs",):
+        return _pair_draws(data, value_domain, levels, n_boot, rng, n_clusters)
+    n_values = len(value_domain)
+    draws: dict[Level, list[FloatArray]] = {level: [] for level in levels}
+    chunk = max(1, min(BOOT_CHUNK, 4_000_000 // max(data.n_units * n_values, len(data.unit))))
+    for start in range(0, n_boot, chunk):
+        size = min(chunk, n_boot - start)
+        unit_weight = (
+            _multiplicities(rng, size, n_clusters)[:, data.cluster_of_unit]
+            if "pairs" in resample
+            else np.ones((size, data.n_units))
+        )
+        if "coders" in resample:
+            value_weight = _multiplicities(rng, size, int(data.coder.max()) + 1)[:, data.coder]
+        elif "cells" in resample:
+            cell = data.cell
+            value_weight = rng.poisson(1.0, (size, int(cell.max()) + 1)).astype(float)[:, cell]
+        else:
+            value_weight = np.ones((size, len(data.unit)))
+        o = _weighted_coincidences(data, value_weight, unit_weight, n_values)
+        for level in levels:
+            draws[level].append(coincidence_alpha(o, value_domain, level))
+    return {level: np.concatenate(draws[level]) for level in levels}
+
+
+def _pair_draws(
+    data: Codings,
+    value_domain: ValueDomain,
+    levels: Sequence[Level],
+    n_boot: int,
+    rng: np.random.Generator,
+    n_clusters: int,
+) -> dict[Level, FloatArray]:
+    """Pairs-only replicates, fast: coincidences are additive over clusters, so each
+    replicate's matrix is ``multiplicities @ per-cluster coincidences``."""
+    n_values = len(value_domain)
+    counts = value_counts(data.unit, np.asarray(value_domain)[data.value], value_domain)
+    keep = counts.sum(axis=1) >= 2
+    per_cluster = np.zeros((n_clusters, n_values * n_values))
+    np.add.at(per_cluster, data.cluster_of_unit[keep], unit_coincidences(counts))
     draws: dict[Level, list[FloatArray]] = {level: [] for level in levels}
     for start in range(0, n_boot, BOOT_CHUNK):
         size = min(BOOT_CHUNK, n_boot - start)
-        picks = rng.integers(0, n_units, size=(size, n_units))
-        offsets = (np.arange(size) * n_units)[:, None]
-        weights = np.bincount((picks + offsets).ravel(), minlength=size * n_units)
-        o = (weights.reshape(size, n_units) @ per_unit).reshape(size, n_values, n_values)
+        o = (_multiplicities(rng, size, n_clusters) @ per_cluster).reshape(size, n_values, n_values)
         for level in levels:
             draws[level].append(coincidence_alpha(o, value_domain, level))
-    return {level: _percentile_ci(np.concatenate(draws[level])) for level in levels}
+    return {level: np.concatenate(draws[level]) for level in levels}
+
+
+def _multiplicities(rng: np.random.Generator, size: int, n: int) -> FloatArray:
+    """How often each of n items is drawn in each of ``size`` resamples (size x n)."""
+    picks = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+    return np.bincount(picks.ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
+
+
+def _weighted_coincidences(
+    data: Codings, value_weight: FloatArray, unit_weight: FloatArray, n_values: int
+) -> FloatArray:
+    """Coincidence matrices (B x V x V) with value multiplicities m and unit weights w:
+    o = sum_u w_u (N_u N_u' - diag(Q_u)) / (n_u - 1), N_u the m-weighted value counts of unit
+    u, Q_u the m^2-weighted ones, n_u = sum N_u (units with n_u < 2 drop out)."""
+    size = len(value_weight)
+    cells = data.n_units * n_values
+    index = (np.arange(size)[:, None] * cells + (data.unit * n_values + data.value)).ravel()
+    m = value_weight.ravel()
+    counts = np.bincount(index, weights=m, minlength=size * cells).reshape(
+        size, data.n_units, n_values
+    )
+    squares = np.bincount(index, weights=m * m, minlength=size * cells).reshape(
+        size, data.n_units, n_values
+    )
+    n_u = counts.sum(axis=2)
+    with np.errstate(all="ignore"):
+        scale = np.where(n_u >= 2, unit_weight / (n_u - 1), 0.0)
+    o = np.matmul((scale[:, :, None] * counts).transpose(0, 2, 1), counts)
+    o -= _diag(np.einsum("bu,buv->bv", scale, squares))
+    return np.asarray(o, dtype=np.float64)
 
 
 def _percentile_ci(values: FloatArray) -> Interval | None:
@@ -190,14 +367,15 @@ def _percentile_ci(values: FloatArray) -> Interval | None:
 
 
 def alpha_with_ci(
-    counts: IntArray,
+    data: Codings,
     value_domain: ValueDomain,
     levels: Sequence[Level],
     n_boot: int,
     rng: np.random.Generator,
 ) -> dict[Level, AlphaWithCI]:
-    """{level: {"alpha": a, "ci95": [low, high] | None}} for one set of value counts."""
-    cis = bootstrap_alpha(counts, value_domain, levels, n_boot, rng)
+    """{level: {"alpha": a, "ci95": [low, high] | None}} for one set of codings."""
+    counts = value_counts(data.unit, np.asarray(value_domain)[data.value], value_domain)
+    cis = bootstrap_alpha(data, value_domain, levels, n_boot, rng)
     return {
         level: {"alpha": alpha(counts, value_domain, level), "ci95": cis[level]} for level in levels
     }
@@ -209,28 +387,56 @@ def alpha_with_ci(
 def dimension_agreement(
     coded: CodedRatings, value_domain: ValueDomain, n_boot: int, seed: int
 ) -> dict[str, DimensionAgreement]:
-    """Ordinal and interval alpha per dimension; units are (pair, response)."""
+    """Per dimension: ordinal and interval alpha with units (pair, response), and interval
+    alpha on each annotator's chosen - rejected difference with units = pairs."""
     out: dict[str, DimensionAgreement] = {}
+    domain = np.asarray(value_domain)
+    span = int(domain[-1] - domain[0])
+    diff_domain = np.arange(-span, span + 1)
     for dim_index, dim in enumerate(DIMENSIONS):
         rows = coded.dimension == dim_index
         units = coded.pair[rows] * 2 + coded.response[rows]
-        counts = value_counts(units, coded.score[rows], value_domain)
+        data = codings(
+            units, coded.annotator[rows], coded.score[rows], value_domain, coded.pair[rows]
+        )
         rng = np.random.default_rng([seed, dim_index])
-        result = alpha_with_ci(counts, value_domain, LEVELS, n_boot, rng)
+        result = alpha_with_ci(data, value_domain, LEVELS, n_boot, rng)
+        diffs = rating_differences(coded, dim_index)
+        diff_data = codings(
+            diffs["pair"].to_numpy(),
+            diffs["annotator"].to_numpy(),
+            diffs["diff"].to_numpy(np.int64),
+            diff_domain,
+            diffs["pair"].to_numpy(),
+        )
+        diff_result = alpha_with_ci(diff_data, diff_domain, ["interval"], n_boot, rng)
+        counts = value_counts(units, coded.score[rows], value_domain)
         out[dim] = {
             "alpha_ordinal": result["ordinal"]["alpha"],
             "alpha_ordinal_ci95": result["ordinal"]["ci95"],
             "alpha_interval": result["interval"]["alpha"],
             "alpha_interval_ci95": result["interval"]["ci95"],
-            "alpha_units": int(len(pairable(counts))),
+            "alpha_units": len(pairable(counts)),
+            "alpha_difference": diff_result["interval"]["alpha"],
+            "alpha_difference_ci95": diff_result["interval"]["ci95"],
+            "alpha_note": _alpha_note(result["ordinal"]["alpha"], len(pairable(counts))),
         }
     return out
 
 
-def rubric_preferences(coded: CodedRatings) -> pd.DataFrame:
-    """Per annotator and pair with both rubric scores: which response they scored higher
-    (columns pair, annotator, preference code: 0 chosen, 1 equal, 2 rejected)."""
-    rows = coded.dimension == DIMENSIONS.index(PERSONAL_DIMENSION)
+def _alpha_note(value: float | None, n_units: int) -> str | None:
+    """Why alpha is missing, when it is."""
+    if value is not None:
+        return None
+    if n_units == 0:
+        return "no unit rated by two or more annotators"
+    return "no variation in the scores (expected disagreement is zero)"
+
+
+def rating_differences(coded: CodedRatings, dim_index: int) -> pd.DataFrame:
+    """Per annotator and pair with both scores on the dimension: chosen - rejected (columns
+    pair, annotator, diff)."""
+    rows = coded.dimension == dim_index
     rating = coded.rating[rows]
     scores = np.full((coded.n_ratings, 2), np.nan)
     scores[rating, coded.response[rows]] = coded.score[rows]
@@ -239,26 +445,39 @@ def rubric_preferences(coded: CodedRatings) -> pd.DataFrame:
     pair[rating] = coded.pair[rows]
     annotator[rating] = coded.annotator[rows]
     both = ~np.isnan(scores).any(axis=1)
-    diff = scores[both, CHOSEN] - scores[both, REJECTED]
-    preference = np.where(diff > 0, 0, np.where(diff == 0, 1, 2))
     return pd.DataFrame(
-        {"pair": pair[both], "annotator": annotator[both], "preference": preference}
+        {
+            "pair": pair[both],
+            "annotator": annotator[both],
+            "diff": scores[both, CHOSEN] - scores[both, REJECTED],
+        }
     )
+
+
+def rubric_preferences(coded: CodedRatings) -> pd.DataFrame:
+    """Per annotator and pair with both rubric scores: which response they scored higher
+    (columns pair, annotator, preference code: 0 chosen, 1 equal, 2 rejected)."""
+    diffs = rating_differences(coded, DIMENSIONS.index(PERSONAL_DIMENSION))
+    diff = diffs.pop("diff").to_numpy()
+    diffs["preference"] = np.where(diff > 0, 0, np.where(diff == 0, 1, 2))
+    return diffs
 
 
 def preference_agreement(coded: CodedRatings, n_boot: int, seed: int) -> PreferenceAgreement:
     """Nominal alpha on which response each annotator scored higher on rubric alignment; units
     are pairs, values chosen / equal / rejected."""
     prefs = rubric_preferences(coded)
-    counts = value_counts(prefs["pair"].to_numpy(), prefs["preference"].to_numpy(), [0, 1, 2])
+    pair, preference = prefs["pair"].to_numpy(), prefs["preference"].to_numpy()
+    counts = value_counts(pair, preference, [0, 1, 2])
+    data = codings(pair, prefs["annotator"].to_numpy(), preference, [0, 1, 2], pair)
     rng = np.random.default_rng([seed, N_DIMS])
-    result = alpha_with_ci(counts, [0, 1, 2], ["nominal"], n_boot, rng)["nominal"]
-    shares = np.bincount(prefs["preference"], minlength=3) / max(len(prefs), 1)
+    result = alpha_with_ci(data, [0, 1, 2], ["nominal"], n_boot, rng)["nominal"]
+    shares = np.bincount(preference, minlength=3) / max(len(prefs), 1)
     return {
         "alpha_nominal": result["alpha"],
         "ci95": result["ci95"],
-        "n_pairs": int(len(pairable(counts))),
-        "n_judgements": int(len(prefs)),
+        "n_pairs": len(pairable(counts)),
+        "n_judgements": len(prefs),
         "shares": {name: float(s) for name, s in zip(PREFERENCES, shares, strict=True)},
     }
 

@@ -12,7 +12,12 @@ from .report_types import DimensionResult, Interval, Report
 
 CHOSEN_COLOUR = "#1f77b4"
 REJECTED_COLOUR = "#ff7f0e"
-VERDICT_COLOURS = {"tie": "#2ca02c", "diverges": "#d62728", "inconclusive": "#7f7f7f"}
+VERDICT_COLOURS = {
+    "tie": "#2ca02c",
+    "diverges": "#d62728",
+    "inconclusive": "#7f7f7f",
+    "insufficient_data": "#c7c7c7",
+}
 ALPHA_THRESHOLDS = (0.667, 0.8)
 
 

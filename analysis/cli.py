@@ -6,7 +6,9 @@ from the database instead of a file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -22,13 +24,21 @@ from .options import (
     FormatOption,
     HolmOption,
     MarginOption,
+    MarginUnit,
+    MarginUnitOption,
     OutputOption,
     SeedOption,
 )
-from .ratings import RatingsError
+from .ratings import RatingsError, load_ratings
 from .render import render_report
 from .report import build_report
 from .report_types import ExcludedPair, Report
+
+
+class PowerFormat(StrEnum):
+    text = "text"
+    json = "json"
+
 
 app = typer.Typer(
     add_completion=False,
@@ -51,6 +61,8 @@ def emit_report(
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
     extend: Callable[[Report], Report] | None = None,
+    margin_unit: str = "points",
+    margin_history: Mapping[str, object] | None = None,
     excluded_pairs: Sequence[ExcludedPair] = (),
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error.
@@ -66,6 +78,8 @@ def emit_report(
             seed=seed,
             scale_min=scale_min,
             scale_max=scale_max,
+            margin_unit=margin_unit,
+            margin_history=margin_history,
             excluded_pairs=excluded_pairs,
         )
         if extend is not None:
@@ -90,8 +104,9 @@ def main() -> None:
 def report(
     ratings_file: Annotated[Path, typer.Argument(help="Ratings export: .csv, .jsonl or .parquet.")],
     margin: MarginOption = DEFAULT_EQUIVALENCE_MARGIN,
+    margin_unit: MarginUnitOption = MarginUnit.points,
     alpha: AlphaOption = 0.05,
-    holm: HolmOption = False,
+    holm: HolmOption = True,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
     fmt: FormatOption = Format.json,
@@ -115,4 +130,64 @@ def report(
         output=output,
         scale_min=scale_min,
         scale_max=scale_max,
+        margin_unit=margin_unit.value,
     )
+
+
+@app.command()
+def power(
+    pairs: Annotated[int, typer.Option("--pairs", help="Planned number of pairs.")] = 30,
+    annotators: Annotated[
+        int, typer.Option("--annotators", help="Annotators per pair (used with --pilot).")
+    ] = 3,
+    margin: MarginOption = DEFAULT_EQUIVALENCE_MARGIN,
+    sd: Annotated[
+        float | None,
+        typer.Option("--sd", help="Expected SD of the per-pair mean differences (points)."),
+    ] = None,
+    pilot: Annotated[
+        Path | None,
+        typer.Option("--pilot", help="A pilot ratings export to estimate the SDs from."),
+    ] = None,
+    general_diff: Annotated[
+        float, typer.Option("--general-diff", help="True difference of the general dimensions.")
+    ] = 0.0,
+    rubric_diff: Annotated[
+        float, typer.Option("--rubric-diff", help="True difference of rubric alignment.")
+    ] = 0.5,
+    alpha: AlphaOption = 0.05,
+    target: Annotated[float, typer.Option("--target", help="Target power.")] = 0.8,
+    simulations: Annotated[
+        int, typer.Option("--simulations", help="Simulated studies for the joint power.")
+    ] = 2000,
+    seed: SeedOption = 0,
+    fmt: Annotated[
+        PowerFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = PowerFormat.text,
+) -> None:
+    """Power of each test and of the joint verdict, and the pairs needed for a target power."""
+    from .power import make_plan, plan_power, power_text
+
+    try:
+        ratings = None if pilot is None else load_ratings(pilot)
+        plan = make_plan(
+            pairs,
+            annotators,
+            margin,
+            sd=sd,
+            pilot=ratings,
+            general_diff=general_diff,
+            rubric_diff=rubric_diff,
+            alpha=alpha,
+            target=target,
+            simulations=simulations,
+            seed=seed,
+        )
+        result = plan_power(plan)
+    except (RatingsError, ValueError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+    if fmt == PowerFormat.json:
+        typer.echo(json.dumps(result, indent=2, allow_nan=False))
+    else:
+        typer.echo(power_text(result), nl=False)

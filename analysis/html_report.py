@@ -26,6 +26,7 @@ th { background: #f4f4f4; text-align: left; } td.num { text-align: right;
 .verdict { display: inline-block; padding: .4rem .9rem; border-radius: 4px; font-weight: 600;
            margin: .8rem 0; } .ok { background: #e3f4e1; color: #1b5e20; }
 .fail { background: #fde8e6; color: #8e1c12; }
+.caveat { background: #fff4d6; color: #6b4a00; margin-left: .6rem; }
 .scroll { max-height: 28rem; overflow: auto; }
 """
 
@@ -78,6 +79,14 @@ def render_html(report: Report) -> str:
         f'<p class="summary">{esc(tables.summary_line(report))}</p>',
         f'<div class="verdict {"ok" if validated else "fail"}">'
         f"{'Validated' if validated else 'Not validated'}</div>",
+        *(
+            [
+                '<div class="verdict caveat">Reliability caveat: rubric alignment alpha is '
+                "below 0.667; the ratings may not support a conclusion.</div>"
+            ]
+            if report["checks"]["reliability_caveat"]
+            else []
+        ),
     ]
     for section in SECTIONS:
         parts.append(f"<h2>{esc(section.heading(report))}</h2>")

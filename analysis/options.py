@@ -19,9 +19,27 @@ class Format(StrEnum):
 MarginOption = Annotated[
     float, typer.Option("--margin", help="TOST equivalence margin (scale points).")
 ]
+
+
+class MarginUnit(StrEnum):
+    points = "points"
+    sd = "sd"
+
+
+MarginUnitOption = Annotated[
+    MarginUnit,
+    typer.Option(
+        "--margin-unit", help="Unit of --margin: scale points, or SDs of the paired differences."
+    ),
+]
 AlphaOption = Annotated[float, typer.Option("--alpha", help="Significance level.")]
 HolmOption = Annotated[
-    bool, typer.Option("--holm", help="Holm-adjust p-values across the four dimensions.")
+    bool,
+    typer.Option(
+        "--holm/--no-holm",
+        help="Holm-adjust the exploratory by-domain tests (the study verdict, an "
+        "intersection-union test, needs no correction).",
+    ),
 ]
 BootstrapOption = Annotated[
     int, typer.Option("--bootstrap", help="Bootstrap resamples for alpha CIs (0: none).")

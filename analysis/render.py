@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import html
 import json
+import re
 
 from . import tables
 from .html_report import render_html
@@ -30,9 +30,16 @@ def render_json(report: Report) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?\w+;)")
+"""A ``<`` that could open a tag or comment, an ``&`` that could start an entity."""
+
+
 def markdown_cell(text: str) -> str:
-    """Escape a table cell: HTML specials (Markdown renders raw HTML) and pipes."""
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+    """Make a table cell inert in Markdown with plain-text escapes (no HTML entities): a
+    backslash before a ``<`` or ``&`` that could start raw HTML, before pipes, and newlines
+    joined. "<0.001" stays as it is."""
+    text = RAW_HTML.sub(lambda m: "\\" + m.group(0), text)
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_table(table: Table) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -24,13 +24,17 @@ from .accuracy import human_accuracy
 from .agreement import annotator_agreement, dimension_agreement, preference_agreement
 from .annotators import annotator_behaviour
 from .coded import BoolArray, CodedRatings, FloatArray, PairMeans, encode_ratings, pair_means
-from .paired import apply_holm, compare_dimension, study_checks
+from .margins import MarginUnit, check_unit, margin_points, margin_record, margin_sensitivity
+from .methods import ALPHA_TENTATIVE, methods
+from .paired import INSUFFICIENT, MIN_PAIRS, apply_holm, compare_dimension, study_checks
 from .position import position_bias
+from .power import make_plan, plan_power
 from .ratings import load_ratings, validate_ratings
 from .report_types import (
     Agreement,
     AnnotatorPair,
     AnnotatorRow,
+    DimensionAgreement,
     DimensionExclusions,
     DimensionResult,
     DomainResult,
@@ -38,44 +42,16 @@ from .report_types import (
     Exclusions,
     Histogram,
     PairedTest,
+    PowerResult,
     Report,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_LISTED_PAIRS = 100
 MAX_PAIRWISE_ROWS = 10_000
 """The report keeps at most this many annotator pairs (those sharing the most units); call
 :func:`analysis.agreement.annotator_agreement` for all of them."""
 HISTOGRAM_BIN = 0.5
-
-METHODS = {
-    "pair_means": "Each pair's annotators are averaged, separately for chosen and rejected, per "
-    "dimension. A pair lacking chosen or rejected scores on a dimension is excluded from that "
-    "dimension (see exclusions).",
-    "ci95": "t-based 95% CI of the mean paired difference (chosen - rejected); ci_tost is the "
-    "(1 - 2 alpha) interval, inside +-margin exactly when TOST p < alpha.",
-    "tost": "Paired TOST: statsmodels.stats.weightstats.ttost_paired(chosen, rejected, "
-    "-margin, margin)[0], the larger one-sided p-value.",
-    "wilcoxon": "Two-sided Wilcoxon signed-rank test, scipy.stats.wilcoxon(chosen - rejected, "
-    "zero_method='wilcox', correction=True, method=wilcoxon_method): 'exact' when at most 50 "
-    "differences, none zero and no ties, else 'asymptotic' (as R's wilcox.test). Differences "
-    "rounded to 9 decimals. Statistic V = sum of ranks of positive differences.",
-    "verdict": "tie when TOST p < alpha; diverges when Wilcoxon p < alpha and mean_diff > 0; "
-    "else inconclusive (with Holm: using the adjusted p-values, each test family adjusted "
-    "across the four dimensions).",
-    "alpha": "Krippendorff's alpha (krippendorff package), units = (pair, response), coders = "
-    "annotators; bootstrap CI resamples units with replacement (percentile).",
-    "preference_alpha": "Nominal alpha on each annotator's rubric preference per pair "
-    "(chosen / equal / rejected by their rubric_alignment scores); units = pairs.",
-    "annotator_agreement": "Pairwise: share of shared units (pair, response, dimension) where two "
-    "annotators gave the same score (exact) or scores at most one point apart (within_one); "
-    "per annotator pooled over all their comparisons. mean_abs_diff_from_others: mean |score - "
-    "mean of the other annotators on the unit|.",
-    "human_accuracy": "Share of pairs whose mean rubric_alignment is higher for chosen, ties "
-    "counted as 0.5; Wilson 95% CI of the strict share.",
-    "position_bias": "Per pair-rating, score of the response on side A vs side B; two-sided "
-    "Wilcoxon signed-rank test.",
-}
 
 
 def build_report(
@@ -83,15 +59,26 @@ def build_report(
     margin: float = DEFAULT_EQUIVALENCE_MARGIN,
     alpha: float = 0.05,
     n_boot: int = DEFAULT_N_BOOT,
-    holm: bool = False,
+    holm: bool = True,
     seed: int = 0,
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
+    *,
+    margin_unit: str = "points",
+    margin_history: Mapping[str, object] | None = None,
+    planned: Mapping[str, float] | None = None,
     excluded_pairs: Sequence[ExcludedPair] = (),
 ) -> Report:
     """Validate ratings (a DataFrame in the export format, or a file path) and compute every
     figure of the validation report. The result is JSON-serialisable with no NaN (None).
-    `excluded_pairs` (by pair id) are left out of every figure and listed under exclusions."""
+
+    ``margin`` is in ``margin_unit`` ("points" or "sd"); ``holm`` Holm-adjusts the exploratory
+    by-domain family (the study verdict needs no correction); ``margin_history`` is the study's
+    margin record (see :func:`analysis.margins.margin_record`); ``planned`` the planned values
+    of a power analysis (``n_pairs``, ``annotators_per_pair``, optional ``general_diff``,
+    ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot;
+    ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions."""
+    unit = check_unit(margin_unit)
     _check_settings(margin, alpha, n_boot)
     if isinstance(data, pd.DataFrame):
         df = validate_ratings(data, scale_min, scale_max)
@@ -102,7 +89,8 @@ def build_report(
         df = df[~df["pair_id"].astype(str).isin(left_out)].reset_index(drop=True)
     coded = encode_ratings(df)
     means = pair_means(coded)
-    paired = compare_dimensions(means, margin, alpha, holm)
+    margins = dimension_margins(means, margin, unit)
+    paired = compare_dimensions(means, margins, alpha)
     dimensions = _dimension_results(paired, coded, means, n_boot, seed, scale_min, scale_max)
     agreement, annotators = _agreement(coded, n_boot, seed, scale_min, scale_max)
     report: Report = {
@@ -114,14 +102,20 @@ def build_report(
         "studies": sorted(coded.pairs["study"].unique().tolist()),
         "domains": sorted(coded.pairs["domain"].unique().tolist()),
         "dimensions": dimensions,
-        "checks": study_checks(paired),
+        "checks": study_checks(paired, reliability_caveat(dimensions[PERSONAL_DIMENSION])),
         "human_accuracy": human_accuracy(*means.means(DIMENSIONS.index(PERSONAL_DIMENSION))),
         "agreement": agreement,
-        "by_domain": by_domain(coded, means, margin, alpha, holm),
+        "by_domain": by_domain(coded, means, margins, alpha, holm),
+        "margin_sensitivity": margin_sensitivity(paired, unit),
+        "margin_record": margin_record(margin_history, df["created_at"]),
+        "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),
         "position_bias": position_bias(coded, alpha),
         "exclusions": exclusions(coded, means, excluded_pairs),
         "settings": {
             "margin": margin,
+            "margin_unit": unit,
+            "margins_points": margins,
+            "min_pairs": MIN_PAIRS,
             "alpha": alpha,
             "holm": holm,
             "n_boot": n_boot,
@@ -130,9 +124,10 @@ def build_report(
             "scale_max": scale_max,
             "ci_level": 0.95,
         },
-        "methods": METHODS,
+        "methods": {},
         "annotators": annotators,
     }
+    report["methods"] = methods(report)
     return cast(Report, to_jsonable(report))
 
 
@@ -169,21 +164,70 @@ def _check_settings(margin: float, alpha: float, n_boot: int) -> None:
         raise ValueError(f"n_boot must be 0 (no bootstrap) or more, got {n_boot}")
 
 
+def dimension_margins(means: PairMeans, margin: float, unit: MarginUnit) -> dict[str, float | None]:
+    """Each dimension's margin in scale points (SD units use that dimension's SD of the
+    paired differences over all pairs; None when it is undefined)."""
+    out: dict[str, float | None] = {}
+    for dim_index, dim in enumerate(DIMENSIONS):
+        chosen, rejected = means.means(dim_index)
+        sd = float(np.std(chosen - rejected, ddof=1)) if len(chosen) >= 2 else None
+        out[dim] = margin_points(margin, unit, sd)
+    return out
+
+
 def compare_dimensions(
     means: PairMeans,
-    margin: float,
+    margins: Mapping[str, float | None],
     alpha: float,
-    holm: bool,
     mask: BoolArray | None = None,
 ) -> dict[str, PairedTest]:
-    """Per-dimension paired figures and verdicts for the pairs in ``mask`` (all by default)."""
+    """Per-dimension paired figures and verdicts for the pairs in ``mask`` (all by default),
+    each dimension at its margin in points; no multiplicity correction."""
     results = {}
     for dim_index, dim in enumerate(DIMENSIONS):
         chosen, rejected = means.means(dim_index, mask)
-        results[dim] = compare_dimension(chosen, rejected, margin, alpha)
-    if holm:
-        apply_holm(results, alpha)
+        margin = margins[dim]
+        results[dim] = compare_dimension(
+            chosen, rejected, margin or 0.0, alpha, rubric=dim == PERSONAL_DIMENSION
+        )
+        if margin is None:
+            results[dim]["notes"].append("margin undefined (SD units with no variance)")
+            results[dim]["verdict"] = INSUFFICIENT
     return results
+
+
+def _planned_power(
+    planned: Mapping[str, float],
+    ratings: pd.DataFrame,
+    margins: Mapping[str, float | None],
+    alpha: float,
+    seed: int,
+) -> PowerResult:
+    """The power planner with this study as the pilot, at the study's margin (points; the
+    smallest over the general dimensions when the margin is in SD units)."""
+    general = [m for d, m in margins.items() if d != PERSONAL_DIMENSION and m is not None]
+    if not general:
+        raise ValueError("power: the margin is undefined on every general dimension")
+    plan = make_plan(
+        int(planned["n_pairs"]),
+        int(planned.get("annotators_per_pair", 3)),
+        min(general),
+        pilot=ratings,
+        general_diff=float(planned.get("general_diff", 0.0)),
+        rubric_diff=float(planned.get("rubric_diff", 0.5)),
+        alpha=alpha,
+        target=float(planned.get("target", 0.8)),
+        simulations=int(planned.get("simulations", 1000)),
+        seed=seed,
+    )
+    return plan_power(plan)
+
+
+def reliability_caveat(rubric: DimensionAgreement) -> bool:
+    """True when rubric alignment's alpha (ordinal or interval) is below Krippendorff's 0.667
+    for tentative conclusions, or undefined."""
+    values = (rubric["alpha_ordinal"], rubric["alpha_interval"])
+    return any(v is None or v < ALPHA_TENTATIVE for v in values)
 
 
 def diff_histogram(diff: FloatArray, scale_range: int) -> Histogram:
@@ -196,15 +240,26 @@ def diff_histogram(diff: FloatArray, scale_range: int) -> Histogram:
 
 
 def by_domain(
-    coded: CodedRatings, means: PairMeans, margin: float, alpha: float, holm: bool
+    coded: CodedRatings,
+    means: PairMeans,
+    margins: Mapping[str, float | None],
+    alpha: float,
+    holm: bool,
 ) -> dict[str, DomainResult]:
-    """Per-dimension figures, study checks and human accuracy within each domain."""
+    """Per-dimension figures, checks and human accuracy within each domain (exploratory). With
+    ``holm`` the TOST and superiority p-values of all domains and dimensions form one Holm
+    family, and the verdicts use the adjusted values."""
     out: dict[str, DomainResult] = {}
     domains = coded.pairs["domain"].to_numpy()
     rubric = DIMENSIONS.index(PERSONAL_DIMENSION)
-    for domain in sorted(set(domains)):
+    families = {
+        domain: compare_dimensions(means, margins, alpha, domains == domain)
+        for domain in sorted(set(domains))
+    }
+    if holm:
+        apply_holm(list(families.values()), alpha)
+    for domain, dims in families.items():
         mask = domains == domain
-        dims = compare_dimensions(means, margin, alpha, holm, mask)
         out[domain] = {
             "n_pairs": int(mask.sum()),
             "dimensions": dims,

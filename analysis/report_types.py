@@ -27,14 +27,23 @@ class PairedTest(TypedDict):
     sd_diff: float | None
     ci95: Interval | None
     ci_tost: Interval | None
+    margin: float
     tost_p: float | None
     tost_p_adjusted: float | None
+    superiority_p: float | None
+    superiority_p_adjusted: float | None
+    equivalence_bound: float | None
     wilcoxon_statistic: float | None
     wilcoxon_p: float | None
     wilcoxon_p_adjusted: float | None
     wilcoxon_method: str | None
+    sign_p: float | None
+    hodges_lehmann: float | None
+    hodges_lehmann_ci95: Interval | None
     d_z: float | None
-    verdict: str
+    d_z_ci95: Interval | None
+    rule: str  # "equivalence" (general dimensions) or "superiority" (rubric alignment)
+    verdict: str  # tie, diverges, inconclusive, insufficient_data
     notes: list[str]
 
 
@@ -46,6 +55,9 @@ class DimensionAgreement(TypedDict):
     alpha_interval: float | None
     alpha_interval_ci95: Interval | None
     alpha_units: int
+    alpha_difference: float | None  # interval alpha on chosen - rejected, units = pairs
+    alpha_difference_ci95: Interval | None
+    alpha_note: str | None  # why alpha is missing, when it is
 
 
 class Histogram(TypedDict):
@@ -64,9 +76,30 @@ class Checks(TypedDict):
     general_quality_tie: bool
     rubric_alignment_diverges: bool
     validated: bool
+    insufficient_data: list[str]  # dimensions without enough data for a verdict
+    reliability_caveat: bool | None  # rubric alpha < 0.667 or undefined; None: not assessed
+
+
+class AccuracyFigure(TypedDict):
+    """One way of counting human accuracy, with its own Wilson 95% interval."""
+
+    value: float | None
+    ci95: Interval | None
+    n: int
+    label: str
+
+
+class TiesFigure(TypedDict):
+    count: int
+    share: float | None
+    ci95: Interval | None
 
 
 class HumanAccuracy(TypedDict):
+    strict: AccuracyFigure  # the headline: comparable to a reward model's strict accuracy
+    ties: TiesFigure
+    ties_as_half: AccuracyFigure
+    ties_dropped: AccuracyFigure
     accuracy: float | None
     ties_count_as: float
     strict_accuracy: float | None
@@ -126,14 +159,27 @@ class DomainResult(TypedDict):
     human_accuracy: HumanAccuracy
 
 
-class PositionBias(TypedDict):
+class SideTest(TypedDict):
+    """Chosen minus rejected per pair-rating, compared between pair-ratings that showed chosen
+    on side A and those that showed it on side B (from `analysis.position`)."""
+
+    n_chosen_on_a: int
+    n_chosen_on_b: int
+    diff_chosen_on_a: float | None
+    diff_chosen_on_b: float | None
+    side_a_advantage: float | None  # half the difference of the two: points gained on side A
+    side_a_advantage_ci95: Interval | None
+    t_p: float | None  # Welch two-sample t-test (the decision)
+    wilcoxon_p: float | None  # Wilcoxon rank-sum test (sensitivity)
+    wilcoxon_method: str | None
+    biased: bool
+
+
+class PositionBias(SideTest):
     n_ratings: int
     mean_a: float | None
     mean_b: float | None
-    mean_diff: float | None
-    wilcoxon_p: float | None
-    wilcoxon_method: str | None
-    biased: bool
+    mean_diff: float | None  # descriptive A - B (mixes in the chosen/rejected effect)
     n_dropped: int
 
 
@@ -163,8 +209,57 @@ class Exclusions(TypedDict):
     excluded_pairs: list[ExcludedPair]  # left out of every figure, with the admin's reason
 
 
+class MarginSensitivity(TypedDict):
+    unit: str
+    margins: list[float]
+    ties: dict[str, list[bool]]  # per general dimension, at each margin
+    validated: list[bool]
+    smallest_validating_margin: float | None
+    equivalence_bounds: dict[str, float | None]  # in the margin's unit
+
+
+class MarginRecord(TypedDict):
+    set_at: str | None
+    history: list[dict[str, object]]
+    first_rating_at: str | None
+    changed_after_data: bool
+    note: str
+
+
+class TestPower(TypedDict):
+    test: str  # "tost" or "superiority"
+    true_diff: float
+    sd: float
+    power: float
+    pairs_needed: int | None  # for the target power; None when unreachable
+
+
+class PowerResult(TypedDict):
+    """The power planner's answer (`analysis.power.plan_power`)."""
+
+    n_pairs: int
+    annotators_per_pair: int
+    margin: float
+    alpha: float
+    target: float
+    sd: dict[str, float]
+    sd_source: str
+    true_diff: dict[str, float]
+    tests: dict[str, TestPower]
+    joint_power: float
+    joint_power_mc_se: float
+    joint_pairs_needed: int | None
+    simulations: int
+    seed: int
+    method: str
+    notes: list[str]
+
+
 class Settings(TypedDict):
     margin: float
+    margin_unit: str
+    margins_points: dict[str, float | None]  # the margin each dimension was tested at
+    min_pairs: int
     alpha: float
     holm: bool
     n_boot: int
@@ -187,6 +282,9 @@ class Report(TypedDict):
     human_accuracy: HumanAccuracy
     agreement: Agreement
     by_domain: dict[str, DomainResult]
+    margin_sensitivity: MarginSensitivity
+    margin_record: MarginRecord | None
+    power: PowerResult | None
     position_bias: dict[str, PositionBias]
     exclusions: Exclusions
     settings: Settings

@@ -27,7 +27,10 @@ def _fixed(text: str) -> Callable[[Report], str]:
 
 
 def verdict_heading(report: Report) -> str:
-    verdict = "VALIDATED" if report["checks"]["validated"] else "NOT VALIDATED"
+    checks = report["checks"]
+    verdict = "VALIDATED" if checks["validated"] else "NOT VALIDATED"
+    if checks["reliability_caveat"]:
+        verdict += " (reliability caveat: rubric alpha below 0.667)"
     return f"Study verdict: {verdict}"
 
 
@@ -38,6 +41,8 @@ SECTIONS: tuple[Section, ...] = (
         tables.dimension_table,
         ("means", "differences", "distribution"),
     ),
+    Section(_fixed("Sensitivity to the equivalence margin"), tables.margin_table),
+    Section(_fixed("Sensitivity analyses (rank-based)"), tables.sensitivity_table),
     Section(_fixed("Human accuracy"), tables.accuracy_table),
     Section(_fixed("Reward models"), model_report.reward_model_table, ("reward_models",)),
     Section(_fixed("Reward models: breakdown"), model_report.model_detail_table, scroll=True),
@@ -48,7 +53,11 @@ SECTIONS: tuple[Section, ...] = (
         tables.agreement_table,
         ("alpha",),
     ),
-    Section(_fixed("Position bias (side A vs side B)"), tables.position_table, ("position",)),
+    Section(
+        _fixed("Position bias (chosen − rejected by side shown)"),
+        tables.position_table,
+        ("position",),
+    ),
     Section(_fixed("Annotators"), tables.annotator_table, ("annotators",), scroll=True),
     Section(_fixed("Exclusions"), tables.exclusion_table),
     Section(_fixed("Methods"), tables.methods_table),

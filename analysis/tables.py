@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 
-from .report_types import DimensionResult, Interval, Report
+from .report_types import Interval, Report
 
 DASH = "–"
 
@@ -50,39 +50,42 @@ def yes_no(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
-def _p_for_verdict(result: DimensionResult, key: str, holm: bool) -> str:
-    if key == "tost_p":
-        return p_value(result["tost_p_adjusted"] if holm else result["tost_p"])
-    return p_value(result["wilcoxon_p_adjusted"] if holm else result["wilcoxon_p"])
+VERDICT_LABELS = {
+    "tie": "tie",
+    "diverges": "diverges",
+    "inconclusive": "inconclusive",
+    "insufficient_data": "insufficient data",
+}
 
 
 def dimension_table(report: Report) -> Table:
-    """The paper table: one row per dimension."""
-    holm = report["settings"]["holm"]
+    """The paper table: one row per dimension, the primary (mean-based) tests."""
     rows = []
     for dim in DIMENSIONS:
         r = report["dimensions"][dim]
         rows.append(
             [
-                dim,
+                r["label"],
                 num(r["mean_chosen"]),
                 num(r["mean_rejected"]),
                 f"{num(r['mean_diff'], signed=True)} {interval(r['ci95'])}",
-                _p_for_verdict(r, "tost_p", holm),
-                _p_for_verdict(r, "wilcoxon_p", holm),
-                num(r["d_z"]),
-                num(r["alpha_ordinal"], 3),
-                num(r["alpha_interval"], 3),
-                r["verdict"],
+                p_value(r["tost_p"]),
+                num(r["equivalence_bound"]),
+                p_value(r["superiority_p"]),
+                f"{num(r['d_z'])} {interval(r['d_z_ci95'])}",
+                str(r["n_pairs"]),
+                VERDICT_LABELS[r["verdict"]],
             ]
         )
-    settings = report["settings"]
+    s = report["settings"]
+    unit = "SD" if s["margin_unit"] == "sd" else "points"
     note = (
         f"Per-pair means (annotators averaged), {report['n_pairs']} pairs. TOST margin "
-        f"±{settings['margin']:g}, alpha {settings['alpha']:g}."
+        f"±{s['margin']:g} {unit}, alpha {s['alpha']:g}; equivalence bound = smallest margin "
+        "(points) at which TOST holds; superiority p one-sided (chosen > rejected). General "
+        "dimensions tie on TOST; rubric alignment diverges on superiority. No correction: "
+        "'validated' is an intersection-union test."
     )
-    if holm:
-        note += " p-values are Holm-adjusted across the four dimensions (raw values in JSON)."
     return Table(
         headers=[
             "Dimension",
@@ -90,10 +93,10 @@ def dimension_table(report: Report) -> Table:
             "Mean rejected",
             "Diff [95% CI]",
             "TOST p",
-            "Wilcoxon p",
-            "d_z",
-            "α ord",
-            "α int",
+            "Equiv. bound",
+            "Superiority p",
+            "d_z [95% CI]",
+            "Pairs",
             "Verdict",
         ],
         rows=rows,
@@ -102,35 +105,103 @@ def dimension_table(report: Report) -> Table:
     )
 
 
+def sensitivity_table(report: Report) -> Table:
+    """Rank-based sensitivity analyses beside the mean-based verdict."""
+    rows = []
+    for dim in DIMENSIONS:
+        r = report["dimensions"][dim]
+        rows.append(
+            [
+                r["label"],
+                f"{num(r['hodges_lehmann'], signed=True)} {interval(r['hodges_lehmann_ci95'])}",
+                p_value(r["wilcoxon_p"]),
+                r["wilcoxon_method"] or DASH,
+                p_value(r["sign_p"]),
+            ]
+        )
+    return Table(
+        headers=["Dimension", "Hodges-Lehmann [95% CI]", "Wilcoxon p", "Method", "Sign test p"],
+        rows=rows,
+        numeric=[False, True, True, False, True],
+        note="Two-sided; these test a pseudo-median or median, not the mean, and do not enter "
+        "the verdict.",
+    )
+
+
+def margin_table(report: Report) -> Table:
+    """Verdict sensitivity to the equivalence margin."""
+    m = report["margin_sensitivity"]
+    unit = "SD" if m["unit"] == "sd" else "points"
+    rows = []
+    for dim in GENERAL_DIMENSIONS:
+        label = report["dimensions"][dim]["label"]
+        rows.append([label] + ["tie" if ok else DASH for ok in m["ties"][dim]])
+    rows.append(["Validated"] + [yes_no(ok) for ok in m["validated"]])
+    note = (
+        f"Margin in {unit}. Smallest validating margin on this grid: "
+        f"{num(m['smallest_validating_margin'], 1)}."
+    )
+    record = report["margin_record"]
+    if record is not None:
+        note += (
+            f" Margin set at {record['set_at'] or 'unknown time'}; first rating at "
+            f"{record['first_rating_at'] or DASH}: {record['note']}."
+        )
+        if record["changed_after_data"]:
+            note += " CHANGED AFTER DATA ARRIVED."
+    return Table(
+        headers=["Margin", *[f"{x:g}" for x in m["margins"]]],
+        rows=rows,
+        numeric=[False] + [False] * len(m["margins"]),
+        note=note,
+    )
+
+
 def verdict_table(report: Report) -> Table:
     checks = report["checks"]
-    return Table(
-        headers=["Check", "Result"],
-        rows=[
-            [
-                f"General quality ties ({', '.join(GENERAL_DIMENSIONS)})",
-                yes_no(checks["general_quality_tie"]),
-            ],
-            ["Rubric alignment diverges", yes_no(checks["rubric_alignment_diverges"])],
-            ["Validated", yes_no(checks["validated"])],
+    caveat = checks["reliability_caveat"]
+    rubric_alpha = report["dimensions"]["rubric_alignment"]["alpha_ordinal"]
+    rows = [
+        [
+            f"General quality ties ({', '.join(GENERAL_DIMENSIONS)})",
+            yes_no(checks["general_quality_tie"]),
         ],
-    )
+        ["Rubric alignment diverges", yes_no(checks["rubric_alignment_diverges"])],
+        ["Validated (intersection-union, no correction needed)", yes_no(checks["validated"])],
+        [
+            "Reliability caveat (rubric alpha < 0.667)",
+            DASH if caveat is None else f"{yes_no(caveat)} (ordinal α {num(rubric_alpha, 3)})",
+        ],
+    ]
+    if checks["insufficient_data"]:
+        rows.append(["Insufficient data", ", ".join(checks["insufficient_data"])])
+    return Table(headers=["Check", "Result"], rows=rows)
 
 
 def accuracy_table(report: Report) -> Table:
     acc = report["human_accuracy"]
-    return Table(
-        headers=["Measure", "Value"],
-        rows=[
-            ["Human accuracy (ties count as 0.5)", pct(acc["accuracy"])],
-            ["Strict accuracy (chosen higher)", pct(acc["strict_accuracy"])],
-            ["95% Wilson CI (strict)", pct_interval(acc["ci95"])],
-            [
-                "Pairs: chosen higher / tie / rejected higher",
-                f"{acc['n_chosen_higher']} / {acc['n_ties']} / {acc['n_rejected_higher']}",
-            ],
-            *_reference_row(report),
+    rows = [
+        [f["label"], pct(f["value"]), pct_interval(f["ci95"]), str(f["n"])]
+        for f in (acc["strict"], acc["ties_as_half"], acc["ties_dropped"])
+    ]
+    ties = acc["ties"]
+    rows.insert(
+        1,
+        [
+            "Ties (equal mean rubric score)",
+            pct(ties["share"]),
+            pct_interval(ties["ci95"]),
+            str(ties["count"]),
         ],
+    )
+    rows.extend(_reference_row(report))
+    return Table(
+        headers=["Measure", "Value", "95% Wilson CI", "Pairs"],
+        rows=rows,
+        numeric=[False, True, True, True],
+        note=f"Headline: strict win rate, comparable to a reward model's accuracy. Pairs: "
+        f"{acc['n_chosen_higher']} chosen higher / {acc['n_ties']} tie / "
+        f"{acc['n_rejected_higher']} rejected higher.",
     )
 
 
@@ -140,8 +211,10 @@ def _reference_row(report: Report) -> list[list[str]]:
         return []
     return [
         [
-            "Reward-model reference (published)",
+            "Reward-model reference (published; strict accuracy)",
             pct(report["human_accuracy"]["reward_model_reference"], 2),
+            DASH,
+            DASH,
         ]
     ]
 
@@ -155,7 +228,9 @@ def agreement_table(report: Report) -> Table:
                 dim,
                 f"{num(r['alpha_ordinal'], 3)} {interval(r['alpha_ordinal_ci95'], 3)}",
                 f"{num(r['alpha_interval'], 3)} {interval(r['alpha_interval_ci95'], 3)}",
+                f"{num(r['alpha_difference'], 3)} {interval(r['alpha_difference_ci95'], 3)}",
                 str(r["alpha_units"]),
+                r["alpha_note"] or "",
             ]
         )
     pref = report["agreement"]["preference"]
@@ -164,15 +239,33 @@ def agreement_table(report: Report) -> Table:
             "rubric preference (nominal)",
             f"{num(pref['alpha_nominal'], 3)} {interval(pref['ci95'], 3)}",
             DASH,
+            DASH,
             str(pref["n_pairs"]),
+            "",
         ]
     )
     n_boot = report["settings"]["n_boot"]
-    note = f"95% bootstrap CIs over units ({n_boot} resamples)." if n_boot else "No bootstrap."
+    note = (
+        f"95% bootstrap CIs over pairs and coders ({n_boot} resamples; variance pairs + "
+        "coders - pair-ratings)."
+        if n_boot
+        else "No bootstrap."
+    )
+    note += (
+        " α difference: interval alpha on each annotator's chosen − rejected score (units = "
+        "pairs). Thresholds (Krippendorff, 2004): 0.667 tentative, 0.8 reliable."
+    )
     return Table(
-        headers=["Dimension", "α ordinal [95% CI]", "α interval [95% CI]", "Units"],
+        headers=[
+            "Dimension",
+            "α ordinal [95% CI]",
+            "α interval [95% CI]",
+            "α difference [95% CI]",
+            "Units",
+            "Note",
+        ],
         rows=rows,
-        numeric=[False, True, True, True],
+        numeric=[False, True, True, True, True, False],
         note=note,
     )
 
@@ -183,18 +276,23 @@ def domain_table(report: Report) -> Table:
         cells = [domain, str(d["n_pairs"])]
         for dim in DIMENSIONS:
             r = d["dimensions"][dim]
-            cells.append(f"{r['verdict']} ({num(r['mean_diff'], signed=True)})")
+            cells.append(f"{VERDICT_LABELS[r['verdict']]} ({num(r['mean_diff'], signed=True)})")
         acc = d["human_accuracy"]
         cells += [
             yes_no(d["checks"]["validated"]),
-            f"{pct(acc['accuracy'])} {pct_interval(acc['ci95'])}",
+            f"{pct(acc['strict_accuracy'])} {pct_interval(acc['ci95'])}",
         ]
         rows.append(cells)
     return Table(
-        headers=["Domain", "Pairs", *DIMENSIONS, "Validated", "Human accuracy [95% CI strict]"],
+        headers=["Domain", "Pairs", *DIMENSIONS, "Validated", "Strict accuracy [95% CI]"],
         rows=rows,
         numeric=[False, True] + [False] * (len(DIMENSIONS) + 1) + [True],
-        note="Cells: verdict (mean chosen − rejected).",
+        note="Exploratory. Cells: verdict (mean chosen − rejected). "
+        + (
+            "Verdicts use Holm-adjusted p-values (one family: all domains and dimensions)."
+            if report["settings"]["holm"]
+            else "p-values not adjusted for multiplicity."
+        ),
     )
 
 
@@ -206,16 +304,27 @@ def position_table(report: Report) -> Table:
             [
                 dim,
                 str(r["n_ratings"]),
-                num(r["mean_a"]),
-                num(r["mean_b"]),
-                num(r["mean_diff"], signed=True),
+                num(r["diff_chosen_on_a"], signed=True),
+                num(r["diff_chosen_on_b"], signed=True),
+                f"{num(r['side_a_advantage'], signed=True)} {interval(r['side_a_advantage_ci95'])}",
+                p_value(r["t_p"]),
                 p_value(r["wilcoxon_p"]),
             ]
         )
     return Table(
-        headers=["Dimension", "Pair-ratings", "Mean A", "Mean B", "A − B", "Wilcoxon p"],
+        headers=[
+            "Dimension",
+            "Pair-ratings",
+            "Chosen − rejected, chosen on A",
+            "… chosen on B",
+            "Side A advantage [95% CI]",
+            "Welch p",
+            "Rank-sum p",
+        ],
         rows=rows,
-        numeric=[False, True, True, True, True, True],
+        numeric=[False, True, True, True, True, True, True],
+        note="Chosen − rejected per pair-rating, by the side chosen was shown on; side A "
+        "advantage = half the difference (points).",
     )
 
 

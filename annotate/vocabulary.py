@@ -102,6 +102,8 @@ EXPORT_COLUMNS: tuple[str, ...] = (
 """Columns of the ratings export: one row per score. Researchers rely on this order."""
 
 DEFAULT_EQUIVALENCE_MARGIN = 0.5
+MARGIN_UNITS = ("points", "sd")
+"""The margin's unit: scale points, or standard deviations of the paired differences."""
 DEFAULT_N_BOOT = 1000  # bootstrap resamples for agreement intervals
 
 

@@ -40,8 +40,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from annotate.config import MAX_UPLOAD_MB  # a small module: the launcher stays small
+
 MB = 1024 * 1024
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _status_kb(field: str) -> int:
@@ -209,6 +210,9 @@ def main() -> None:
             size = file.stat().st_size
             seconds, peak, last = _cli(folder, file)
             print(_row(f"CLI import, {kind}", size, peak - idle_cli, seconds, last[:60]))
+            if size > MAX_UPLOAD_MB * MB:
+                print(f"{'page upload_dataset':<36} skipped: over the page's {MAX_UPLOAD_MB} MB")
+                continue
             page = _page(folder, file)
             outcome = (
                 f"{page['added']:,.0f} pairs added"
@@ -225,5 +229,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
     main()

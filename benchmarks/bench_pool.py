@@ -29,7 +29,7 @@ from annotate.services.rating import submit_rating
 from annotate.services.work import pull_next
 
 SCORES = {
-    side: {d: 3 for d in ("factuality", "relevance", "helpfulness", "rubric_alignment")}
+    side: dict.fromkeys(("factuality", "relevance", "helpfulness", "rubric_alignment"), 3)
     for side in ("A", "B")
 }
 
@@ -94,7 +94,8 @@ def run(engine: Engine, threads: int, n_pairs: int, k: int) -> dict[str, float]:
             .where(Rating.dimension == "factuality", Rating.response == "chosen")
         ).all()
     per_pair = Counter(rows)
-    assert len(per_pair) == n_pairs and set(per_pair.values()) == {k}, per_pair.most_common(3)
+    assert len(per_pair) == n_pairs, per_pair.most_common(3)
+    assert set(per_pair.values()) == {k}, per_pair.most_common(3)
     pulls = distribution([1000 * t for t in pull_times])
     return {
         "wall_s": wall,

@@ -36,8 +36,9 @@ else:
     pages = [st.Page(rate.draw, title="Rate pairs", icon=":material/rate_review:", url_path="rate")]
     if may_see_results(account.role):
         pages = [
-            st.Page(_results, title="Results", icon=":material/monitoring:", url_path="results")
-        ] + pages
+            st.Page(_results, title="Results", icon=":material/monitoring:", url_path="results"),
+            *pages,
+        ]
     if may_administer(account.role):
         from annotate.app.app_pages.admin_common import admin_pages
 

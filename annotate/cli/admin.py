@@ -159,7 +159,11 @@ def _tsv(values: list[str]) -> None:
 
 def _numbers(row: ProgressRow | DomainProgress) -> list[str]:
     seconds = "-" if row.median_seconds is None else f"{row.median_seconds:.0f}"
-    return [str(row.assigned), str(row.done), str(row.skipped), str(row.pending)] + [
+    return [
+        str(row.assigned),
+        str(row.done),
+        str(row.skipped),
+        str(row.pending),
         str(row.flagged),
         seconds,
     ]

@@ -207,7 +207,7 @@ def report_command(
         typer.Option("--margin", help="TOST equivalence margin (default: the study's setting)."),
     ] = None,
     alpha: AlphaOption = 0.05,
-    holm: HolmOption = False,
+    holm: HolmOption = True,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
     fmt: FormatOption = Format.json,
@@ -224,9 +224,12 @@ def report_command(
         models = model_inputs(State.engine(), ACTOR, study)
     if rated.ratings.empty:
         raise fail(f"study {study!r} has no ratings yet")
+    margin, unit, record = rated.margin_settings(margin)
     emit_report(
         rated.ratings,
-        margin=rated.margin if margin is None else margin,
+        margin=margin,
+        margin_unit=unit,
+        margin_history=record,
         alpha=alpha,
         bootstrap=bootstrap,
         holm=holm,

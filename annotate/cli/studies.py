@@ -30,7 +30,13 @@ Definition = Annotated[
 ]
 Guidelines = Annotated[str | None, Opt(help="Guideline text (Markdown).")]
 GuidelinesFile = Annotated[Path | None, Opt("--guidelines-file", help="Read guidelines from.")]
-Margin = Annotated[float | None, Opt("--margin", help="Equivalence margin, scale points.")]
+Margin = Annotated[
+    float | None, Opt("--margin", help="Equivalence margin, in the unit of --margin-unit.")
+]
+MarginUnit = Annotated[
+    str | None,
+    Opt("--margin-unit", help="'points' (scale points) or 'sd' (SDs of the paired differences)."),
+]
 Code = Annotated[str | None, Opt("--completion-code", help="Shown when a queue is finished.")]
 Overlap = Annotated[int | None, Opt("--overlap", "-k", help="Distinct annotators per pair.")]
 Reservation = Annotated[
@@ -66,6 +72,7 @@ def _settings(
     guidelines: str | None,
     guidelines_file: Path | None,
     margin: float | None,
+    margin_unit: str | None,
     completion_code: str | None,
     overlap: int | None,
     reservation_minutes: int | None,
@@ -89,6 +96,7 @@ def _settings(
         "dimension_definitions": definitions or None,
         "guidelines": guidelines,
         "equivalence_margin": margin,
+        "margin_unit": margin_unit,
         "completion_code": completion_code,
         "overlap": overlap,
         "reservation_minutes": reservation_minutes,
@@ -114,6 +122,7 @@ def studies_create(
     guidelines: Guidelines = None,
     guidelines_file: GuidelinesFile = None,
     margin: Margin = None,
+    margin_unit: MarginUnit = None,
     completion_code: Code = None,
     overlap: Overlap = None,
     reservation_minutes: Reservation = None,
@@ -140,6 +149,7 @@ def studies_edit(
     guidelines: Guidelines = None,
     guidelines_file: GuidelinesFile = None,
     margin: Margin = None,
+    margin_unit: MarginUnit = None,
     completion_code: Code = None,
     overlap: Overlap = None,
     reservation_minutes: Reservation = None,
@@ -182,7 +192,9 @@ def _show(study: Study) -> None:
         *((f"label {d}", study.dimension_labels.get(d, "")) for d in DIMENSIONS),
         *((f"definition {d}", study.dimension_definitions.get(d, "")) for d in DIMENSIONS),
         ("guidelines", _shortened(study.guidelines) or "-"),
-        ("equivalence margin", study.equivalence_margin),
+        ("equivalence margin", f"{study.equivalence_margin} {study.margin_unit}"),
+        ("margin set at", study.margin_set_at.isoformat() if study.margin_set_at else "-"),
+        ("earlier margins", _margin_history(study.margin_history)),
         ("completion code", study.completion_code or "-"),
         ("overlap k", study.overlap),
         ("open pool", "open" if study.pool_open else "closed"),
@@ -196,6 +208,11 @@ def _show(study: Study) -> None:
     if study.enrolment_open:
         link = enrolment_link(study.name, study.enrolment_key or "")
         out.print(f"enrolment link\t{link}", highlight=False, markup=False)
+
+
+def _margin_history(history: list[dict[str, Any]]) -> str:
+    earlier = [f"{h['margin']} {h['unit']} (set {h['set_at'] or '?'})" for h in history]
+    return "; ".join(earlier) or "-"
 
 
 def _shortened(text: str, limit: int = 60) -> str:

@@ -61,6 +61,13 @@ class Study(SQLModel, table=True):
     )
     guidelines: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
+    margin_unit: str = Field(default="points", description="'points' or 'sd' (of the differences)")
+    margin_set_at: datetime | None = Field(
+        default_factory=utcnow, description="when the margin (or its unit) was last set"
+    )
+    margin_history: list[dict[str, Any]] = _json(
+        default_factory=list, description="earlier margins: {margin, unit, set_at}, oldest first"
+    )
     completion_code: str | None = None
     overlap: int = Field(default=3, description="k: distinct annotators wanted per pair")
     reservation_minutes: int = Field(

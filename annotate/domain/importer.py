@@ -1,9 +1,12 @@
 """Import benchmark records into a study: validate every record, then write them all or none.
 
-Every problem is reported with its file, line (or row), field and what was expected; if there is
-any, nothing is written. Re-importing the same content changes nothing. Reading the files is
-`annotate.domain.readers`; this module validates (`stage_files`, no database) and writes
-(`store_staged`, in the caller's transaction: `annotate.services.data.import_files`).
+Every problem is reported with its file, line (or row), field and what was expected (the first
+MAX_PROBLEMS_KEPT of them, and how many in all); if there is any, nothing is written. Records
+are streamed from the files into a spool file (`StagedImport`), never held all at once; ids
+are compared exactly (`records.RecordId` refuses padded ones rather than trim them).
+Re-importing the same content changes nothing. Reading the files is `annotate.domain.readers`;
+this module validates (`stage_files`, no database) and writes (`store_staged`, in the caller's
+transaction: `annotate.services.data.import_files`).
 """
 
 from __future__ import annotations
@@ -24,21 +27,16 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from annotate.db.tables import Pair, Study, stored_id
-from annotate.domain.readers import (
-    DatasetError,
-    Problem,
-    ProblemLog,
-    ProgressCallback,
-    describe_type,
-    read_raw,
-)
+from annotate.domain.problems import DatasetError, Problem, ProblemLog
+from annotate.domain.readers import ProgressCallback, read_raw
 from annotate.domain.records import RECORD_FIELDS, BenchmarkRecord, content_hash
+from annotate.domain.strict_json import describe_type
 from annotate.domain.studies import get_or_create_study
 
 __all__ = ["DatasetError", "ImportSummary", "Problem", "stage_files", "store_staged"]
 
-INSERT_BATCH = 500
-SPOOL_MEMORY_BYTES = 16 * 2**20
+INSERT_BATCH = 100
+SPOOL_MEMORY_BYTES = 4 * 2**20
 MAX_DOMAIN_CHARS = 100
 _SPLIT_SUFFIX = re.compile(r"[_-](test|train|validation|valid|val|dev)$", re.IGNORECASE)
 _SPLIT_NAME = re.compile(r"^(test|train|validation|valid|val|dev)$", re.IGNORECASE)
@@ -158,7 +156,7 @@ def _parse(
     problems: ProblemLog,
 ) -> Iterator[ParsedRecord]:
     """Yield each valid record; log everything wrong in `problems`."""
-    first_seen: dict[str, str] = {}
+    first_seen: dict[str, tuple[str, str]] = {}  # id -> (file, location): no new string each
     for path in paths:
         file = str(path)
         if not path.is_file():
@@ -179,12 +177,13 @@ def _parse(
                         Problem(
                             file,
                             location,
-                            f"duplicate id {result.id!r} (first at {first_seen[result.id]})",
+                            f"duplicate id {result.id!r} (first at "
+                            f"{', '.join(first_seen[result.id])})",
                             field="id",
                         )
                     )
                     continue
-                first_seen[result.id] = f"{file}, {location}"
+                first_seen[result.id] = (file, location)
                 yield ParsedRecord(result, file_domain, file, location)
         except DatasetError as error:
             problems.absorb(error)

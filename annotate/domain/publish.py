@@ -219,10 +219,13 @@ def _exclusions_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
             f"{len(p.exclusions)} pair(s) left out of every figure by an admin (their ratings "
             "are in the file, marked `excluded`):"
         )
-        lines += [""] + _table(
-            ["pair", "reason", "by", "when"],
-            [[e["pair_id"], e["reason"], e["by"], e["at"]] for e in p.exclusions],
-        )
+        lines += [
+            "",
+            *_table(
+                ["pair", "reason", "by", "when"],
+                [[e["pair_id"], e["reason"], e["by"], e["at"]] for e in p.exclusions],
+            ),
+        ]
     else:
         lines.append("No pair was left out by an admin.")
     n = report["exclusions"]["n_excluded_total"]

@@ -126,7 +126,8 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
     )
     pair = session.get(Pair, assignment.pair_id)
     study = session.get(Study, assignment.study_id)
-    assert pair is not None and study is not None
+    assert pair is not None
+    assert study is not None
     texts = {Response.CHOSEN: pair.chosen, Response.REJECTED: pair.rejected}
     side_of_response: dict[str, str] = {response_on(s, assignment.chosen_side): s for s in SIDES}
     scores: dict[str, dict[str, int]] = {side: {} for side in SIDES}

@@ -5,311 +5,32 @@ chunks and cut at the elements' boundaries), Parquet batch by batch, so memory f
 largest record, not the file. Each value comes with its location (line or row). A problem that
 stops a file from being read (invalid UTF-8 or JSON, a broken Parquet file) is raised as
 `DatasetError` with its file, line and column; a record whose value can be read but not kept
-(see `check_value`: too deeply nested, a duplicate key, NaN, a huge number, NUL, a lone
-surrogate, binary data) is yielded as a `Problem` in its place, and reading goes on. Validating
-the values against the record format is `annotate.domain.importer`'s job.
+(see `annotate.domain.strict_json`: too deeply nested, a duplicate key, NaN, a huge number,
+NUL, a lone surrogate, binary data) is yielded as a `Problem` in its place, and reading goes on.
+Validating the values against the record format is `annotate.domain.importer`'s job.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from annotate.errors import Invalid
+from annotate.domain.problems import DatasetError, Problem
+from annotate.domain.strict_json import check_value, decode_record
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of bytes just read."""
 
-MAX_PROBLEMS_SHOWN = 20
-"""Problems written out in a DatasetError's message (the CLI prints it)."""
-MAX_PROBLEMS_KEPT = 1000
-"""Problems an import keeps (the page lists them); the rest are only counted."""
-MAX_NESTING = 32
-"""Deepest nesting of lists and objects a record may have (the record itself is level 1)."""
-MAX_INTEGER = 2**63
-"""Integers must lie in [-MAX_INTEGER, MAX_INTEGER): what a 64-bit column and most JSON
-readers keep exactly."""
 CHUNK_BYTES = 1 << 20
 PARQUET_BATCH_ROWS = 32  # rows of ~35 KB become ~10x that as Python objects
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _NON_SPACE = re.compile(rb"[^ \t\r\n]")
 _STRUCTURE = re.compile(rb'["\[\]{}]')
 _STRING_END = re.compile(rb'["\\]')
 _SCALAR_END = re.compile(rb"[,\] \t\r\n]")
 _BOM = b"\xef\xbb\xbf"
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the input, located as precisely as the format allows."""
-
-    file: str
-    location: str
-    message: str
-    field: str | None = None
-
-    def __str__(self) -> str:
-        where = f"{self.file}, {self.location}"
-        if self.field:
-            where += f", field '{self.field}'"
-        return f"{where}: {self.message}"
-
-
-class DatasetError(Invalid):
-    """The input could not be imported; `problems` says exactly why (at most MAX_PROBLEMS_KEPT
-    of them, the first ones), `total` how many there were in all."""
-
-    def __init__(self, problems: Sequence[Problem], total: int | None = None):
-        self.problems = list(problems)
-        self.total = max(total or 0, len(self.problems))
-        shown = [str(p) for p in self.problems[:MAX_PROBLEMS_SHOWN]]
-        more = self.total - len(shown)
-        if more:
-            shown.append(f"... and {more} more problem(s)")
-        super().__init__("\n".join(shown))
-
-
-class ProblemLog:
-    """The problems of one import: the first `limit` kept, every one counted, so that a file of
-    a million bad lines never builds millions of messages."""
-
-    def __init__(self, limit: int = MAX_PROBLEMS_KEPT):
-        self.limit = limit
-        self.kept: list[Problem] = []
-        self.total = 0
-
-    def add(self, problem: Problem) -> None:
-        self.total += 1
-        if len(self.kept) < self.limit:
-            self.kept.append(problem)
-
-    @property
-    def full(self) -> bool:
-        """No more problems are kept: count them (`count`) rather than describe them."""
-        return len(self.kept) >= self.limit
-
-    def count(self, more: int) -> None:
-        self.total += more
-
-    def extend(self, problems: Iterable[Problem]) -> None:
-        for problem in problems:
-            self.add(problem)
-
-    def absorb(self, error: DatasetError) -> None:
-        """Take over another error's problems, counting those it did not keep."""
-        self.extend(error.problems)
-        self.total += error.total - len(error.problems)
-
-    def __bool__(self) -> bool:
-        return self.total > 0
-
-    def error(self) -> DatasetError:
-        return DatasetError(self.kept, self.total)
-
-
-# ---------------------------------------------------------------- decoding JSON strictly
-
-
-class _Refused:
-    """A value JSON can spell but a record may not hold, left by the decoder's hooks in its
-    place; `check_value` finds it and names the record's field that holds it."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, message: str):
-        self.message = message
-
-
-class _RepeatedKey(dict[str, Any]):
-    """An object in which a key appears twice (the decoder keeps the last value)."""
-
-    message = ""
-    key = ""
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    value = dict(pairs)
-    if len(value) == len(pairs):
-        return value
-    repeated = _RepeatedKey(value)
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            repeated.key = key[:100]
-            repeated.message = (
-                f"the key {_short(key)!r} appears twice in one object; expected each key once"
-            )
-            break
-        seen.add(key)
-    return repeated
-
-
-def _constant(name: str) -> Any:
-    return _Refused(f"{name} is not allowed; expected a finite number")
-
-
-def _float(text: str) -> float | _Refused:
-    value = float(text)
-    if not math.isfinite(value):
-        return _Refused(f"the number {_short(text)} is out of range; expected a finite number")
-    return value
-
-
-def _int(text: str) -> int | _Refused:
-    if len(text) > 20 or not -MAX_INTEGER <= (value := int(text)) < MAX_INTEGER:
-        return _Refused(
-            f"the integer {_short(text)} ({len(text.lstrip('-'))} digits) is too large; "
-            "expected a 64-bit integer (write larger numbers as strings)"
-        )
-    return value
-
-
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_object, parse_float=_float, parse_int=_int, parse_constant=_constant
-)
-# For files where a non-finite number is data to count, not an error (a reward model's NaN
-# score): NaN, Infinity and 1e400 decode to floats.
-_NON_FINITE_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_int)
-
-
-def _short(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _nesting_problem() -> str:
-    return f"nested too deeply; expected at most {MAX_NESTING} levels of lists and objects"
-
-
-def check_value(value: Any, finite_only: bool = True) -> tuple[str | None, str] | None:
-    """Why a decoded record cannot be stored, as (top-level field or None, message); None if
-    it can. Refused: nesting deeper than MAX_NESTING, NUL characters and lone surrogates in
-    texts or keys (PostgreSQL and UTF-8 cannot store them), binary data, NaN and infinities,
-    integers outside 64 bits."""
-    if isinstance(value, _RepeatedKey):
-        return (value.key, value.message)
-    if isinstance(value, dict):
-        for key, item in value.items():
-            message = _text_problem(key) if isinstance(key, str) else None
-            message = message or _walk(item, 2, finite_only)
-            if message:
-                return (str(key)[:100], message)
-        return None
-    message = _walk(value, 1, finite_only)
-    return (None, message) if message else None
-
-
-def _walk(value: Any, depth: int, finite_only: bool) -> str | None:
-    """The first reason `value` (at nesting level `depth`) cannot be stored, or None."""
-    stack = [(value, depth)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, str):
-            message = _text_problem(item)
-        elif isinstance(item, dict | list | tuple):
-            if level > MAX_NESTING:
-                return _nesting_problem()
-            if isinstance(item, _RepeatedKey):
-                return item.message
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, level + 1) for child in children)
-            message = _keys_problem(item) if isinstance(item, dict) else None
-        else:
-            message = _scalar_problem(item, finite_only)
-        if message:
-            return message
-    return None
-
-
-def _keys_problem(item: dict[Any, Any]) -> str | None:
-    for key in item:
-        message = _text_problem(key) if isinstance(key, str) else None
-        if message:
-            return message
-    return None
-
-
-def _text_problem(text: str) -> str | None:
-    if "\x00" in text:
-        return "a text contains the NUL character (\\u0000); expected text without it"
-    if _SURROGATE.search(text):
-        return "a text contains a lone surrogate (e.g. \\ud800); expected valid Unicode"
-    return None
-
-
-def _scalar_problem(item: Any, finite_only: bool) -> str | None:
-    if isinstance(item, _Refused):
-        return item.message
-    if isinstance(item, bytes | bytearray | memoryview):
-        return "binary data; expected text (store the column as a UTF-8 string)"
-    if finite_only and isinstance(item, float) and not math.isfinite(item):
-        return f"{item} is not allowed; expected a finite number"
-    if isinstance(item, int) and not -MAX_INTEGER <= item < MAX_INTEGER:
-        return "an integer is too large; expected a 64-bit integer"
-    return None
-
-
-def _deep_field(text: str) -> str | None:
-    """The top-level key under which `text` (a JSON object) nests deeper than MAX_NESTING, for
-    a record too deep for the decoder itself."""
-    depth, key, last_text = 0, None, None
-    for token in _TOKEN.finditer(text):
-        mark = token.group()
-        if mark in "[{":
-            depth += 1
-            if depth > MAX_NESTING:
-                return key
-        elif mark in "]}":
-            depth -= 1
-        elif mark == ":" and depth == 1 and last_text is not None:
-            key = json.loads(last_text)[:100]
-        last_text = mark if mark.startswith('"') else None
-    return None
-
-
-def decode_record(
-    file: str, location: str, text: str, line: int = 1, column: int = 1, finite_only: bool = True
-) -> Any:
-    """Decode one record's JSON text strictly: a value, or a located `Problem` for a value
-    that cannot be kept; DatasetError for text that is not JSON. `line` and `column` say where
-    the text starts in its file (for the location of a syntax error)."""
-    try:
-        value = (_DECODER if finite_only else _NON_FINITE_DECODER).decode(text)
-    except RecursionError:
-        return Problem(file, location, _nesting_problem(), field=_deep_field(text))
-    except json.JSONDecodeError as error:
-        at_line = line + error.lineno - 1
-        at_column = error.colno + (column - 1 if error.lineno == 1 else 0)
-        raise DatasetError(
-            [Problem(file, f"line {at_line}, column {at_column}", f"invalid JSON: {error.msg}")]
-        ) from None
-    found = check_value(value, finite_only)
-    if found is not None:
-        return Problem(file, location, found[1], field=found[0])
-    return value
-
-
-_TYPE_WORDS = {
-    "NoneType": "null",
-    "str": "a string",
-    "int": "a number",
-    "float": "a number",
-    "dict": "an object",
-    "list": "a list",
-    "bool": "true/false",
-}
-
-
-def describe_type(value: Any) -> str:
-    """What a decoded JSON value is, in the words of the error messages ("a string", "null")."""
-    name = type(value).__name__
-    return _TYPE_WORDS.get(name, name)
 
 
 # ---------------------------------------------------------------- reading raw objects
@@ -515,13 +236,14 @@ def _read_parquet(
 
     file = str(path)
     try:
-        parquet = pq.ParquetFile(path)
+        # read a column chunk at a time, on this thread: ~half the memory, no slower
+        parquet = pq.ParquetFile(path, pre_buffer=False, buffer_size=CHUNK_BYTES)
     except Exception as error:  # pyarrow raises several types for a broken file
         problem = Problem(file, "file", f"not a readable Parquet file ({error})")
         raise DatasetError([problem]) from None
     size = path.stat().st_size
     row = reported = 0
-    batches = parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS)
+    batches = parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, use_threads=False)
     while True:
         try:
             batch = next(batches, None)

@@ -10,15 +10,17 @@ score is given.
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, func, select
 
-from annotate.db.tables import Assignment, Pair, Rating, Study
+from annotate.db.tables import Assignment, Pair, Rating, Study, utcnow
 from annotate.errors import Invalid, NotFound
-from annotate.vocabulary import DIMENSIONS
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS
 
 DEFAULT_STUDY = "default"
+MAX_NAME_CHARS = 200
 
 EDITABLE = (
     "seed",
@@ -29,6 +31,7 @@ EDITABLE = (
     "dimension_definitions",
     "guidelines",
     "equivalence_margin",
+    "margin_unit",
     "completion_code",
     "overlap",
     "reservation_minutes",
@@ -67,10 +70,18 @@ def list_studies(session: Session) -> list[Study]:
     return list(session.exec(select(Study).order_by(col(Study.id))).all())
 
 
+def _check_name(name: str) -> None:
+    if len(name) > MAX_NAME_CHARS:
+        raise StudyError(
+            f"a study's name has at most {MAX_NAME_CHARS} characters, not {len(name):,}"
+        )
+
+
 def get_or_create_study(session: Session, name: str, *, seed: int | None = None) -> Study:
     """Return the study called `name`, creating it (with a fresh random seed) if needed."""
     study = session.exec(select(Study).where(Study.name == name)).first()
     if study is None:
+        _check_name(name)
         study = Study(name=name, seed=secrets.randbelow(2**31) if seed is None else seed)
         session.add(study)
         session.flush()
@@ -82,6 +93,7 @@ def create_study(session: Session, name: str, **settings: Any) -> Study:
     name = name.strip()
     if not name:
         raise StudyError("a study needs a non-empty name")
+    _check_name(name)
     if session.exec(select(Study.id).where(Study.name == name)).first() is not None:
         raise StudyError(f"a study named {name!r} already exists")
     seed = settings.pop("seed", None)
@@ -100,8 +112,10 @@ def update_study(session: Session, name: str, **changes: Any) -> Study:
     frozen = _frozen_changes(session, study, changes)
     if frozen:
         raise StudyError("; ".join(frozen))
+    before = (study.equivalence_margin, study.margin_unit, study.margin_set_at)
     _apply(study, changes)
     _check(study)
+    _record_margin_change(study, *before)
     _ensure_enrolment_key(study)
     session.add(study)
     session.flush()
@@ -121,6 +135,16 @@ def preview_changes(study: Study, changes: dict[str, Any]) -> dict[str, tuple[An
     _check(copy)
     now, after = settings_of(study), settings_of(copy)
     return {key: (now[key], after[key]) for key in EDITABLE if now[key] != after[key]}
+
+
+def _record_margin_change(study: Study, margin: float, unit: str, set_at: datetime | None) -> None:
+    """A changed margin (or unit) keeps its earlier value and the time it was set, so the
+    report can tell whether the margin was fixed before the data arrived."""
+    if (float(study.equivalence_margin), study.margin_unit) == (float(margin), unit):
+        return
+    earlier = {"margin": margin, "unit": unit, "set_at": set_at.isoformat() if set_at else None}
+    study.margin_history = [*study.margin_history, earlier]
+    study.margin_set_at = utcnow()
 
 
 def _apply(study: Study, changes: dict[str, Any]) -> None:
@@ -188,6 +212,8 @@ def study_problems(study: Study) -> list[str]:
             problems.append(f"{kind.replace('_', ' ')}: missing for {', '.join(missing)}")
     if not study.equivalence_margin > 0:
         problems.append("equivalence margin must be above 0")
+    if study.margin_unit not in MARGIN_UNITS:
+        problems.append(f"margin unit must be one of {', '.join(MARGIN_UNITS)}")
     if study.overlap < 1:
         problems.append("overlap (annotators per pair) must be at least 1")
     if study.reservation_minutes < 1:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from annotate.domain.readers import DatasetError, Problem, read_raw
+from annotate.domain.problems import DatasetError, Problem
+from annotate.domain.readers import read_raw
 from annotate.errors import Invalid
 from annotate.vocabulary import MODEL_KINDS, ModelKind
 

@@ -148,8 +148,10 @@ def _save(data: bytes | BinaryIO, path: Path) -> None:
 
 
 def _renamed(problem: Problem, temp_path: str, name: str) -> Problem:
+    """The problem told of the upload's name, never of the server's temporary folder (a
+    duplicate id's message names where the first one was)."""
     file = name if problem.file == temp_path else problem.file
-    return Problem(file, problem.location, problem.message, problem.field)
+    return Problem(file, problem.location, problem.message.replace(temp_path, name), problem.field)
 
 
 # ---------------------------------------------------------------- pairs and ratings

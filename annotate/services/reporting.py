@@ -24,7 +24,18 @@ class StudyRatings:
     margin: float
     scale_min: int
     scale_max: int
-    excluded: list[ExcludedPair] = field(default_factory=list)
+    margin_unit: str = "points"
+    margin_record: dict[str, object] | None = None  # when set, and its earlier values
+    excluded: list[ExcludedPair] = field(default_factory=list)  # left out by an admin
+
+    def margin_settings(
+        self, override: float | None = None
+    ) -> tuple[float, str, dict[str, object] | None]:
+        """(margin, unit, record) for the report: the study's own, or an override given in
+        scale points, which has no record."""
+        if override is None:
+            return self.margin, self.margin_unit, self.margin_record
+        return override, "points", None
 
 
 def study_names(engine: Engine) -> list[str]:
@@ -37,11 +48,19 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
     with read_session(engine) as session:
         target = get_study(session, study)
         settings = (target.equivalence_margin, target.scale_min, target.scale_max)
+        unit, record = target.margin_unit, margin_record(target)
         excluded = [
             ExcludedPair(pair_id=e.record_id, reason=e.reason, by=e.by, at=e.at.isoformat())
             for e in exclusions(session, stored_id(target))
         ]
-    return StudyRatings(study, ratings_dataframe(engine, study), *settings, excluded)
+    ratings = ratings_dataframe(engine, study)
+    return StudyRatings(study, ratings, *settings, unit, record, excluded)
+
+
+def margin_record(study: Study) -> dict[str, object]:
+    """The study's margin record in the shape `analysis.margins.margin_record` checks."""
+    set_at = study.margin_set_at.isoformat() if study.margin_set_at else None
+    return {"set_at": set_at, "history": list(study.margin_history)}
 
 
 def study_report(
@@ -53,10 +72,14 @@ def study_report(
     n_boot: int = 0,
     seed: int = 0,
 ) -> Report:
-    """The validation report of a study; the margin defaults to the study's setting."""
+    """The validation report of a study; the margin defaults to the study's setting (in its
+    unit, with its record: a margin given here is in scale points and has no record)."""
+    margin, unit, record = data.margin_settings(margin)
     return build_report(
         data.ratings,
-        margin=data.margin if margin is None else margin,
+        margin=margin,
+        margin_unit=unit,
+        margin_history=record,
         alpha=alpha,
         n_boot=n_boot,
         holm=holm,

@@ -18,7 +18,7 @@ from analysis.report_types import Report
 from analysis.reward_models import attach_reward_models, label_audit_frame
 from annotate.db import read_session
 from annotate.db.tables import Pair, RewardModel
-from annotate.domain import reward_models
+from annotate.domain import model_files, reward_models
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.permissions import RESULTS_ROLES, Actor, require_admin, require_role
 from annotate.domain.reward_models import ModelImportSummary, PairPrediction
@@ -43,8 +43,8 @@ def import_model(
     """
     with read_session(engine) as session:
         require_admin(session, actor)
-    reward_models.check_model_name(model)
-    staged = reward_models.stage_model_files(paths, kind=kind)
+    model_files.check_model_name(model)
+    staged = model_files.stage_model_files(paths, kind=kind)
     with admin_change(engine, actor, "models.import", study) as change:
         summary = reward_models.store_model(
             change.session,

@@ -116,7 +116,8 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     _button(at, "Save settings").click().run()
     assert "Study pilot**: confirm to change these settings." in _texts(at)
     preview = at.dataframe[0].value.set_index("setting")
-    assert preview.loc["overlap", "now"] == "3" and preview.loc["overlap", "after"] == "4"
+    assert preview.loc["overlap", "now"] == "3"
+    assert preview.loc["overlap", "after"] == "4"
     with read_session(page_engine) as session:
         assert get_study(session, "pilot").overlap == 3  # nothing saved before the confirmation
     _button(at, "Confirm").click().run()
@@ -125,7 +126,9 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     with read_session(page_engine) as session:
         pilot = get_study(session, "pilot")
     assert (pilot.overlap, pilot.completion_code, pilot.anchors["3"]) == (4, "DONE-7", "Fine")
-    assert pilot.guidelines == "Be **kind**." and pilot.pool_open and pilot.enrolment_open
+    assert pilot.guidelines == "Be **kind**."
+    assert pilot.pool_open
+    assert pilot.enrolment_open
     assert "PROLIFIC_PID={{%PROLIFIC_PID%}}" in _texts(at)  # the enrolment link is shown
 
 
@@ -172,7 +175,8 @@ def test_upload_a_dataset_into_a_new_study_domain_from_the_file_name(page_engine
     at = open_page(boss, page="admin_data.py")
     lines = "".join(json.dumps(_record(f"r{i}")) + "\n" for i in range(3))
     _upload(at, "Society_and_Culture_test.jsonl", lines.encode(), "(a new study)", new="up")
-    assert not at.exception and "Imported into up" in _texts(at)
+    assert not at.exception
+    assert "Imported into up" in _texts(at)
     with read_session(page_engine) as session:
         study = get_study(session, "up")
         pairs = session.exec(select(Pair).where(Pair.study_id == study.id)).all()
@@ -188,7 +192,8 @@ def test_an_invalid_upload_lists_its_problems_and_imports_nothing(page_engine, o
     table = at.dataframe[0].value
     assert list(table["where"]) == ["line 2", "line 3, column 2"]
     assert list(table["field"]) == ["chosen", ""]
-    assert "got a number" in table["problem"][0] and "invalid JSON" in table["problem"][1]
+    assert "got a number" in table["problem"][0]
+    assert "invalid JSON" in table["problem"][1]
     with read_session(page_engine) as session:
         assert len(session.exec(select(Pair)).all()) == 6  # only the fixture's pairs
 
@@ -201,7 +206,8 @@ def test_mark_gold_pairs_on_the_page(page_engine, open_page, boss):
     assert "2 pair(s) marked gold (rejected)." in _texts(at)
     with read_session(page_engine) as session:
         gold = {p.record_id: p.gold_preference for p in session.exec(select(Pair)).all()}
-    assert gold["p001"] == gold["p002"] == "rejected" and gold["p000"] is None
+    assert gold["p001"] == gold["p002"] == "rejected"
+    assert gold["p000"] is None
 
 
 # ---------------------------------------------------------------- annotators
@@ -229,13 +235,15 @@ def test_deactivate_rotate_and_change_role(page_engine, open_page, boss):
     at.selectbox(key="manage_account").set_value("a1")
     _button(at, "New link").click().run()
     (block,) = [c.value for c in at.code]
-    assert block.startswith("a1\thttp") and "token=" in block
+    assert block.startswith("a1\thttp")
+    assert "token=" in block
     at.selectbox(key="manage_account").set_value("a2")
     at.selectbox(key="manage_role").set_value("researcher")
     _button(at, "Set role").click().run()
     with read_session(page_engine) as session:
         people = {a.name: a for a in session.exec(select(Annotator)).all()}
-    assert not people["a0"].active and people["a2"].role == "researcher"
+    assert not people["a0"].active
+    assert people["a2"].role == "researcher"
     with read_session(page_engine) as session:
         assert find_account(session, block.split("token=")[1]).name == "a1"
 
@@ -258,7 +266,8 @@ def test_plan_reassign_and_list_on_the_assignments_page(page_engine, open_page, 
     assert "12 new assignments; loads now 4-4" in _texts(at)
     study_id = 1
     held = Counter(a.pair_id for a in assignments(page_engine, study_id))
-    assert set(held.values()) == {2} and len(held) == 6
+    assert set(held.values()) == {2}
+    assert len(held) == 6
     with write_session(page_engine) as session:
         accounts.set_active(session, "a0", False)  # a drop-out: deactivated, work unfinished
     at.run()
@@ -266,7 +275,7 @@ def test_plan_reassign_and_list_on_the_assignments_page(page_engine, open_page, 
     _button(at, "Reassign").click().run()
     assert "Released 4 unfinished pair(s) of a0" in _texts(at)
     live = [a for a in assignments(page_engine, study_id) if a.status != "released"]
-    assert Counter(a.pair_id for a in live) == {p: 2 for p in held}
+    assert Counter(a.pair_id for a in live) == dict.fromkeys(held, 2)
     assert all(a.annotator_id != 1 for a in live)
     frame = at.dataframe[0].value
     assert list(frame.columns) == ["annotator", "pair_id", "position", "chosen_side", "status"]
@@ -285,7 +294,8 @@ def test_open_the_pool_and_enrolment_on_the_assignments_page(page_engine, open_p
     with read_session(page_engine) as session:
         study = get_study(session, "s")
     assert (study.pool_open, study.enrolment_open, study.reservation_minutes) == (True, True, 15)
-    assert study.pool_quota == 3 and study.enrolment_key
+    assert study.pool_quota == 3
+    assert study.enrolment_key
     assert f"study=s&key={study.enrolment_key}&PROLIFIC_PID=" in _texts(at)
 
 
@@ -313,10 +323,13 @@ def test_progress_shows_counts_chart_and_flags(page_engine, open_page, boss):
     rate(page_engine, 1, first[1].id, seconds=20)
     at = open_page(boss, pick="s")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Ratings done"] == "2" and metrics["Flags"] == "1"
-    assert metrics["Given to 2 people"] == "6" and metrics["Rated by 2 people"] == "0"
+    assert metrics["Ratings done"] == "2"
+    assert metrics["Flags"] == "1"
+    assert metrics["Given to 2 people"] == "6"
+    assert metrics["Rated by 2 people"] == "0"
     annotators = at.dataframe[0].value.set_index("annotator")
-    assert annotators.loc["a0", "done"] == 2 and annotators.loc["a0", "median s / pair"] == 16.0
+    assert annotators.loc["a0", "done"] == 2
+    assert annotators.loc["a0", "median s / pair"] == 16.0
     assert annotators.loc["a1", "pending"] == 4
     domains = at.dataframe[1].value
     assert int(domains["done"].sum()) == 2

@@ -45,15 +45,19 @@ def _start(engine, visit, study="crowd", key=None):
 def test_first_visit_creates_an_account_and_start_pulls_a_pair(engine):
     study_id = _crowd(engine)
     first = _visit(engine)
-    assert first.created and first.name == f"prolific:{PID}"
-    assert first.assignment_id is None and assignments(engine, study_id) == []  # not started
+    assert first.created
+    assert first.name == f"prolific:{PID}"
+    assert first.assignment_id is None
+    assert assignments(engine, study_id) == []
     with read_session(engine) as session:
         account = find_account(session, first.token)
-        assert account is not None and account.external_id == f"prolific:{PID}"
+        assert account is not None
+        assert account.external_id == f"prolific:{PID}"
         assert account.role == "annotator"
     started = _start(engine, first)
     (item,) = assignments(engine, study_id)
-    assert item.id == started and item.reserved_until is not None
+    assert item.id == started
+    assert item.reserved_until is not None
 
 
 def test_a_second_visit_finds_the_same_account_and_the_same_pair(engine):
@@ -61,7 +65,8 @@ def test_a_second_visit_finds_the_same_account_and_the_same_pair(engine):
     first = _visit(engine)
     started = _start(engine, first)
     again = _visit(engine)
-    assert not again.created and again.annotator_id == first.annotator_id
+    assert not again.created
+    assert again.annotator_id == first.annotator_id
     assert again.assignment_id == started  # the live reservation, not a new one
     assert _start(engine, again) == started  # a second Start changes nothing
     with read_session(engine) as session:
@@ -140,7 +145,8 @@ def test_the_link_carries_the_study_key_and_the_platform_placeholders():
     assert link.startswith(
         "https://rate.example.org/?study=my+study&key=s3cret&PROLIFIC_PID={{%PROLIFIC_PID%}}"
     )
-    assert "STUDY_ID={{%STUDY_ID%}}" in link and "SESSION_ID={{%SESSION_ID%}}" in link
+    assert "STUDY_ID={{%STUDY_ID%}}" in link
+    assert "SESSION_ID={{%SESSION_ID%}}" in link
 
 
 # ---------------------------------------------------------------- takeover and guessing
@@ -159,7 +165,8 @@ def test_the_study_key_is_random_and_survives_closing_and_reopening(engine):
     _crowd(engine)
     make_study(engine, "second", pairs=1, pool_open=True, enrolment_open=True)
     key = _key(engine)
-    assert len(key) >= 22 and key != _key(engine, "second")  # 128 bits, url-safe
+    assert len(key) >= 22
+    assert key != _key(engine, "second")
     for open_now in (False, True):
         with write_session(engine) as session:
             update_study(session, "crowd", enrolment_open=open_now)

@@ -69,7 +69,8 @@ def test_every_pair_gets_exactly_k_distinct_annotators_with_loads_within_one(n, 
     held = holders(engine, study_id)
     assert sorted(held) == sorted(p.id for p in all_pairs(engine, study_id))
     for annotators in held.values():
-        assert len(annotators) == k and len(set(annotators)) == k
+        assert len(annotators) == k
+        assert len(set(annotators)) == k
     load = [loads(engine, study_id)[i] for i in ids]
     assert max(load) - min(load) <= 1
     assert sum(load) == n * k
@@ -101,7 +102,7 @@ def test_extending_keeps_finished_work_and_fills_new_pairs_and_people(n, extra, 
         a.id: (a.annotator_id, a.pair_id, a.position, a.chosen_side, a.status)
         for a in assignments(engine, study_id)
     }
-    spread_before = _spread(engine, study_id, ids + [])
+    spread_before = _spread(engine, study_id, [*ids])
     if extra:
         with write_session(engine) as session:
             rows = [_extra_pair(study_id, f"q{i:03d}") for i in range(extra)]
@@ -158,7 +159,8 @@ def test_rebalance_moves_only_untouched_pending_work(engine):
     done = [a for a in assignments(engine, study_id) if a.status == "done"]
     assert [(a.id, a.annotator_id) for a in done] == [(first[0].id, ids[0])]
     released = [a for a in assignments(engine, study_id) if a.status == "released"]
-    assert len(released) == 6 and all(a.annotator_id in ids for a in released)
+    assert len(released) == 6
+    assert all(a.annotator_id in ids for a in released)
     for annotators in holders(engine, study_id).values():
         assert len(annotators) == 1
 
@@ -168,7 +170,8 @@ def test_without_rebalance_pending_work_stays_put(engine):
     ids = make_people(engine, 2)
     _plan(engine, study_id, ids, 1)
     result = _plan(engine, study_id, ids + make_people(engine, 2, prefix="late"), 1)
-    assert result.moved == 0 and result.total == 0
+    assert result.moved == 0
+    assert result.total == 0
     assert not [a for a in assignments(engine, study_id) if a.status == "released"]
 
 
@@ -203,7 +206,8 @@ def test_domain_selection_and_seeded_stratified_sample(engine):
             select_pairs(session, study, PairSelection(domains=("Nope",)))
         study.seed = 8
         other = select_pairs(session, study, PairSelection(per_domain=3))
-    assert {p.domain for p in art} == {"Art"} and len(art) == 10
+    assert {p.domain for p in art} == {"Art"}
+    assert len(art) == 10
     assert Counter(p.domain for p in two) == {"Art": 2, "Life": 2, "Society": 2}
     assert {p.id for p in two} < {p.id for p in three}  # a larger sample extends a smaller one
     assert {p.id for p in other} != {p.id for p in three}  # the draw depends on the seed
@@ -253,9 +257,11 @@ def test_cli_assign_per_pair_3_over_the_demo_with_5_annotators(tmp_path, demo_fi
     by_pair: dict[str, set[str]] = {}
     for row in rows:
         by_pair.setdefault(row["pair_id"], set()).add(row["annotator"])
-    assert len(by_pair) == 27 and {len(v) for v in by_pair.values()} == {3}
+    assert len(by_pair) == 27
+    assert {len(v) for v in by_pair.values()} == {3}
     per_person = Counter(row["annotator"] for row in rows)
-    assert len(rows) == 81 and max(per_person.values()) - min(per_person.values()) <= 1
+    assert len(rows) == 81
+    assert max(per_person.values()) - min(per_person.values()) <= 1
     positions = {}
     for row in rows:
         positions.setdefault(row["annotator"], []).append(int(row["position"]))

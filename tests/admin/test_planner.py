@@ -38,16 +38,17 @@ def test_every_pair_gets_k_distinct_annotators_and_loads_end_within_one(n_pairs,
     result = plan(seed, pairs, people, k, Existing())
     per_pair = _slots(result.new)
     if k <= n_people:
-        assert all(per_pair[p] == k for p in pairs) and not result.short
+        assert all(per_pair[p] == k for p in pairs)
+        assert not result.short
     else:
-        assert all(per_pair[p] == n_people for p in pairs) and result.short == sorted(
-            result.short, key=lambda p: result.short.index(p)
-        )
+        assert all(per_pair[p] == n_people for p in pairs)
+        assert result.short == sorted(result.short, key=lambda p: result.short.index(p))
         assert set(result.short) == set(pairs)
     for person, got in result.new.items():
         assert len(got) == len(set(got)) == result.loads[person]
     assert max(result.loads.values()) - min(result.loads.values()) <= 1
-    assert not result.moves and all(not g for g in result.gold.values())
+    assert not result.moves
+    assert all(not g for g in result.gold.values())
 
 
 def test_the_same_inputs_give_the_same_plan_and_another_seed_another():
@@ -78,7 +79,8 @@ def test_existing_work_is_extended_not_redone():
     assert _slots(result.new) == Counter({"p01": 1, "p02": 2})  # p00 is full already
     assert "p01" not in result.new["ann"]  # nobody gets a pair they had
     assert result.new["ann"] == []  # the most loaded gets nothing while others are below
-    assert result.loads["ann"] == 2 and sum(result.loads.values()) == 3 + 3
+    assert result.loads["ann"] == 2
+    assert sum(result.loads.values()) == 3 + 3
     assert max(result.loads.values()) - min(result.loads.values()) <= 1
 
 
@@ -98,12 +100,14 @@ def test_rebalance_moves_untouched_items_to_the_least_loaded_never_to_a_former_h
     )
     result = plan(5, [], ["ann", "bob", "cy"], 1, existing, rebalance=True)
     assert sorted(result.loads.values()) == [2, 2, 2]
-    assert len(result.moves) == 4 and all(m.giver == "ann" for m in result.moves)
+    assert len(result.moves) == 4
+    assert all(m.giver == "ann" for m in result.moves)
     assert not any(m.pair == "p00" and m.taker == "bob" for m in result.moves)
     for move in result.moves:
         assert move.pair in result.new[move.taker]
     without = plan(5, [], ["ann", "bob", "cy"], 1, existing)
-    assert not without.moves and without.loads["ann"] == 6
+    assert not without.moves
+    assert without.loads["ann"] == 6
 
 
 def test_gold_is_mixed_in_at_the_rate_from_pairs_never_had():
@@ -113,7 +117,9 @@ def test_gold_is_mixed_in_at_the_rate_from_pairs_never_had():
     for person in ("ann", "bob"):
         assert len(result.gold[person]) == gold_count(len(result.new[person]), 0.25) == 2
     assert "g1" not in result.gold["ann"]
-    assert gold_count(6, 0.25) == 2 and gold_count(0, 0.5) == 0 and gold_count(5, 0) == 0
+    assert gold_count(6, 0.25) == 2
+    assert gold_count(0, 0.5) == 0
+    assert gold_count(5, 0) == 0
 
 
 def test_hand_out_reports_pairs_nobody_can_take():
@@ -124,12 +130,16 @@ def test_hand_out_reports_pairs_nobody_can_take():
     short = hand_out(
         1, [("x", 1), ("y", 1), ("z", 0)], ["ann", "bob"], load, defaultdict(set, had), new
     )
-    assert short == ["x"] and new == {"ann": [], "bob": ["y"]} and load["bob"] == 1
+    assert short == ["x"]
+    assert new == {"ann": [], "bob": ["y"]}
+    assert load["bob"] == 1
 
 
 def test_a_larger_sample_keeps_every_pair_drawn_before():
     by_domain = {"Art": [f"a{i}" for i in range(9)], "Life": [f"l{i}" for i in range(4)]}
     two = sample_per_domain(4, by_domain, 2)
     three = sample_per_domain(4, by_domain, 3)
-    assert len(two) == 4 and len(three) == 6 and two < three
+    assert len(two) == 4
+    assert len(three) == 6
+    assert two < three
     assert sample_per_domain(4, by_domain, 10) == {p for ps in by_domain.values() for p in ps}

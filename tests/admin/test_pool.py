@@ -40,13 +40,16 @@ def test_a_pull_reserves_one_pair_and_returns_it_until_it_is_done(engine):
     (a,) = make_people(engine, 1)
     first = pull_next(engine, a, study_id)
     item = _get(engine, first)
-    assert item.status == "pending" and item.annotator_id == a and item.position == 0
+    assert item.status == "pending"
+    assert item.annotator_id == a
+    assert item.position == 0
     left = item.reserved_until - in_minutes(0)
     assert timedelta(minutes=29) < left <= timedelta(minutes=30)
     assert pull_next(engine, a, study_id) == first  # one live reservation at a time
     rate(engine, a, first)
     second = pull_next(engine, a, study_id)
-    assert second != first and _get(engine, second).position == 1
+    assert second != first
+    assert _get(engine, second).position == 1
 
 
 def test_nobody_gets_a_pair_twice_and_no_pair_goes_past_k(engine):
@@ -99,7 +102,8 @@ def test_a_lapsed_reservation_is_released_and_its_pair_goes_to_someone_else(engi
     held = pull_next(engine, a, study_id)
     assert pull_next(engine, b, study_id) is None  # the only slot is reserved
     taken_over = pull_next(engine, b, study_id, now=in_minutes(11))
-    assert taken_over is not None and _get(engine, held).status == "released"
+    assert taken_over is not None
+    assert _get(engine, held).status == "released"
     assert _get(engine, taken_over).pair_id == _get(engine, held).pair_id
     # a never gets the pair back, even after b's reservation lapses too.
     assert pull_next(engine, a, study_id, now=in_minutes(30)) is None
@@ -164,9 +168,8 @@ def test_gold_pairs_are_pulled_at_the_gold_rate_and_do_not_use_slots(engine):
     with read_session(engine) as session:
         gold = {p.id for p in session.exec(Pair.__table__.select()).all() if p.gold_preference}  # type: ignore[attr-defined]
     held = holders(engine, study_id)
-    assert {p for p in held if p not in gold} and all(
-        len(v) == 1 for p, v in held.items() if p not in gold
-    )
+    assert {p for p in held if p not in gold}
+    assert all(len(v) == 1 for p, v in held.items() if p not in gold)
     assert len([p for p in held if p not in gold]) == 20  # every ordinary pair, once
     gold_seen = Counter(a.annotator_id for a in assignments(engine, study_id) if a.pair_id in gold)
     assert sum(gold_seen.values()) >= 3  # ~30% of the first pulls, at most 4 per person
@@ -219,7 +222,8 @@ def test_twenty_threads_pulling_and_completing_never_exceed_k(both_engines):
     errors = _run_threads(20, work)
     assert not errors, errors
     per_pair = rated_per_pair(engine, study_id)
-    assert len(per_pair) == n_pairs and set(per_pair.values()) == {k}
+    assert len(per_pair) == n_pairs
+    assert set(per_pair.values()) == {k}
     assert sum(done.values()) == n_pairs * k
     statuses = Counter(a.status for a in assignments(engine, study_id))
     assert statuses == {"done": n_pairs * k}

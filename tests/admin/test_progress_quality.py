@@ -35,7 +35,7 @@ def rated(engine):
 
 
 def test_progress_per_annotator_and_domain(rated):
-    engine, study_id, ids, boss, items = rated
+    engine, _study_id, ids, boss, items = rated
     a0, a1 = items[ids[0]], items[ids[1]]
     rate(engine, ids[0], a0[0].id, seconds=10, flag_reason="broken markdown")
     rate(engine, ids[0], a0[1].id, seconds=30)
@@ -55,16 +55,18 @@ def test_progress_per_annotator_and_domain(rated):
         domain_of = {p.id: p.domain for p in session.exec(Pair.__table__.select()).all()}  # type: ignore[attr-defined]
     domains = {d.name: d for d in board.domains}
     assert set(domains) == {"Art", "Life", "Society"}
-    assert domains["Art"].pairs == 1 and domains["Life"].pairs == 2  # p000 (Art) is gold
+    assert domains["Art"].pairs == 1
+    assert domains["Life"].pairs == 2
     done_art = sum(1 for a in a0[:3] if domain_of[a.pair_id] == "Art")
     assert domains["Art"].done == done_art
     assert sum(d.done for d in board.domains) == 3
     assert [(f.annotator, f.reason) for f in board.flagged] == [("a0", "broken markdown")]
-    assert board.gold[0].record_id == "p000" and board.gold[0].expect == "chosen"
+    assert board.gold[0].record_id == "p000"
+    assert board.gold[0].expect == "chosen"
 
 
 def test_gold_accuracy_and_straight_lining(rated):
-    engine, study_id, ids, boss, items = rated
+    engine, _study_id, ids, boss, items = rated
     with read_session(engine) as session:
         gold_id = (
             session.exec(
@@ -86,17 +88,22 @@ def test_gold_accuracy_and_straight_lining(rated):
     holds_gold = {p: any(i.pair_id == gold_id for i in items[p]) for p in ids}
     assert all(holds_gold.values())  # gold goes to everyone, outside k
     assert quality["a0"].straight_lined == quality["a0"].rated == len(items[ids[0]])
-    assert quality["a0"].straight_lining == 1.0 and quality["a0"].gold_accuracy == 0.0
-    assert quality["a1"].straight_lined == 0 and quality["a1"].gold_accuracy == 1.0
-    assert quality["a2"].gold_rated == 1 and quality["a2"].gold_correct == 0
+    assert quality["a0"].straight_lining == 1.0
+    assert quality["a0"].gold_accuracy == 0.0
+    assert quality["a1"].straight_lined == 0
+    assert quality["a1"].gold_accuracy == 1.0
+    assert quality["a2"].gold_rated == 1
+    assert quality["a2"].gold_correct == 0
 
 
 def test_marking_unknown_pairs_gold_is_refused(engine):
     make_study(engine, "s", pairs=2)
-    with pytest.raises(GoldError, match="nope"), write_session(engine) as session:
-        from annotate.domain.studies import get_study
+    from annotate.domain.studies import get_study
 
-        mark_gold(session, get_study(session, "s"), ["p000", "nope"], "chosen")
+    with write_session(engine) as session:
+        study = get_study(session, "s")
+    with pytest.raises(GoldError, match="nope"), write_session(engine) as session:
+        mark_gold(session, study, ["p000", "nope"], "chosen")
     with read_session(engine) as session:
         assert all(p.gold_preference is None for p in session.exec(Pair.__table__.select()))  # type: ignore[attr-defined]
 
@@ -122,7 +129,8 @@ def test_cli_gold_accounts_and_progress(tmp_path, demo_files):
     run("studies", "edit", "demo", "--gold-rate", "0.1")
     run("assign", "ann1", "ann2", "--study", "demo", "-k", "1")
     out = run("progress", "--study", "demo")
-    assert "ann1" in out and "Society_and_Culture" in out
+    assert "ann1" in out
+    assert "Society_and_Culture" in out
     run("annotators", "deactivate", "ann2")
     assert ["ann2", "annotator", "deactivated"] in _lines(run("annotators", "list"))
     run("annotators", "activate", "ann2")

@@ -43,7 +43,8 @@ def test_unfinished_work_moves_to_the_others_and_finished_work_stays(engine):
     skip_pair(engine, annotator_id=ids[0], assignment_id=mine[1].id, reason="unclear")
     result = _reassign(engine, study_id, ids[0])
     assert result.released == len(mine) - 1  # the skipped one moves too
-    assert sum(result.handed.values()) == len(mine) - 1 and not result.unplaced
+    assert sum(result.handed.values()) == len(mine) - 1
+    assert not result.unplaced
     after = {a.id: a for a in assignments(engine, study_id)}
     assert after[mine[0].id].status == "done"
     assert all(after[a.id].status == "released" for a in mine[1:])
@@ -69,7 +70,8 @@ def test_named_receivers_only_and_unplaceable_pairs_are_reported(engine):
 def test_in_an_open_pool_the_work_goes_back_to_the_pool(engine):
     study_id, ids = _setup(engine, pool_open=True)
     result = _reassign(engine, study_id, ids[0])
-    assert result.handed == {} and result.returned_to_pool == result.released > 0
+    assert result.handed == {}
+    assert result.returned_to_pool == result.released > 0
     assert all(
         a.status == "released" for a in assignments(engine, study_id) if a.annotator_id == ids[0]
     )

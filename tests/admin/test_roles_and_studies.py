@@ -122,11 +122,13 @@ def test_create_and_edit_every_setting(engine):
     with read_session(engine) as session:
         study = session.exec(select(Study).where(Study.name == "x")).one()
     assert (study.seed, study.scale_min, study.scale_max) == (5, 0, 4)
-    assert study.anchors["0"] == "none" and "6" not in study.anchors  # pruned to the scale
+    assert study.anchors["0"] == "none"
+    assert "6" not in study.anchors
     assert study.dimension_labels["factuality"] == "Truth"
     assert study.dimension_labels["relevance"] == "Relevance and instruction following"
     assert study.dimension_definitions["relevance"] == "On topic?"
-    assert study.completion_code == "ABC" and study.guidelines == "Read **both**."
+    assert study.completion_code == "ABC"
+    assert study.guidelines == "Read **both**."
     assert (study.overlap, study.reservation_minutes, study.gold_rate) == (4, 15, 0.1)
     assert (study.pool_open, study.pool_quota, study.enrolment_open) == (True, 20, True)
     assert study.equivalence_margin == 0.3

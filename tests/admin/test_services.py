@@ -109,7 +109,8 @@ def test_an_annotator_cannot_rate_or_skip_anothers_pair(engine, snapshot):
     )
     with read_session(engine) as session:
         item = session.exec(select(Assignment).where(Assignment.study_id == study_id)).first()
-    assert item is not None and item.annotator_id == ana
+    assert item is not None
+    assert item.annotator_id == ana
     before = snapshot(engine)
     with pytest.raises(NotYours, match="not in your queue"):
         rate(engine, ben, item.id)

@@ -63,9 +63,11 @@ def test_a_settings_change_is_logged_with_who_and_only_what_changed(rated):
     studies.update_study(engine, admin, "s", overlap=2, equivalence_margin=0.5, guidelines="")
     (entry,) = audit_rows(engine)[before:]
     assert (entry.who, entry.action) == ("boss0", "study.update")
-    assert entry.before == {"overlap": 3} and entry.after == {"overlap": 2}  # margin unchanged
+    assert entry.before == {"overlap": 3}
+    assert entry.after == {"overlap": 2}
     lines = audited.audit_entries(engine, admin, "s")
-    assert lines[0].action == "study.update" and lines[0].study == "s"
+    assert lines[0].action == "study.update"
+    assert lines[0].study == "s"
 
 
 def test_the_command_line_is_logged_as_system_and_a_plan_records_the_overlap(engine):
@@ -77,7 +79,8 @@ def test_the_command_line_is_logged_as_system_and_a_plan_records_the_overlap(eng
     (entry,) = [e for e in audit_rows(engine) if e.action == "plan.assign"]
     assert entry.who == "system"
     assert entry.before == {"overlap": 3}
-    assert entry.after["overlap"] == 2 and entry.after["annotators"] == ["a0", "a1"]
+    assert entry.after["overlap"] == 2
+    assert entry.after["annotators"] == ["a0", "a1"]
 
 
 def test_a_refused_or_failed_action_leaves_no_entry(rated):
@@ -115,7 +118,8 @@ def test_the_queue_lists_flags_and_skips_with_reasons_and_scores(rated):
     assert items[0].scores["rejected"]["factuality"] == 2
     assert items[1].scores == {}
     text = flags.pair_text(engine, admin, "s", "p000")
-    assert text.chosen == "chosen text p000" and text.question == "Question p000?"
+    assert text.chosen == "chosen text p000"
+    assert text.question == "Question p000?"
 
 
 def test_resolving_needs_a_note_and_is_logged(rated):
@@ -141,7 +145,8 @@ def test_resolving_needs_a_note_and_is_logged(rated):
     assert row.action == "adjudication"
     last = audit_rows(engine)[-1]
     assert last.action == "flag.adjudication"
-    assert last.before["action"] == "resolved" and last.after["action"] == "adjudication"
+    assert last.before["action"] == "resolved"
+    assert last.after["action"] == "adjudication"
 
 
 def test_only_a_flagged_or_skipped_item_of_the_study_can_be_resolved(rated):
@@ -167,7 +172,8 @@ def test_only_a_flagged_or_skipped_item_of_the_study_can_be_resolved(rated):
 def test_an_excluded_pair_leaves_the_report_and_is_listed_then_comes_back(rated):
     engine, admin = rated
     full = study_report(study_ratings(engine, "s"))
-    assert full["n_pairs"] == 6 and full["exclusions"]["excluded_pairs"] == []
+    assert full["n_pairs"] == 6
+    assert full["exclusions"]["excluded_pairs"] == []
     flags.exclude_pair(engine, admin, study="s", record_id="p000", reason="label is wrong")
     with pytest.raises(Conflict, match="already excluded"):
         flags.exclude_pair(engine, admin, study="s", record_id="p000", reason="again")
@@ -186,7 +192,8 @@ def test_an_excluded_pair_leaves_the_report_and_is_listed_then_comes_back(rated)
     assert study_report(study_ratings(engine, "s"))["n_pairs"] == 6
     with read_session(engine) as session:
         (row,) = session.exec(select(PairExclusion)).all()
-    assert row.reversed_at is not None and row.reversed_by == "boss0"  # kept, marked reversed
+    assert row.reversed_at is not None
+    assert row.reversed_by == "boss0"
     with pytest.raises(Conflict, match="not excluded"):
         flags.restore_pair(engine, admin, study="s", record_id="p000")
     actions = [e.action for e in audit_rows(engine)][-2:]

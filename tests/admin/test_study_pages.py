@@ -56,7 +56,8 @@ def test_a_new_session_picks_no_study_and_titles_name_the_picked_one(open_page, 
     at = open_page(boss, page="admin_assign.py")
     assert at.title[0].value == "Assignments"
     assert "Choose the study to work on in the sidebar." in _texts(at)
-    assert not at.get("tabs") and not at.button  # nothing to act on yet
+    assert not at.get("tabs")
+    assert not at.button
     (picker,) = [s for s in at.sidebar.selectbox if s.label == "Study"]
     assert picker.value is None
     picker.set_value("new").run()
@@ -68,7 +69,8 @@ def test_a_new_session_picks_no_study_and_titles_name_the_picked_one(open_page, 
 def test_a_plan_has_no_preselected_annotators_and_a_new_k_asks_first(page_engine, open_page, boss):
     at = open_page(boss, page="admin_assign.py", pick="demo")
     people = at.multiselect(key="plan_people")
-    assert people.value == [] and "sim-00" in people.options[-1]
+    assert people.value == []
+    assert "sim-00" in people.options[-1]
     _button(at, "Assign").click().run()
     assert "Choose the annotators of the plan." in _texts(at)
     at.multiselect(key="plan_people").set_value(["a0", "a1"])

@@ -42,4 +42,29 @@ def test_wilson_ci_of_strict_share_matches_r_for_18_of_20():
 
 def test_no_pairs():
     acc = human_accuracy(np.array([]), np.array([]))
-    assert acc["accuracy"] is None and acc["ci95"] is None and acc["n_pairs"] == 0
+    assert acc["accuracy"] is None
+    assert acc["ci95"] is None
+    assert acc["n_pairs"] == 0
+
+
+def test_issue_example_49_wins_7_ties_4_losses_three_ways_match_r_prop_test():
+    """The issue's study: 81.7% strict, 87.5% ties as half, 92.5% ties dropped.
+
+    R: prop.test(49, 60, correct=FALSE)$conf.int -> 0.700802462535320 0.894422031108024
+       prop.test(7, 60, correct=FALSE)$conf.int  -> 0.0576772064005603 0.2217878802417085
+       prop.test(49, 53, correct=FALSE)$conf.int -> 0.821415225163468 0.970260444913053
+    """
+    chosen = np.r_[np.full(49, 4.0), np.full(7, 3.0), np.full(4, 2.0)]
+    acc = human_accuracy(chosen, np.full(60, 3.0))
+    strict = acc["strict"]
+    assert strict["value"] == pytest.approx(49 / 60)  # the headline: 81.7%
+    assert strict["ci95"] == pytest.approx([0.700802462535320, 0.894422031108024], rel=1e-9)
+    assert "strict" in strict["label"].lower()
+    assert acc["ties"]["count"] == 7
+    assert acc["ties"]["ci95"] == pytest.approx([0.0576772064005603, 0.2217878802417085], rel=1e-9)
+    assert acc["ties_as_half"]["value"] == pytest.approx(0.875)
+    dropped = acc["ties_dropped"]
+    assert dropped["value"] == pytest.approx(49 / 53)
+    assert dropped["n"] == 53
+    assert dropped["ci95"] == pytest.approx([0.821415225163468, 0.970260444913053], rel=1e-9)
+    assert acc["ci95"] == strict["ci95"]  # the old key: interval of the strict share

@@ -28,7 +28,8 @@ def test_json_to_stdout(ratings_file):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["checks"]["validated"] is True
-    assert report["settings"]["n_boot"] == 10 and report["settings"]["seed"] == 3
+    assert report["settings"]["n_boot"] == 10
+    assert report["settings"]["seed"] == 3
 
 
 def test_markdown_with_options(ratings_file):
@@ -46,7 +47,8 @@ def test_markdown_with_options(ratings_file):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "| Dimension | Mean chosen |" in result.stdout
-    assert "Holm: yes" in result.stdout and "margin ±0.4" in result.stdout
+    assert "Holm: yes" in result.stdout
+    assert "margin ±0.4" in result.stdout
 
 
 def test_html_to_file(ratings_file, tmp_path):
@@ -79,7 +81,8 @@ def test_other_errors(ratings_file, args, message):
     args = [a.replace("{file}", str(ratings_file)) for a in args]
     result = runner.invoke(app, args)
     assert result.exit_code == 1
-    assert message in result.output and "Traceback" not in result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
 
 
 def test_unknown_format_is_a_usage_error(ratings_file):

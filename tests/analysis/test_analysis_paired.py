@@ -12,9 +12,12 @@ from statsmodels.stats.weightstats import ttost_paired
 from analysis.paired import (
     DIVERGES,
     INCONCLUSIVE,
+    INSUFFICIENT,
+    MIN_PAIRS,
     TIE,
     apply_holm,
     compare_dimension,
+    hodges_lehmann,
     study_checks,
     tost_p,
     verdict,
@@ -187,21 +190,38 @@ def test_wilcoxon_ties_from_float_noise_are_ties():
     )
 
 
-def test_all_zero_differences_give_p_one_with_note():
-    x = np.array([3.0, 4.0, 2.5, 4.0])
+def test_all_zero_differences_are_insufficient_data_not_tie():
+    x = np.array([3.0, 4.0, 2.5, 4.0, 3.5, 2.0, 5.0, 4.5, 1.0, 3.0, 2.5])
     result = compare_dimension(x, x.copy())
     assert result["wilcoxon_p"] == 1.0
     assert any("all paired differences are zero" in n for n in result["notes"])
     assert result["d_z"] is None
-    assert result["verdict"] == TIE  # zero variance at zero difference: TOST p = 0
+    assert result["tost_p"] is None
+    assert result["verdict"] == INSUFFICIENT  # zero variance is never a "tie"
 
 
 def test_too_few_pairs():
     result = compare_dimension(np.array([3.0]), np.array([2.0]))
-    assert result["tost_p"] is None and result["ci95"] is None
-    assert result["verdict"] == INCONCLUSIVE
+    assert result["tost_p"] is None
+    assert result["ci95"] is None
+    assert result["verdict"] == INSUFFICIENT
     empty = compare_dimension(np.array([]), np.array([]))
-    assert empty["mean_chosen"] is None and empty["wilcoxon_p"] is None
+    assert empty["mean_chosen"] is None
+    assert empty["wilcoxon_p"] is None
+
+
+def test_fewer_than_the_minimum_pairs_is_insufficient_even_when_tost_holds():
+    rng = np.random.default_rng(1)
+    x = rng.normal(3, 1, MIN_PAIRS - 1)
+    y = x + rng.normal(0, 0.01, MIN_PAIRS - 1)
+    result = compare_dimension(x, y, margin=0.5)
+    assert result["tost_p"] < 0.001
+    assert result["verdict"] == INSUFFICIENT
+    assert compare_dimension(*_extend(x, y), margin=0.5)["verdict"] == TIE
+
+
+def _extend(x, y):
+    return np.append(x, [3.0, 3.5]), np.append(y, [3.01, 3.49])
 
 
 def test_d_z_is_mean_over_sd_of_differences():
@@ -211,45 +231,53 @@ def test_d_z_is_mean_over_sd_of_differences():
     assert compare_dimension(x, y)["d_z"] == pytest.approx(d.mean() / d.std(ddof=1))
 
 
+def _result(tost, superiority, n=30, rule="equivalence"):
+    return {
+        "n_pairs": n,
+        "tost_p": tost,
+        "superiority_p": superiority,
+        "tost_p_adjusted": None,
+        "superiority_p_adjusted": None,
+        "rule": rule,
+    }
+
+
 @pytest.mark.parametrize(
-    ("tost", "wilcox", "diff", "expected"),
+    ("tost", "superiority", "rule", "expected"),
     [
-        (0.01, 0.5, 0.1, TIE),
-        (0.01, 0.001, 0.2, TIE),  # equivalence takes precedence
-        (0.3, 0.001, 1.2, DIVERGES),
-        (0.3, 0.001, -1.2, INCONCLUSIVE),  # chosen lower is not "diverges"
-        (0.3, 0.2, 0.4, INCONCLUSIVE),
-        (None, None, None, INCONCLUSIVE),
+        (0.01, 0.5, "equivalence", TIE),
+        (0.01, 0.001, "equivalence", TIE),  # a general dimension: equivalence first
+        (0.01, 0.001, "superiority", DIVERGES),  # rubric: a real effect never reads "tie"
+        (0.01, 0.5, "superiority", TIE),
+        (0.3, 0.001, "equivalence", DIVERGES),
+        (0.3, 0.999, "superiority", INCONCLUSIVE),  # chosen lower is not "diverges"
+        (0.3, 0.2, "superiority", INCONCLUSIVE),
+        (None, None, "equivalence", INSUFFICIENT),
     ],
 )
-def test_verdict_rule(tost, wilcox, diff, expected):
-    assert verdict(tost, wilcox, diff, 0.05) == expected
+def test_verdict_rule(tost, superiority, rule, expected):
+    assert verdict(_result(tost, superiority, rule=rule), 0.05) == expected
 
 
-def test_holm_matches_hand_computation_and_changes_verdicts():
-    results = {
-        d: {
-            "tost_p": p,
-            "wilcoxon_p": 0.5,
-            "mean_diff": 0.1,
-            "tost_p_adjusted": None,
-            "wilcoxon_p_adjusted": None,
-            "verdict": TIE,
-        }
-        for d, p in zip(
-            ["factuality", "relevance", "helpfulness", "rubric_alignment"],
-            [0.01, 0.04, 0.03, 0.005],
-            strict=True,
-        )
-    }
-    apply_holm(results, 0.05)
-    # sorted 0.005, 0.01, 0.03, 0.04 -> x4, x3, x2, x1 with running max: .02, .03, .06, .06
-    adjusted = [results[d]["tost_p_adjusted"] for d in results]
-    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
-    assert adjusted == pytest.approx(
-        list(multipletests([0.01, 0.04, 0.03, 0.005], method="holm")[1])
+def test_verdict_needs_the_minimum_number_of_pairs():
+    assert verdict(_result(0.001, 0.5, n=MIN_PAIRS - 1), 0.05) == INSUFFICIENT
+    assert verdict(_result(0.001, 0.5, n=MIN_PAIRS), 0.05) == TIE
+
+
+def test_holm_adjusts_one_family_across_domains_and_changes_verdicts():
+    names = ["factuality", "relevance", "helpfulness", "rubric_alignment"]
+    tost = [0.01, 0.04, 0.03, 0.005]
+    domain_a = {d: {**_result(p, 0.5), "wilcoxon_p": 0.5} for d, p in zip(names, tost, strict=True)}
+    domain_b = {d: {**_result(0.9, 0.9), "wilcoxon_p": 0.5} for d in names}
+    apply_holm([domain_a, domain_b], 0.05)
+    raw = tost + [0.9] * 4 + [0.5] * 4 + [0.9] * 4
+    expected = multipletests(raw, method="holm")[1]
+    assert [domain_a[d]["tost_p_adjusted"] for d in names] == pytest.approx(list(expected[:4]))
+    assert [domain_b[d]["superiority_p_adjusted"] for d in names] == pytest.approx(
+        list(expected[12:])
     )
-    assert [results[d]["verdict"] for d in results] == [TIE, INCONCLUSIVE, INCONCLUSIVE, TIE]
+    # 16 tests: 0.005 x 16 = 0.08, so nothing survives
+    assert [domain_a[d]["verdict"] for d in names] == [INCONCLUSIVE] * 4
 
 
 def test_study_checks():
@@ -257,14 +285,71 @@ def test_study_checks():
         names = ["factuality", "relevance", "helpfulness", "rubric_alignment"]
         return {d: {"verdict": v} for d, v in zip(names, verdicts, strict=True)}
 
-    assert study_checks(dims(TIE, TIE, TIE, DIVERGES)) == {
+    assert study_checks(dims(TIE, TIE, TIE, DIVERGES), reliability_caveat=False) == {
         "general_quality_tie": True,
         "rubric_alignment_diverges": True,
         "validated": True,
+        "insufficient_data": [],
+        "reliability_caveat": False,
     }
     assert study_checks(dims(TIE, DIVERGES, TIE, DIVERGES))["validated"] is False
-    assert study_checks(dims(TIE, TIE, TIE, TIE)) == {
-        "general_quality_tie": True,
-        "rubric_alignment_diverges": False,
-        "validated": False,
-    }
+    assert study_checks(dims(TIE, TIE, TIE, TIE))["validated"] is False
+    insufficient = study_checks(dims(INSUFFICIENT, TIE, TIE, DIVERGES))
+    assert insufficient["validated"] is False
+    assert insufficient["insufficient_data"] == ["factuality"]
+
+
+# --- against GNU R 4.x (values printed with options(digits=15)) ------------------------------
+
+
+def test_superiority_matches_r_one_sided_t_test():
+    # x <- clinic$var1[1:15]; y <- clinic$var1[16:30]
+    # t.test(x, y, paired=TRUE, alternative="greater")$p.value  -> 0.122599964856574
+    # t.test(x, y, paired=TRUE, conf.level=0.9)$conf.int -> -0.0744336620516462 0.4037669953849797
+    result = compare_dimension(CLINIC_VAR1[:15], CLINIC_VAR1[15:], margin=0.6, rubric=True)
+    assert result["superiority_p"] == pytest.approx(0.122599964856574, rel=1e-10)
+    assert result["equivalence_bound"] == pytest.approx(0.4037669953849797, rel=1e-10)
+    assert result["verdict"] == TIE  # rubric: not superior, but TOST at 0.6 holds
+    assert compare_dimension(CLINIC_VAR1[:15], CLINIC_VAR1[15:], margin=0.40)["verdict"] == (
+        INCONCLUSIVE  # below the equivalence bound TOST fails
+    )
+
+
+def test_hodges_lehmann_and_sign_test_match_r():
+    # w <- wilcox.test(hx, hy, paired=TRUE, conf.int=TRUE): (pseudo)median 0.46, CI 0.010 0.786
+    # binom.test(sum(hx - hy > 0), sum(hx - hy != 0))$p.value -> 0.1796875
+    result = compare_dimension(DEPRESSION_X, DEPRESSION_Y)
+    assert result["hodges_lehmann"] == pytest.approx(0.46, abs=1e-9)
+    assert result["hodges_lehmann_ci95"] == pytest.approx([0.010, 0.786], abs=1e-9)
+    assert result["sign_p"] == pytest.approx(0.1796875, rel=1e-12)
+    # clinic var1: wilcox.test(x, y, paired=TRUE, conf.int=TRUE): 0.2, CI -0.14 0.49 (exact)
+    # binom.test(...)$p.value -> 0.60723876953125
+    clinic = compare_dimension(CLINIC_VAR1[:15], CLINIC_VAR1[15:])
+    assert clinic["hodges_lehmann"] == pytest.approx(0.2, abs=1e-9)
+    assert clinic["hodges_lehmann_ci95"] == pytest.approx([-0.14, 0.49], abs=1e-9)
+    assert clinic["sign_p"] == pytest.approx(0.60723876953125, rel=1e-12)
+
+
+def test_d_z_interval_matches_r_noncentral_t_inversion():
+    # d <- x - y; n <- 15; t0 <- mean(d)/sd(d)*sqrt(n)
+    # uniroot(function(ncp) pt(t0, n-1, ncp) - 0.975, c(-20, 20), tol=1e-12)$root / sqrt(n)
+    # and 0.025: d_z 0.313195653129743, CI -0.211021332073738 0.826873592935171
+    result = compare_dimension(CLINIC_VAR1[:15], CLINIC_VAR1[15:])
+    assert result["d_z"] == pytest.approx(0.313195653129743, rel=1e-10)
+    assert result["d_z_ci95"] == pytest.approx([-0.211021332073738, 0.826873592935171], rel=1e-6)
+
+
+def test_wilcoxon_is_exact_below_50_like_r_and_asymptotic_at_50():
+    rng = np.random.default_rng(4)
+    assert wilcoxon_test(rng.normal(0, 1, 49), np.zeros(49)).method == "exact"
+    assert wilcoxon_test(rng.normal(0, 1, 50), np.zeros(50)).method == "asymptotic"
+
+
+def test_hodges_lehmann_interval_covers_in_simulation():
+    """Seeded: the 95% HL interval of a symmetric shift covers the true centre about 95%."""
+    rng = np.random.default_rng(7)
+    covered = 0
+    for _ in range(200):
+        _, ci = hodges_lehmann(rng.standard_t(5, 30) + 0.3)
+        covered += ci[0] <= 0.3 <= ci[1]
+    assert 0.91 <= covered / 200 <= 0.99

@@ -59,7 +59,9 @@ def test_unknown_dimension_names_row_and_column(small_study):
         validate_ratings(_with(small_study, 4, "dimension", "fluency"))
     err = info.value
     assert (err.row, err.column) == (5, "dimension")
-    assert "row 5" in str(err) and "'fluency'" in str(err) and "rubric_alignment" in str(err)
+    assert "row 5" in str(err)
+    assert "'fluency'" in str(err)
+    assert "rubric_alignment" in str(err)
 
 
 def test_score_off_scale_names_csv_line(small_study, tmp_path):
@@ -69,7 +71,8 @@ def test_score_off_scale_names_csv_line(small_study, tmp_path):
         load_ratings(path)
     assert info.value.row == 11  # header is line 1, data row 9 (0-based) is line 11
     assert info.value.column == "score"
-    assert "r.csv line 11" in str(info.value) and "from 1 to 5" in str(info.value)
+    assert "r.csv line 11" in str(info.value)
+    assert "from 1 to 5" in str(info.value)
 
 
 def test_score_within_custom_scale_is_accepted(small_study):

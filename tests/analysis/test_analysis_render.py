@@ -33,24 +33,30 @@ def test_json_round_trips_without_nan(report):
 def test_markdown_has_the_paper_table(report):
     md = render_report(report, "md")
     assert (
-        "| Dimension | Mean chosen | Mean rejected | Diff [95% CI] | TOST p | Wilcoxon p | d_z "
-        "| α ord | α int | Verdict |" in md
+        "| Dimension | Mean chosen | Mean rejected | Diff [95% CI] | TOST p | Equiv. bound "
+        "| Superiority p | d_z [95% CI] | Pairs | Verdict |" in md
     )
-    for dim in ("factuality", "relevance", "helpfulness", "rubric_alignment"):
-        assert f"\n| {dim} | " in md
+    for dim in DIMENSIONS:
+        assert f"\n| {report['dimensions'][dim]['label']} | " in md
     rubric = report["dimensions"]["rubric_alignment"]
     assert f"| {rubric['mean_chosen']:.2f} | {rubric['mean_rejected']:.2f} |" in md
     assert "## Study verdict: VALIDATED" in md
-    assert "## Human accuracy" in md and "## By domain" in md
-    assert "Society \\| &lt;b&gt;Culture&lt;/b&gt;" in md  # pipes and HTML escaped in cells
+    assert "## Human accuracy" in md
+    assert "## By domain" in md
+    assert "Society \\| \\<b>Culture\\</b>" in md  # pipes and raw HTML escaped in cells
     assert XSS not in md
+    assert "&lt;" not in md
+    assert "&amp;" not in md
+    assert "&gt;" not in md
+    assert "| <0.001 |" in md  # a p-value stays plain text
 
 
 def test_html_is_one_self_contained_file_with_escaped_text(report):
     page = render_report(report, "html")
     assert page.startswith("<!DOCTYPE html>")
     assert page.count(get_plotlyjs()) == 1  # plotly.js inlined exactly once
-    assert "<script src=" not in page and 'src="http' not in page
+    assert "<script src=" not in page
+    assert 'src="http' not in page
     assert XSS not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # tables
     assert "\\u003cscript\\u003ealert(1)" in page  # chart data (plotly's JSON escaping)
@@ -63,7 +69,8 @@ def test_figures_are_plotly_figures(report):
     figures = charts.all_figures(report)
     assert set(figures) == set(charts.FIGURES)
     for fig in figures.values():
-        assert isinstance(fig, go.Figure) and fig.data
+        assert isinstance(fig, go.Figure)
+        assert fig.data
     means = figures["means"]
     assert list(means.data[0].customdata) == list(DIMENSIONS)
     assert list(means.data[0].y) == [report["dimensions"][d]["mean_chosen"] for d in DIMENSIONS]

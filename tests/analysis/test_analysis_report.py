@@ -20,6 +20,11 @@ def _verdicts(report: dict) -> dict[str, str]:
     return {d: report["dimensions"][d]["verdict"] for d in DIMENSIONS}
 
 
+def _checks(report: dict) -> dict[str, bool]:
+    keys = ("general_quality_tie", "rubric_alignment_diverges", "validated")
+    return {k: report["checks"][k] for k in keys}
+
+
 def test_study_built_to_validate_is_validated(validating_study):
     report = build_report(validating_study, n_boot=0)
     assert _verdicts(report) == {
@@ -28,11 +33,12 @@ def test_study_built_to_validate_is_validated(validating_study):
         "helpfulness": "tie",
         "rubric_alignment": "diverges",
     }
-    assert report["checks"] == {
+    assert _checks(report) == {
         "general_quality_tie": True,
         "rubric_alignment_diverges": True,
         "validated": True,
     }
+    assert report["checks"]["insufficient_data"] == []
     assert (report["n_pairs"], report["n_scores"]) == (150, 150 * 3 * 8)
     assert report["n_annotators"] == 8
 
@@ -45,7 +51,7 @@ def test_general_dimension_with_effect_breaks_validation(general):
     assert verdicts[general] == "diverges"
     assert all(verdicts[d] == "tie" for d in GENERAL_DIMENSIONS if d != general)
     assert verdicts["rubric_alignment"] == "diverges"
-    assert report["checks"] == {
+    assert _checks(report) == {
         "general_quality_tie": False,
         "rubric_alignment_diverges": True,
         "validated": False,
@@ -56,7 +62,7 @@ def test_no_rubric_effect_breaks_validation():
     df = simulate_ratings(150, 3, {}, seed=22, n_annotators=8)
     report = build_report(df, n_boot=0)
     assert _verdicts(report) == dict.fromkeys(DIMENSIONS, "tie")
-    assert report["checks"] == {
+    assert _checks(report) == {
         "general_quality_tie": True,
         "rubric_alignment_diverges": False,
         "validated": False,
@@ -64,8 +70,29 @@ def test_no_rubric_effect_breaks_validation():
 
 
 def test_small_rubric_effect_with_few_pairs_is_inconclusive():
-    df = simulate_ratings(8, 2, {"rubric_alignment": 0.3}, seed=2)
+    df = simulate_ratings(20, 2, {"rubric_alignment": 0.3}, seed=2)
     assert build_report(df, n_boot=0)["dimensions"]["rubric_alignment"]["verdict"] == "inconclusive"
+
+
+def test_five_pairs_read_insufficient_data():
+    """Done when: a study of 5 pairs reads "insufficient data", never "tie"."""
+    df = simulate_ratings(5, 3, {}, seed=5)
+    report = build_report(df, n_boot=0)
+    assert _verdicts(report) == dict.fromkeys(DIMENSIONS, "insufficient_data")
+    assert report["checks"]["insufficient_data"] == list(DIMENSIONS)
+    assert report["checks"]["validated"] is False
+
+
+def test_real_rubric_effect_of_0_3_on_2830_pairs_diverges():
+    """Done when: with 2,830 pairs a real rubric effect of 0.3 reads "diverges", not "tie"
+    (its TOST at 0.5 also holds: under the old rule "tie" took precedence)."""
+    df = simulate_ratings(2830, 3, {"rubric_alignment": 0.3}, seed=12, n_annotators=40)
+    report = build_report(df, n_boot=0, holm=False)
+    rubric = report["dimensions"]["rubric_alignment"]
+    assert rubric["tost_p"] < 0.05
+    assert rubric["superiority_p"] < 1e-6
+    assert rubric["verdict"] == "diverges"
+    assert report["checks"]["validated"] is True
 
 
 def test_per_dimension_figures_match_an_independent_pandas_computation(validating_study):
@@ -96,7 +123,8 @@ def test_exclusions_are_counted_and_listed(small_study):
     assert ex["dimensions"]["factuality"]["n_excluded"] == 1
     assert ex["dimensions"]["factuality"]["pairs"] == [only_chosen]
     rubric = ex["dimensions"]["rubric_alignment"]
-    assert rubric["n_excluded"] == 2 and rubric["no_rejected_scores"] == 2
+    assert rubric["n_excluded"] == 2
+    assert rubric["no_rejected_scores"] == 2
     assert sorted(rubric["pairs"]) == sorted([only_chosen, no_rejected_rubric])
     assert ex["n_excluded_total"] == 5
     assert ex["incomplete_pair_ratings"] > 0
@@ -120,7 +148,8 @@ def test_by_domain(validating_study):
         )
         wins = (wide["chosen"] > wide["rejected"]).sum()
         assert d["human_accuracy"]["n_chosen_higher"] == wins
-        assert set(d["dimensions"]) == set(DIMENSIONS) and "checks" in d
+        assert set(d["dimensions"]) == set(DIMENSIONS)
+        assert "checks" in d
 
 
 def test_position_bias_detected_when_side_a_is_favoured(validating_study):
@@ -130,7 +159,8 @@ def test_position_bias_detected_when_side_a_is_favoured(validating_study):
     report = build_report(df, n_boot=0)
     for dim in DIMENSIONS:
         bias = report["position_bias"][dim]
-        assert bias["biased"] and bias["mean_diff"] > 0.3
+        assert bias["biased"]
+        assert bias["mean_diff"] > 0.3
         assert bias["n_ratings"] == 150 * 3
     unbiased = build_report(validating_study, n_boot=0)["position_bias"]
     assert sum(unbiased[d]["biased"] for d in DIMENSIONS) <= 1
@@ -143,9 +173,8 @@ def test_annotator_figures(validating_study):
     report = build_report(df, n_boot=0)
     rows = {a["annotator"]: a for a in report["annotators"]}
     assert rows["annotator_0002"]["straight_lining"] == 1.0
-    assert (
-        rows["annotator_0002"]["modal_share"] == 1.0 and rows["annotator_0002"]["modal_value"] == 3
-    )
+    assert rows["annotator_0002"]["modal_share"] == 1.0
+    assert rows["annotator_0002"]["modal_value"] == 3
     assert rows["annotator_0001"]["straight_lining"] < 0.2
     first = df.drop_duplicates(["annotator", "pair_id"])
     assert rows["annotator_0001"]["n_pairs"] == (first["annotator"] == "annotator_0001").sum()
@@ -155,15 +184,23 @@ def test_annotator_figures(validating_study):
     assert all(0 <= p["exact"] <= p["within_one"] <= 1 for p in pairwise)
 
 
-def test_holm_reports_adjusted_p_values(validating_study):
+def test_holm_adjusts_only_the_by_domain_family(validating_study):
     report = build_report(validating_study, n_boot=0, holm=True)
     assert report["settings"]["holm"] is True
-    for dim in DIMENSIONS:
-        r = report["dimensions"][dim]
-        assert r["tost_p_adjusted"] >= r["tost_p"]
-        assert r["wilcoxon_p_adjusted"] >= r["wilcoxon_p"]
-    plain = build_report(validating_study, n_boot=0)
-    assert plain["dimensions"]["factuality"]["tost_p_adjusted"] is None
+    for dim in DIMENSIONS:  # the study verdict is an intersection-union test: no correction
+        assert report["dimensions"][dim]["tost_p_adjusted"] is None
+    raw, adjusted = [], []
+    for domain in report["by_domain"].values():
+        for dim in DIMENSIONS:
+            r = domain["dimensions"][dim]
+            raw += [r["tost_p"], r["superiority_p"]]
+            adjusted += [r["tost_p_adjusted"], r["superiority_p_adjusted"]]
+            assert r["wilcoxon_p_adjusted"] >= r["wilcoxon_p"]
+    assert all(a >= p for a, p in zip(adjusted, raw, strict=True))
+    assert min(a / p for a, p in zip(adjusted, raw, strict=True) if p > 0) <= len(raw)
+    plain = build_report(validating_study, n_boot=0, holm=False)
+    domain = next(iter(plain["by_domain"].values()))
+    assert domain["dimensions"]["factuality"]["tost_p_adjusted"] is None
 
 
 def test_settings_recorded_and_checked(validating_study):
@@ -172,7 +209,7 @@ def test_settings_recorded_and_checked(validating_study):
     assert {k: report["settings"][k] for k in ("margin", "alpha", "holm", "n_boot", "seed")} == {
         "margin": 0.3,
         "alpha": 0.01,
-        "holm": False,
+        "holm": True,
         "n_boot": 10,
         "seed": 4,
     }
@@ -209,7 +246,12 @@ def test_any_study_gives_strict_json(n_pairs, per_pair, effect, seed, drop):
     report = build_report(df[keep], n_boot=3, seed=seed)
     json.dumps(report, allow_nan=False)
     for dim in DIMENSIONS:
-        assert report["dimensions"][dim]["verdict"] in {"tie", "diverges", "inconclusive"}
+        assert report["dimensions"][dim]["verdict"] in {
+            "tie",
+            "diverges",
+            "inconclusive",
+            "insufficient_data",
+        }
 
 
 def test_accepts_a_file_path(validating_study, tmp_path):
@@ -233,7 +275,8 @@ def test_pairwise_table_is_capped_by_shared_units(validating_study, monkeypatch)
     full = build_report(validating_study, n_boot=0)["agreement"]
     monkeypatch.setattr(report_module, "MAX_PAIRWISE_ROWS", 3)
     capped = build_report(validating_study, n_boot=0)["agreement"]
-    assert capped["pairwise_truncated"] and not full["pairwise_truncated"]
+    assert capped["pairwise_truncated"]
+    assert not full["pairwise_truncated"]
     assert capped["pairwise_total"] == full["pairwise_total"] == len(full["pairwise"])
     top = sorted((p["n_shared"] for p in full["pairwise"]), reverse=True)[:3]
     assert [p["n_shared"] for p in capped["pairwise"]] == top

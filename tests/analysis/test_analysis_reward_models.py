@@ -12,14 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.human_verdicts import annotator_votes, human_verdicts
 from analysis.model_report import label_audit_table, reward_model_table
 from analysis.render import render_report
 from analysis.report import build_report
 from analysis.reward_models import (
-    annotator_votes,
     attach_reward_models,
     cohen_kappa,
-    human_verdicts,
     label_audit_frame,
     mcnemar_test,
     reward_models_section,
@@ -217,7 +216,8 @@ def test_pointwise_model_figures_by_hand():
         1,
     )
     assert m["accuracy_all"] == pytest.approx(3 / 5)  # p1, p3, p5
-    assert m["n_rated"] == 4 and m["accuracy_rated"] == pytest.approx(2 / 4)  # p1, p3
+    assert m["n_rated"] == 4
+    assert m["accuracy_rated"] == pytest.approx(2 / 4)
     assert m["human_accuracy_same_pairs"] == pytest.approx(2 / 4)  # p1, p2
     # model C R C T vs human C C R T: agree on p1 and p4 -> 0.5
     assert m["agreement"] == pytest.approx(0.5)
@@ -307,7 +307,8 @@ def test_report_keys_are_exactly_the_issues(tmp_path):
     text = render_report(extended, "json")
     assert json.loads(text)["reward_models"]["rm"]["kind"] == "pointwise"
     markdown = render_report(extended, "md")
-    assert "## Reward models" in markdown and "## Label audit" in markdown
+    assert "## Reward models" in markdown
+    assert "## Label audit" in markdown
     assert "75.94" not in markdown  # the reference goes once a model is measured
     html = render_report(extended, "html")
     assert 'id="chart-reward_models"' in html
@@ -318,7 +319,8 @@ def test_without_models_the_reference_is_labelled():
     report = attach_reward_models(build_report(data, n_boot=0), data, frame([]))
     assert report["reward_models"] == {}
     table = reward_model_table(report)
-    assert "No reward model imported" in table.note and table.rows[0][1] == "75.94%"
+    assert "No reward model imported" in table.note
+    assert table.rows[0][1] == "75.94%"
     plain = build_report(data, n_boot=0)  # a report from a ratings file has no model keys
     assert "published" in render_report(plain, "md")
 

@@ -74,7 +74,8 @@ def test_the_json_with_reward_models_has_exactly_the_typed_keys(report, validati
         columns=list(PREDICTION_COLUMNS),
     )
     extended = attach_reward_models(report, validating_study, predictions)
-    assert set(extended["reward_models"]) == {"rm", "judge"} and extended["label_audit"]
+    assert set(extended["reward_models"]) == {"rm", "judge"}
+    assert extended["label_audit"]
     _check_keys(extended, report_types.Report)
 
 

@@ -48,5 +48,5 @@ def test_effects_recovered():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="unknown dimensions"):
         simulate_ratings(5, 2, {"fluency": 1.0})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="n_annotators_per_pair <= n_annotators"):
         simulate_ratings(5, 4, n_annotators=3)

@@ -116,7 +116,8 @@ def current_assignment(page: Any) -> int:
     tokens = page.evaluate(
         """() => [...document.querySelectorAll(".st-key-pair_token input")].map(el => el.value)"""
     )
-    assert len(tokens) == 1 and tokens[0], f"expected one pair on the page, found {tokens}"
+    assert len(tokens) == 1, f"expected one pair on the page, found {tokens}"
+    assert tokens[0], f"expected one pair on the page, found {tokens}"
     return int(tokens[0])
 
 

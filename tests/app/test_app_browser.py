@@ -325,7 +325,8 @@ def test_a_double_click_on_submit_saves_once(world: World, new_page):
             .join(Annotator, Annotator.id == Assignment.annotator_id)
             .where(Annotator.name == "double")
         ).all()
-    assert len(mine) == 8 and {r.assignment_id for r in mine} == {first}
+    assert len(mine) == 8
+    assert {r.assignment_id for r in mine} == {first}
     assert all(r.revision == 1 for r in mine)
     assert page.get_by_text("Pair 2 of 27", exact=True).count() == 1
     assert page.get_by_text("Please give every score", exact=False).count() == 0
@@ -364,7 +365,8 @@ def test_hostile_text_is_inert_and_non_latin_text_displays(world: World, new_pag
         """() => [...document.querySelectorAll("[data-testid='stMain'] script")]
                  .map(el => el.textContent)"""
     )
-    assert len(scripts) == 1 and "window.__prbRate" in scripts[0], "only the page's own script"
+    assert len(scripts) == 1, "only the page's own script"
+    assert "window.__prbRate" in scripts[0], "only the page's own script"
     assert main.locator("svg circle[r='5']").count() == 0  # the dataset's <svg>
     assert main.locator("a[href^='javascript:' i]").count() == 0
     handlers = page.evaluate(

@@ -48,7 +48,8 @@ def test_login_by_pasting_the_token(open_app, demo, engine):
 def test_unknown_token_in_url_gets_the_message_and_no_rating_ui(open_app, demo):
     at = open_app("not-a-real-token")
 
-    assert len(at.error) == 1 and BAD_LINK in at.error[0].value
+    assert len(at.error) == 1
+    assert BAD_LINK in at.error[0].value
     assert "account_id" not in at.session_state
     assert_rating_ui_absent(at)
 
@@ -59,7 +60,8 @@ def test_unknown_pasted_token_gets_the_message(open_app, demo):
     at.button[0].click()
     at.run()
 
-    assert len(at.error) == 1 and BAD_LINK in at.error[0].value
+    assert len(at.error) == 1
+    assert BAD_LINK in at.error[0].value
     assert_rating_ui_absent(at)
 
 
@@ -69,7 +71,8 @@ def test_deactivated_token_gets_the_message_and_no_rating_ui(open_app, demo, eng
 
     at = open_app(demo.token)
 
-    assert len(at.error) == 1 and BAD_LINK in at.error[0].value
+    assert len(at.error) == 1
+    assert BAD_LINK in at.error[0].value
     assert "account_id" not in at.session_state
     assert_rating_ui_absent(at)
 
@@ -82,7 +85,8 @@ def test_deactivation_takes_effect_on_the_next_run_of_an_open_page(open_app, dem
         accounts.set_active(session, demo.annotator, False)
     at.run()
 
-    assert len(at.error) == 1 and BAD_LINK in at.error[0].value
+    assert len(at.error) == 1
+    assert BAD_LINK in at.error[0].value
     assert_rating_ui_absent(at)
 
 

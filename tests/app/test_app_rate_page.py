@@ -244,7 +244,8 @@ def test_a_200000_character_word_and_fake_headings_stay_in_their_box(world: Worl
     # The dataset's "# Response B" and "Your scores ===" are bold text, not headings.
     headings = page.locator("[data-testid='stMain']").locator("h1, h2, h3, h4, h5, h6")
     texts = [t.strip() for t in headings.all_inner_texts()]
-    assert texts.count("Response B") == 1 and "Your scores" not in texts, texts
+    assert texts.count("Response B") == 1, texts
+    assert "Your scores" not in texts, texts
     page.screenshot(path=str(world.shots / "rate_long_word_1366.png"))
 
 
@@ -263,7 +264,8 @@ def test_screenshots_and_each_response_followed_by_its_own_scores(world, new_pag
         key: page.locator(f".st-key-{key}").bounding_box()["y"]
         for key in ("response_A", "scores_A", "response_B", "scores_B")
     }
-    assert top["response_A"] < top["scores_A"] and top["response_B"] < top["scores_B"]
+    assert top["response_A"] < top["scores_A"]
+    assert top["response_B"] < top["scores_B"]
     if size is PHONE:  # stacked: A, A's scores, then B, B's scores
         assert top["scores_A"] < top["response_B"]
 

@@ -83,7 +83,8 @@ def test_the_text_shown_as_response_a_is_the_one_stored_for_side_a(open_app, dem
         texts = messages(at.markdown)
         a_text = inert_markdown(pair.chosen if chosen_side == "A" else pair.rejected)
         b_text = inert_markdown(pair.rejected if chosen_side == "A" else pair.chosen)
-        assert texts.count(a_text) == 1 and texts.count(b_text) == 1
+        assert texts.count(a_text) == 1
+        assert texts.count(b_text) == 1
         assert texts.index(a_text) < texts.index(b_text)  # A is drawn first (left column)
         sides_seen.add(chosen_side)
     assert sides_seen == {"A", "B"}, "the chosen response must sit on both sides across pairs"
@@ -275,7 +276,8 @@ def test_nobody_sees_anyone_elses_scores(open_app, demo, engine, second_annotato
         assert shown_scores(at_b, assignment_id) == {
             s: dict.fromkeys(DIMENSIONS) for s in ("A", "B")
         }
-        assert not at_b.info and not at_b.warning  # no "rated already" / "skipped" banner
+        assert not at_b.info
+        assert not at_b.warning
         assert "0 rated" in progress(at_b)
 
 
@@ -370,7 +372,8 @@ def test_done_screen_without_a_completion_code_shows_none(open_app, demo, engine
 
     at = open_app(demo.token)
     assert [t.value for t in at.title] == ["All done, thank you!"]
-    assert not at.success and not at.code
+    assert not at.success
+    assert not at.code
 
 
 def test_an_annotator_without_pairs_is_told_so(open_app, demo, engine):
@@ -461,8 +464,10 @@ def test_a_skip_reason_is_shown_back_as_text(open_app, demo, engine):
     click(at, "nav_previous")
 
     (warning,) = messages(at.warning)
-    assert "![" not in warning and "<b>" not in warning
-    assert "[image: pic]" in warning and "&lt;b&gt;" in warning
+    assert "![" not in warning
+    assert "<b>" not in warning
+    assert "[image: pic]" in warning
+    assert "&lt;b&gt;" in warning
 
 
 def test_admin_typed_scale_text_is_inert_on_the_rating_page(open_app, demo, engine):
@@ -482,5 +487,6 @@ def test_admin_typed_scale_text_is_inert_on_the_rating_page(open_app, demo, engi
     assert radio.help == "&lt;img src=x onerror=alert(1)&gt;"
     assert radio.options[0] == "1 · Bad [image: logo]"
     guidelines = " ".join(m.value for m in at.markdown)
-    assert "pixel.png" not in guidelines and "<img" not in guidelines
+    assert "pixel.png" not in guidelines
+    assert "<img" not in guidelines
     assert "**Facts [image: logo]**: &lt;img src=x onerror=alert(1)&gt;" in guidelines

@@ -42,7 +42,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, 
     demo = set_up_demo(engine, simulated_annotators=3)
     with read_session(engine) as session:
         first = session.exec(select(Assignment).order_by(Assignment.id)).first()
-    assert first is not None and first.id is not None
+    assert first is not None
+    assert first.id is not None
     skip_pair(engine, annotator_id=first.annotator_id, assignment_id=first.id, reason="too long")
     server = start_server(db, folder / "server.log")
     try:

@@ -48,7 +48,7 @@ def cli(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Invoke]:
             if State._engine is not None:
                 State._engine.dispose()
 
-    yield invoke
+    return invoke
 
 
 def no_traceback(result: Result) -> None:
@@ -297,9 +297,11 @@ def test_export_writes_every_score_in_the_chosen_format(cli, demo_files, tmp_pat
         else:
             frame = pd.read_json(out, lines=True)
         assert tuple(frame.columns) == EXPORT_COLUMNS
-        assert len(frame) == 24 and set(frame["annotator"]) == {"alice"}
+        assert len(frame) == 24
+        assert set(frame["annotator"]) == {"alice"}
     unknown = cli("export", "-o", str(tmp_path / "none.csv"), "--study", "other")
-    assert unknown.exit_code == 1 and "no study named 'other'" in unknown.stderr
+    assert unknown.exit_code == 1
+    assert "no study named 'other'" in unknown.stderr
     assert not (tmp_path / "none.csv").exists()
 
 

@@ -35,7 +35,7 @@ def rated(cli, tmp_path, make_record, write_records) -> Iterator[Path]:
     dataset = write_records(tmp_path / "Art_test.jsonl", [make_record(f"r{i}") for i in range(12)])
     assert cli("import", str(dataset), "--study", "s").exit_code == 0
     assert cli("synth", "ratings", "--study", "s", "--annotators", "3").exit_code == 0
-    yield dataset
+    return dataset
 
 
 def test_synth_import_list_audit_and_report(cli, rated, tmp_path):
@@ -53,7 +53,8 @@ def test_synth_import_list_audit_and_report(cli, rated, tmp_path):
     )
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in outputs.read_text().splitlines()]
-    assert len(records) == 24 and {r["label"] for r in records} == {"chosen", "rejected"}
+    assert len(records) == 24
+    assert {r["label"] for r in records} == {"chosen", "rejected"}
     judge = tmp_path / "judge.jsonl"
     assert (
         cli(
@@ -117,7 +118,8 @@ def test_bad_input_fails_with_located_errors_and_imports_nothing(cli, rated, tmp
     assert "Nothing was imported." in result.stderr
     assert "No reward model in study 's'." in cli("models", "list", "-s", "s").stdout
     result = cli("models", "import", str(bad), "-s", "s", "-m", "rm", "--kind", "listwise")
-    assert result.exit_code == 1 and "--kind must be one of" in result.stderr
+    assert result.exit_code == 1
+    assert "--kind must be one of" in result.stderr
     unknown = tmp_path / "unknown.jsonl"
     unknown.write_text(
         '{"id": "zz", "label": "chosen", "score": 1}\n{"id": "r1", "label": "chosen", "score": 1}\n'
@@ -125,9 +127,11 @@ def test_bad_input_fails_with_located_errors_and_imports_nothing(cli, rated, tmp
         encoding="utf-8",
     )
     result = cli("models", "import", str(unknown), "-s", "s", "-m", "rm")
-    assert result.exit_code == 1 and "use --allow-unknown" in result.stderr
+    assert result.exit_code == 1
+    assert "use --allow-unknown" in result.stderr
     result = cli("models", "import", str(unknown), "-s", "s", "-m", "rm", "--allow-unknown")
-    assert result.exit_code == 0 and "1 ids not in the study, skipped" in result.stdout
+    assert result.exit_code == 0
+    assert "1 ids not in the study, skipped" in result.stdout
     other = tmp_path / "other.jsonl"
     other.write_text(
         '{"id": "r1", "label": "chosen", "score": 0}\n'
@@ -135,18 +139,22 @@ def test_bad_input_fails_with_located_errors_and_imports_nothing(cli, rated, tmp
         encoding="utf-8",
     )
     result = cli("models", "import", str(other), "-s", "s", "-m", "rm")
-    assert result.exit_code == 1 and "pass --replace" in result.stderr
+    assert result.exit_code == 1
+    assert "pass --replace" in result.stderr
     result = cli("models", "import", str(other), "-s", "s", "-m", "rm", "--replace")
-    assert result.exit_code == 0 and "Replaced pointwise model 'rm'" in result.stdout
+    assert result.exit_code == 0
+    assert "Replaced pointwise model 'rm'" in result.stdout
     assert cli("models", "delete", "-s", "s", "-m", "rm").exit_code == 0
     assert "No reward model in study 's'." in cli("models", "list", "-s", "s").stdout
     result = cli("models", "delete", "-s", "s", "-m", "rm")
-    assert result.exit_code == 1 and "no model 'rm' in study 's'" in result.stderr
+    assert result.exit_code == 1
+    assert "no model 'rm' in study 's'" in result.stderr
 
 
 def test_audit_of_a_study_without_ratings_fails_cleanly(cli, tmp_path, make_record, write_records):
     dataset = write_records(tmp_path / "Art_test.jsonl", [make_record("r0")])
     assert cli("import", str(dataset), "--study", "s").exit_code == 0
     result = cli("models", "audit", "--study", "s")
-    assert result.exit_code == 1 and "has no ratings yet" in result.stderr
+    assert result.exit_code == 1
+    assert "has no ratings yet" in result.stderr
     assert cli("models", "list", "--study", "nope").exit_code == 1

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from sqlmodel import select
@@ -31,8 +30,8 @@ def cli(db_url: str, monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
-def flagged(cli, db_url, tmp_path, make_record, write_records) -> Iterator[int]:
-    """Study `s`: 8 pairs rated by 3 simulated annotators, one rating of r1 flagged; yields
+def flagged(cli, db_url, tmp_path, make_record, write_records) -> int:
+    """Study `s`: 8 pairs rated by 3 simulated annotators, one rating of r1 flagged; returns
     that assignment's id (the item number `flags list` shows)."""
     dataset = write_records(tmp_path / "Art_test.jsonl", [make_record(f"r{i}") for i in range(8)])
     assert cli("import", str(dataset), "--study", "s").exit_code == 0
@@ -49,7 +48,7 @@ def flagged(cli, db_url, tmp_path, make_record, write_records) -> Iterator[int]:
     finally:
         engine.dispose()
     assert flagged_id is not None
-    yield flagged_id
+    return flagged_id
 
 
 def rows(result: Result) -> list[list[str]]:
@@ -62,12 +61,15 @@ def test_flags_list_resolve_exclude_restore_and_the_audit_log(cli, flagged):
     header, *items = rows(listed)
     assert header[:6] == ["item", "pair", "domain", "annotator", "kind", "reason"]
     (item,) = items
-    assert item[0] == str(flagged) and item[4] == "flag"
-    assert item[5] == "profile contradicts the question" and item[8] == "open"
+    assert item[0] == str(flagged)
+    assert item[4] == "flag"
+    assert item[5] == "profile contradicts the question"
+    assert item[8] == "open"
     assert json.loads(item[7])["chosen"]  # the annotator's scores
 
     refused = cli("flags", "resolve", str(flagged), "--study", "s", "--note", "")
-    assert refused.exit_code == 1 and "needs a note" in refused.stderr
+    assert refused.exit_code == 1
+    assert "needs a note" in refused.stderr
     done = cli("flags", "resolve", str(flagged), "--study", "s", "--note", "checked: fine")
     assert done.exit_code == 0, done.output
     assert "resolved" in cli("flags", "list", "--study", "s").stdout
@@ -77,7 +79,8 @@ def test_flags_list_resolve_exclude_restore_and_the_audit_log(cli, flagged):
     excluded = cli("flags", "exclude", pair, "--study", "s", "--reason", "bad label")
     assert excluded.exit_code == 0, excluded.output
     again = cli("flags", "exclude", pair, "--study", "s", "--reason", "again")
-    assert again.exit_code == 1 and "already excluded" in again.stderr
+    assert again.exit_code == 1
+    assert "already excluded" in again.stderr
     assert rows(cli("flags", "exclusions", "--study", "s"))[1][:3] == [pair, "bad label", "system"]
     report = json.loads(cli("report", "--study", "s", "--bootstrap", "0").stdout)
     assert report["n_pairs"] == 7
@@ -87,13 +90,15 @@ def test_flags_list_resolve_exclude_restore_and_the_audit_log(cli, flagged):
 
     assert cli("flags", "restore", pair, "--study", "s").exit_code == 0
     report = json.loads(cli("report", "--study", "s", "--bootstrap", "0").stdout)
-    assert report["n_pairs"] == 8 and report["exclusions"]["excluded_pairs"] == []
+    assert report["n_pairs"] == 8
+    assert report["exclusions"]["excluded_pairs"] == []
 
     log = [json.loads(line) for line in cli("audit", "--json").stdout.splitlines()]
     actions = [entry["action"] for entry in log]
     assert actions[:3] == ["pair.restore", "pair.exclude", "flag.resolved"]  # newest first
     assert "data.import" in actions
-    assert log[2]["after"]["note"] == "checked: fine" and log[2]["who"] == "system"
+    assert log[2]["after"]["note"] == "checked: fine"
+    assert log[2]["who"] == "system"
     table = rows(cli("audit", "--study", "s", "--limit", "2"))
     assert table[0] == ["when", "who", "study", "action", "before", "after"]
     assert [r[3] for r in table[1:]] == ["pair.restore", "pair.exclude"]
@@ -108,4 +113,5 @@ def test_unknown_items_pairs_and_studies_are_clear_errors(cli, flagged):
     ]:
         result = cli(*args)
         assert result.exit_code == 1, (args, result.output)
-        assert message in result.stderr and "Traceback" not in result.output
+        assert message in result.stderr
+        assert "Traceback" not in result.output

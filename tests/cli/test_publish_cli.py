@@ -79,7 +79,8 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     card = (folder / "README.md").read_text()
     meta = front_matter(card)
     assert meta["license"] == "cc-by-4.0"
-    assert meta["task_categories"] and meta["size_categories"] == ["n<1K"]
+    assert meta["task_categories"]
+    assert meta["size_categories"] == ["n<1K"]
     (config,) = meta["configs"]
     assert config["data_files"] == [{"split": "train", "path": "ratings.parquet"}]
     body = card.split("\n---\n", 1)[1]
@@ -105,11 +106,13 @@ def test_an_existing_folder_or_a_study_without_ratings_is_refused(cli, rated):
     folder.mkdir()
     (folder / "keep.txt").write_text("mine")
     result = cli("publish", str(folder), "--study", "s", "--bootstrap", "0")
-    assert result.exit_code == 1 and "not an empty folder" in result.stderr
+    assert result.exit_code == 1
+    assert "not an empty folder" in result.stderr
     assert [p.name for p in folder.iterdir()] == ["keep.txt"]
     assert cli("studies", "create", "empty").exit_code == 0
     result = cli("publish", str(rated / "new"), "--study", "empty")
-    assert result.exit_code == 1 and "no ratings yet" in result.stderr
+    assert result.exit_code == 1
+    assert "no ratings yet" in result.stderr
     assert not (rated / "new").exists()
     assert not [p for p in rated.iterdir() if p.name.startswith(".new")]  # no staging left
 

@@ -73,7 +73,8 @@ def test_serve_is_one_process_and_sigterm_leaves_nothing_listening(tmp_path: Pat
         _healthy(port, process, log)
         # The process started is the server itself (exec), not a parent waiting on a child.
         command = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
-        assert b"streamlit" in command and b"run" in command, command
+        assert b"streamlit" in command, command
+        assert b"run" in command, command
         assert _children(process.pid) == []
 
         process.send_signal(signal.SIGTERM)

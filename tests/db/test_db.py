@@ -138,10 +138,15 @@ def test_write_session_begins_immediate_and_read_session_deferred(engine):
 def test_write_session_commits_on_success_and_rolls_back_on_error(engine):
     with write_session(engine) as session:
         session.add(Study(name="kept", seed=1))
-    with pytest.raises(RuntimeError), write_session(engine) as session:
-        session.add(Study(name="dropped", seed=2))
-        session.flush()
-        raise RuntimeError("boom")
+
+    def add_then_fail() -> None:
+        with write_session(engine) as session:
+            session.add(Study(name="dropped", seed=2))
+            session.flush()
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        add_then_fail()
     with read_session(engine) as session:
         assert [s.name for s in session.exec(select(Study))] == ["kept"]
 

@@ -231,7 +231,8 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0003_admin",
         "0004_enrolment_secrets",
         "0005_reward_models",
-        "0006_study_operations",
+        "0006_margin_record",
+        "0007_study_operations",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -239,7 +240,8 @@ def test_head_revision_and_markers_follow_the_scripts():
 
 def test_the_migration_scripts_ship_inside_the_package():
     location = Path(alembic_config().get_main_option("script_location"))
-    assert (location / "env.py").is_file() and (location / "script.py.mako").is_file()
+    assert (location / "env.py").is_file()
+    assert (location / "script.py.mako").is_file()
     assert location.parent == Path(annotate.db.__file__).resolve().parent  # inside the package
 
 
@@ -251,6 +253,7 @@ def test_the_migration_scripts_ship_inside_the_package():
         "0003_admin",
         "0004_enrolment_secrets",
         "0005_reward_models",
+        "0006_margin_record",
         *RELEASES,
     ],
 )
@@ -281,7 +284,23 @@ def test_open_crowd_studies_get_a_link_key_when_upgraded(empty_db_url):
             connection.execute(text("UPDATE study SET pool_open = true, enrolment_open = true"))
         upgrade_database(engine)
         (key,) = [row[0] for row in rows(engine, "study", "enrolment_key")]
-        assert key is not None and len(key) >= 22  # 128 bits, url-safe
+        assert key is not None
+        assert len(key) >= 22
+    finally:
+        engine.dispose()
+
+
+def test_an_existing_study_s_margin_counts_as_set_in_points_when_it_was_created(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        ((unit, set_at, history, created_at),) = rows(
+            engine, "study", "margin_unit, margin_set_at, margin_history, created_at"
+        )
+        assert unit == "points"
+        assert set_at == created_at
+        assert history in ([], "[]")  # a JSON list (SQLite hands back its text)
     finally:
         engine.dispose()
 
@@ -307,7 +326,8 @@ def test_first_schema_data_survives_and_the_app_works_on_it(empty_db_url, start)
     old = database_at(empty_db_url, start)
     ids = first_schema_data(old)
     before = first_schema_rows(old)
-    assert len(before["rating"]) == 16 and len(before["ratingrevision"]) == 1
+    assert len(before["rating"]) == 16
+    assert len(before["ratingrevision"]) == 1
     old.dispose()
 
     engine = make_engine(empty_db_url)  # what the app does at start

@@ -20,7 +20,8 @@ from annotate.services.rating import submit_rating
 ROOT = Path(__file__).resolve().parents[2]
 USERS = ["annotate/domain/export.py", "annotate/domain/quality.py", "annotate/domain/progress.py"]
 SCORES = {
-    s: {d: 3 for d in ("factuality", "relevance", "helpfulness", "rubric_alignment")} for s in "AB"
+    s: dict.fromkeys(("factuality", "relevance", "helpfulness", "rubric_alignment"), 3)
+    for s in "AB"
 }
 
 
@@ -43,7 +44,8 @@ def test_one_row_per_assignment_or_per_score(engine, tmp_path, write_records, ma
         raw = session.exec(select(Rating.assignment_id)).all()
     assert sorted(r[1] for r in per_item) == ["0_0_0", "0_1_0", "0_2_0"]
     assert {r[0] for r in per_item} == {"alice"}
-    assert len(per_score) == len(raw) == 8 and {r[0] for r in per_score} == {first_id}
+    assert len(per_score) == len(raw) == 8
+    assert {r[0] for r in per_score} == {first_id}
 
 
 def test_the_domain_writes_the_assignment_join_only_through_queries():

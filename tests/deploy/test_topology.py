@@ -76,7 +76,8 @@ def test_headers_stickiness_and_a_real_browser_through_the_balancer(
     for name, value in SECURITY_HEADERS.items():
         assert headers.get(name) == value
     policy = headers["Content-Security-Policy"]
-    assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy
+    assert "frame-ancestors 'none'" in policy
+    assert "script-src 'self'" in policy
     assert "unsafe-eval'" not in policy.replace("'wasm-unsafe-eval'", "")
     assert f"{STICKY_COOKIE}=app" in str(headers.get("Set-Cookie", ""))
     assert _get(cluster.url + "/_stcore/agent/openapi.json")[0] == 404

@@ -212,10 +212,12 @@ def test_blinding_and_assignment_use_the_one_draw(study_with_pairs, monkeypatch)
         study = get_or_create_study(session, "s")
         study.pool_open = True
         alice, _ = accounts.create_account(session, "alice")
-        assert alice.id is not None and study.id is not None
+        assert alice.id is not None
+        assert study.id is not None
         pulled = pool.pull_next(session, alice.id, study.id)
         item = session.get(Assignment, pulled)
         assert item is not None
         pair = session.get(Pair, item.pair_id)
-        assert pair is not None and pair.record_id == favourite  # all slots equal: draw decides
+        assert pair is not None
+        assert pair.record_id == favourite
         assert item.chosen_side == "A"

@@ -112,7 +112,8 @@ def test_each_score_is_one_row_with_its_side_and_response(engine, rated):
 def test_study_filter_and_empty_export(engine, rated, tmp_path):
     assert set(ratings_dataframe(engine, "other")["annotator"]) == {"carol"}
     empty = ratings_dataframe(engine, "no-such-study")
-    assert tuple(empty.columns) == EXPORT_COLUMNS and len(empty) == 0
+    assert tuple(empty.columns) == EXPORT_COLUMNS
+    assert len(empty) == 0
     write_ratings(empty, tmp_path / "empty.csv", "csv")
     assert (tmp_path / "empty.csv").read_text().strip() == ",".join(EXPORT_COLUMNS)
 
@@ -131,7 +132,7 @@ def test_export_holds_current_scores_not_revisions(engine, rated):
         item = session.exec(select(Assignment).order_by(Assignment.id)).first()
         name = session.get(Annotator, item.annotator_id).name
         record_id = session.get(Pair, item.pair_id).record_id
-    revised = {"A": {d: 3 for d in DIMENSIONS}, "B": {d: 3 for d in DIMENSIONS}}
+    revised = {"A": dict.fromkeys(DIMENSIONS, 3), "B": dict.fromkeys(DIMENSIONS, 3)}
     submit_rating(
         engine,
         annotator_id=item.annotator_id,
@@ -141,7 +142,8 @@ def test_export_holds_current_scores_not_revisions(engine, rated):
     )
     frame = ratings_dataframe(engine)
     mine = frame[(frame["annotator"] == name) & (frame["pair_id"] == record_id)]
-    assert len(mine) == 8 and set(mine["score"]) == {3}
+    assert len(mine) == 8
+    assert set(mine["score"]) == {3}
     assert len(frame) == (2 * 6 + 1) * 8
 
 
@@ -165,7 +167,8 @@ def test_every_format_round_trips_the_same_content(engine, rated, tmp_path, fmt)
     back = _read(data, fmt)
     assert tuple(back.columns) == EXPORT_COLUMNS
     assert back.to_dict("records") == frame.to_dict("records")
-    assert back["score"].dtype.kind == "i" and back["seconds"].dtype.kind == "f"
+    assert back["score"].dtype.kind == "i"
+    assert back["seconds"].dtype.kind == "f"
 
 
 def test_unknown_format_is_refused(engine, tmp_path):
@@ -207,6 +210,7 @@ def test_gold_pairs_are_left_out_of_the_export(engine, rated):
     with write_session(engine) as session:
         mark_gold(session, get_study(session, "main"), ["2_0_0"], "chosen")
     after = ratings_dataframe(engine, "main")
-    assert "2_0_0" in set(before["pair_id"]) and "2_0_0" not in set(after["pair_id"])
+    assert "2_0_0" in set(before["pair_id"])
+    assert "2_0_0" not in set(after["pair_id"])
     assert len(after) == len(before) - 2 * len(DIMENSIONS) * 2  # alice's and bob's 8 scores
     assert after.equals(before[before["pair_id"] != "2_0_0"].reset_index(drop=True))

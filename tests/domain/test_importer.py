@@ -55,17 +55,20 @@ def test_jsonl_import_stores_every_field(engine, tmp_path, make_record, write_re
         (str(path), DOMAIN, 2, 2)
     ]
     first, second = pairs(engine)
-    assert first.record_id == "0_1_0" and second.record_id == "0_2_0"
+    assert first.record_id == "0_1_0"
+    assert second.record_id == "0_2_0"
     assert first.domain == DOMAIN
     assert first.category == raw["category"]
     assert first.question == raw["question"]
     assert first.narrative == raw["narrative"]
-    assert first.chosen == raw["chosen"] and first.rejected == raw["rejected"]
+    assert first.chosen == raw["chosen"]
+    assert first.rejected == raw["rejected"]
     assert first.profile == raw["profile"]  # profile-item extras ("date") kept in place
     assert first.rubric_aspects == raw["rubric_aspects"]
     assert first.extra == {"source": "lamp-qa"}
     assert second.extra == {}
-    assert len(first.content_hash) == 64 and first.content_hash != second.content_hash
+    assert len(first.content_hash) == 64
+    assert first.content_hash != second.content_hash
 
 
 def test_jsonl_json_array_and_parquet_give_the_same_rows(
@@ -159,7 +162,8 @@ def test_empty_files_import_nothing_but_succeed(engine, tmp_path):
     summary = import_files(
         engine, SYSTEM, [tmp_path / GOOD_FILE, tmp_path / f"{DOMAIN}_test.json"], study="s"
     )
-    assert summary.added == 0 and [f.records for f in summary.files] == [0, 0]
+    assert summary.added == 0
+    assert [f.records for f in summary.files] == [0, 0]
 
 
 def test_progress_callback_sees_every_byte_of_jsonl_and_parquet(

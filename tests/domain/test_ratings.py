@@ -112,7 +112,8 @@ def test_eight_scores_are_mapped_from_sides_to_responses(
     assert len(ratings) == 8
     assert {r.seconds for r in ratings} == {42.5}
     assert {r.revision for r in ratings} == {1}
-    assert done.status == "done" and done.completed_at is not None
+    assert done.status == "done"
+    assert done.completed_at is not None
 
 
 def test_comment_and_flag_are_stored_with_the_assignment(setup):
@@ -154,7 +155,7 @@ def test_missing_side_is_named(setup):
 
 @pytest.mark.parametrize("bad", [0, 6, -1, "3", 2.5, True, None])
 def test_off_scale_or_non_integer_scores_are_rejected(setup, bad):
-    with pytest.raises(RatingError, match="not on the scale 1-5|Missing"):
+    with pytest.raises(RatingError, match=r"not on the scale 1-5|Missing"):
         submit(setup, given=scores(B_helpfulness=bad))
     assert count(setup.engine, Rating) == 0
 

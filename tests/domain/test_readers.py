@@ -14,7 +14,8 @@ import pytest
 
 from annotate.domain import readers
 from annotate.domain.importer import DatasetError, stage_files
-from annotate.domain.readers import MAX_PROBLEMS_KEPT, Problem, read_raw
+from annotate.domain.problems import MAX_PROBLEMS_KEPT, Problem
+from annotate.domain.readers import read_raw
 
 ARRAY_ELEMENTS = [
     {"id": "a", "text": 'quote " and backslash \\ and brace } ] inside'},
@@ -70,7 +71,8 @@ def test_a_broken_json_array_is_located(tmp_path, monkeypatch, chunk, text, loca
     with pytest.raises(DatasetError) as caught:
         list(read_raw(path))
     (problem,) = caught.value.problems
-    assert problem.location == location and message in problem.message, problem
+    assert problem.location == location, problem
+    assert message in problem.message, problem
 
 
 def test_a_file_of_many_bad_lines_keeps_the_first_problems_and_counts_all(tmp_path):
@@ -97,7 +99,8 @@ def test_staged_records_are_read_back_from_the_spool(tmp_path, make_record, monk
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     with stage_files([path]) as staged:
         items = list(staged.items())
-        assert staged.count == 50 and [i.data["id"] for i in items] == [r["id"] for r in records]
+        assert staged.count == 50
+        assert [i.data["id"] for i in items] == [r["id"] for r in records]
         assert [i.location for i in items] == [f"line {n}" for n in range(1, 51)]
         assert list(staged.items()) == items  # read twice: the check, then the write
 

@@ -29,7 +29,7 @@ from annotate.db import write_session
 from annotate.domain import accounts
 from annotate.domain.importer import DatasetError
 from annotate.domain.permissions import SYSTEM
-from annotate.domain.readers import MAX_NESTING
+from annotate.domain.strict_json import MAX_NESTING
 from annotate.services.data import import_files, upload_dataset
 
 
@@ -241,7 +241,8 @@ def _check(error: DatasetError, case: Hostile, file: str) -> None:
     assert (problem.file, problem.location, problem.field) == (file, case.location, case.field)
     assert case.message in problem.message, problem.message
     assert error.total == 1
-    assert str(problem) in str(error) and "Traceback" not in str(error)
+    assert str(problem) in str(error)
+    assert "Traceback" not in str(error)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -316,13 +317,14 @@ def test_the_page_shows_the_located_problem(engine, snapshot, existing, data_pag
     at = data_page(case.name, case.data)
     assert [e.value for e in at.error] == [f"Nothing was imported: 1 problem(s) in {case.name}."]
     table = at.dataframe[0].value
-    assert list(table["where"]) == [case.location] and list(table["field"]) == [case.field]
+    assert list(table["where"]) == [case.location]
+    assert list(table["field"]) == [case.field]
     assert case.message in table["problem"][0]
     assert snapshot(engine) == before
 
 
 def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, data_page):
-    from annotate.domain.readers import MAX_PROBLEMS_KEPT
+    from annotate.domain.problems import MAX_PROBLEMS_KEPT
 
     at = data_page("A_test.jsonl", b'{"id":"a"}\n' * 3000)
     (message,) = [e.value for e in at.error]
@@ -331,3 +333,23 @@ def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, 
         f"The first {MAX_PROBLEMS_KEPT:,} are listed."
     )
     assert len(at.dataframe[0].value) == MAX_PROBLEMS_KEPT
+
+
+def test_a_study_name_too_long_to_index_is_refused(engine, tmp_path, snapshot, existing, admin):
+    from annotate.domain.studies import MAX_NAME_CHARS, StudyError
+
+    before = snapshot(engine)
+    with pytest.raises(StudyError, match=f"at most {MAX_NAME_CHARS} characters"):
+        upload_dataset(engine, admin, study="s" * 2**20, filename="A_test.jsonl", data=_jsonl())
+    assert snapshot(engine) == before
+
+
+def test_an_upload_s_problems_never_name_the_server_s_temporary_folder(engine, admin):
+    record = json.dumps(make_record("twice"))
+    with pytest.raises(DatasetError) as refused:
+        upload_dataset(
+            engine, admin, study="s", filename="A_test.jsonl", data=f"{record}\n{record}\n".encode()
+        )
+    (problem,) = refused.value.problems
+    assert problem.message == "duplicate id 'twice' (first at A_test.jsonl, line 1)"
+    assert "prb-upload-" not in str(refused.value)

@@ -89,7 +89,8 @@ def test_the_cli_prints_a_link_once_on_stdout_and_nothing_else_holds_a_token(tmp
     db = tmp_path / "cli.db"
     added = _cli(db, "annotators", "add", "alice", "bob", "--role", "admin")
     links = re.findall(r"token=([A-Za-z0-9_-]+)", added.stdout)
-    assert len(links) == 2 and added.stdout.count(links[0]) == 1
+    assert len(links) == 2
+    assert added.stdout.count(links[0]) == 1
     rotated = _cli(db, "annotators", "rotate", "alice")
     (new,) = re.findall(r"token=([A-Za-z0-9_-]+)", rotated.stdout)
     tokens = [*links, new]

@@ -58,7 +58,8 @@ def test_the_production_command_sets_every_safe_option():
     assert command[1:5] == ["-m", "streamlit", "run", str(APP_ENTRY)]
     options = command_options(command)
     assert {k: options.get(k) for k in REQUIRED} == REQUIRED
-    assert options["server.port"] == "8501" and options["server.address"] == "0.0.0.0"
+    assert options["server.port"] == "8501"
+    assert options["server.address"] == "0.0.0.0"
     # Nothing turns a development or agent feature back on.
     assert not [k for k in options if "agent" in k.lower() and k != "server.enableAgentApi"]
     assert "server.enableStaticServing" not in options
@@ -117,12 +118,15 @@ def test_the_demo_script_and_the_dockerfile_use_the_production_command():
     assert json.loads(cmd)[:2] == ["prb-annotate", "serve"]
     assert "ENTRYPOINT" not in by_name
     users = by_name["USER"]
-    assert users and users[-1].strip() not in ("root", "0", "0:0")
+    assert users
+    assert users[-1].strip() not in ("root", "0", "0:0")
     order = [name.upper() for name, _ in instructions]
     assert order.index("USER") < order.index("CMD")
     (health,) = by_name["HEALTHCHECK"]
-    assert "/_stcore/health" in health and "CMD" in health
-    assert by_name["VOLUME"] and "/data" in by_name["VOLUME"][0]
+    assert "/_stcore/health" in health
+    assert "CMD" in health
+    assert by_name["VOLUME"]
+    assert "/data" in by_name["VOLUME"][0]
     assert "streamlit run" not in docker
 
 
@@ -163,7 +167,9 @@ def assert_agent_api_off(url: str, token: str) -> None:
     assert document["info"]["x-streamlit-agent-api"] == "disabled"
     status, body = _post_json(f"{url}/_stcore/agent/interact", {"query_params": {"token": [token]}})
     assert status >= 400, body[:300]
-    assert b"session_id" not in body and b"Rate pairs" not in body and b"tree" not in body
+    assert b"session_id" not in body
+    assert b"Rate pairs" not in body
+    assert b"tree" not in body
 
 
 def test_the_production_server_has_the_agent_api_off(secure_world):
@@ -212,4 +218,5 @@ def test_an_uncaught_error_shows_no_details_in_the_browser(overridden_server, ne
         assert detail not in shown, f"the browser shows {detail!r}: {shown[:500]}"
     log = started.log_path.read_text(errors="replace")
     assert "no such table: annotator" in log  # the details went to the server log instead
-    assert token not in log and accounts.hash_token(token) not in log
+    assert token not in log
+    assert accounts.hash_token(token) not in log

@@ -255,7 +255,8 @@ def test_an_admin_page_run_directly_by_another_role_refuses_and_shows_no_data(ap
     shown = repr(at._tree)
     for secret in ("secretstudy", "p000", "someone"):
         assert secret not in shown, f"{page} showed {secret!r} to an {role}"
-    assert not at.dataframe and not at.metric
+    assert not at.dataframe
+    assert not at.metric
 
 
 def test_the_results_page_run_directly_by_an_annotator_refuses(app_db):
@@ -269,7 +270,9 @@ def test_the_results_page_run_directly_by_an_annotator_refuses(app_db):
     assert [type(e).__name__ for e in at.exception] == ["Exception"]
     assert "PermissionDenied" in at.exception[0].value or "role" in at.exception[0].message
     assert "secretstudy" not in repr(at._tree).replace(repr(at.exception[0]), "")
-    assert not at.title and not at.dataframe and not at.selectbox
+    assert not at.title
+    assert not at.dataframe
+    assert not at.selectbox
 
 
 def _imported(page: str) -> list[tuple[str, str]]:

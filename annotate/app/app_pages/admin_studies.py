@@ -20,7 +20,7 @@ from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.db.tables import Study
 from annotate.services import studies
-from annotate.vocabulary import DIMENSIONS
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS
 
 
 def draw() -> None:
@@ -136,12 +136,21 @@ def _wording_inputs(study: Study, key: str) -> dict[str, Any]:
 def _work_inputs(study: Study, key: str) -> dict[str, Any]:
     st.markdown("##### Analysis, overlap and the open pool")
     cols = st.columns(3)
-    margin = cols[0].number_input(
-        "Equivalence margin (scale points)",
+    margin_box, unit_box = cols[0].columns([3, 2])
+    margin = margin_box.number_input(
+        "Equivalence margin",
         value=float(study.equivalence_margin),
         min_value=0.01,
         step=0.1,
         key=f"{key}_margin",
+        help="Set it before the data arrive: a later change is shown in the report.",
+    )
+    unit = unit_box.selectbox(
+        "Unit",
+        MARGIN_UNITS,
+        index=MARGIN_UNITS.index(study.margin_unit),
+        format_func=lambda u: {"points": "scale points", "sd": "SD of differences"}[u],
+        key=f"{key}_margin_unit",
     )
     code = cols[1].text_input(
         "Completion code", value=study.completion_code or "", key=f"{key}_code"
@@ -179,6 +188,7 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
     )
     return {
         "equivalence_margin": float(margin),
+        "margin_unit": unit,
         "completion_code": code,
         "overlap": int(overlap),
         "reservation_minutes": int(reservation),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pandas as pd
 import streamlit as st
 
 from analysis.charts import all_figures
 from analysis.render import render_report
+from analysis.report_types import Report
 from analysis.tables import Table, accuracy_table, dimension_table
 from annotate.app import results_models
 from annotate.app.session import engine
@@ -35,28 +37,33 @@ CHART_TABS = {
     "annotators": "Annotators",
     "reward_models": "Reward models",
 }
-VERDICT_WORDS = {"tie": "ties", "diverges": "diverges", "inconclusive": "inconclusive"}
+VERDICT_WORDS = {
+    "tie": "ties",
+    "diverges": "diverges",
+    "inconclusive": "inconclusive",
+    "insufficient_data": "has insufficient data",
+}
 
 
 @st.cache_data(show_spinner="Computing the statistics…", max_entries=16, ttl=600)
 def _report(
     study: str,
-    n_scores: int,
-    latest: str,
+    n_scores: int,  # noqa: ARG001  (this and `latest`, `models`: the cache's keys)
+    latest: str,  # noqa: ARG001
     margin: float,
     alpha: float,
     holm: bool,
     n_boot: int,
-    models: str,
+    models: str,  # noqa: ARG001
     account: int | None,
-    excluded: str,
-) -> dict:
+    excluded: str,  # noqa: ARG001
+) -> Report:
     """Cached per study state (score count, newest score, imported models, excluded pairs)
     and settings."""
     report = study_report(
         study_ratings(engine(), study), margin=margin, alpha=alpha, holm=holm, n_boot=n_boot
     )
-    return dict(results_models.with_models(study, report, account))
+    return results_models.with_models(study, report, account)
 
 
 def draw() -> None:
@@ -88,7 +95,7 @@ def draw() -> None:
     _draw_verdict(report)
     _draw_tables(report)
     _draw_charts(report)
-    results_models.draw(study, report, account)  # type: ignore[arg-type]
+    results_models.draw(study, report, account)
     _draw_downloads(study, data, report)
 
 
@@ -104,11 +111,11 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
         n_boot = right.number_input(
             "Bootstrap resamples for alpha CIs", min_value=0, max_value=5000, value=200, step=100
         )
-        holm = last.checkbox("Holm correction across dimensions")
+        holm = last.checkbox("Holm correction of the by-domain tests", value=True)
     return float(margin), float(alpha), bool(holm), int(n_boot)
 
 
-def _draw_verdict(report: dict) -> None:
+def _draw_verdict(report: Report) -> None:
     checks = report["checks"]
     words = ", ".join(
         f"{dim} {VERDICT_WORDS[r['verdict']]}" for dim, r in report["dimensions"].items()
@@ -120,16 +127,23 @@ def _draw_verdict(report: dict) -> None:
         )
     else:
         st.warning(f"**Not validated.** {words}.", icon=":material/report:")
-    accuracy = report["human_accuracy"]
+    if checks["reliability_caveat"]:
+        st.warning(
+            "**Reliability caveat:** Krippendorff's alpha on rubric alignment is below 0.667; "
+            "the ratings may not support a conclusion.",
+            icon=":material/warning:",
+        )
+    accuracy = report["human_accuracy"]["strict"]
     columns = st.columns(4)
     columns[0].metric("Pairs", report["n_pairs"])
     columns[1].metric("Annotators", report["n_annotators"])
     columns[2].metric("Scores", report["n_scores"])
     columns[3].metric(
-        "Human accuracy",
-        f"{accuracy['accuracy']:.1%}",
+        "Human accuracy (strict)",
+        "–" if accuracy["value"] is None else f"{accuracy['value']:.1%}",
         help="Share of pairs whose mean rubric-alignment score puts chosen above "
-        "rejected, ties counted as half. The reward models' accuracies are below.",
+        "rejected (ties are not wins), as a reward model's accuracy; the reward models' "
+        "accuracies are below.",
     )
 
 
@@ -137,7 +151,7 @@ def _frame(table: Table) -> pd.DataFrame:
     return pd.DataFrame(table.rows, columns=table.headers)
 
 
-def _draw_tables(report: dict) -> None:
+def _draw_tables(report: Report) -> None:
     table = dimension_table(report)
     st.dataframe(_frame(table), hide_index=True, width="stretch")
     st.caption(table.note)
@@ -153,21 +167,21 @@ def _draw_tables(report: dict) -> None:
             st.dataframe(exclusions["excluded_pairs"], hide_index=True, width="stretch")
 
 
-def _draw_charts(report: dict) -> None:
+def _draw_charts(report: Report) -> None:
     figures = all_figures(report)
     tabs = st.tabs([CHART_TABS.get(name, name) for name in figures])
     for tab, figure in zip(tabs, figures.values(), strict=True):
         tab.plotly_chart(figure, width="stretch")
 
 
-def _draw_downloads(study: str, data: StudyRatings, report: dict) -> None:
+def _draw_downloads(study: str, data: StudyRatings, report: Report) -> None:
     st.subheader("Downloads")
     ratings_row = st.columns(len(EXPORT_FORMATS) + 1)
     ratings_row[0].markdown("**Ratings export**")
     for column, fmt in zip(ratings_row[1:], EXPORT_FORMATS, strict=True):
         column.download_button(
             fmt,
-            data=lambda fmt=fmt: ratings_bytes(data.ratings, fmt),
+            data=partial(ratings_bytes, data.ratings, fmt),
             file_name=f"{study}_ratings.{fmt}",
             mime=RATINGS_MIME[fmt],
             icon=":material/download:",
@@ -179,7 +193,7 @@ def _draw_downloads(study: str, data: StudyRatings, report: dict) -> None:
     for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):
         column.download_button(
             fmt,
-            data=lambda fmt=fmt: render_report(report, fmt),
+            data=partial(render_report, report, fmt),
             file_name=f"{study}_report.{fmt}",
             mime=REPORT_FORMATS[fmt],
             icon=":material/download:",

@@ -4,8 +4,8 @@ analysis, and what an admin did with a flagged or skipped pair.
 Three new tables, nothing changed in the old ones: `auditentry`, `pairexclusion` and
 `flagresolution`.
 
-Revision ID: 0006_study_operations
-Revises: 0005_reward_models
+Revision ID: 0007_study_operations
+Revises: 0006_margin_record
 Create Date: 2026-12-04
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006_study_operations"
-down_revision: str | None = "0005_reward_models"
+revision: str = "0007_study_operations"
+down_revision: str | None = "0006_margin_record"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

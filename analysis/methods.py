@@ -1,0 +1,102 @@
+"""The methods text, generated from the settings a report was computed with.
+
+:func:`methods` gives one entry per figure (the report's ``methods`` dict, shown as a table);
+:func:`methods_paragraph` joins the essentials into a paragraph for a paper's methods section.
+"""
+
+from __future__ import annotations
+
+from .paired import EXACT_MAX_N, MIN_PAIRS
+from .report_types import Report
+
+ALPHA_TENTATIVE, ALPHA_RELIABLE = 0.667, 0.8
+
+
+def _margin_words(report: Report) -> str:
+    s = report["settings"]
+    if s["margin_unit"] == "sd":
+        return (
+            f"±{s['margin']:g} standard deviations of the paired differences (converted per "
+            "dimension with the observed SD, so the margin depends on the data)"
+        )
+    return f"±{s['margin']:g} scale points"
+
+
+def methods(report: Report) -> dict[str, str]:
+    """How each figure is computed, with the settings used (alpha, margin, bootstrap)."""
+    s = report["settings"]
+    alpha = f"{s['alpha']:g}"
+    tost_level = f"{100 * (1 - 2 * s['alpha']):g}%"
+    boot = (
+        f"{s['n_boot']} bootstrap resamples (seed {s['seed']})" if s["n_boot"] else "no bootstrap"
+    )
+    holm = (
+        "Holm-adjusted as one family (the TOST and superiority p-values of every domain and "
+        "dimension)"
+        if s["holm"]
+        else "not adjusted for multiplicity"
+    )
+    return {
+        "pair_means": "Each pair's annotators are averaged, separately for chosen and rejected, "
+        "per dimension; the estimand is the mean paired difference d = chosen - rejected. A "
+        "pair lacking chosen or rejected scores on a dimension is excluded from that dimension "
+        "(see exclusions).",
+        "ci95": "t-based 95% CI of the mean paired difference (R t.test(paired=TRUE)); ci_tost "
+        f"is the {tost_level} interval.",
+        "tost": f"Paired TOST at a margin of {_margin_words(report)}: the larger of the two "
+        "one-sided paired t-test p-values (as statsmodels ttost_paired). equivalence_bound is "
+        f"the smallest margin at which TOST would hold: max |bound| of the {tost_level} CI.",
+        "superiority": "One-sided paired t-test of chosen > rejected (R t.test(paired=TRUE, "
+        "alternative='greater')) on the same estimand.",
+        "verdict": f"At alpha = {alpha}: a general dimension is 'tie' when its TOST holds, "
+        "else 'diverges' when the superiority test holds, else 'inconclusive'. Rubric "
+        "alignment is 'diverges' when its superiority test holds, else 'tie' when TOST holds, "
+        f"else 'inconclusive'. Fewer than {MIN_PAIRS} complete pairs or zero variance of the "
+        "differences reads 'insufficient_data', never 'tie'.",
+        "validated": "Validated when all general dimensions tie and rubric alignment diverges: "
+        "an intersection-union test (Berger, 1982), every component at level alpha, so the "
+        "joint claim holds at level alpha with no multiplicity correction.",
+        "by_domain": f"By-domain results are exploratory and {holm}.",
+        "margin_sensitivity": "Whether each general dimension would tie, and the study be "
+        "validated, at each margin of the grid (a TOST holds at margin m exactly when "
+        "equivalence_bound < m).",
+        "wilcoxon": "Sensitivity analysis (tests a pseudo-median, not the mean): two-sided "
+        "Wilcoxon signed-rank test, exact when fewer than "
+        f"{EXACT_MAX_N + 1} differences, none zero and no ties, else normal approximation "
+        "with tie and continuity correction (as R's wilcox.test). Differences rounded to 9 "
+        "decimals. Statistic V = sum of ranks of positive differences. sign_p: exact sign "
+        "test (R binom.test).",
+        "hodges_lehmann": "Hodges-Lehmann estimate: median of the Walsh averages of the "
+        "differences; 95% CI from their order statistics (exact signed-rank critical value "
+        "below 50 pairs, normal approximation above).",
+        "d_z": "d_z = mean difference / SD of the differences; 95% CI by inverting the "
+        "noncentral t distribution.",
+        "alpha": f"Krippendorff's alpha (krippendorff package), ordinal and interval, units = "
+        f"(pair, response), coders = annotators; percentile CIs from {boot} resampling pairs "
+        "(both units of a pair together) and, independently, coders. alpha_difference: "
+        "interval alpha on each annotator's chosen - rejected score, units = pairs. "
+        f"Thresholds (Krippendorff, 2004): {ALPHA_TENTATIVE} tentative, {ALPHA_RELIABLE} "
+        "reliable.",
+        "reliability_caveat": "Set when rubric alignment's alpha (ordinal or interval) is "
+        f"below {ALPHA_TENTATIVE} or undefined: the verdict then rests on unreliable ratings.",
+        "preference_alpha": "Nominal alpha on each annotator's rubric preference per pair "
+        "(chosen / equal / rejected by their rubric_alignment scores); units = pairs.",
+        "annotator_agreement": "Pairwise: share of shared units (pair, response, dimension) "
+        "where two annotators gave the same score (exact) or scores at most one point apart "
+        "(within_one); per annotator pooled over all their comparisons.",
+        "human_accuracy": "Headline: strict win rate (share of pairs whose mean "
+        "rubric_alignment is higher for chosen; ties are not wins), the same definition as a "
+        "reward model's accuracy, with a 95% Wilson CI (R prop.test(correct=FALSE)). Ties are "
+        "reported beside it; ties-as-half and ties-dropped are labelled alternatives.",
+        "position_bias": "Per pair-rating, chosen - rejected, compared between ratings that "
+        "showed chosen on side A and on side B: Welch two-sample t-test (decision), Wilcoxon "
+        "rank-sum (sensitivity). side_a_advantage = half the difference of the two means.",
+    }
+
+
+def methods_paragraph(report: Report) -> str:
+    """The essentials as one paragraph of prose."""
+    m = methods(report)
+    return " ".join(
+        m[key] for key in ("pair_means", "tost", "superiority", "verdict", "validated", "by_domain")
+    )

@@ -1,0 +1,69 @@
+"""The equivalence margin is pre-registered: the study records when it was set and its earlier
+values, and the report says whether it was set before the first rating or changed after it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from annotate.cli.common import State, app
+
+
+@pytest.fixture
+def run(db_url: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
+    runner = CliRunner()
+
+    def invoke(*args: str) -> str:
+        try:
+            result = runner.invoke(app, ["--db", db_url, *args])
+        finally:
+            if State._engine is not None:
+                State._engine.dispose()
+        assert result.exit_code == 0, result.stdout + result.stderr
+        return result.stdout
+
+    return invoke
+
+
+def _rated_study(run, tmp_path: Path) -> None:
+    run("synth", "dataset", str(tmp_path / "data"), "--scale", "0.005", "--profile-size", "2")
+    run("import", *map(str, sorted((tmp_path / "data").glob("*.jsonl"))), "--study", "s")
+    run("synth", "ratings", "--study", "s", "--annotators", "3")
+
+
+def _record(run) -> dict:
+    return json.loads(run("report", "--study", "s", "--bootstrap", "0"))["margin_record"]
+
+
+def test_a_margin_set_before_the_data_is_reported_as_such(run, tmp_path: Path) -> None:
+    run("studies", "create", "s", "--margin", "0.3", "--margin-unit", "sd")
+    _rated_study(run, tmp_path)
+    record = _record(run)
+    assert record["changed_after_data"] is False
+    assert record["history"] == []
+    assert "margin set at" in run("studies", "show", "s")
+
+
+def test_a_margin_changed_after_the_data_is_flagged_with_its_earlier_value(
+    run, tmp_path: Path
+) -> None:
+    run("studies", "create", "s", "--margin", "0.5")
+    _rated_study(run, tmp_path)
+    run("studies", "edit", "s", "--margin", "0.8")
+    record = _record(run)
+    assert record["changed_after_data"] is True
+    (earlier,) = record["history"]
+    assert earlier["margin"] == 0.5
+    assert earlier["unit"] == "points"
+    shown = run("studies", "show", "s")
+    assert "0.8 points" in shown
+    assert "0.5 points (set " in shown
+
+
+def test_an_unknown_margin_unit_is_refused(run) -> None:
+    with pytest.raises(AssertionError, match="margin unit must be one of points, sd"):
+        run("studies", "create", "s", "--margin-unit", "percent")

@@ -1,0 +1,20 @@
+"""The demo study's report (issue 12): its low rubric alpha shows as a reliability caveat."""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import Engine
+
+from analysis.render import render_report
+from annotate.services.demo import DEMO_STUDY, set_up_demo
+from annotate.services.reporting import study_ratings, study_report
+
+
+def test_demo_report_shows_its_reliability_caveat(engine: Engine) -> None:
+    set_up_demo(engine, simulated_annotators=5)
+    report = study_report(study_ratings(engine, DEMO_STUDY), n_boot=50)
+    rubric = report["dimensions"]["rubric_alignment"]
+    assert rubric["alpha_ordinal"] < 0.667
+    assert report["checks"]["reliability_caveat"] is True
+    md = render_report(report, "md")
+    assert "reliability caveat: rubric alpha below 0.667" in md
+    assert "Reliability caveat" in render_report(report, "html")
