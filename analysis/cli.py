@@ -7,7 +7,7 @@ from the database instead of a file.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -32,7 +32,7 @@ from .options import (
 from .ratings import RatingsError, load_ratings
 from .render import render_report
 from .report import build_report
-from .report_types import Report
+from .report_types import ExcludedPair, Report
 
 
 class PowerFormat(StrEnum):
@@ -63,9 +63,11 @@ def emit_report(
     extend: Callable[[Report], Report] | None = None,
     margin_unit: str = "points",
     margin_history: Mapping[str, object] | None = None,
+    excluded_pairs: Sequence[ExcludedPair] = (),
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error.
-    `extend` adds sections from outside the ratings (the database's reward models)."""
+    `extend` adds sections from outside the ratings (the database's reward models);
+    `excluded_pairs` are left out (see `build_report`)."""
     try:
         result = build_report(
             data,
@@ -78,6 +80,7 @@ def emit_report(
             scale_max=scale_max,
             margin_unit=margin_unit,
             margin_history=margin_history,
+            excluded_pairs=excluded_pairs,
         )
         if extend is not None:
             result = extend(result)

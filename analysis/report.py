@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -39,6 +39,7 @@ from .report_types import (
     DimensionExclusions,
     DimensionResult,
     DomainResult,
+    ExcludedPair,
     Exclusions,
     Histogram,
     PairedTest,
@@ -67,6 +68,7 @@ def build_report(
     margin_unit: str = "points",
     margin_history: Mapping[str, object] | None = None,
     planned: Mapping[str, float] | None = None,
+    excluded_pairs: Sequence[ExcludedPair] = (),
 ) -> Report:
     """Validate ratings (a DataFrame in the export format, or a file path) and compute every
     figure of the validation report. The result is JSON-serialisable with no NaN (None).
@@ -75,13 +77,17 @@ def build_report(
     by-domain family (the study verdict needs no correction); ``margin_history`` is the study's
     margin record (see :func:`analysis.margins.margin_record`); ``planned`` the planned values
     of a power analysis (``n_pairs``, ``annotators_per_pair``, optional ``general_diff``,
-    ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot."""
+    ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot;
+    ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions."""
     unit = check_unit(margin_unit)
     _check_settings(margin, alpha, n_boot)
     if isinstance(data, pd.DataFrame):
         df = validate_ratings(data, scale_min, scale_max)
     else:
         df = load_ratings(data, scale_min, scale_max)
+    if excluded_pairs:
+        left_out = {e["pair_id"] for e in excluded_pairs}
+        df = df[~df["pair_id"].astype(str).isin(left_out)].reset_index(drop=True)
     coded = encode_ratings(df)
     means = pair_means(coded)
     margins = dimension_margins(means, margin, unit)
@@ -106,7 +112,7 @@ def build_report(
         "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),
         "mixed_model": mixed_model(coded, paired, alpha),
         "position_bias": position_bias(coded, alpha),
-        "exclusions": exclusions(coded, means),
+        "exclusions": exclusions(coded, means, excluded_pairs),
         "settings": {
             "margin": margin,
             "margin_unit": unit,
@@ -265,7 +271,9 @@ def by_domain(
     return out
 
 
-def exclusions(coded: CodedRatings, means: PairMeans) -> Exclusions:
+def exclusions(
+    coded: CodedRatings, means: PairMeans, excluded_pairs: Sequence[ExcludedPair] = ()
+) -> Exclusions:
     """Pairs left out of each dimension, and why; never silent."""
     per_dim: dict[str, DimensionExclusions] = {}
     for dim_index, dim in enumerate(DIMENSIONS):
@@ -289,7 +297,9 @@ def exclusions(coded: CodedRatings, means: PairMeans) -> Exclusions:
         "incomplete_pair_ratings": int(np.sum(per_rating < len(DIMENSIONS) * 2)),
         "note": "A pair lacking chosen or rejected scores on a dimension is excluded from that "
         "dimension only. Incomplete pair-ratings (fewer than 8 scores) are kept; the pair means "
-        "use the scores present.",
+        "use the scores present. Pairs under excluded_pairs were left out of every figure by an "
+        "admin, for the reason given.",
+        "excluded_pairs": list(excluded_pairs),
     }
 
 

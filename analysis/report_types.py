@@ -192,11 +192,21 @@ class DimensionExclusions(TypedDict):
     pairs_truncated: bool
 
 
+class ExcludedPair(TypedDict):
+    """A pair an admin left out of the analysis (passed in by the caller, never guessed)."""
+
+    pair_id: str
+    reason: str
+    by: str
+    at: str
+
+
 class Exclusions(TypedDict):
     dimensions: dict[str, DimensionExclusions]
     n_excluded_total: int
     incomplete_pair_ratings: int
     note: str
+    excluded_pairs: list[ExcludedPair]  # left out of every figure, with the admin's reason
 
 
 class MarginSensitivity(TypedDict):

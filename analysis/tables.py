@@ -414,8 +414,17 @@ def exclusion_table(report: Report) -> Table:
         headers=["Dimension", "Excluded pairs", "No chosen", "No rejected", "No scores", "Pairs"],
         rows=rows,
         numeric=[False, True, True, True, True, False],
-        note=f"{report['exclusions']['incomplete_pair_ratings']} incomplete pair-ratings kept.",
+        note=f"{report['exclusions']['incomplete_pair_ratings']} incomplete pair-ratings kept."
+        + _admin_exclusions(report),
     )
+
+
+def _admin_exclusions(report: Report) -> str:
+    listed = report["exclusions"].get("excluded_pairs", [])
+    if not listed:
+        return ""
+    pairs = "; ".join(f"{e['pair_id']} ({e['reason']}, by {e['by']})" for e in listed)
+    return f" Left out of every figure by an admin: {pairs}."
 
 
 def summary_line(report: Report) -> str:

@@ -124,6 +124,13 @@ class PredictionStatus(StrEnum):
     PARSE_FAILED = "parse_failed"  # pairwise: the judge's output could not be parsed
 
 
+class FlagAction(StrEnum):
+    """What an admin did with a flagged or skipped pair."""
+
+    RESOLVED = "resolved"  # looked at, a note written, the ratings kept
+    ADJUDICATION = "adjudication"  # marked for adjudication (issue 15.3)
+
+
 class Verdict(StrEnum):
     """Which response a pair's human majority (or a model) prefers on the rubric."""
 

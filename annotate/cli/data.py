@@ -239,6 +239,7 @@ def report_command(
         scale_min=rated.scale_min,
         scale_max=rated.scale_max,
         extend=lambda report: with_reward_models(report, models),
+        excluded_pairs=rated.excluded,
     )
 
 

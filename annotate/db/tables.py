@@ -220,3 +220,41 @@ class ModelPrediction(SQLModel, table=True):
     parse_failed: bool = False
     raw_output: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     status: str = PredictionStatus.OK
+
+
+class AuditEntry(SQLModel, table=True):
+    """One admin action: who did it, when, on which study, and the values before and after."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int | None = Field(default=None, foreign_key="study.id", index=True)
+    who: str = Field(description="the admin account's name, or 'system' (the command line)")
+    at: datetime = Field(default_factory=utcnow)
+    action: str = Field(description="what was done, e.g. 'study.update', 'pair.exclude'")
+    before: dict[str, Any] = _json(default_factory=dict)
+    after: dict[str, Any] = _json(default_factory=dict)
+
+
+class PairExclusion(SQLModel, table=True):
+    """A pair left out of the analysis by an admin, with the reason; reversed, not deleted."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    pair_id: int = Field(foreign_key="pair.id", index=True)
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    by: str
+    at: datetime = Field(default_factory=utcnow)
+    reversed_at: datetime | None = None
+    reversed_by: str | None = None
+
+
+class FlagResolution(SQLModel, table=True):
+    """What an admin did with a flagged or skipped assignment: resolved with a note, or sent to
+    adjudication (vocabulary.FlagAction). One per assignment; a later action replaces it."""
+
+    __table_args__ = (UniqueConstraint("assignment_id", name="uq_flagresolution_assignment"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignment.id")
+    action: str
+    note: str = Field(sa_column=Column(Text, nullable=False))
+    by: str
+    at: datetime = Field(default_factory=utcnow)

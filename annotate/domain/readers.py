@@ -94,13 +94,24 @@ def _read_jsonl(
             if on_progress and unreported >= CHUNK_BYTES:
                 on_progress(unreported)
                 unreported = 0
-            text = _utf8(file, raw_line.removeprefix(_BOM) if number == 1 else raw_line, number)
-            if not text.strip():
-                continue
-            location = f"line {number}"
-            yield location, decode_record(file, location, text, number, finite_only=finite_only)
+            yield from _jsonl_line(file, number, raw_line, finite_only)
     if on_progress and unreported:
         on_progress(unreported)
+
+
+def _jsonl_line(
+    file: str, number: int, raw_line: bytes, finite_only: bool
+) -> Iterator[tuple[str, Any]]:
+    """One JSONL line's record (nothing for a blank line). Each line stands alone, so a line
+    that is not UTF-8 or not JSON yields its located Problem and the reading goes on: one run
+    reports every problem of the file (the caller's ProblemLog caps the listing)."""
+    location = f"line {number}"
+    try:
+        text = _utf8(file, raw_line.removeprefix(_BOM) if number == 1 else raw_line, number)
+        if text.strip():
+            yield location, decode_record(file, location, text, number, finite_only=finite_only)
+    except DatasetError as error:
+        yield location, error.problems[0]
 
 
 def _read_json_array(

@@ -122,6 +122,21 @@ def update_study(session: Session, name: str, **changes: Any) -> Study:
     return study
 
 
+def settings_of(study: Study) -> dict[str, Any]:
+    """The study's editable settings (what the audit log records before and after a change)."""
+    return {key: getattr(study, key) for key in EDITABLE}
+
+
+def preview_changes(study: Study, changes: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """What `update_study` would change: setting -> (now, after), nothing written. The values
+    are checked like an update (StudyError for an impossible setting)."""
+    copy = Study.model_validate(study.model_dump())
+    _apply(copy, dict(changes))
+    _check(copy)
+    now, after = settings_of(study), settings_of(copy)
+    return {key: (now[key], after[key]) for key in EDITABLE if now[key] != after[key]}
+
+
 def _record_margin_change(study: Study, margin: float, unit: str, set_at: datetime | None) -> None:
     """A changed margin (or unit) keeps its earlier value and the time it was set, so the
     report can tell whether the margin was fixed before the data arrived."""

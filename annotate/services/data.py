@@ -20,13 +20,14 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
 from annotate.config import MAX_UPLOAD_MB
-from annotate.db import read_session, write_session
+from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
 from annotate.domain import importer, studies
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.importer import DatasetError, ImportSummary, Problem
 from annotate.domain.permissions import Actor, require_admin
 from annotate.domain.readers import ProgressCallback
+from annotate.services.audited import admin_change
 
 UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -53,10 +54,17 @@ def import_files(
         require_admin(session, actor)  # before a long read, not only before the write
     with (
         importer.stage_files(paths, domain=domain, on_progress=on_progress) as staged,
-        write_session(engine) as session,
+        admin_change(engine, actor, "data.import") as change,
     ):
-        require_admin(session, actor)
-        return importer.store_staged(session, staged, study=study)
+        summary = importer.store_staged(change.session, staged, study=study)
+        change.study = studies.get_study(change.session, study)
+        change.after = {
+            "files": [Path(f.file).name for f in summary.files],
+            "added": summary.added,
+            "unchanged": summary.unchanged,
+        }
+        change.changed = summary.added > 0
+        return summary
 
 
 def safe_upload_name(filename: str) -> str:

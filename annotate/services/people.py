@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
-from annotate.db import read_session, write_session
+from annotate.db import read_session
 from annotate.db.tables import Annotator
 from annotate.domain import accounts
 from annotate.domain.permissions import Actor, require_admin
+from annotate.services.audited import admin_change
 from annotate.vocabulary import Role
 
 
@@ -48,35 +49,38 @@ def create_accounts(
     base_url: str | None = None,
 ) -> list[NewLink]:
     """Create accounts (all or none); return each one's login link: the only time it is seen."""
-    with write_session(engine) as session:
-        require_admin(session, actor)
-        created = [accounts.create_account(session, n, role=role) for n in names if n.strip()]
+    with admin_change(engine, actor, "accounts.create") as change:
+        created = [
+            accounts.create_account(change.session, n, role=role) for n in names if n.strip()
+        ]
+        change.after = {"accounts": [a.name for a, _ in created], "role": role}
     return [NewLink(a.name, a.role, accounts.login_link(token, base_url)) for a, token in created]
 
 
 def rotate_account(engine: Engine, actor: Actor, name: str, base_url: str | None = None) -> str:
     """A new login link for the account; the old one stops working."""
-    with write_session(engine) as session:
-        require_admin(session, actor)
-        return accounts.login_link(accounts.rotate_token(session, name), base_url)
+    with admin_change(engine, actor, "accounts.new_link") as change:
+        change.after = {"account": name}
+        return accounts.login_link(accounts.rotate_token(change.session, name), base_url)
 
 
 def set_accounts_active(engine: Engine, actor: Actor, names: Sequence[str], active: bool) -> None:
     """Let the accounts log in, or stop them (all or none); nobody deactivates themselves."""
-    with write_session(engine) as session:
-        acting = require_admin(session, actor)
-        if not active and _is(acting, names):
+    with admin_change(engine, actor, "accounts.active") as change:
+        if not active and _is(change.account, names):
             raise accounts.AccountError("you cannot deactivate your own account")
         for name in names:
-            accounts.set_active(session, name, active)
+            accounts.set_active(change.session, name, active)
+        change.after = {"accounts": list(names), "active": active}
 
 
 def set_account_role(engine: Engine, actor: Actor, name: str, role: str) -> None:
-    with write_session(engine) as session:
-        acting = require_admin(session, actor)
-        if role != Role.ADMIN and _is(acting, [name]):
+    with admin_change(engine, actor, "accounts.role") as change:
+        if role != Role.ADMIN and _is(change.account, [name]):
             raise accounts.AccountError("you cannot take the admin role from your own account")
-        accounts.set_role(session, name, role)
+        change.before = {"account": name, "role": accounts.get_account(change.session, name).role}
+        accounts.set_role(change.session, name, role)
+        change.after = {"account": name, "role": role}
 
 
 def _is(acting: Annotator | None, names: Sequence[str]) -> bool:

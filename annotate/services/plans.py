@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from annotate.db import read_session, write_session
+from annotate.db import read_session
 from annotate.db.tables import Annotator, stored_id
 from annotate.domain import accounts, assignment, studies
 from annotate.domain.permissions import Actor, require_admin
+from annotate.services.audited import admin_change
 from annotate.vocabulary import Role
 
 
@@ -51,14 +52,21 @@ def make_plan(
     rebalance: bool = False,
 ) -> Plan:
     """Give every selected pair to k distinct annotators (None: every active annotator)."""
-    with write_session(engine) as session:
-        require_admin(session, actor)
-        target = studies.get_study(session, study)
+    with admin_change(engine, actor, "plan.assign", study) as change:
+        session, target = change.session, studies.get_study(change.session, study)
         pairs = assignment.select_pairs(session, target, selection)
         people = _annotators(session, annotators)
+        change.before = {"overlap": target.overlap}
         result = assignment.plan_fixed(
             session, target, people, pairs, per_pair=per_pair, rebalance=rebalance
         )
+        change.after = {
+            "overlap": target.overlap,
+            "annotators": [p.name for p in people],
+            "pairs": len(pairs),
+            "created": sum(result.created.values()),
+            "moved": result.moved,
+        }
         return Plan(
             result.created,
             result.gold,
@@ -79,11 +87,13 @@ def reassign_work(
     receivers: Sequence[str] | None = None,
 ) -> assignment.ReassignResult:
     """Hand the giver's unfinished pairs to `receivers` (None: the study's other annotators)."""
-    with write_session(engine) as session:
-        require_admin(session, actor)
-        target = studies.get_study(session, study)
+    with admin_change(engine, actor, "plan.reassign", study) as change:
+        session, target = change.session, studies.get_study(change.session, study)
         people = _annotators(session, receivers) if receivers else None
-        return assignment.reassign(session, target, accounts.get_account(session, giver), people)
+        result = assignment.reassign(session, target, accounts.get_account(session, giver), people)
+        change.before = {"giver": giver}
+        change.after = {"receivers": [p.name for p in people] if people else "the study's others"}
+        return result
 
 
 def assignment_rows(engine: Engine, actor: Actor, study: str) -> list[assignment.AssignmentRow]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
-from annotate.db import read_session, write_session
+from annotate.db import read_session
 from annotate.db.tables import stored_id
 from annotate.domain import assignment, quality, studies
 from annotate.domain.permissions import Actor, require_admin
@@ -20,15 +20,16 @@ from annotate.domain.progress import (
     flagged_pairs,
 )
 from annotate.domain.quality import AnnotatorQuality, GoldPair
+from annotate.services.audited import admin_change
 
 
 def set_gold(
     engine: Engine, actor: Actor, *, study: str, record_ids: Sequence[str], expect: str | None
 ) -> int:
     """Mark pairs gold with `expect`, or make them ordinary again with expect=None."""
-    with write_session(engine) as session:
-        require_admin(session, actor)
-        target = studies.get_study(session, study)
+    with admin_change(engine, actor, "gold.set", study) as change:
+        session, target = change.session, studies.get_study(change.session, study)
+        change.after = {"record_ids": list(record_ids), "expect": expect}
         if expect is None:
             return quality.unmark_gold(session, target, record_ids)
         return quality.mark_gold(session, target, record_ids, expect)

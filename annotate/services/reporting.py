@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
 from analysis.report import build_report
-from analysis.report_types import Report
+from analysis.report_types import ExcludedPair, Report
 from annotate.db import read_session
-from annotate.db.tables import Study
+from annotate.db.tables import Study, stored_id
 from annotate.domain.export import ratings_dataframe
+from annotate.domain.flags import exclusions
 from annotate.domain.studies import get_study
 
 
@@ -25,6 +26,7 @@ class StudyRatings:
     scale_max: int
     margin_unit: str = "points"
     margin_record: dict[str, object] | None = None  # when set, and its earlier values
+    excluded: list[ExcludedPair] = field(default_factory=list)  # left out by an admin
 
     def margin_settings(
         self, override: float | None = None
@@ -47,7 +49,12 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         target = get_study(session, study)
         settings = (target.equivalence_margin, target.scale_min, target.scale_max)
         unit, record = target.margin_unit, margin_record(target)
-    return StudyRatings(study, ratings_dataframe(engine, study), *settings, unit, record)
+        excluded = [
+            ExcludedPair(pair_id=e.record_id, reason=e.reason, by=e.by, at=e.at.isoformat())
+            for e in exclusions(session, stored_id(target))
+        ]
+    ratings = ratings_dataframe(engine, study)
+    return StudyRatings(study, ratings, *settings, unit, record, excluded)
 
 
 def margin_record(study: Study) -> dict[str, object]:
@@ -79,4 +86,5 @@ def study_report(
         seed=seed,
         scale_min=data.scale_min,
         scale_max=data.scale_max,
+        excluded_pairs=data.excluded,
     )

@@ -16,12 +16,13 @@ from sqlalchemy.engine import Engine
 
 from analysis.report_types import Report
 from analysis.reward_models import attach_reward_models, label_audit_frame
-from annotate.db import read_session, write_session
+from annotate.db import read_session
 from annotate.db.tables import Pair, RewardModel
 from annotate.domain import model_files, reward_models
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.permissions import RESULTS_ROLES, Actor, require_admin, require_role
 from annotate.domain.reward_models import ModelImportSummary, PairPrediction
+from annotate.services.audited import admin_change
 
 
 def import_model(
@@ -44,17 +45,24 @@ def import_model(
         require_admin(session, actor)
     model_files.check_model_name(model)
     staged = model_files.stage_model_files(paths, kind=kind)
-    with write_session(engine) as session:
-        require_admin(session, actor)
-        return reward_models.store_model(
-            session, staged, study=study, name=model, allow_unknown=allow_unknown, replace=replace
+    with admin_change(engine, actor, "models.import", study) as change:
+        summary = reward_models.store_model(
+            change.session,
+            staged,
+            study=study,
+            name=model,
+            allow_unknown=allow_unknown,
+            replace=replace,
         )
+        change.after = {"model": model, "kind": summary.kind, "outcome": summary.outcome}
+        change.changed = summary.outcome != "unchanged"
+        return summary
 
 
 def delete_model(engine: Engine, actor: Actor, *, study: str, model: str) -> None:
-    with write_session(engine) as session:
-        require_admin(session, actor)
-        reward_models.delete_model(session, study, model)
+    with admin_change(engine, actor, "models.delete", study) as change:
+        change.before = {"model": model}
+        reward_models.delete_model(change.session, study, model)
 
 
 def list_models(engine: Engine, actor: Actor, study: str) -> list[RewardModel]:

@@ -25,8 +25,17 @@ VALIDATING_EFFECTS: dict[str, float] = {"rubric_alignment": 1.5}
 """Effects of a benchmark that should validate: ties on general quality, rubric diverges."""
 
 
+SIMULATED_PREFIX = "sim-"
+
+
 def simulated_names(n_annotators: int) -> list[str]:
-    return [f"sim-{i + 1:02d}" for i in range(n_annotators)]
+    return [f"{SIMULATED_PREFIX}{i + 1:02d}" for i in range(n_annotators)]
+
+
+def is_simulated(name: str) -> bool:
+    """Whether an account name is one `simulated_names` gives (made-up ratings, not a person)."""
+    number = name.removeprefix(SIMULATED_PREFIX)
+    return number != name and number.isdigit()
 
 
 def store_simulated_ratings(

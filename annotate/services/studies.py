@@ -11,11 +11,12 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from annotate.db import read_session, write_session
+from annotate.db import read_session
 from annotate.db.tables import Study
-from annotate.domain import studies
+from annotate.domain import audit, studies
 from annotate.domain.enrolment import enrolment_link
 from annotate.domain.permissions import Actor, require_admin
+from annotate.services.audited import admin_change
 
 
 @dataclass(frozen=True)
@@ -50,15 +51,29 @@ def get_study(engine: Engine, actor: Actor, name: str) -> Study:
 
 
 def create_study(engine: Engine, actor: Actor, name: str, **settings: Any) -> Study:
-    with write_session(engine) as session:
-        require_admin(session, actor)
-        return studies.create_study(session, name, **settings)
+    with admin_change(engine, actor, "study.create") as change:
+        change.study = studies.create_study(change.session, name, **settings)
+        change.after = studies.settings_of(change.study)
+        return change.study
 
 
 def update_study(engine: Engine, actor: Actor, name: str, **changes: Any) -> Study:
-    with write_session(engine) as session:
+    with admin_change(engine, actor, "study.update", name) as change:
+        before = studies.settings_of(studies.get_study(change.session, name))
+        study = studies.update_study(change.session, name, **changes)
+        change.before, change.after = audit.changed(before, studies.settings_of(study))
+        change.changed = bool(change.after)
+        return study
+
+
+def preview_study_changes(
+    engine: Engine, actor: Actor, name: str, **changes: Any
+) -> dict[str, tuple[Any, Any]]:
+    """What `update_study` with these changes would change (setting -> (now, after)); nothing
+    is written. The settings page shows it and asks for a confirmation."""
+    with read_session(engine) as session:
         require_admin(session, actor)
-        return studies.update_study(session, name, **changes)
+        return studies.preview_changes(studies.get_study(session, name), changes)
 
 
 def study_enrolment_link(

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 
 from annotate.db import make_engine
+from tests.app.apptest_helpers import pick_study
 
 LOCAL_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
@@ -88,12 +89,15 @@ def page_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Eng
 
 @pytest.fixture
 def open_page(page_engine: Engine):
-    """`open_page(token=..., page=..., **query)`: a fresh browser tab on the app."""
+    """`open_page(token=..., page=..., pick=..., **query)`: a fresh browser tab on the app
+    (with `pick`, that study picked in the sidebar)."""
     from streamlit.testing.v1 import AppTest
 
     from annotate.cli.server import APP_ENTRY
 
-    def _open(token: str | None = None, page: str | None = None, **query: str) -> AppTest:
+    def _open(
+        token: str | None = None, page: str | None = None, pick: str | None = None, **query: str
+    ) -> AppTest:
         at = AppTest.from_file(str(APP_ENTRY), default_timeout=30)
         if token is not None:
             at.query_params["token"] = token
@@ -102,6 +106,8 @@ def open_page(page_engine: Engine):
         at.run()
         if page is not None:
             at.switch_page(f"app_pages/{page}").run()
+        if pick is not None:  # a new session has no study: the admin picks one
+            pick_study(at, pick)
         assert not at.exception, [e.value for e in at.exception]
         return at
 

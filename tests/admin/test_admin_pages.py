@@ -21,6 +21,8 @@ ADMIN_FILES = (
     "admin_data.py",
     "admin_people.py",
     "admin_assign.py",
+    "admin_flags.py",
+    "admin_audit.py",
 )
 
 
@@ -71,7 +73,15 @@ def test_an_admin_lands_on_progress_and_can_open_every_admin_page(open_page, bos
         at.switch_page(f"app_pages/{page}").run()
         assert not at.exception, [e.value for e in at.exception]
         titles.append(at.title[0].value)
-    assert titles == ["Progress", "Studies", "Data and gold pairs", "Annotators", "Assignments"]
+    assert titles == [
+        "Progress",
+        "Studies",
+        "Data and gold pairs",
+        "Annotators",
+        "Assignments",
+        "Flags and skips",
+        "Audit log",
+    ]
 
 
 def test_an_admin_demoted_mid_session_is_refused_on_the_next_action(page_engine, open_page, boss):
@@ -104,7 +114,15 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     at.toggle(key=f"{key}_pool").set_value(True)
     at.toggle(key=f"{key}_enrol").set_value(True)
     _button(at, "Save settings").click().run()
+    assert "Study pilot**: confirm to change these settings." in _texts(at)
+    preview = at.dataframe[0].value.set_index("setting")
+    assert preview.loc["overlap", "now"] == "3"
+    assert preview.loc["overlap", "after"] == "4"
+    with read_session(page_engine) as session:
+        assert get_study(session, "pilot").overlap == 3  # nothing saved before the confirmation
+    _button(at, "Confirm").click().run()
     assert "Settings of pilot saved." in _texts(at)
+    assert at.title[0].value == "Studies: pilot"
     with read_session(page_engine) as session:
         pilot = get_study(session, "pilot")
     assert (pilot.overlap, pilot.completion_code, pilot.anchors["3"]) == (4, "DONE-7", "Fine")
@@ -115,7 +133,7 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
 
 
 def test_invalid_settings_show_the_problem_and_save_nothing(page_engine, open_page, boss):
-    at = open_page(boss, page="admin_studies.py")
+    at = open_page(boss, page="admin_studies.py", pick="s")
     with read_session(page_engine) as session:
         study = get_study(session, "s")
     at.toggle(key=f"study_{study.id}_enrol").set_value(True)  # without the open pool
@@ -145,7 +163,7 @@ def _record(record_id: str, **overrides) -> dict:
 
 def _upload(at, name: str, data: bytes, study: str | None = None, new: str = ""):
     if study is not None:
-        at.selectbox[0].set_value(study)
+        at.selectbox(key="upload_study").set_value(study)
     if new:
         at.text_input(key="upload_new_study").input(new)
     at.file_uploader(key="upload_file").set_value((name, data, "application/json"))
@@ -181,7 +199,7 @@ def test_an_invalid_upload_lists_its_problems_and_imports_nothing(page_engine, o
 
 
 def test_mark_gold_pairs_on_the_page(page_engine, open_page, boss):
-    at = open_page(boss, page="admin_data.py")
+    at = open_page(boss, page="admin_data.py", pick="s")
     at.multiselect(key="gold_pairs").set_value(["p001", "p002"])
     at.radio(key="gold_expect").set_value("rejected")
     _button(at, "Mark as gold").click().run()
@@ -241,7 +259,8 @@ def test_an_admin_cannot_deactivate_themselves_on_the_page(page_engine, open_pag
 
 
 def test_plan_reassign_and_list_on_the_assignments_page(page_engine, open_page, boss):
-    at = open_page(boss, page="admin_assign.py")
+    at = open_page(boss, page="admin_assign.py", pick="s")
+    at.multiselect(key="plan_people").set_value(["a0", "a1", "a2"])
     at.number_input(key="plan_k").set_value(2)
     _button(at, "Assign").click().run()
     assert "12 new assignments; loads now 4-4" in _texts(at)
@@ -264,12 +283,13 @@ def test_plan_reassign_and_list_on_the_assignments_page(page_engine, open_page, 
 
 
 def test_open_the_pool_and_enrolment_on_the_assignments_page(page_engine, open_page, boss):
-    at = open_page(boss, page="admin_assign.py")
+    at = open_page(boss, page="admin_assign.py", pick="s")
     at.toggle(key="pool_open").set_value(True)
     at.toggle(key="pool_enrol").set_value(True)
     at.number_input(key="pool_min").set_value(15)
     at.number_input(key="pool_quota").set_value(3)
     _button(at, "Save pool settings").click().run()
+    _button(at, "Confirm").click().run()
     assert "Pool settings saved." in _texts(at)
     with read_session(page_engine) as session:
         study = get_study(session, "s")
@@ -301,7 +321,7 @@ def test_progress_shows_counts_chart_and_flags(page_engine, open_page, boss):
     )
     rate(page_engine, 1, first[0].id, seconds=12, flag_reason="the <b>rubric</b> is empty")
     rate(page_engine, 1, first[1].id, seconds=20)
-    at = open_page(boss)
+    at = open_page(boss, pick="s")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Ratings done"] == "2"
     assert metrics["Flags"] == "1"

@@ -14,7 +14,7 @@ def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     store_simulated_ratings(page_engine, "s", n_annotators=3, seed=5)
     with write_session(page_engine) as session:
         token = accounts.create_account(session, "reader", role="researcher")[1]
-    at = open_page(token=token)  # a researcher lands on Results
+    at = open_page(token=token, pick="s")  # a researcher lands on Results, picks the study
     warnings = "\n".join(str(w.value) for w in at.warning)
     assert "Reliability caveat" in warnings
     assert [m for m in at.metric if m.label == "Human accuracy (strict)"]

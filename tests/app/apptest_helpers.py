@@ -173,3 +173,9 @@ def queue_ids(engine: Engine, name: str) -> list[int]:
                 .order_by(Assignment.study_id, Assignment.position)
             )
         ]
+
+
+def pick_study(at: AppTest, name: str) -> AppTest:
+    """Pick `name` in the sidebar's study picker (a new session has none picked) and rerun."""
+    (picker,) = [s for s in at.sidebar.selectbox if s.label == "Study"]
+    return picker.set_value(name).run()

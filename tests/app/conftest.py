@@ -23,6 +23,7 @@ from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.studies import get_study
 from annotate.services.demo import DemoSetup, set_up_demo
+from tests.app.apptest_helpers import pick_study
 
 APP_TIMEOUT_S = 30
 
@@ -51,13 +52,16 @@ def app_env(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 @pytest.fixture
 def open_app(app_env: str) -> Callable[..., AppTest]:
-    """Open the app in a fresh session (a new browser tab), optionally with `?token=...`."""
+    """Open the app in a fresh session (a new browser tab), optionally with `?token=...` and
+    the study `pick` picked in the sidebar."""
 
-    def _open(token: str | None = None) -> AppTest:
+    def _open(token: str | None = None, pick: str | None = None) -> AppTest:
         at = AppTest.from_file(str(APP_ENTRY), default_timeout=APP_TIMEOUT_S)
         if token is not None:
             at.query_params["token"] = token
         at.run()
+        if pick is not None:
+            pick_study(at, pick)
         assert not at.exception, [e.value for e in at.exception]
         return at
 

@@ -38,7 +38,7 @@ def test_results_show_the_models_and_the_audit_drills_down_to_inert_text(
         session.execute(
             ModelPrediction.__table__.update().values(raw_output=HOSTILE)  # type: ignore[attr-defined]
         )
-    at = open_app(researcher_token(engine))
+    at = open_app(researcher_token(engine), pick="demo")
     assert [t.label for t in at.tabs][-2:] == ["Reward models", "Label audit"]
     shown = " ".join(str(df.value.to_dict()) for df in at.dataframe)
     assert "madeup-pointwise-rm" in shown

@@ -106,10 +106,14 @@ def test_staged_records_are_read_back_from_the_spool(tmp_path, make_record, monk
 
 
 def test_read_raw_never_holds_a_jsonl_file_in_one_piece(tmp_path: Path):
-    """Values come one at a time: the first is yielded before the rest of the file is read."""
+    """Values come one at a time: the first is yielded before the rest of the file is read.
+    A line of invalid JSON is its located Problem, and the reading goes on (issue 15.7)."""
     path = tmp_path / "A_test.jsonl"
-    path.write_text('{"id": "1"}\n' + "{broken\n")
+    path.write_text('{"id": "1"}\n' + "{broken\n" + '{"id": "3"}\n')
     values = read_raw(path)
     assert next(values) == ("line 1", {"id": "1"})
-    with pytest.raises(DatasetError):
-        next(values)
+    location, problem = next(values)
+    assert location == "line 2"
+    assert isinstance(problem, Problem)
+    assert problem.location == "line 2, column 2"
+    assert next(values) == ("line 3", {"id": "3"})

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from security_helpers import HOSTILE_ID, all_hostile_record, in_chromium, payloads, write_jsonl
 from sqlmodel import select
-from test_security_hostile_text import assert_inert
+from test_security_hostile_text import assert_inert, choose_in_sidebar
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment, stored_id
@@ -84,6 +84,7 @@ def test_the_reward_model_tabs_keep_hostile_text_inert(world, new_page):
     record = Recorder().attach(page)
     page.goto(f"{url}/?token={token}")
     settle(page)
+    choose_in_sidebar(page, STUDY)  # a new session has no study picked
     page.get_by_role("heading", name="Reward models against the humans").wait_for()
     assert_inert(page, record, url, "Reward models tab")
     page.get_by_role("tab", name="Label audit").click()

@@ -112,7 +112,7 @@ def test_the_default_limit_refuses_one_byte_more_than_max_upload_mb(engine, boss
 @pytest.mark.parametrize(
     ("content", "where", "field", "words"),
     [
-        ("good\n{oops\ngood", "line 2, column 2", None, "invalid JSON"),
+        ("good\n{oops\ngood2", "line 2, column 2", None, "invalid JSON"),
         ("good\ngood2\nno-chosen", "line 3", "chosen", "missing"),
         ("good\nnumber-question", "line 2", "question", "got a number"),
         ("good\n[1, 2]", "line 2", None, "expected a JSON object"),

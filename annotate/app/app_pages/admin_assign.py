@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
+    ask_confirmation,
+    ask_settings_change,
     choose_study,
+    confirmed,
     link_base,
     notify,
     show_notice,
 )
 from annotate.app.session import engine
+from annotate.app.study_picker import page_title
 from annotate.db.tables import Study
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
 from annotate.services import data, people, plans, studies
+from annotate.services.simulated import is_simulated
 
 
 def draw() -> None:
-    st.title("Assignments")
-    show_notice()
     name = choose_study()
+    page_title("Assignments", name)
+    show_notice()
     if name is None:
         return
     study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
@@ -53,7 +60,13 @@ def _draw_plan(study: Study, annotators: list[str]) -> None:
     )
     domains = act(lambda: data.study_domains(engine(), actor_id(), study.name)) or []
     with st.form("plan"):
-        people = st.multiselect("Annotators", annotators, default=annotators, key="plan_people")
+        people = st.multiselect(
+            "Annotators (choose them: none is preselected)",
+            annotators,
+            default=[],
+            format_func=lambda n: f"{n} (simulated)" if is_simulated(n) else n,
+            key="plan_people",
+        )
         chosen_domains = st.multiselect("Domains (none: all)", domains, key="plan_domains")
         left, middle = st.columns(2)
         sample = left.number_input(
@@ -64,22 +77,28 @@ def _draw_plan(study: Study, annotators: list[str]) -> None:
         )
         rebalance = st.checkbox("Rebalance pending work onto newcomers", key="plan_rebalance")
         submitted = st.form_submit_button("Assign", type="primary", icon=":material/group_add:")
-    if not submitted:
-        return
-    selection = PairSelection(tuple(chosen_domains), int(sample) or None)
-    result = act(
-        lambda: plans.make_plan(
-            engine(),
-            actor_id(),
-            study=study.name,
-            annotators=people,
-            selection=selection,
-            per_pair=int(k),
-            rebalance=rebalance,
-        )
-    )
+    if submitted:
+        plan: dict[str, Any] = {
+            "annotators": people,
+            "selection": PairSelection(tuple(chosen_domains), int(sample) or None),
+            "per_pair": int(k),
+            "rebalance": rebalance,
+        }
+        if not people:
+            st.error("Choose the annotators of the plan.")
+        elif int(k) != study.overlap:
+            ask_confirmation("plan", study.name, {"overlap": (study.overlap, int(k))}, plan)
+        else:
+            _run_plan(study, plan)
+    if (held := confirmed("plan", study.name)) is not None:
+        _run_plan(study, held)
+
+
+def _run_plan(study: Study, held: dict[str, Any]) -> None:
+    result = act(lambda: plans.make_plan(engine(), actor_id(), study=study.name, **held))
     if result is None:
         return
+    k = held["per_pair"]
     loads = list(result.loads.values())
     message = f"{result.total} new assignments"
     if result.moved:
@@ -120,7 +139,11 @@ def _draw_pool(study: Study) -> None:
             "reservation_minutes": int(minutes),
             "pool_quota": int(quota) or None,
         }
-        if act(lambda: studies.update_study(engine(), actor_id(), study.name, **changes)):
+        ask_settings_change("pool", study.name, changes)
+    held = confirmed("pool", study.name)
+    if held is not None:
+        updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **held))
+        if updated is not None:
             notify("Pool settings saved.")
             st.rerun()
     if study.enrolment_open:

@@ -9,32 +9,36 @@ turns the services' refusals into messages on the page, the one place the pages 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import streamlit as st
 
 from annotate.app.session import engine
+from annotate.app.study_picker import pick_study
 from annotate.config import APP_URL_ENV
 from annotate.domain.importer import DatasetError
 from annotate.errors import PrbError
 from annotate.services import studies
 
 HERE = Path(__file__).resolve().parent
-STUDY = "admin_study"
 NOTICE = "admin_notice"
+PENDING = "admin_pending_change"
 T = TypeVar("T")
 
 
 ADMIN_PAGES = (
     ("admin_progress.py", "Progress", ":material/insights:", "admin-progress"),
+    ("admin_flags.py", "Flags and skips", ":material/flag:", "admin-flags"),
     ("admin_studies.py", "Studies", ":material/tune:", "admin-studies"),
     ("admin_data.py", "Data and gold pairs", ":material/upload_file:", "admin-data"),
     ("admin_people.py", "Annotators", ":material/group:", "admin-annotators"),
     ("admin_assign.py", "Assignments", ":material/assignment_ind:", "admin-assignments"),
+    ("admin_audit.py", "Audit log", ":material/history:", "admin-audit"),
 )
 
 
@@ -97,6 +101,18 @@ def act(action: Callable[[], T]) -> T | None:
     return None
 
 
+def done(change: Callable[[], None], *, message: str) -> None:
+    """Run a change that returns nothing; on success, say so after the rerun."""
+    if act(lambda: _succeeded(change)):
+        notify(message)
+        st.rerun()
+
+
+def _succeeded(change: Callable[[], None]) -> bool:
+    change()
+    return True
+
+
 def notify(message: str) -> None:
     """A success message shown after the next rerun."""
     st.session_state[NOTICE] = message
@@ -108,8 +124,9 @@ def show_notice() -> None:
         st.success(message, icon=":material/check_circle:")
 
 
-def choose_study(label: str = "Study") -> str | None:
-    """The study the admin works on (kept across admin pages), picked in the sidebar."""
+def choose_study() -> str | None:
+    """The study the admin works on (kept across admin pages), picked in the sidebar; None
+    until the admin picks one in this session (no silent default)."""
     found = act(lambda: studies.list_studies(engine(), actor_id()))
     if found is None:
         st.stop()
@@ -117,7 +134,53 @@ def choose_study(label: str = "Study") -> str | None:
     if not names:
         st.info("There is no study yet: create one on the Studies page, or upload a dataset.")
         return None
-    current = st.session_state.get(STUDY)
-    index = names.index(current) if current in names else 0
-    st.session_state[STUDY] = st.sidebar.selectbox(label, names, index=index)
-    return st.session_state[STUDY]
+    return pick_study(names)
+
+
+def ask_confirmation(
+    key: str, study: str, changes: dict[str, tuple[Any, Any]], payload: Any
+) -> None:
+    """Hold a change of `study` until the admin confirms it (`confirmed`)."""
+    st.session_state[PENDING] = {"key": key, "study": study, "changes": changes, "payload": payload}
+
+
+def confirmed(key: str, study: str) -> Any | None:
+    """Draw the change held for the form `key` (each setting: now, after; Confirm, Cancel);
+    return its payload once the admin confirms. A change held for another study is dropped."""
+    pending = st.session_state.get(PENDING)
+    if not pending or pending["key"] != key:
+        return None
+    if pending["study"] != study:
+        st.session_state.pop(PENDING, None)
+        return None
+    with st.container(border=True):
+        st.warning(
+            f"**Study {study}**: confirm to change these settings.", icon=":material/warning:"
+        )
+        rows = [
+            {"setting": name, "now": _shown(now), "after": _shown(after)}
+            for name, (now, after) in pending["changes"].items()
+        ]
+        st.dataframe(rows, hide_index=True, width="stretch")
+        left, right, _ = st.columns([1, 1, 4])
+        if left.button("Confirm", type="primary", key=f"{key}_confirm"):
+            st.session_state.pop(PENDING, None)
+            return pending["payload"]
+        if right.button("Cancel", key=f"{key}_cancel"):
+            st.session_state.pop(PENDING, None)
+            st.rerun()
+    return None
+
+
+def ask_settings_change(key: str, study: str, changes: dict[str, Any]) -> None:
+    """Show what `changes` would change in `study` (nothing written) and hold them until the
+    admin confirms (`confirmed(key, study)`)."""
+    preview = act(lambda: studies.preview_study_changes(engine(), actor_id(), study, **changes))
+    if preview == {}:
+        st.info(f"Nothing to change in {study}.", icon=":material/info:")
+    elif preview:
+        ask_confirmation(key, study, preview, changes)
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value)

@@ -7,7 +7,6 @@ from typing import BinaryIO
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import (
-    STUDY,
     act,
     actor_id,
     choose_study,
@@ -15,6 +14,7 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
 )
 from annotate.app.session import engine
+from annotate.app.study_picker import STUDY, page_title
 from annotate.config import MAX_UPLOAD_MB
 from annotate.domain.quality import GOLD_PREFERENCES
 from annotate.services import data, progress, studies
@@ -23,10 +23,10 @@ NEW_STUDY = "(a new study)"
 
 
 def draw() -> None:
-    st.title("Data and gold pairs")
+    study = choose_study()
+    page_title("Data and gold pairs", study)
     show_notice()
     _draw_upload()
-    study = choose_study()
     if study is not None:
         _draw_gold(study)
 
@@ -45,7 +45,11 @@ def _draw_upload() -> None:
     with st.form("upload", clear_on_submit=False):
         left, right = st.columns(2)
         target = left.selectbox(
-            "Into study", names, index=names.index(current) if current in names else 0
+            "Into study",
+            names,
+            index=names.index(current) if current in names else None,
+            placeholder="Choose a study",
+            key="upload_study",
         )
         new_name = right.text_input("New study's name", key="upload_new_study")
         domain = left.text_input("Domain (optional)", key="upload_domain")
@@ -57,6 +61,9 @@ def _draw_upload() -> None:
         )
         submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
     if not submitted:
+        return
+    if target is None:
+        st.error("Choose the study to import into.")
         return
     study = new_name.strip() if target == NEW_STUDY else target
     if not study:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, link_base, notify, show_notice
+from annotate.app.app_pages.admin_common import act, actor_id, done, link_base, show_notice
 from annotate.app.session import engine
 from annotate.services import people
 from annotate.vocabulary import ROLES
@@ -80,12 +78,12 @@ def _draw_manage(names: list[str]) -> None:
         [1, 1, 1, 1, 1], vertical_alignment="bottom"
     )
     if deactivate.button("Deactivate", icon=":material/block:", key="manage_deactivate"):
-        _done(
+        done(
             lambda: people.set_accounts_active(engine(), actor_id(), [name], False),
             message=f"{name} can no longer log in.",
         )
     if activate.button("Activate", icon=":material/check:", key="manage_activate"):
-        _done(
+        done(
             lambda: people.set_accounts_active(engine(), actor_id(), [name], True),
             message=f"{name} can log in again.",
         )
@@ -96,22 +94,10 @@ def _draw_manage(names: list[str]) -> None:
             st.rerun()
     role = role_col.selectbox("Role", ROLES, key="manage_role")
     if apply.button("Set role", key="manage_set_role"):
-        _done(
+        done(
             lambda: people.set_account_role(engine(), actor_id(), name, role),
             message=f"{name} is now {role}.",
         )
-
-
-def _done(change: Callable[[], None], *, message: str) -> None:
-    """Run an account change; on success, say so after the rerun."""
-    if act(lambda: _succeeded(change)):
-        notify(message)
-        st.rerun()
-
-
-def _succeeded(change: Callable[[], None]) -> bool:
-    change()
-    return True
 
 
 if __name__ == "__main__":

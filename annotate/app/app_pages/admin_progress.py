@@ -8,14 +8,15 @@ import streamlit as st
 
 from annotate.app.app_pages.admin_common import act, actor_id, choose_study
 from annotate.app.session import engine
+from annotate.app.study_picker import page_title
 from annotate.services import progress
 
 STATUS_COLOURS = {"done": "#2e7d32", "skipped": "#f9a825", "pending": "#90a4ae"}
 
 
 def draw() -> None:
-    st.title("Progress")
     study = choose_study()
+    page_title("Progress", study)
     if study is None:
         return
     board = act(lambda: progress.dashboard(engine(), actor_id(), study))

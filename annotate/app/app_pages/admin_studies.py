@@ -7,25 +7,27 @@ from typing import Any
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import (
-    STUDY,
     act,
     actor_id,
+    ask_settings_change,
     choose_study,
+    confirmed,
     link_base,
     notify,
     show_notice,
 )
 from annotate.app.session import engine
+from annotate.app.study_picker import STUDY, page_title
 from annotate.db.tables import Study
 from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS
 
 
 def draw() -> None:
-    st.title("Studies")
+    name = choose_study()
+    page_title("Studies", name)
     show_notice()
     _draw_create()
-    name = choose_study()
     if name is None:
         return
     study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
@@ -59,7 +61,9 @@ def _draw_settings(study: Study) -> None:
         changes |= _work_inputs(study, key)
         saved = st.form_submit_button("Save settings", type="primary")
     if saved:
-        updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **changes))
+        ask_settings_change("settings", study.name, changes)
+    if (held := confirmed("settings", study.name)) is not None:
+        updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **held))
         if updated is not None:
             notify(f"Settings of {study.name} saved.")
             st.rerun()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 
 import pandas as pd
@@ -14,6 +15,7 @@ from analysis.report_types import Report
 from analysis.tables import Table, accuracy_table, dimension_table
 from annotate.app import results_models
 from annotate.app.session import engine
+from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
 from annotate.domain.export import EXPORT_FORMATS, ratings_bytes
 from annotate.domain.permissions import RESULTS_ROLES, require_role
@@ -60,8 +62,10 @@ def _report(
     n_boot: int,
     models: str,  # noqa: ARG001
     account: int | None,
+    excluded: str,  # noqa: ARG001
 ) -> Report:
-    """Cached per study state (score count, newest score, imported models) and settings."""
+    """Cached per study state (score count, newest score, imported models, excluded pairs)
+    and settings."""
     report = study_report(
         study_ratings(engine(), study), margin=margin, alpha=alpha, holm=holm, n_boot=n_boot
     )
@@ -72,12 +76,13 @@ def draw() -> None:
     account = st.session_state.get("account_id")
     with read_session(engine()) as session:
         require_role(session, account, *RESULTS_ROLES)
-    st.title("Results")
     names = study_names(engine())
+    study = pick_study(names) if names else None
+    page_title("Results", study, names)
     if not names:
         st.info("No study yet: import a dataset first.")
+    if study is None:
         return
-    study = st.selectbox("Study", names, index=len(names) - 1)
     data = study_ratings(engine(), study)
     if data.ratings.empty:
         st.info("No ratings in this study yet.")
@@ -86,8 +91,9 @@ def draw() -> None:
     latest = str(data.ratings["created_at"].max())
     try:
         models = results_models.models_state(study, account)
+        excluded = json.dumps(data.excluded, sort_keys=True)
         report = _report(
-            study, len(data.ratings), latest, margin, alpha, holm, n_boot, models, account
+            study, len(data.ratings), latest, margin, alpha, holm, n_boot, models, account, excluded
         )
     except ValueError as error:
         st.error(f"The statistics cannot be computed: {error}")
@@ -163,6 +169,9 @@ def _draw_tables(report: Report) -> None:
         with st.expander(f"Exclusions ({exclusions['n_excluded_total']} pair-dimensions)"):
             st.markdown(exclusions["note"])
             st.json(exclusions["dimensions"], expanded=False)
+    if exclusions["excluded_pairs"]:
+        with st.expander(f"Pairs left out by an admin ({len(exclusions['excluded_pairs'])})"):
+            st.dataframe(exclusions["excluded_pairs"], hide_index=True, width="stretch")
 
 
 def _draw_charts(report: Report) -> None:

@@ -1,0 +1,134 @@
+"""`prb-annotate publish --study S DIR` (issue 15.8): the folder loads with pandas, its card's
+front matter parses as YAML with the hub's keys, the card states the protocol, the verdict, the
+exclusions and the reward models; an existing folder is refused and left as it was.
+
+`datasets` is not installed here: the ratings file is read with pandas and pyarrow, which is
+what `datasets.load_dataset("parquet", data_files=...)` reads it with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from typer.testing import CliRunner, Result
+
+from annotate.cli.common import State, app
+from annotate.domain.publish import size_category
+from annotate.vocabulary import EXPORT_COLUMNS
+
+
+@pytest.fixture
+def cli(db_url: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
+    runner = CliRunner()
+
+    def invoke(*args: str) -> Result:
+        try:
+            return runner.invoke(app, ["--db", db_url, *args])
+        finally:
+            if State._engine is not None:
+                State._engine.dispose()
+
+    return invoke
+
+
+@pytest.fixture
+def rated(cli, tmp_path, make_record, write_records) -> Path:
+    """Study `s`: 10 pairs rated by 3 simulated annotators, r3 excluded, one reward model."""
+    dataset = write_records(tmp_path / "Art_test.jsonl", [make_record(f"r{i}") for i in range(10)])
+    assert cli("import", str(dataset), "--study", "s").exit_code == 0
+    assert cli("synth", "ratings", "--study", "s", "--annotators", "3").exit_code == 0
+    outputs = tmp_path / "rm.jsonl"
+    made = cli("synth", "model-outputs", str(dataset), "-o", str(outputs), "--accuracy", "0.8")
+    assert made.exit_code == 0, made.output
+    assert cli("models", "import", str(outputs), "--study", "s", "--model", "rm-a").exit_code == 0
+    excluded = cli("flags", "exclude", "r3", "--study", "s", "--reason", "label | wrong")
+    assert excluded.exit_code == 0, excluded.output
+    return tmp_path
+
+
+def front_matter(card: str) -> dict:
+    assert card.startswith("---\n")
+    head, _, _ = card[4:].partition("\n---\n")
+    return yaml.safe_load(head)
+
+
+def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
+    folder = rated / "card"
+    result = cli("publish", str(folder), "--study", "s", "--bootstrap", "0")
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["README.md", "ratings.parquet", "report.html", "report.json", "report.md"]
+
+    ratings = pd.read_parquet(folder / "ratings.parquet")
+    assert list(ratings.columns) == [*EXPORT_COLUMNS, "excluded"]
+    assert len(ratings) == 10 * 3 * 8
+    assert set(ratings.loc[ratings["excluded"], "pair_id"]) == {"r3"}
+    assert pq.read_schema(folder / "ratings.parquet").field("score").type == "int64"
+
+    report = json.loads((folder / "report.json").read_text())
+    assert report["n_pairs"] == 9  # r3 left out of every figure
+    assert [e["pair_id"] for e in report["exclusions"]["excluded_pairs"]] == ["r3"]
+    assert "rm-a" in report["reward_models"]
+    assert (folder / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+    card = (folder / "README.md").read_text()
+    meta = front_matter(card)
+    assert meta["license"] == "cc-by-4.0"
+    assert meta["task_categories"]
+    assert meta["size_categories"] == ["n<1K"]
+    (config,) = meta["configs"]
+    assert config["data_files"] == [{"split": "train", "path": "ratings.parquet"}]
+    body = card.split("\n---\n", 1)[1]
+    for statement in [
+        "**Blinding**",
+        "**Overlap**: 3 annotator(s)",
+        "**Scale**: 1 to 5",
+        "**Equivalence margin**",
+        "3 SIMULATED annotators",
+        "## Verdict",
+        "## Agreement",
+        "## Human accuracy",
+        "| rm-a | pointwise |",
+        "| r3 | label \\| wrong | system |",
+    ]:
+        assert statement in body, statement
+    validated = "**VALIDATED**" if report["checks"]["validated"] else "**NOT validated**"
+    assert validated in body
+
+
+def test_an_existing_folder_or_a_study_without_ratings_is_refused(cli, rated):
+    folder = rated / "taken"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("mine")
+    result = cli("publish", str(folder), "--study", "s", "--bootstrap", "0")
+    assert result.exit_code == 1
+    assert "not an empty folder" in result.stderr
+    assert [p.name for p in folder.iterdir()] == ["keep.txt"]
+    assert cli("studies", "create", "empty").exit_code == 0
+    result = cli("publish", str(rated / "new"), "--study", "empty")
+    assert result.exit_code == 1
+    assert "no ratings yet" in result.stderr
+    assert not (rated / "new").exists()
+    assert not [p for p in rated.iterdir() if p.name.startswith(".new")]  # no staging left
+
+
+def test_license_option_and_size_categories(cli, rated):
+    folder = rated / "mit"
+    assert (
+        cli("publish", str(folder), "-s", "s", "--bootstrap", "0", "--license", "mit").exit_code
+        == 0
+    )
+    assert front_matter((folder / "README.md").read_text())["license"] == "mit"
+    assert [size_category(n) for n in (0, 999, 1000, 99_999, 100_000, 10**6)] == [
+        "n<1K",
+        "n<1K",
+        "1K<n<10K",
+        "10K<n<100K",
+        "100K<n<1M",
+        "n>1M",
+    ]
