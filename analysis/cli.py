@@ -59,6 +59,7 @@ def emit_report(
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
     margin_unit: str = "points",
+    planned: dict[str, float] | None = None,
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error."""
     try:
@@ -72,6 +73,7 @@ def emit_report(
             scale_min=scale_min,
             scale_max=scale_max,
             margin_unit=margin_unit,
+            planned=planned,
         )
         text = render_report(result, fmt.value)
         if output is None:
@@ -106,6 +108,13 @@ def report(
     scale_max: Annotated[
         int, typer.Option("--scale-max", help="Highest score of the scale.")
     ] = SCALE_MAX,
+    plan_pairs: Annotated[
+        int | None,
+        typer.Option("--plan-pairs", help="Planned pairs: adds the power analysis ('power')."),
+    ] = None,
+    plan_annotators: Annotated[
+        int, typer.Option("--plan-annotators", help="Planned annotators per pair.")
+    ] = 3,
 ) -> None:
     """Compute the validation report for a ratings export."""
     emit_report(
@@ -120,6 +129,9 @@ def report(
         scale_min=scale_min,
         scale_max=scale_max,
         margin_unit=margin_unit.value,
+        planned=None
+        if plan_pairs is None
+        else {"n_pairs": plan_pairs, "annotators_per_pair": plan_annotators},
     )
 
 
