@@ -37,6 +37,8 @@ from .report_types import MixedDimension, MixedModel, PairedTest
 
 MIN_RATIO = 1e-10
 MAX_EVALUATIONS = 400
+SMALL_DATA = 20_000
+"""Up to this many pair-ratings the fixed starts are tried besides the moment-based one."""
 STARTS = ((0.3, 0.3), (0.05, 0.05))
 """Starting variance ratios (pair, annotator) / residual; the best optimum wins (the
 likelihood can have a boundary optimum beside the interior one)."""
@@ -140,17 +142,21 @@ def _cho_solve(chol: FloatArray, b: FloatArray) -> FloatArray:
 
 def fit_crossed(d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArray) -> CrossedFit:
     """REML fit of the crossed model: the residual variance is profiled out and the two
-        relative SDs optimised without derivatives (Nelder-Mead: zero is a stationary point in this
-    parameterisation, which fools gradient methods) from a few starts; the best optimum wins."""
+    relative SDs optimised without derivatives (Nelder-Mead: zero is a stationary point in this
+    parameterisation, which fools gradient methods), from a moment-based start and, on small
+    data, a few fixed starts too; the best optimum wins."""
     model = _Model(d, x, pair, annotator)
+    starts = [moment_start(d, model.pair, model.annotator)]
+    if len(d) <= SMALL_DATA:
+        starts += [np.asarray(s, dtype=np.float64) for s in STARTS]
     results = [
         optimize.minimize(
             model.profiled,
             np.sqrt(start),
             method="Nelder-Mead",
-            options={"xatol": 1e-5, "fatol": 1e-8, "maxfev": MAX_EVALUATIONS},
+            options={"xatol": 1e-4, "fatol": 1e-7, "maxfev": MAX_EVALUATIONS},
         )
-        for start in STARTS
+        for start in starts
     ]
     best = min(results, key=lambda r: float(r.fun))
     g_pair, g_annotator = (float(v) ** 2 + MIN_RATIO for v in best.x)
@@ -163,6 +169,21 @@ def fit_crossed(d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArra
     return CrossedFit(
         beta, xtvx_inv * s2e, s2e, g_pair * s2e, g_annotator * s2e, bool(best.success)
     )
+
+
+def moment_start(d: FloatArray, pair: IntArray, annotator: IntArray) -> FloatArray:
+    """Rough variance ratios (pair, annotator) / residual from group means: within-pair
+    variance ~ s2e + s2a, variance of pair means ~ s2p + within / k, variance of annotator
+    means ~ s2a + (s2p + s2e) / n_a."""
+    pair_mean = np.bincount(pair, weights=d) / np.bincount(pair)
+    k = np.bincount(pair).astype(float)
+    within = float(np.sum((d - pair_mean[pair]) ** 2) / max(len(d) - len(k), 1))
+    s2p = max(float(np.var(pair_mean)) - within * float(np.mean(1 / k)), 0.0)
+    n_a = np.bincount(annotator).astype(float)
+    annotator_mean = np.bincount(annotator, weights=d) / n_a
+    s2a = max(float(np.var(annotator_mean)) - (s2p + within) * float(np.mean(1 / n_a)), 0.0)
+    s2e = max(within - s2a, within / 10, MIN_RATIO)
+    return np.asarray([s2p / s2e + 0.01, s2a / s2e + 0.01], dtype=np.float64)
 
 
 def rating_level(
