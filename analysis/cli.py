@@ -64,6 +64,7 @@ def emit_report(
     margin_unit: str = "points",
     margin_history: Mapping[str, object] | None = None,
     excluded_pairs: Sequence[ExcludedPair] = (),
+    planned: dict[str, float] | None = None,
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error.
     `extend` adds sections from outside the ratings (the database's reward models);
@@ -81,6 +82,7 @@ def emit_report(
             margin_unit=margin_unit,
             margin_history=margin_history,
             excluded_pairs=excluded_pairs,
+            planned=planned,
         )
         if extend is not None:
             result = extend(result)
@@ -117,6 +119,13 @@ def report(
     scale_max: Annotated[
         int, typer.Option("--scale-max", help="Highest score of the scale.")
     ] = SCALE_MAX,
+    plan_pairs: Annotated[
+        int | None,
+        typer.Option("--plan-pairs", help="Planned pairs: adds the power analysis ('power')."),
+    ] = None,
+    plan_annotators: Annotated[
+        int, typer.Option("--plan-annotators", help="Planned annotators per pair.")
+    ] = 3,
 ) -> None:
     """Compute the validation report for a ratings export."""
     emit_report(
@@ -131,6 +140,9 @@ def report(
         scale_min=scale_min,
         scale_max=scale_max,
         margin_unit=margin_unit.value,
+        planned=None
+        if plan_pairs is None
+        else {"n_pairs": plan_pairs, "annotators_per_pair": plan_annotators},
     )
 
 

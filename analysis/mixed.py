@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, sparse, stats
+from scipy import linalg, optimize, sparse, stats
 
 from annotate.vocabulary import DIMENSIONS
 
@@ -35,7 +35,10 @@ from .paired import DIVERGES, INCONCLUSIVE, INSUFFICIENT, MIN_PAIRS, TIE
 from .position import response_scores
 from .report_types import MixedDimension, MixedModel, PairedTest
 
-MIN_RATIO, MAX_RATIO = 1e-8, 1e3
+MIN_RATIO = 1e-10
+MAX_EVALUATIONS = 400
+SMALL_DATA = 20_000
+"""Up to this many pair-ratings the fixed starts are tried besides the moment-based one."""
 STARTS = ((0.3, 0.3), (0.05, 0.05))
 """Starting variance ratios (pair, annotator) / residual; the best optimum wins (the
 likelihood can have a boundary optimum beside the interior one)."""
@@ -66,7 +69,7 @@ class _Model:
         self.by_pair = sparse.csr_matrix((ones, (self.pair, rows)))
         self.by_annotator = sparse.csr_matrix((ones, (self.annotator, rows)))
         # Z_p' Z_a: how many ratings each pair has from each annotator (pairs x annotators)
-        self.pair_annotator = np.asarray((self.by_pair @ self.by_annotator.T).toarray())
+        self.pair_annotator = sparse.csr_matrix(self.by_pair @ self.by_annotator.T)
         self.n_per_annotator = np.bincount(self.annotator, minlength=self.n_annotators)
 
     def _vp_inv(self, m: FloatArray, s2e: float, s2p: float) -> FloatArray:
@@ -81,12 +84,11 @@ class _Model:
         rhs = np.column_stack([self.x, self.d])
         vp_rhs = self._vp_inv(rhs, s2e, s2p)
         c = s2p / (s2e + self.k * s2p)
-        za_vp_za = (
-            np.diag(self.n_per_annotator.astype(float))
-            - self.pair_annotator.T @ (c[:, None] * self.pair_annotator)
-        ) / s2e
+        weighted = sparse.diags(c) @ self.pair_annotator
+        shared = np.asarray((self.pair_annotator.T @ weighted).toarray(), dtype=np.float64)
+        za_vp_za = (np.diag(self.n_per_annotator.astype(float)) - shared) / s2e
         inner = np.eye(self.n_annotators) / s2a + za_vp_za
-        chol = np.asarray(np.linalg.cholesky(inner), dtype=np.float64)
+        chol = np.asarray(linalg.cholesky(inner, lower=True), dtype=np.float64)
         q = _cho_solve(chol, np.asarray(self.by_annotator @ vp_rhs, dtype=np.float64))
         v_inv_rhs = vp_rhs - self._vp_inv(q[self.annotator], s2e, s2p)
         log_vp = float(np.sum((self.k - 1) * np.log(s2e) + np.log(s2e + self.k * s2p)))
@@ -103,10 +105,12 @@ class _Model:
         n, p = self.x.shape
         return float((n - p) * np.log(s2e) + log_h - p * np.log(s2e) + log_xtvx + quad / s2e)
 
-    def profiled(self, log_ratios: FloatArray) -> float:
+    def profiled(self, theta: FloatArray) -> float:
         """The REML criterion with the residual variance profiled out; parameters are the
-        log ratios s2p/s2e and s2a/s2e."""
-        parts = self._gls(1.0, *np.exp(log_ratios))
+        relative SDs theta (s2p/s2e = theta_0^2, s2a/s2e = theta_1^2), smooth through zero
+        (as lme4)."""
+        ratios = np.square(theta) + MIN_RATIO
+        parts = self._gls(1.0, float(ratios[0]), float(ratios[1]))
         if parts is None:
             return float("inf")
         quad, log_h, log_xtvx = parts
@@ -117,41 +121,69 @@ class _Model:
         """r' V^-1 r at the GLS beta, log|V| and log|X' V^-1 X|; None if not positive."""
         try:
             v_inv_rhs, log_det = self.solve(s2e, s2p, s2a)
-        except np.linalg.LinAlgError:
+        except (np.linalg.LinAlgError, linalg.LinAlgError):
             return None
         p = self.x.shape[1]
         xtvx = self.x.T @ v_inv_rhs[:, :p]
-        beta = np.linalg.solve(xtvx, self.x.T @ v_inv_rhs[:, p])
-        quad = float(self.d @ v_inv_rhs[:, p] - beta @ (self.x.T @ v_inv_rhs[:, p]))
-        sign, log_xtvx = np.linalg.slogdet(xtvx)
-        return (quad, log_det, float(log_xtvx)) if sign > 0 and quad > 0 else None
+        try:
+            factor = linalg.cho_factor(xtvx, lower=True)
+        except linalg.LinAlgError:
+            return None
+        xtvd = self.x.T @ v_inv_rhs[:, p]
+        quad = float(self.d @ v_inv_rhs[:, p] - xtvd @ linalg.cho_solve(factor, xtvd))
+        log_xtvx = 2 * float(np.sum(np.log(np.diag(factor[0]))))
+        return (quad, log_det, log_xtvx) if quad > 0 else None
 
 
 def _cho_solve(chol: FloatArray, b: FloatArray) -> FloatArray:
-    y = np.linalg.solve(chol, b)
-    return np.asarray(np.linalg.solve(chol.T, y), dtype=np.float64)
+    """Solve (L L') x = b from the lower Cholesky factor L (LAPACK potrs)."""
+    return np.asarray(linalg.cho_solve((chol, True), b), dtype=np.float64)
 
 
 def fit_crossed(d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArray) -> CrossedFit:
     """REML fit of the crossed model: the residual variance is profiled out and the two
-    variance ratios optimised on the log scale from a few starts (the best optimum wins)."""
+    relative SDs optimised without derivatives (Nelder-Mead: zero is a stationary point in this
+    parameterisation, which fools gradient methods), from a moment-based start and, on small
+    data, a few fixed starts too; the best optimum wins."""
     model = _Model(d, x, pair, annotator)
-    bounds = [(np.log(MIN_RATIO), np.log(MAX_RATIO))] * 2
+    starts = [moment_start(d, model.pair, model.annotator)]
+    if len(d) <= SMALL_DATA:
+        starts += [np.asarray(s, dtype=np.float64) for s in STARTS]
     results = [
-        optimize.minimize(model.profiled, np.log(start), method="L-BFGS-B", bounds=bounds)
-        for start in STARTS
+        optimize.minimize(
+            model.profiled,
+            np.sqrt(start),
+            method="Nelder-Mead",
+            options={"xatol": 1e-4, "fatol": 1e-7, "maxfev": MAX_EVALUATIONS},
+        )
+        for start in starts
     ]
     best = min(results, key=lambda r: float(r.fun))
-    g_pair, g_annotator = (float(v) for v in np.exp(best.x))
+    g_pair, g_annotator = (float(v) ** 2 + MIN_RATIO for v in best.x)
     v_inv_rhs, _ = model.solve(1.0, g_pair, g_annotator)
     p = x.shape[1]
-    xtvx_inv = np.asarray(np.linalg.inv(x.T @ v_inv_rhs[:, :p]), dtype=np.float64)
+    xtvx_inv = np.asarray(linalg.inv(x.T @ v_inv_rhs[:, :p]), dtype=np.float64)
     beta = np.asarray(xtvx_inv @ (x.T @ v_inv_rhs[:, p]), dtype=np.float64)
     quad = float(d @ v_inv_rhs[:, p] - beta @ (x.T @ v_inv_rhs[:, p]))
     s2e = quad / (len(d) - p)
     return CrossedFit(
         beta, xtvx_inv * s2e, s2e, g_pair * s2e, g_annotator * s2e, bool(best.success)
     )
+
+
+def moment_start(d: FloatArray, pair: IntArray, annotator: IntArray) -> FloatArray:
+    """Rough variance ratios (pair, annotator) / residual from group means: within-pair
+    variance ~ s2e + s2a, variance of pair means ~ s2p + within / k, variance of annotator
+    means ~ s2a + (s2p + s2e) / n_a."""
+    pair_mean = np.bincount(pair, weights=d) / np.bincount(pair)
+    k = np.bincount(pair).astype(float)
+    within = float(np.sum((d - pair_mean[pair]) ** 2) / max(len(d) - len(k), 1))
+    s2p = max(float(np.var(pair_mean)) - within * float(np.mean(1 / k)), 0.0)
+    n_a = np.bincount(annotator).astype(float)
+    annotator_mean = np.bincount(annotator, weights=d) / n_a
+    s2a = max(float(np.var(annotator_mean)) - (s2p + within) * float(np.mean(1 / n_a)), 0.0)
+    s2e = max(within - s2a, within / 10, MIN_RATIO)
+    return np.asarray([s2p / s2e + 0.01, s2a / s2e + 0.01], dtype=np.float64)
 
 
 def rating_level(

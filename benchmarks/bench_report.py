@@ -35,6 +35,7 @@ from analysis.agreement import (
 )
 from analysis.annotators import annotator_behaviour
 from analysis.coded import encode_ratings, pair_means
+from analysis.mixed import mixed_model
 from analysis.position import position_bias
 from analysis.ratings import validate_ratings
 from analysis.render import render_report
@@ -123,11 +124,12 @@ def main() -> None:
     )
 
     means = pair_means(coded)
+    margins = dict.fromkeys(DIMENSIONS, 0.5)
     steps = {
         "validate": lambda: validate_ratings(df),
         "encode": lambda: encode_ratings(df),
         "pair means": lambda: pair_means(coded),
-        "paired tests": lambda: compare_dimensions(means, 0.5, 0.05, False),
+        "paired tests": lambda: compare_dimensions(means, margins, 0.05),
         "alpha per dimension": lambda: dimension_agreement(coded, DOMAIN, 0, 0),
         f"alpha bootstrap x{args.n_boot}": lambda: dimension_agreement(
             coded, DOMAIN, args.n_boot, 0
@@ -136,7 +138,8 @@ def main() -> None:
         "annotator pairs": lambda: annotator_agreement(coded, 1, 5),
         "annotator behaviour": lambda: annotator_behaviour(coded, 1, 5),
         "position bias": lambda: position_bias(coded),
-        "by domain": lambda: by_domain(coded, means, 0.5, 0.05, False),
+        "by domain": lambda: by_domain(coded, means, margins, 0.05, True),
+        "mixed model": lambda: mixed_model(coded, report["dimensions"], 0.05),
         "render md": lambda: render_report(report, "md"),
         "render html": lambda: render_report(report, "html"),
     }

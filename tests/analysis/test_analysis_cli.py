@@ -111,3 +111,16 @@ def test_python_dash_m(ratings_file):
     )
     assert done.returncode == 0, done.stderr
     assert "# Validation report" in done.stdout
+
+
+def test_margin_unit_and_planned_power(ratings_file):
+    args = ["report", str(ratings_file), "--bootstrap", "0", "--margin-unit", "sd"]
+    result = runner.invoke(app, [*args, "--margin", "0.4", "--plan-pairs", "50"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["settings"]["margin_unit"] == "sd"
+    assert report["power"]["n_pairs"] == 50
+    assert report["power"]["annotators_per_pair"] == 3
+    assert report["schema_version"] == 2
+    bad = runner.invoke(app, ["report", str(ratings_file), "--margin-unit", "percent"])
+    assert bad.exit_code != 0
