@@ -232,6 +232,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0004_enrolment_secrets",
         "0005_reward_models",
         "0006_margin_record",
+        "0007_study_designs",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
