@@ -1,0 +1,135 @@
+"""The direct preference (issue 14, item 2): forced-choice human accuracy, its agreement with
+the preference the scores imply, and the annotators' agreement on it.
+
+Input: the ratings export of a study that asks for the preference. Its ``preference`` column is
+already in terms of the responses (+2 chosen much better .. 0 tie .. -2 rejected much better;
+the server mapped the annotator's side answer), repeated on the annotator's eight rows of a
+pair. One (pair, annotator) is one judgement.
+
+- Forced-choice accuracy: the share of judgements preferring chosen. Strict: a tie is not a
+  win; with ties: a tie counts as half a win (as `analysis.accuracy` does for the scores). Both
+  with Wilson intervals (R ``prop.test(x, n, correct=FALSE)``).
+- Agreement with the scores: the same annotator's rubric-alignment scores imply a preference
+  (chosen higher, equal, or rejected higher); the share of judgements whose direct preference
+  points the same way, and Cohen's kappa over those three categories.
+- Alpha: Krippendorff's ordinal alpha of the preference over pairs (annotators as coders).
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+import numpy as np
+import pandas as pd
+
+from annotate.vocabulary import PERSONAL_DIMENSION, PREFERENCE_POINTS
+
+from .accuracy import TIES_COUNT_AS, wilson_interval
+from .agreement import alpha_from_long
+from .coded import FloatArray, IntArray
+from .report_types import Interval
+from .reward_models import cohen_kappa
+
+PREFERENCE_COLUMN = "preference"
+DIRECTIONS = ("chosen", "tie", "rejected")
+
+
+class Share(TypedDict):
+    value: float | None
+    ci95: Interval | None
+    n: int
+
+
+class ForcedChoice(TypedDict):
+    strict: Share
+    with_ties: Share
+    n_judgements: int
+    n_chosen: int
+    n_ties: int
+    n_rejected: int
+
+
+class ScoreAgreement(TypedDict):
+    agreement: float | None
+    kappa: float | None
+    n_judgements: int
+    table: dict[str, dict[str, int]]  # direct preference -> score-implied preference -> count
+
+
+class PreferenceSummary(TypedDict):
+    forced_choice: ForcedChoice
+    with_scores: ScoreAgreement
+    alpha_ordinal: float | None
+    n_pairs: int
+    n_annotators: int
+
+
+def judgements(export: pd.DataFrame) -> pd.DataFrame:
+    """One row per (pair, annotator) with a preference: ``preference`` and ``score_diff`` (the
+    annotator's rubric-alignment score of chosen minus rejected; NaN if not both given)."""
+    keys = ["pair_id", "annotator"]
+    given = export[export[PREFERENCE_COLUMN].notna()]
+    preference = given.groupby(keys)[PREFERENCE_COLUMN].first().astype("int64")
+    personal = given[given["dimension"] == PERSONAL_DIMENSION]
+    scores = personal.pivot_table(index=keys, columns="response", values="score", aggfunc="first")
+    diff = scores.get("chosen", np.nan) - scores.get("rejected", np.nan)
+    table = pd.DataFrame({"preference": preference})
+    table["score_diff"] = pd.Series(diff, dtype="float64").reindex(table.index)
+    return table.reset_index()
+
+
+def _share(successes: float, n: int) -> Share:
+    return {"value": successes / n if n else None, "ci95": wilson_interval(successes, n), "n": n}
+
+
+def forced_choice(preference: IntArray) -> ForcedChoice:
+    """Human accuracy from the direct preference, strict and with ties as half a win."""
+    values = np.asarray(preference)
+    n = len(values)
+    wins, ties = int(np.sum(values > 0)), int(np.sum(values == 0))
+    return {
+        "strict": _share(wins, n),
+        "with_ties": _share(wins + TIES_COUNT_AS * ties, n),
+        "n_judgements": n,
+        "n_chosen": wins,
+        "n_ties": ties,
+        "n_rejected": n - wins - ties,
+    }
+
+
+def _direction(values: FloatArray) -> np.ndarray:
+    return np.select([values > 0, values < 0], ["chosen", "rejected"], default="tie")
+
+
+def score_agreement(preference: IntArray, score_diff: FloatArray) -> ScoreAgreement:
+    """How often the direct preference points the way the same annotator's scores do."""
+    keep = ~np.isnan(np.asarray(score_diff, float))
+    direct = _direction(np.asarray(preference, float)[keep])
+    implied = _direction(np.asarray(score_diff, float)[keep])
+    n = int(keep.sum())
+    table = {
+        d: {i: int(np.sum((direct == d) & (implied == i))) for i in DIRECTIONS} for d in DIRECTIONS
+    }
+    return {
+        "agreement": float(np.mean(direct == implied)) if n else None,
+        "kappa": cohen_kappa(direct, implied, DIRECTIONS),
+        "n_judgements": n,
+        "table": table,
+    }
+
+
+def preference_summary(export: pd.DataFrame) -> PreferenceSummary | None:
+    """The three figures for a study's export (None when it holds no preference)."""
+    if PREFERENCE_COLUMN not in export or export[PREFERENCE_COLUMN].notna().sum() == 0:
+        return None
+    table = judgements(export)
+    preference = table["preference"].to_numpy()
+    return {
+        "forced_choice": forced_choice(preference),
+        "with_scores": score_agreement(preference, table["score_diff"].to_numpy()),
+        "alpha_ordinal": alpha_from_long(
+            table, ["pair_id"], "preference", "ordinal", PREFERENCE_POINTS
+        ),
+        "n_pairs": int(table["pair_id"].nunique()),
+        "n_annotators": int(table["annotator"].nunique()),
+    }

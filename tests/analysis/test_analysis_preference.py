@@ -1,0 +1,115 @@
+"""The direct preference's figures (analysis/preference.py) against hand-computed values.
+
+Eight judgements (4 pairs x 2 annotators), in terms of the responses (+ = chosen better):
+
+    pair annotator preference  rubric chosen/rejected  implied by the scores
+    p1   a1         +2          5/2                     chosen
+    p1   a2         +1          4/3                     chosen
+    p2   a1          0          3/3                     tie
+    p2   a2         -1          4/2                     chosen
+    p3   a1         +1          2/4                     rejected
+    p3   a2         +2          5/1                     chosen
+    p4   a1         -2          1/5                     rejected
+    p4   a2          0          3/4                     rejected
+
+Forced choice: 4 chosen, 2 ties, 2 rejected of 8; strict 4/8 = 0.5, with ties (4 + 2/2)/8 =
+0.625. Wilson intervals from GNU R 4.x:
+    prop.test(4, 8, correct=FALSE)$conf.int -> 0.2152160622 0.7847839378
+    prop.test(5, 8, correct=FALSE)$conf.int -> 0.3057423946 0.8631557142
+Agreement with the scores: directions agree in 5 of 8 (p1 a1, p1 a2, p2 a1, p3 a2, p4 a1) =
+0.625. Cohen's kappa by hand: marginals direct (chosen, tie, rejected) = (4, 2, 2)/8, implied =
+(4, 1, 3)/8; p_e = (16 + 2 + 6)/64 = 0.375; kappa = (0.625 - 0.375)/(1 - 0.375) = 0.4.
+Ordinal alpha over pairs: the `krippendorff` package (an independent implementation),
+krippendorff.alpha([[2, 0, 1, -2], [1, -1, 2, 0]], level_of_measurement="ordinal",
+value_domain=[-2, -1, 0, 1, 2]) = 0.6435185185185185.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis.preference import forced_choice, preference_summary
+
+JUDGEMENTS = [
+    ("p1", "a1", 2, 5, 2),
+    ("p1", "a2", 1, 4, 3),
+    ("p2", "a1", 0, 3, 3),
+    ("p2", "a2", -1, 4, 2),
+    ("p3", "a1", 1, 2, 4),
+    ("p3", "a2", 2, 5, 1),
+    ("p4", "a1", -2, 1, 5),
+    ("p4", "a2", 0, 3, 4),
+]
+DIMENSIONS = ("factuality", "relevance", "helpfulness", "rubric_alignment")
+
+
+def _export(judgements=JUDGEMENTS) -> pd.DataFrame:
+    """The export's rows: 8 scores per judgement, the preference repeated on each."""
+    rows = []
+    for pair, annotator, preference, chosen, rejected in judgements:
+        for response, personal in (("chosen", chosen), ("rejected", rejected)):
+            for dim in DIMENSIONS:
+                score = personal if dim == "rubric_alignment" else 3
+                rows.append(
+                    {
+                        "study": "s",
+                        "pair_id": pair,
+                        "annotator": annotator,
+                        "response": response,
+                        "dimension": dim,
+                        "score": score,
+                        "preference": preference,
+                    }
+                )
+    frame = pd.DataFrame(rows)
+    frame["preference"] = frame["preference"].astype("Int64")
+    return frame
+
+
+def test_the_figures_match_the_hand_computed_values():
+    summary = preference_summary(_export())
+    assert summary is not None
+    choice = summary["forced_choice"]
+    assert (choice["n_chosen"], choice["n_ties"], choice["n_rejected"]) == (4, 2, 2)
+    assert choice["strict"]["value"] == 0.5
+    assert choice["strict"]["ci95"] == pytest.approx([0.2152160622, 0.7847839378], abs=1e-9)
+    assert choice["with_ties"]["value"] == 0.625
+    assert choice["with_ties"]["ci95"] == pytest.approx([0.3057423946, 0.8631557142], abs=1e-9)
+    scores = summary["with_scores"]
+    assert scores["agreement"] == 0.625
+    assert scores["kappa"] == pytest.approx(0.4)
+    assert scores["table"]["chosen"] == {"chosen": 3, "tie": 0, "rejected": 1}
+    assert scores["table"]["rejected"] == {"chosen": 1, "tie": 0, "rejected": 1}
+    assert summary["alpha_ordinal"] == pytest.approx(0.6435185185185185)
+    assert (summary["n_pairs"], summary["n_annotators"]) == (4, 2)
+
+
+def test_an_export_without_the_preference_has_no_summary():
+    frame = _export().drop(columns="preference")
+    assert preference_summary(frame) is None
+    frame = _export()
+    frame["preference"] = pd.Series(pd.NA, index=frame.index, dtype="Int64")
+    assert preference_summary(frame) is None
+
+
+def test_a_judgement_with_a_missing_score_is_left_out_of_the_agreement_only():
+    frame = _export()
+    frame = frame[
+        ~(
+            (frame["pair_id"] == "p4")
+            & (frame["annotator"] == "a2")
+            & (frame["response"] == "rejected")
+            & (frame["dimension"] == "rubric_alignment")
+        )
+    ]
+    summary = preference_summary(frame)
+    assert summary is not None
+    assert summary["forced_choice"]["n_judgements"] == 8
+    assert summary["with_scores"]["n_judgements"] == 7
+    assert summary["with_scores"]["agreement"] == pytest.approx(5 / 7)
+
+
+def test_forced_choice_of_nothing_is_undefined():
+    empty = forced_choice(pd.Series([], dtype="int64").to_numpy())
+    assert empty["strict"] == {"value": None, "ci95": None, "n": 0}
