@@ -6,6 +6,8 @@ PRB_TEST_DATABASE_URL); the pages with AppTest on the crowd link, as a participa
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from admin_helpers import assignments, make_study, rate
 from sqlmodel import select
@@ -250,3 +252,31 @@ def test_a_done_page_without_a_completion_url_shows_only_the_code(page_engine, o
     at.run()
     assert "FINISHED-2" in _texts(at)
     assert at.get("link_button") == []
+
+
+def test_the_admin_sets_the_design_options_on_the_studies_page(page_engine, open_page):
+    from annotate.domain import accounts
+
+    _crowd(page_engine)
+    with write_session(page_engine) as session:
+        _, token = accounts.create_account(session, "boss", role="admin")
+    at = open_page(token, page="admin_studies.py")
+    with read_session(page_engine) as session:
+        key = f"study_{get_study(session, 'crowd').id}"
+    save = next(b for b in at.button if b.label == "Save settings")
+    at.text_area(key=f"{key}_survey").input('[{"id": "age", "text": "Age",')
+    save.click().run()
+    assert "Survey questions, line 1, column" in _texts(at)
+    at.text_area(key=f"{key}_consent").input(CONSENT)
+    at.text_area(key=f"{key}_survey").input(json.dumps(QUESTIONS))
+    at.text_input(key=f"{key}_screenout").input("OUT-2")
+    at.text_input(key=f"{key}_completion_url").input(PROLIFIC)
+    at.toggle(key=f"{key}_preference").set_value(True)
+    at.selectbox(key=f"{key}_rationale").set_value("optional")
+    next(b for b in at.button if b.label == "Save settings").click().run()
+    assert "Settings of crowd saved." in _texts(at)
+    with read_session(page_engine) as session:
+        study = get_study(session, "crowd")
+    assert (study.consent_text, study.survey_questions) == (CONSENT, QUESTIONS)
+    assert (study.screenout_code, study.completion_url) == ("OUT-2", PROLIFIC)
+    assert (study.ask_preference, study.rationale) == (True, "optional")
