@@ -92,12 +92,11 @@ def _draw_consent(account: CurrentAccount, step: Step) -> None:
     st.title("Before you start")
     with st.container(key="consent_text", border=True):
         st.markdown(inert_markdown(step.consent_text))
-    agree, decline = st.columns(2)
-    if agree.button("I agree to take part", type="primary", key=ACCEPT_KEY):
-        decide(engine(), account.id, accept=True, **_link())
-        st.rerun()
-    if decline.button("I do not agree", key=DECLINE_KEY):
-        decide(engine(), account.id, accept=False, **_link())
+    with st.container(horizontal=True, gap="small"):
+        agreed = st.button("I agree to take part", type="primary", key=ACCEPT_KEY)
+        declined = st.button("I do not agree", key=DECLINE_KEY)
+    if agreed or declined:
+        decide(engine(), account.id, accept=agreed, **_link())
         st.rerun()
     st.stop()
 
