@@ -17,7 +17,7 @@ pair. One (pair, annotator) is one judgement.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -27,41 +27,13 @@ from annotate.vocabulary import PERSONAL_DIMENSION, PREFERENCE_POINTS
 from .accuracy import TIES_COUNT_AS, wilson_interval
 from .agreement import alpha_from_long
 from .coded import FloatArray, IntArray
-from .report_types import Interval
+from .preference_types import ForcedChoice, PreferenceSummary, ScoreAgreement, Share
+from .report import to_jsonable
+from .report_types import Report
 from .reward_models import cohen_kappa
 
 PREFERENCE_COLUMN = "preference"
 DIRECTIONS = ("chosen", "tie", "rejected")
-
-
-class Share(TypedDict):
-    value: float | None
-    ci95: Interval | None
-    n: int
-
-
-class ForcedChoice(TypedDict):
-    strict: Share
-    with_ties: Share
-    n_judgements: int
-    n_chosen: int
-    n_ties: int
-    n_rejected: int
-
-
-class ScoreAgreement(TypedDict):
-    agreement: float | None
-    kappa: float | None
-    n_judgements: int
-    table: dict[str, dict[str, int]]  # direct preference -> score-implied preference -> count
-
-
-class PreferenceSummary(TypedDict):
-    forced_choice: ForcedChoice
-    with_scores: ScoreAgreement
-    alpha_ordinal: float | None
-    n_pairs: int
-    n_annotators: int
 
 
 def judgements(export: pd.DataFrame) -> pd.DataFrame:
@@ -133,3 +105,12 @@ def preference_summary(export: pd.DataFrame) -> PreferenceSummary | None:
         "n_pairs": int(table["pair_id"].nunique()),
         "n_annotators": int(table["annotator"].nunique()),
     }
+
+
+def attach_preference(report: Report, export: pd.DataFrame) -> Report:
+    """The report with its `preference` key, when the export holds the direct preference (the
+    report is built from the validated export, which keeps only the fixed columns)."""
+    summary = preference_summary(export)
+    if summary is None:
+        return report
+    return cast(Report, {**report, "preference": to_jsonable(summary)})

@@ -8,6 +8,7 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
+from analysis.preference import attach_preference
 from analysis.report import build_report
 from analysis.report_types import Report
 from annotate.db import read_session
@@ -65,10 +66,11 @@ def study_report(
     n_boot: int = 0,
     seed: int = 0,
 ) -> Report:
-    """The validation report of a study; the margin defaults to the study's setting (in its
+    """The validation report of a study (with the direct preference's figures when the study
+    asks for it); the margin defaults to the study's setting (in its
     unit, with its record: a margin given here is in scale points and has no record)."""
     margin, unit, record = data.margin_settings(margin)
-    return build_report(
+    report = build_report(
         data.ratings,
         margin=margin,
         margin_unit=unit,
@@ -80,3 +82,4 @@ def study_report(
         scale_min=data.scale_min,
         scale_max=data.scale_max,
     )
+    return attach_preference(report, data.ratings)  # a study asking for the direct preference
