@@ -36,3 +36,11 @@ class PreferenceSummary(TypedDict):
     alpha_ordinal: float | None
     n_pairs: int
     n_annotators: int
+
+
+class AttributeGroup(TypedDict):
+    """The annotators who gave one answer to a survey question (analysis/attributes.py)."""
+
+    n_annotators: int
+    rubric_accuracy: Share  # per judgement: chosen scored above rejected on the rubric
+    forced_choice: ForcedChoice | None  # from the direct preference, when asked

@@ -8,6 +8,7 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
+from analysis.attributes import attach_attributes
 from analysis.preference import attach_preference
 from analysis.report import build_report
 from analysis.report_types import Report
@@ -67,8 +68,9 @@ def study_report(
     seed: int = 0,
 ) -> Report:
     """The validation report of a study (with the direct preference's figures when the study
-    asks for it); the margin defaults to the study's setting (in its
-    unit, with its record: a margin given here is in scale points and has no record)."""
+    asks for it, and figures by survey answer when it has a survey); the margin defaults to
+    the study's setting (in its unit, with its record: a margin given here is in scale points
+    and has no record)."""
     margin, unit, record = data.margin_settings(margin)
     report = build_report(
         data.ratings,
@@ -82,4 +84,5 @@ def study_report(
         scale_min=data.scale_min,
         scale_max=data.scale_max,
     )
-    return attach_preference(report, data.ratings)  # a study asking for the direct preference
+    report = attach_preference(report, data.ratings)  # a study asking for the direct preference
+    return attach_attributes(report, data.ratings)  # a study with a survey

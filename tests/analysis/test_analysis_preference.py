@@ -113,3 +113,45 @@ def test_a_judgement_with_a_missing_score_is_left_out_of_the_agreement_only():
 def test_forced_choice_of_nothing_is_undefined():
     empty = forced_choice(pd.Series([], dtype="int64").to_numpy())
     assert empty["strict"] == {"value": None, "ci95": None, "n": 0}
+
+
+# ---------------------------------------------------------------- by annotator attribute
+#
+# a1 answered "18-29", a2 "30+". Rubric wins per judgement (chosen above rejected): a1 wins p1
+# only (5/2; 3/3, 2/4, 1/5 are not wins) = 1/4; a2 wins p1, p2, p3 (4/3, 4/2, 5/1; not 3/4) =
+# 3/4. GNU R: prop.test(1, 4, correct=FALSE)$conf.int -> 0.04558726081 0.69935815742;
+# prop.test(3, 4, correct=FALSE)$conf.int -> 0.3006418426 0.9544127392. Preferences: a1 (2, 0,
+# 1, -2): 2 chosen, 1 tie, 1 rejected; a2 (1, -1, 2, 0): the same counts.
+
+
+def test_figures_by_survey_answer_match_the_hand_computed_values():
+    from analysis.attributes import by_attribute
+
+    frame = _export()
+    frame["survey_age"] = frame["annotator"].map({"a1": "18-29", "a2": "30+"})
+    frame["survey_field"] = frame["annotator"].map({"a1": "", "a2": None})  # nothing to group
+    groups = by_attribute(frame)
+    assert list(groups) == ["age"]
+    young, older = groups["age"]["18-29"], groups["age"]["30+"]
+    assert (young["n_annotators"], older["n_annotators"]) == (1, 1)
+    assert (young["rubric_accuracy"]["value"], older["rubric_accuracy"]["value"]) == (0.25, 0.75)
+    assert young["rubric_accuracy"]["ci95"] == pytest.approx([0.04558726081, 0.69935815742])
+    assert older["rubric_accuracy"]["ci95"] == pytest.approx([0.3006418426, 0.9544127392])
+    for group in (young, older):
+        choice = group["forced_choice"]
+        assert choice is not None
+        assert (choice["n_chosen"], choice["n_ties"], choice["n_rejected"]) == (2, 1, 1)
+
+
+def test_an_attribute_with_too_many_answers_is_left_out():
+    from analysis.attributes import MAX_GROUPS, by_attribute
+
+    rows = [(f"p{i}", f"a{i}", 1, 4, 2) for i in range(MAX_GROUPS + 1)]
+    frame = _export(rows)
+    frame["survey_city"] = frame["annotator"]  # one answer per annotator: 21 groups
+    assert by_attribute(frame) == {}
+    frame = frame.drop(columns="preference")
+    frame["survey_city"] = "Cardiff"
+    (group,) = by_attribute(frame)["city"].values()
+    assert group["forced_choice"] is None
+    assert group["rubric_accuracy"]["value"] == 1.0

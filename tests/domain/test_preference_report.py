@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlmodel import select
 
 from annotate.db import read_session, write_session
-from annotate.db.tables import Assignment
+from annotate.db.tables import Annotator, Assignment
 from annotate.domain.studies import update_study
 from annotate.services.demo import set_up_demo
 from annotate.services.rating import submit_rating
@@ -55,3 +55,26 @@ def test_a_study_without_the_preference_reports_as_before(engine):
     _rate_all(engine, side_preference=None)
     report = study_report(study_ratings(engine, "demo"))
     assert "preference" not in report
+
+
+def test_the_report_splits_the_annotators_by_their_survey_answers(engine):
+    from annotate.domain.consent import save_survey
+    from annotate.domain.studies import get_study
+
+    question = {"id": "age", "text": "Age band", "kind": "choice", "options": ["18-49", "50+"]}
+    demo = set_up_demo(engine)
+    with write_session(engine) as session:
+        update_study(session, "demo", survey_questions=[question])
+        annotator = session.exec(select(Annotator).where(Annotator.name == demo.annotator)).one()
+        save_survey(session, annotator.id, get_study(session, "demo"), {"age": "50+"})
+    rated = _rate_all(engine, side_preference=None)
+    report = study_report(study_ratings(engine, "demo"))
+    (group,) = report["by_attribute"]["age"].values()
+    assert report["by_attribute"]["age"].keys() == {"50+"}
+    assert group["n_annotators"] == 1
+    assert group["rubric_accuracy"]["n"] == len(rated)
+    # Every pair: A scored 4, B 2 on the rubric; chosen wins where it was shown as A.
+    assert group["rubric_accuracy"]["value"] == sum(a.chosen_side == "A" for a in rated) / len(
+        rated
+    )
+    assert group["forced_choice"] is None
