@@ -23,6 +23,7 @@ from .preference import PREFERENCE_COLUMN, forced_choice, judgements
 from .preference_types import AttributeGroup, Share
 from .report import to_jsonable
 from .report_types import Report
+from .tables import DASH, Table, pct, pct_interval
 
 MAX_GROUPS = 20
 
@@ -77,3 +78,26 @@ def attach_attributes(report: Report, export: pd.DataFrame) -> Report:
     if not found:
         return report
     return cast(Report, {**report, "by_attribute": to_jsonable(found)})
+
+
+def attribute_table(report: Report) -> Table | None:
+    """The report's `by_attribute` figures as a table (None without a survey)."""
+    found = report.get("by_attribute")
+    if not found:
+        return None
+    rows = []
+    for name, groups in found.items():
+        for answer, group in groups.items():
+            rubric, choice = group["rubric_accuracy"], group["forced_choice"]
+            rows.append(
+                [
+                    name,
+                    answer,
+                    str(group["n_annotators"]),
+                    f"{pct(rubric['value'])} {pct_interval(rubric['ci95'])} (n={rubric['n']})",
+                    DASH if choice is None else pct(choice["strict"]["value"]),
+                ]
+            )
+    headers = ["Question", "Answer", "Annotators", "Rubric accuracy", "Forced choice"]
+    note = "Per judgement (one annotator on one pair); strict: ties are not wins; 95% Wilson CIs."
+    return Table(headers, rows, [False, False, True, False, True], note)

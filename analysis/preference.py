@@ -31,6 +31,7 @@ from .preference_types import ForcedChoice, PreferenceSummary, ScoreAgreement, S
 from .report import to_jsonable
 from .report_types import Report
 from .reward_models import cohen_kappa
+from .tables import DASH, Table, num, pct, pct_interval
 
 PREFERENCE_COLUMN = "preference"
 DIRECTIONS = ("chosen", "tie", "rejected")
@@ -114,3 +115,36 @@ def attach_preference(report: Report, export: pd.DataFrame) -> Report:
     if summary is None:
         return report
     return cast(Report, {**report, "preference": to_jsonable(summary)})
+
+
+def preference_table(report: Report) -> Table | None:
+    """The report's `preference` figures as a table (None when the study does not ask)."""
+    summary = report.get("preference")
+    if summary is None:
+        return None
+    choice, scores = summary["forced_choice"], summary["with_scores"]
+    rows = [
+        [
+            "Forced-choice accuracy, strict (ties are not wins)",
+            pct(choice["strict"]["value"]),
+            pct_interval(choice["strict"]["ci95"]),
+            str(choice["n_judgements"]),
+        ],
+        [
+            "Forced-choice accuracy, ties as half a win",
+            pct(choice["with_ties"]["value"]),
+            pct_interval(choice["with_ties"]["ci95"]),
+            str(choice["n_judgements"]),
+        ],
+        ["Agreement with the score-implied preference", pct(scores["agreement"]), DASH,
+         str(scores["n_judgements"])],
+        ["Cohen's kappa with the score-implied preference", num(scores["kappa"], 3), DASH,
+         str(scores["n_judgements"])],
+        ["Krippendorff's alpha (ordinal) over pairs", num(summary["alpha_ordinal"], 3), DASH,
+         str(summary["n_pairs"])],
+    ]  # fmt: skip
+    note = (
+        f"{choice['n_chosen']} judgements prefer chosen, {choice['n_ties']} are ties, "
+        f"{choice['n_rejected']} prefer rejected; a judgement is one annotator on one pair."
+    )
+    return Table(["Figure", "Value", "95% CI", "n"], rows, [False, True, False, True], note)

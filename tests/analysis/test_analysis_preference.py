@@ -155,3 +155,22 @@ def test_an_attribute_with_too_many_answers_is_left_out():
     (group,) = by_attribute(frame)["city"].values()
     assert group["forced_choice"] is None
     assert group["rubric_accuracy"]["value"] == 1.0
+
+
+def test_the_tables_show_the_figures():
+    from analysis.attributes import attribute_table, by_attribute
+    from analysis.preference import preference_table
+
+    frame = _export()
+    frame["survey_age"] = frame["annotator"].map({"a1": "18-29", "a2": "30+"})
+    report = {"preference": preference_summary(frame), "by_attribute": by_attribute(frame)}
+    table = preference_table(report)
+    assert table is not None
+    assert table.rows[0][:2] == ["Forced-choice accuracy, strict (ties are not wins)", "50.0%"]
+    assert table.rows[3][1] == "0.400"  # kappa
+    groups = attribute_table(report)
+    assert groups is not None
+    assert [row[:3] for row in groups.rows] == [["age", "18-29", "1"], ["age", "30+", "1"]]
+    assert groups.rows[0][3].startswith("25.0%")
+    assert preference_table({}) is None
+    assert attribute_table({}) is None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import streamlit as st
+
 from analysis.preference import preference_summary
 from annotate.db import write_session
 from annotate.domain.export import ratings_dataframe
@@ -118,3 +120,36 @@ def test_the_preference_widget_and_the_page_never_name_the_chosen_response(open_
         seen.setdefault(side, _widget(at))
         at.button(key="nav_next").click().run()
     assert seen["A"] == seen["B"]
+
+
+def test_the_results_page_shows_the_preference_figures_only_when_asked(open_app, demo, engine):
+    from sqlmodel import select
+
+    from annotate.db import read_session
+    from annotate.db.tables import Assignment
+    from annotate.domain import accounts
+    from annotate.services.rating import submit_rating
+    from annotate.vocabulary import Role
+    from tests.app.apptest_helpers import SCORES
+
+    with write_session(engine) as session:
+        _, token = accounts.create_account(session, "res", role=Role.RESEARCHER)
+    with read_session(engine) as session:
+        rows = session.exec(select(Assignment)).all()
+    for item in rows:
+        submit_rating(engine, annotator_id=item.annotator_id, assignment_id=item.id,
+                      scores=SCORES, seconds=4.0)  # fmt: skip
+    titles = [e.label for e in open_app(token).expander]
+    assert "Direct preference" not in titles
+    _ask(engine, rationale="off")
+    for item in rows:
+        submit_rating(engine, annotator_id=item.annotator_id, assignment_id=item.id,
+                      scores=SCORES, seconds=4.0, side_preference=0)  # fmt: skip
+    st.cache_data.clear()  # the page caches a report per score count (the scores are unchanged)
+    at = open_app(token)
+    assert "Direct preference" in [e.label for e in at.expander]
+    shown = " ".join(str(df.value.to_dict()) for df in at.dataframe)
+    assert "Forced-choice accuracy, strict (ties are not wins)" in shown
+    assert f"0 judgements prefer chosen, {len(rows)} are ties" in " ".join(
+        c.value for c in at.caption
+    )
