@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NotRequired, TypedDict
 
 from .model_types import AuditRow, RewardModelResult
+from .preference_types import AttributeGroup, PreferenceSummary
 
 Interval = list[float]
 """[low, high] of a confidence interval."""
@@ -317,3 +318,5 @@ class Report(TypedDict):
     annotators: list[AnnotatorRow]
     reward_models: NotRequired[dict[str, RewardModelResult]]  # analysis.reward_models
     label_audit: NotRequired[list[AuditRow]]
+    preference: NotRequired[PreferenceSummary]  # analysis.preference: a study that asks for it
+    by_attribute: NotRequired[dict[str, dict[str, AttributeGroup]]]  # analysis.attributes

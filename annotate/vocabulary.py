@@ -142,3 +142,26 @@ class Verdict(StrEnum):
 MODEL_KINDS: tuple[str, ...] = tuple(k.value for k in ModelKind)
 PREDICTION_STATUSES: tuple[str, ...] = tuple(s.value for s in PredictionStatus)
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
+
+
+# ---------------------------------------------------------------- study designs (issue 14)
+
+PREFERENCE_POINTS: tuple[int, ...] = (-2, -1, 0, 1, 2)
+"""The direct preference by side, as stored: -2 A much better .. 0 tie .. +2 B much better."""
+PREFERENCE_WORDS: dict[int, str] = {
+    -2: "A much better",
+    -1: "A better",
+    0: "Tie",
+    1: "B better",
+    2: "B much better",
+}
+RATIONALE_MODES: tuple[str, ...] = ("off", "optional", "required")
+"""Whether a rationale goes with the direct preference."""
+SURVEY_KINDS: tuple[str, ...] = ("choice", "text")
+"""A survey question is answered by picking one of its options, or in free text."""
+PREFERENCE_EXPORT_COLUMNS: tuple[str, ...] = ("preference", "preference_side", "rationale")
+"""Added to the ratings export when a study asks for the direct preference: `preference` in
+terms of the responses (+2 chosen much better .. -2 rejected much better), `preference_side`
+as the annotator answered it (-2 A much better .. +2 B much better)."""
+SURVEY_COLUMN_PREFIX = "survey_"
+"""Survey answers join the export as annotator attributes, one column per question id."""

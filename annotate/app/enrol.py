@@ -3,6 +3,8 @@
 `annotate.services.enrolment` does the work; this puts the new token in the URL so that reloads (and
 the participant's later visits from this tab) keep working without enrolling again. A participant
 new to the study sees a Start page first: no pair is reserved for anyone who has not pressed Start.
+A study may put a consent page and a short survey before Start (`annotate.services.consent`);
+declining ends with the study's screen-out code.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ from typing import NoReturn
 
 import streamlit as st
 
+from annotate.app.exit_link import draw_exit
+from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.config import enrolment_limits
+from annotate.domain.consent import ConsentError
 from annotate.domain.enrolment import (
     KEY_PARAM,
     PARTICIPANT_PARAM,
@@ -20,9 +25,17 @@ from annotate.domain.enrolment import (
     STUDY_PARAM,
     EnrolmentError,
 )
+from annotate.services.consent import Step, answer_survey, decide, participant_step
 from annotate.services.enrolment import enrol, has_started, start
 
 START_KEY = "crowd_start"
+ACCEPT_KEY = "consent_accept"
+DECLINE_KEY = "consent_decline"
+SURVEY_ERROR = "survey_error"
+DECLINED = (
+    "You chose not to take part in this study. Nothing more is needed from you; thank you for "
+    "your time."
+)
 NOTHING_LEFT = "Every pair of this study has all the ratings it needs. Thank you for your interest."
 
 
@@ -49,8 +62,73 @@ def enrol_from_link(account: CurrentAccount | None) -> CurrentAccount | None:
     if account is not None and not has_started(
         engine(), account.id, st.query_params.get(STUDY_PARAM, "")
     ):
+        _draw_before_start(account)
         _draw_start(account)
     return account
+
+
+def _link() -> dict[str, str]:
+    return {
+        "study": st.query_params.get(STUDY_PARAM, ""),
+        "key": st.query_params.get(KEY_PARAM, ""),
+    }
+
+
+def _draw_before_start(account: CurrentAccount) -> None:
+    """Consent, then the survey, when the study has them (else nothing is drawn)."""
+    try:
+        step = participant_step(engine(), account.id, **_link())
+    except EnrolmentError as error:
+        _stop_with(str(error))
+    if step.step == "consent":
+        _draw_consent(account, step)
+    elif step.step == "survey":
+        _draw_survey(account, step)
+    elif step.step == "declined":
+        _draw_declined(step)
+
+
+def _draw_consent(account: CurrentAccount, step: Step) -> None:
+    st.title("Before you start")
+    with st.container(key="consent_text", border=True):
+        st.markdown(inert_markdown(step.consent_text))
+    with st.container(horizontal=True, gap="small"):
+        agreed = st.button("I agree to take part", type="primary", key=ACCEPT_KEY)
+        declined = st.button("I do not agree", key=DECLINE_KEY)
+    if agreed or declined:
+        decide(engine(), account.id, accept=agreed, **_link())
+        st.rerun()
+    st.stop()
+
+
+def _draw_survey(account: CurrentAccount, step: Step) -> None:
+    st.title("A few questions about you")
+    with st.form("survey"):
+        answers: dict[str, str | None] = {}
+        for question in step.questions:
+            label = inert_markdown(str(question["text"]))
+            key = f"survey_{question['id']}"
+            if question["kind"] == "choice":
+                answers[question["id"]] = st.radio(label, question["options"], index=None, key=key)
+            else:
+                answers[question["id"]] = st.text_input(f"{label} (optional)", key=key)
+        sent = st.form_submit_button("Continue", type="primary")
+    if sent:
+        try:
+            answer_survey(engine(), account.id, answers=answers, **_link())
+        except ConsentError as error:
+            st.error(str(error))
+            st.stop()
+        st.rerun()
+    st.stop()
+
+
+def _draw_declined(step: Step) -> None:
+    st.title("Thank you")
+    st.markdown(DECLINED)
+    if step.screenout_code:
+        draw_exit(step.screenout_code, step.screenout_link, label="Your code for the platform")
+    st.stop()
 
 
 def _stop_with(message: str) -> NoReturn:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -50,6 +51,72 @@ Quota = Annotated[
 Enrolment = Annotated[
     bool | None, Opt("--enrolment/--no-enrolment", help="Accept crowd enrolment links.")
 ]
+ConsentFile = Annotated[
+    Path | None,
+    Opt("--consent-file", help="Crowd: consent page text (Markdown) read from this file."),
+]
+NoConsent = Annotated[bool, Opt("--no-consent", help="Crowd: remove the consent page.")]
+SurveyFile = Annotated[
+    Path | None,
+    Opt(
+        "--survey-file",
+        help="Crowd: survey questions, a JSON list of {id, text, kind: choice|text, options}"
+        " ('[]' removes the survey).",
+    ),
+]
+Screenout = Annotated[
+    str | None, Opt("--screenout-code", help="Crowd: code for people screened out.")
+]
+CompletionUrl = Annotated[
+    str | None,
+    Opt(
+        "--completion-url",
+        help="Crowd: where the done page sends people; {code} is replaced, e.g. "
+        "'https://app.prolific.com/submissions/complete?cc={code}'.",
+    ),
+]
+Preference = Annotated[
+    bool | None,
+    Opt("--preference/--no-preference", help="Ask which response fits better, after the scores."),
+]
+Rationale = Annotated[
+    str | None, Opt("--rationale", help="With the preference: off, optional or required.")
+]
+
+
+def _design(
+    consent_file: Path | None,
+    no_consent: bool,
+    survey_file: Path | None,
+    screenout_code: str | None,
+    completion_url: str | None,
+    preference: bool | None,
+    rationale: str | None,
+) -> dict[str, Any]:
+    """The study design options given on the command line (issue 14)."""
+    settings: dict[str, Any] = {
+        "screenout_code": screenout_code,
+        "completion_url": completion_url,
+        "ask_preference": preference,
+        "rationale": rationale,
+    }
+    if consent_file is not None:
+        settings["consent_text"] = _read(consent_file)
+    if no_consent:
+        settings["consent_text"] = ""
+    if survey_file is not None:
+        try:
+            settings["survey_questions"] = json.loads(_read(survey_file))
+        except json.JSONDecodeError as error:
+            raise fail(f"{survey_file}, line {error.lineno}: not JSON ({error.msg})") from None
+    return {k: v for k, v in settings.items() if v is not None}
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise fail(f"{path}: cannot read it ({error})") from None
 
 
 def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
@@ -110,6 +177,9 @@ def _settings(
     return settings
 
 
+_SETTINGS = _settings.__code__.co_varnames[: _settings.__code__.co_argcount]
+
+
 @studies_app.command("create")
 def studies_create(
     name: Annotated[str, typer.Argument(help="Study name.")],
@@ -130,9 +200,17 @@ def studies_create(
     pool: Pool = None,
     pool_quota: Quota = None,
     enrolment: Enrolment = None,
+    consent_file: ConsentFile = None,
+    no_consent: NoConsent = False,
+    survey_file: SurveyFile = None,
+    screenout_code: Screenout = None,
+    completion_url: CompletionUrl = None,
+    preference: Preference = None,
+    rationale: Rationale = None,
 ) -> None:
     """Create a study (settings not given keep their defaults)."""
-    settings = _settings(**{k: v for k, v in locals().items() if k != "name"})
+    given = {k: v for k, v in locals().items() if k != "name"}
+    settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
     with refusals():
         _show(studies.create_study(State.engine(), ACTOR, name, **settings))
 
@@ -157,9 +235,17 @@ def studies_edit(
     pool: Pool = None,
     pool_quota: Quota = None,
     enrolment: Enrolment = None,
+    consent_file: ConsentFile = None,
+    no_consent: NoConsent = False,
+    survey_file: SurveyFile = None,
+    screenout_code: Screenout = None,
+    completion_url: CompletionUrl = None,
+    preference: Preference = None,
+    rationale: Rationale = None,
 ) -> None:
     """Change some settings of a study; the others stay as they are."""
-    settings = _settings(**{k: v for k, v in locals().items() if k != "name"})
+    given = {k: v for k, v in locals().items() if k != "name"}
+    settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
     if not settings:
         raise fail("nothing to change; see --help for the settings")
     with refusals():
@@ -202,6 +288,11 @@ def _show(study: Study) -> None:
         ("pool quota", study.pool_quota or "no limit"),
         ("gold rate", study.gold_rate),
         ("crowd enrolment", "open" if study.enrolment_open else "closed"),
+        ("consent page", _shortened(study.consent_text) or "-"),
+        ("survey questions", ", ".join(q["id"] for q in study.survey_questions) or "-"),
+        ("screen-out code", study.screenout_code or "-"),
+        ("completion URL", study.completion_url or "-"),
+        ("preference", f"asked, rationale {study.rationale}" if study.ask_preference else "-"),
     ]
     for key, value in rows:
         out.print(f"{key}\t{value}", highlight=False, markup=False)

@@ -86,6 +86,27 @@ class Study(SQLModel, table=True):
     enrolment_key: str | None = Field(
         default=None, description="the secret in the study's crowd link (set when enrolment opens)"
     )
+    consent_text: str = Field(
+        default="",
+        sa_column=Column(Text, nullable=False, default=""),
+        description="crowd: the consent page's text (Markdown); empty: no consent page",
+    )
+    survey_questions: list[dict[str, Any]] = _json(
+        default_factory=list,
+        description="crowd: survey after consent: {id, text, kind: choice|text, options}",
+    )
+    screenout_code: str | None = Field(
+        default=None, description="crowd: the platform's code for people screened out"
+    )
+    completion_url: str | None = Field(
+        default=None, description="crowd: where the done page sends people; {code} is replaced"
+    )
+    ask_preference: bool = Field(
+        default=False, description="ask which response fits the user better, after the scores"
+    )
+    rationale: str = Field(
+        default="off", description="a rationale with the preference: off, optional or required"
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -151,7 +172,31 @@ class Assignment(SQLModel, table=True):
     flag_reason: str | None = None
     comment: str | None = None
     completed_at: datetime | None = None
+    side_preference: int | None = Field(
+        default=None,
+        description="the direct preference by side: -2 A much better .. 0 tie .. +2 B much "
+        "better (mapped to chosen/rejected only on the server); None: not asked",
+    )
+    rationale: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Participation(SQLModel, table=True):
+    """A crowd participant in a study: their consent (with its time) and survey answers."""
+
+    __table_args__ = (
+        UniqueConstraint("annotator_id", "study_id", name="uq_participation_annotator_study"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    annotator_id: int = Field(foreign_key="annotator.id")
+    study_id: int = Field(foreign_key="study.id", index=True)
+    consent: str = Field(description="'accepted' or 'declined'")
+    consent_at: datetime = Field(default_factory=utcnow)
+    survey: dict[str, Any] | None = Field(
+        default=None, sa_column=Column(JSON, nullable=True), description="question id -> answer"
+    )
+    survey_at: datetime | None = None
 
 
 class Rating(SQLModel, table=True):

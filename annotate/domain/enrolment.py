@@ -35,7 +35,7 @@ from sqlmodel import Session, col, select
 
 from annotate.config import app_url
 from annotate.db.tables import Annotator, Assignment, Study, stored_id
-from annotate.domain import accounts
+from annotate.domain import accounts, consent
 from annotate.domain.assignment import as_utc, crowd, lock_study, pull_next, release_lapsed
 from annotate.domain.assignment.pool import live_reservation
 from annotate.domain.studies import StudyNotFound, get_study
@@ -105,7 +105,7 @@ def account_for(
     session: Session, *, study: str, key: str, participant_id: str, session_id: str
 ) -> Enrolled:
     """Create or find the participant's account in an open study and give it a fresh token."""
-    target = _open_study(session, study, key)
+    target = open_study(session, study, key)
     study_id = stored_id(target)
     wanted = external_id(participant_id)
     session_hash = accounts.hash_token(session_id)
@@ -136,7 +136,8 @@ def _check_returning(account: Annotator, session_hash: str) -> None:
         )
 
 
-def _open_study(session: Session, name: str, key: str) -> Study:
+def open_study(session: Session, name: str, key: str) -> Study:
+    """The study whose link this is, if it accepts enrolment (EnrolmentError otherwise)."""
     try:
         study = get_study(session, (name or "").strip())
     except StudyNotFound:
@@ -188,12 +189,16 @@ def start(
     nothing for them.
     """
     now = as_utc(now)
-    target = _open_study(session, study, key)
+    target = open_study(session, study, key)
     study_id = stored_id(target)
     lock_study(session, study_id)  # the limits and the pull see the same state
     account = session.get(Annotator, annotator_id)
     if account is None or not account.active:
         raise EnrolmentError(ENDED)
+    try:
+        consent.require_ready(session, annotator_id, target)
+    except consent.ConsentError as error:
+        raise EnrolmentError(str(error)) from None
     release_lapsed(session, study_id, now)
     if live_reservation(session, annotator_id, study_id, now) is None:
         refused = crowd.refusal(session, target, account, now)

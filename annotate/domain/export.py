@@ -1,4 +1,10 @@
-"""The ratings export: one row per score, in the column order researchers rely on."""
+"""The ratings export: one row per score, in the column order researchers rely on.
+
+A study's design options add columns after the fixed ones (`annotate.vocabulary`): the direct
+preference (mapped to the responses here, on the server) when a study asks for it, and each
+survey question's answer as an annotator attribute (`survey_<id>`). A study without those
+options exports exactly the fixed columns.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +14,20 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import case
 from sqlalchemy.engine import Engine
-from sqlmodel import col
+from sqlmodel import Session, col, select
 
 from annotate.db.queries import joined_assignments
-from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
-from annotate.vocabulary import EXPORT_COLUMNS, Response, Side
+from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
+from annotate.domain.consent import survey_answers
+from annotate.vocabulary import (
+    EXPORT_COLUMNS,
+    PREFERENCE_EXPORT_COLUMNS,
+    SURVEY_COLUMN_PREFIX,
+    Response,
+    Side,
+)
+
+_DESIGN_COLUMNS = ("_study_id", "_annotator_id", "_chosen_side", "_side_preference", "_rationale")
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 
@@ -39,6 +54,11 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         col(Rating.score),
         col(Rating.seconds),
         col(Rating.created_at),
+        col(Study.id),
+        col(Annotator.id),
+        col(Assignment.chosen_side),
+        col(Assignment.side_preference),
+        col(Assignment.rationale),
     )
     query = (
         joined_assignments(*columns, ratings=True)
@@ -55,13 +75,51 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
     if study is not None:
         query = query.where(col(Study.name) == study)
     with engine.connect() as connection:
-        frame = pd.DataFrame(connection.execute(query).all(), columns=list(EXPORT_COLUMNS))
+        rows = connection.execute(query).all()
+    frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS])
     frame["score"] = frame["score"].astype("int64")
     frame["seconds"] = frame["seconds"].astype("float64")
     # PostgreSQL returns aware times in the session's time zone, SQLite naive UTC: both to UTC.
     created = pd.to_datetime(frame["created_at"], utc=True)
     frame["created_at"] = created.dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return frame
+    with Session(engine) as session:
+        exported = session.exec(
+            select(Study).where(col(Study.id).in_(frame["_study_id"].unique().tolist()))
+        ).all()
+        answers = {
+            s.id: survey_answers(session, stored_id(s)) for s in exported if s.survey_questions
+        }
+    _add_preference(frame, [s for s in exported if s.ask_preference])
+    _add_survey(frame, [s for s in exported if s.survey_questions], answers)
+    return frame.drop(columns=list(_DESIGN_COLUMNS))
+
+
+def _add_preference(frame: pd.DataFrame, asking: list[Study]) -> None:
+    """The direct preference, for the chosen response (+2 chosen much better .. -2 rejected
+    much better) and as answered by side; empty for studies that do not ask for it."""
+    if not asking:
+        return
+    by_side = frame["_side_preference"].astype("Int64")
+    sign = frame["_chosen_side"].map({Side.B.value: 1, Side.A.value: -1}).astype("Int64")
+    preference, side, rationale = PREFERENCE_EXPORT_COLUMNS
+    frame[preference] = by_side * sign
+    frame[side] = by_side
+    frame[rationale] = frame["_rationale"].fillna("").astype(str)
+
+
+def _add_survey(
+    frame: pd.DataFrame, surveyed: list[Study], answers: dict[int | None, dict[int, dict[str, str]]]
+) -> None:
+    """Each survey question's answer as an annotator attribute: one column per question id."""
+    for study in surveyed:
+        here = frame["_study_id"] == study.id
+        given = answers[study.id]
+        for question in study.survey_questions:
+            column = SURVEY_COLUMN_PREFIX + question["id"]
+            if column not in frame:
+                frame[column] = pd.Series(pd.NA, index=frame.index, dtype="string")
+            values = {a: g[question["id"]] for a, g in given.items() if question["id"] in g}
+            frame.loc[here, column] = frame.loc[here, "_annotator_id"].map(values)
 
 
 def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:

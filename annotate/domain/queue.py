@@ -39,6 +39,8 @@ class StudyScale:
     dimension_labels: dict[str, str]
     dimension_definitions: dict[str, str]
     guidelines: str
+    ask_preference: bool = False  # the direct preference after the scores (by side)
+    rationale: str = "off"  # with the preference: off, optional or required
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class PairView:
     flag_reason: str = ""
     skip_reason: str = ""
     scale: StudyScale | None = None
+    side_preference: int | None = None  # -2 A much better .. +2 B much better (sides only)
+    rationale: str = ""
 
 
 def _in_queue(annotator_id: int) -> ColumnElement[bool]:
@@ -97,6 +101,8 @@ def study_scale(study: Study) -> StudyScale:
         dimension_labels=dict(study.dimension_labels),
         dimension_definitions=dict(study.dimension_definitions),
         guidelines=study.guidelines,
+        ask_preference=study.ask_preference,
+        rationale=study.rationale,
     )
 
 
@@ -150,15 +156,22 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         flag_reason=assignment.flag_reason or "",
         skip_reason=assignment.skip_reason or "",
         scale=study_scale(study),
+        side_preference=assignment.side_preference,
+        rationale=assignment.rationale or "",
     )
 
 
 def completion_codes(session: Session, annotator_id: int) -> list[str]:
     """Completion codes of the studies in which the annotator has finished every pair."""
+    return [s.completion_code for s in finished_studies(session, annotator_id) if s.completion_code]
+
+
+def finished_studies(session: Session, annotator_id: int) -> list[Study]:
+    """The studies in which the annotator has finished every pair."""
     # DISTINCT over ids only: PostgreSQL cannot compare the JSON columns of a whole Study row.
     mine = select(Assignment.study_id).where(Assignment.annotator_id == annotator_id)
     studies = session.exec(select(Study).where(col(Study.id).in_(mine))).all()
-    codes = []
+    finished = []
     for study in studies:
         open_left = session.exec(
             select(Assignment.id).where(
@@ -167,9 +180,9 @@ def completion_codes(session: Session, annotator_id: int) -> list[str]:
                 Assignment.status == AssignmentStatus.PENDING,
             )
         ).first()
-        if open_left is None and study.completion_code:
-            codes.append(study.completion_code)
-    return codes
+        if open_left is None:
+            finished.append(study)
+    return finished
 
 
 def step(entries: list[QueueEntry], assignment_id: int, offset: int) -> QueueEntry | None:

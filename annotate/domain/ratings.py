@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from annotate.db.tables import Assignment, Rating, RatingRevision, Study, stored_id, utcnow
+from annotate.domain import preference
 from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit
 from annotate.domain.blinding import response_on
 from annotate.errors import Forbidden, Invalid
@@ -94,11 +95,17 @@ def save_scores(
     seconds: float,
     comment: str | None = None,
     flag_reason: str | None = None,
+    side_preference: int | None = None,
+    rationale: str | None = None,
 ) -> SubmitResult:
-    """Save the 8 scores of one pair and mark it done. The same scores again change nothing."""
+    """Save the 8 scores of one pair (and the direct preference by side, when the study asks
+    for it) and mark it done. The same answers again change nothing."""
     study = session.get(Study, assignment.study_id)
     assert study is not None
     _check_scores(scores, study)
+    wrong = preference.problems(study, side_preference, rationale)
+    if wrong:
+        raise RatingError("; ".join(wrong))
     _admit(admit_submit, session, assignment)
     existing = {
         (r.response, r.dimension): r
@@ -128,6 +135,10 @@ def save_scores(
             elif rating.score != score:
                 _revise(session, rating, score, seconds, now)
                 changed += 1
+    if study.ask_preference:
+        kept = (rationale or "").strip() or None if study.rationale != "off" else None
+        changed += (assignment.side_preference, assignment.rationale) != (side_preference, kept)
+        assignment.side_preference, assignment.rationale = side_preference, kept
     _mark_done(session, assignment, comment, flag_reason, now)
     status = "saved" if not existing else ("revised" if changed else "unchanged")
     return SubmitResult(status, stored_id(assignment))

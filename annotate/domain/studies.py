@@ -16,8 +16,9 @@ from typing import Any
 from sqlmodel import Session, col, func, select
 
 from annotate.db.tables import Assignment, Pair, Rating, Study, utcnow
+from annotate.domain.consent import completion_url_problems, survey_problems
 from annotate.errors import Invalid, NotFound
-from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
 
 DEFAULT_STUDY = "default"
 MAX_NAME_CHARS = 200
@@ -39,6 +40,12 @@ EDITABLE = (
     "pool_open",
     "pool_quota",
     "enrolment_open",
+    "consent_text",
+    "survey_questions",
+    "screenout_code",
+    "completion_url",
+    "ask_preference",
+    "rationale",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 
@@ -157,8 +164,10 @@ def _apply(study: Study, changes: dict[str, Any]) -> None:
             merged.update({str(k): str(v) for k, v in dict(value).items()})
             value = merged
         setattr(study, key, value)
-    if study.completion_code is not None:
-        study.completion_code = study.completion_code.strip() or None
+    for optional in ("completion_code", "screenout_code", "completion_url"):
+        value = getattr(study, optional)
+        if value is not None:
+            setattr(study, optional, str(value).strip() or None)
     study.anchors = {
         k: v for k, v in study.anchors.items() if study.scale_min <= _as_int(k) <= study.scale_max
     }
@@ -224,6 +233,10 @@ def study_problems(study: Study) -> list[str]:
         problems.append("pool quota must be at least 1 (or empty for no limit)")
     if study.enrolment_open and not study.pool_open:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
+    if study.rationale not in RATIONALE_MODES:
+        problems.append(f"rationale must be one of {', '.join(RATIONALE_MODES)}")
+    problems += survey_problems(study.survey_questions)
+    problems += completion_url_problems(study.completion_url)
     return problems
 
 

@@ -25,18 +25,22 @@ def submit_rating(
     comment: str | None = None,
     flag_reason: str | None = None,
     token: str | None = None,
+    side_preference: int | None = None,
+    rationale: str | None = None,
 ) -> SubmitResult:
     """Save the 8 scores of one pair. Resubmitting the same scores changes nothing.
 
-    With `token` (the page's login token), the save is refused (`LoginNoLongerValid`, nothing
-    written) unless, inside the same transaction, it is still this active account's token.
+    `side_preference` and `rationale`: the direct preference by side, for a study that asks
+    for it. With `token` (the page's login token), the save is refused (`LoginNoLongerValid`,
+    nothing written) unless, inside the same transaction, it is still this active account's token.
     """
     args = (engine, annotator_id, assignment_id, scores, seconds, comment, flag_reason, token)
+    answer = (side_preference, rationale)
     try:
-        return _submit_once(*args)
+        return _submit_once(*args, *answer)
     except IntegrityError:
         # A concurrent submit of the same pair won the insert race; ours becomes a revision.
-        return _submit_once(*args)
+        return _submit_once(*args, *answer)
 
 
 def _submit_once(
@@ -48,13 +52,22 @@ def _submit_once(
     comment: str | None,
     flag_reason: str | None,
     token: str | None,
+    side_preference: int | None,
+    rationale: str | None,
 ) -> SubmitResult:
     with write_session(engine) as session:
         if token is not None:
             accounts.require_current_login(session, token, annotator_id)
         assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
         return ratings.save_scores(
-            session, assignment, scores, seconds=seconds, comment=comment, flag_reason=flag_reason
+            session,
+            assignment,
+            scores,
+            seconds=seconds,
+            comment=comment,
+            flag_reason=flag_reason,
+            side_preference=side_preference,
+            rationale=rationale,
         )
 
 

@@ -8,6 +8,8 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
+from analysis.attributes import attach_attributes
+from analysis.preference import attach_preference
 from analysis.report import build_report
 from analysis.report_types import ExcludedPair, Report
 from annotate.db import read_session
@@ -72,10 +74,12 @@ def study_report(
     n_boot: int = 0,
     seed: int = 0,
 ) -> Report:
-    """The validation report of a study; the margin defaults to the study's setting (in its
-    unit, with its record: a margin given here is in scale points and has no record)."""
+    """The validation report of a study (with the direct preference's figures when the study
+    asks for it, and figures by survey answer when it has a survey); the margin defaults to
+    the study's setting (in its unit, with its record: a margin given here is in scale points
+    and has no record)."""
     margin, unit, record = data.margin_settings(margin)
-    return build_report(
+    report = build_report(
         data.ratings,
         margin=margin,
         margin_unit=unit,
@@ -88,3 +92,5 @@ def study_report(
         scale_max=data.scale_max,
         excluded_pairs=data.excluded,
     )
+    report = attach_preference(report, data.ratings)  # a study asking for the direct preference
+    return attach_attributes(report, data.ratings)  # a study with a survey

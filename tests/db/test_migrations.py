@@ -233,6 +233,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0005_reward_models",
         "0006_margin_record",
         "0007_study_operations",
+        "0008_study_designs",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -254,6 +255,7 @@ def test_the_migration_scripts_ship_inside_the_package():
         "0004_enrolment_secrets",
         "0005_reward_models",
         "0006_margin_record",
+        "0007_study_operations",
         *RELEASES,
     ],
 )
@@ -506,3 +508,22 @@ def test_db_current_and_db_upgrade_commands(empty_db_url, monkeypatch):
     assert run("upgrade") == f"Upgraded from 0002_pools_and_gold to {HEAD_REVISION}."
     assert run("current") == f"{HEAD_REVISION} (current)"
     assert run("upgrade") == f"Already at the current schema ({HEAD_REVISION})."
+
+
+def test_existing_studies_and_assignments_keep_every_design_option_off(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        ((consent, survey, screenout, url, ask, rationale),) = rows(
+            engine,
+            "study",
+            "consent_text, survey_questions, screenout_code, completion_url, ask_preference, "
+            "rationale",
+        )
+        assert (consent, screenout, url, bool(ask), rationale) == ("", None, None, False, "off")
+        assert survey in ([], "[]")  # a JSON list (SQLite hands back its text)
+        assert set(rows(engine, "assignment", "side_preference, rationale")) == {(None, None)}
+        assert rows(engine, "participation", "id") == []
+    finally:
+        engine.dispose()

@@ -1,7 +1,9 @@
-"""Admin: create a study and edit its settings (scale, wording, margin, overlap, pool, gold)."""
+"""Admin: create a study and edit its settings (scale, wording, margin, overlap, pool, gold,
+and the study design: consent, survey, the crowd's codes and completion URL, the preference)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import streamlit as st
@@ -20,7 +22,12 @@ from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.db.tables import Study
 from annotate.services import studies
-from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
+
+SURVEY_HELP = (
+    'A JSON list, e.g. [{"id": "age", "text": "Your age band", "kind": "choice", '
+    '"options": ["18-29", "30-49", "50+"]}, {"id": "field", "text": "Your field", "kind": "text"}]'
+)
 
 
 def draw() -> None:
@@ -59,8 +66,11 @@ def _draw_settings(study: Study) -> None:
         changes = _scale_inputs(study, key)
         changes |= _wording_inputs(study, key)
         changes |= _work_inputs(study, key)
+        changes |= _design_inputs(study, key)
         saved = st.form_submit_button("Save settings", type="primary")
-    if saved:
+    if saved and isinstance(changes["survey_questions"], str):
+        st.error(changes["survey_questions"])  # the survey's JSON, located
+    elif saved:
         ask_settings_change("settings", study.name, changes)
     if (held := confirmed("settings", study.name)) is not None:
         updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **held))
@@ -197,6 +207,65 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         "pool_open": pool,
         "enrolment_open": enrolment,
     }
+
+
+def _design_inputs(study: Study, key: str) -> dict[str, Any]:
+    """Consent, survey, the crowd's way out and the direct preference (all off by default)."""
+    st.markdown("##### Study design: consent, survey, completion, preference")
+    consent = st.text_area(
+        "Consent page (Markdown; empty: no consent page)",
+        value=study.consent_text,
+        height=100,
+        key=f"{key}_consent",
+    )
+    survey = st.text_area(
+        "Survey questions after consent (JSON; empty: no survey)",
+        value=json.dumps(study.survey_questions, indent=1) if study.survey_questions else "",
+        height=100,
+        key=f"{key}_survey",
+        help=SURVEY_HELP,
+    )
+    cols = st.columns([1, 2])
+    screenout = cols[0].text_input(
+        "Screen-out code", value=study.screenout_code or "", key=f"{key}_screenout"
+    )
+    url = cols[1].text_input(
+        "Completion URL ({code} is replaced by the code)",
+        value=study.completion_url or "",
+        placeholder="https://app.prolific.com/submissions/complete?cc={code}",
+        key=f"{key}_completion_url",
+    )
+    asks = st.columns(2)
+    ask = asks[0].toggle(
+        "Ask which response fits better (after the scores)",
+        value=study.ask_preference,
+        key=f"{key}_preference",
+    )
+    rationale = asks[1].selectbox(
+        "Rationale with the preference",
+        RATIONALE_MODES,
+        index=RATIONALE_MODES.index(study.rationale),
+        key=f"{key}_rationale",
+    )
+    return {
+        "consent_text": consent,
+        "survey_questions": _questions(survey),
+        "screenout_code": screenout,
+        "completion_url": url,
+        "ask_preference": ask,
+        "rationale": rationale,
+    }
+
+
+def _questions(text: str) -> list[Any] | str:
+    """The survey questions typed as JSON, or the located reason they cannot be read."""
+    if not text.strip():
+        return []
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as error:
+        return f"Survey questions, line {error.lineno}, column {error.colno}: {error.msg}"
+    return parsed if isinstance(parsed, list) else [parsed]
 
 
 if __name__ == "__main__":

@@ -14,16 +14,19 @@ from typing import Any
 
 import streamlit as st
 
+from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.db import read_session
+from annotate.domain import preference
 from annotate.domain.accounts import LoginNoLongerValid
+from annotate.domain.consent import completion_link
 from annotate.domain.queue import (
     PROFILE_PREVIEW,
     PairView,
     QueueEntry,
-    completion_codes,
+    finished_studies,
     next_open,
     next_open_after,
     pair_view,
@@ -34,7 +37,7 @@ from annotate.domain.ratings import RatingError, missing_scores
 from annotate.errors import Unavailable
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
-from annotate.vocabulary import DIMENSIONS, SIDES
+from annotate.vocabulary import DIMENSIONS, PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
 
 CURRENT = "current_assignment"
 SHOWN_AT = "shown_at"
@@ -49,6 +52,8 @@ COMMENT = "comment"
 FLAG = "flag"
 SKIP_REASON = "skip_reason"
 JUMP = "nav_jump"
+PREFERENCE = "preference"  # by side only: -2 A much better .. +2 B much better
+RATIONALE = "rationale"
 TASK = (
     "Read the question and what this user expects, then score **both** responses on all four "
     "dimensions (each on its own; they may deserve the same score)."
@@ -127,6 +132,9 @@ def _reset_widgets(view: PairView) -> None:
     state[COMMENT] = view.comment
     state[FLAG] = view.flag_reason
     state[SKIP_REASON] = ""
+    if view.scale is not None and view.scale.ask_preference:
+        state[PREFERENCE] = view.side_preference
+        state[RATIONALE] = view.rationale
     state[JUMP] = view.assignment_id
     state[PAIR_TOKEN] = str(view.assignment_id)
 
@@ -242,6 +250,8 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
                             key=score_key(dim, side),
                             help=inert_markdown(scale.dimension_definitions[dim]),
                         )
+        if scale.ask_preference:
+            _draw_preference(scale.rationale)
         comment, flag = st.columns(2, gap="medium")
         comment.text_area("Comment (optional)", key=COMMENT, height=68)
         flag.text_input(
@@ -266,6 +276,26 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         st.text_input("pair", key=PAIR_TOKEN, label_visibility="collapsed")  # hidden by CSS
 
 
+def _draw_preference(rationale: str) -> None:
+    """The direct preference, by side only (the page never knows which response is chosen)."""
+    with st.container(key="preference_box"):
+        st.radio(
+            "Which response fits this user better?",
+            PREFERENCE_POINTS,
+            index=None,  # the value comes from `_reset_widgets`
+            format_func=PREFERENCE_WORDS.__getitem__,
+            horizontal=True,
+            key=PREFERENCE,
+        )
+        if rationale != "off":
+            st.text_area(
+                f"Why? ({rationale})",
+                key=RATIONALE,
+                height=68,
+                max_chars=preference.MAX_RATIONALE_CHARS,
+            )
+
+
 def _draw_error(name: str, view: PairView) -> None:
     failed = st.session_state.pop(name, None)
     st.session_state.pop(REFUSED, None)  # said here, not again on the login page
@@ -287,7 +317,13 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     if state.get(PAIR_TOKEN) != str(view.assignment_id):
         return  # sent by a page still showing an earlier pair (a double click): not this pair's
     scores = {side: {dim: state.get(score_key(dim, side)) for dim in DIMENSIONS} for side in SIDES}
+    scale = view.scale
+    assert scale is not None
+    asked = scale.ask_preference
+    side_preference = state.get(PREFERENCE) if asked else None
+    rationale = (state.get(RATIONALE) or "").strip() if asked else None
     missing = missing_scores(scores)
+    missing += preference.missing(asked, scale.rationale, side_preference, rationale)
     if missing:
         state[SUBMIT_ERROR] = (
             view.assignment_id,
@@ -306,6 +342,8 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             comment=(state.get(COMMENT) or "").strip(),
             flag_reason=(state.get(FLAG) or "").strip(),
             token=login_token() or "",
+            side_preference=side_preference,
+            rationale=rationale,
         )
     except LoginNoLongerValid as error:
         state[SUBMIT_ERROR] = (view.assignment_id, str(error))
@@ -412,10 +450,10 @@ def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
     pairs = "pair" if done == 1 else "pairs"
     st.markdown(f"You rated **{done}** {pairs}" + (f" and skipped {skipped}." if skipped else "."))
     with read_session(engine()) as session:
-        codes = completion_codes(session, account_id)
-    for code in codes:
-        st.success(f"Your completion code: **{code}**")
-        st.code(code, language=None)
+        finished = finished_studies(session, account_id)
+    for study in finished:
+        if study.completion_code:
+            draw_exit(study.completion_code, completion_link(study, study.completion_code))
     st.button(
         "Review my ratings",
         icon=":material/history:",

@@ -8,8 +8,10 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from analysis.attributes import attribute_table
 from analysis.charts import all_figures
 from analysis.power import make_plan, plan_power, power_text
+from analysis.preference import preference_table
 from analysis.render import render_report
 from analysis.report_types import Report
 from analysis.tables import Table, accuracy_table, dimension_table
@@ -164,6 +166,14 @@ def _draw_tables(report: Report) -> None:
     st.caption(table.note)
     with st.expander("Human accuracy"):
         st.dataframe(_frame(accuracy_table(report)), hide_index=True)
+    for title, optional in (
+        ("Direct preference", preference_table(report)),
+        ("By annotator attribute (survey)", attribute_table(report)),
+    ):
+        if optional is not None:  # a study with that design option
+            with st.expander(title):
+                st.dataframe(_frame(optional), hide_index=True)
+                st.caption(optional.note)
     exclusions = report["exclusions"]
     if exclusions["n_excluded_total"] or exclusions["incomplete_pair_ratings"]:
         with st.expander(f"Exclusions ({exclusions['n_excluded_total']} pair-dimensions)"):

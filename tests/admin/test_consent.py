@@ -1,0 +1,283 @@
+"""Consent, the survey and the crowd's way out (issue 14, items 4 and 5).
+
+The rules (`annotate.domain.consent`) on the shared engine (SQLite, or PostgreSQL with
+PRB_TEST_DATABASE_URL); the pages with AppTest on the crowd link, as a participant sees them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from admin_helpers import assignments, make_study, rate
+from sqlmodel import select
+
+from annotate.db import read_session, write_session
+from annotate.db.tables import Participation
+from annotate.domain.consent import ACCEPTED, DECLINED, ConsentError, completion_link
+from annotate.domain.enrolment import EnrolmentError
+from annotate.domain.export import ratings_dataframe
+from annotate.domain.studies import StudyError, get_study, update_study
+from annotate.services.consent import answer_survey, decide, participant_step
+from annotate.services.enrolment import enrol, start
+
+PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
+SESSION = "6a7b8c9d0e1f2a3b4c5d6e7f"
+CONSENT = "You will rate answers for about **20 minutes**. Your answers are anonymous."
+QUESTIONS = [
+    {"id": "age", "text": "Your age band", "kind": "choice", "options": ["18-29", "30-49", "50+"]},
+    {"id": "language", "text": "Your first language", "kind": "text"},
+]
+PROLIFIC = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+def _crowd(engine, **settings):
+    settings.setdefault("overlap", 1)
+    return make_study(engine, "crowd", pairs=3, pool_open=True, enrolment_open=True, **settings)
+
+
+def _key(engine):
+    with read_session(engine) as session:
+        return get_study(session, "crowd").enrolment_key
+
+
+def _visit(engine, pid=PID):
+    return enrol(engine, study="crowd", key=_key(engine), participant_id=pid, session_id=SESSION)
+
+
+def _link(engine):
+    return {"study": "crowd", "key": _key(engine)}
+
+
+def _participation(engine, annotator_id):
+    with read_session(engine) as session:
+        return session.exec(
+            select(Participation).where(Participation.annotator_id == annotator_id)
+        ).first()
+
+
+# ---------------------------------------------------------------- settings
+
+
+def test_a_new_study_has_every_design_option_off(engine):
+    _crowd(engine)
+    with read_session(engine) as session:
+        study = get_study(session, "crowd")
+    assert (study.consent_text, study.survey_questions, study.screenout_code) == ("", [], None)
+    assert (study.completion_url, study.ask_preference, study.rationale) == (None, False, "off")
+    visit = _visit(engine)
+    assert participant_step(engine, visit.annotator_id, **_link(engine)).step == "ready"
+    assert start(engine, visit.annotator_id, **_link(engine)) is not None
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            {"survey_questions": [{"id": "Age", "text": "x", "kind": "text"}]},
+            "question 1, field 'id'",
+        ),
+        (
+            {"survey_questions": [{"id": "a", "text": "x", "kind": "choice", "options": ["y"]}]},
+            "question 1, field 'options': expected 2 or more",
+        ),
+        (
+            {"survey_questions": [QUESTIONS[1], {**QUESTIONS[1], "text": "again"}]},
+            "question 2, field 'id': 'language' is used twice",
+        ),
+        ({"survey_questions": [{"id": "a", "text": "", "kind": "scale"}]}, "field 'kind'"),
+        ({"completion_url": "javascript:alert(1)"}, "completion URL: expected an https://"),
+        ({"rationale": "sometimes"}, "rationale must be one of off, optional, required"),
+    ],
+)
+def test_bad_design_settings_are_refused_with_their_place(engine, settings, message):
+    _crowd(engine)
+    with pytest.raises(StudyError, match=message), write_session(engine) as session:
+        update_study(session, "crowd", **settings)
+    with read_session(engine) as session:
+        study = get_study(session, "crowd")
+    assert (study.survey_questions, study.completion_url, study.rationale) == ([], None, "off")
+
+
+def test_the_completion_link_carries_the_code():
+    from annotate.db.tables import Study
+
+    study = Study(name="x", seed=1, completion_url=PROLIFIC)
+    assert completion_link(study, "C0DE 1") == (
+        "https://app.prolific.com/submissions/complete?cc=C0DE%201"
+    )
+    assert completion_link(Study(name="y", seed=1), "C") is None
+
+
+# ---------------------------------------------------------------- consent and survey
+
+
+def test_start_waits_for_consent_and_the_decision_is_recorded_with_its_time(engine):
+    _crowd(engine, consent_text=CONSENT)
+    visit = _visit(engine)
+    assert participant_step(engine, visit.annotator_id, **_link(engine)).step == "consent"
+    with pytest.raises(EnrolmentError, match="consent"):
+        start(engine, visit.annotator_id, **_link(engine))
+    assert assignments(engine, 1) == []
+    step = decide(engine, visit.annotator_id, accept=True, **_link(engine))
+    assert step.step == "ready"
+    record = _participation(engine, visit.annotator_id)
+    assert record.consent == ACCEPTED
+    assert record.consent_at is not None
+    assert start(engine, visit.annotator_id, **_link(engine)) is not None
+    decide(engine, visit.annotator_id, accept=False, **_link(engine))  # a late click: ignored
+    assert _participation(engine, visit.annotator_id).consent == ACCEPTED
+
+
+def test_declining_ends_with_the_screen_out_code_and_nothing_is_reserved(engine):
+    _crowd(engine, consent_text=CONSENT, screenout_code="SCREENED", completion_url=PROLIFIC)
+    visit = _visit(engine)
+    step = decide(engine, visit.annotator_id, accept=False, **_link(engine))
+    assert (step.step, step.screenout_code) == ("declined", "SCREENED")
+    assert step.screenout_link == PROLIFIC.replace("{code}", "SCREENED")
+    assert _participation(engine, visit.annotator_id).consent == DECLINED
+    with pytest.raises(EnrolmentError, match="declined"):
+        start(engine, visit.annotator_id, **_link(engine))
+    decide(engine, visit.annotator_id, accept=True, **_link(engine))  # the first decision stands
+    assert participant_step(engine, visit.annotator_id, **_link(engine)).step == "declined"
+    assert assignments(engine, 1) == []
+
+
+def test_the_survey_is_checked_stored_and_joined_to_the_export(engine):
+    _crowd(engine, consent_text=CONSENT, survey_questions=QUESTIONS)
+    visit = _visit(engine)
+    with pytest.raises(ConsentError, match="consent"):
+        answer_survey(engine, visit.annotator_id, answers={"age": "50+"}, **_link(engine))
+    assert decide(engine, visit.annotator_id, accept=True, **_link(engine)).step == "survey"
+    with pytest.raises(EnrolmentError, match="survey"):
+        start(engine, visit.annotator_id, **_link(engine))
+    with pytest.raises(ConsentError, match="please answer: Your age band"):
+        answer_survey(engine, visit.annotator_id, answers={"age": "99"}, **_link(engine))
+    answers = {"age": "30-49", "language": "  Welsh "}
+    assert answer_survey(engine, visit.annotator_id, answers=answers, **_link(engine)).step == (
+        "ready"
+    )
+    assert _participation(engine, visit.annotator_id).survey == {
+        "age": "30-49",
+        "language": "Welsh",
+    }
+    rate(engine, visit.annotator_id, start(engine, visit.annotator_id, **_link(engine)))
+    other = _visit(engine, pid="0123456789abcdef01234567")  # enrolled, no survey yet
+    frame = ratings_dataframe(engine, "crowd")
+    assert list(frame.columns[-2:]) == ["survey_age", "survey_language"]
+    assert set(frame["survey_age"]) == {"30-49"}
+    assert set(frame["survey_language"]) == {"Welsh"}
+    assert len(frame) == 8
+    assert other.annotator_id != visit.annotator_id
+
+
+def test_a_study_without_the_options_exports_the_fixed_columns(engine):
+    from annotate.vocabulary import EXPORT_COLUMNS
+
+    _crowd(engine)
+    visit = _visit(engine)
+    rate(engine, visit.annotator_id, start(engine, visit.annotator_id, **_link(engine)))
+    assert tuple(ratings_dataframe(engine, "crowd").columns) == EXPORT_COLUMNS
+
+
+# ---------------------------------------------------------------- the pages (AppTest)
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [e.value for e in at.error]
+    parts += [s.value for s in at.success] + [c.value for c in at.code]
+    return "\n".join(str(p) for p in parts)
+
+
+def _open_link(page_engine, open_page):
+    return open_page(**_link(page_engine), PROLIFIC_PID=PID, SESSION_ID=SESSION)
+
+
+def test_the_crowd_link_asks_consent_then_the_survey_then_start(page_engine, open_page):
+    _crowd(page_engine, consent_text=CONSENT, survey_questions=QUESTIONS)
+    at = _open_link(page_engine, open_page)
+    assert "**20 minutes**" in _texts(at)
+    assert [b.key for b in at.button] == ["consent_accept", "consent_decline"]
+    at.button(key="consent_accept").click().run()
+    assert at.title[0].value == "A few questions about you"
+    at.button[0].click().run()  # Continue without answering the choice
+    assert "please answer: Your age band" in _texts(at)
+    assert assignments(page_engine, 1) == []
+    at.radio(key="survey_age").set_value("50+")
+    at.text_input(key="survey_language").input("Basque")
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.button(key="crowd_start")  # the Start page, nothing reserved yet
+    assert assignments(page_engine, 1) == []
+    at.button(key="crowd_start").click().run()
+    assert any(m.value.startswith("**Pair 1 of 1**") for m in at.markdown)
+    record = _participation(page_engine, assignments(page_engine, 1)[0].annotator_id)
+    assert (record.consent, record.survey) == (ACCEPTED, {"age": "50+", "language": "Basque"})
+
+
+def test_declining_on_the_page_shows_the_screen_out_code_and_its_link(page_engine, open_page):
+    _crowd(page_engine, consent_text=CONSENT, screenout_code="NOCONSENT", completion_url=PROLIFIC)
+    at = _open_link(page_engine, open_page)
+    at.button(key="consent_decline").click().run()
+    assert "NOCONSENT" in _texts(at)
+    target = PROLIFIC.replace("{code}", "NOCONSENT")
+    assert [b.url for b in at.get("link_button")] == [target]
+    (script,) = [h for h in at.get("html") if target in str(h.proto)]
+    assert "window.location.assign" in str(script.proto)
+    assert assignments(page_engine, 1) == []
+    again = _open_link(page_engine, open_page)  # coming back: still screened out
+    assert "NOCONSENT" in _texts(again)
+    assert not [b for b in again.button if b.key == "crowd_start"]
+
+
+def test_the_done_page_sends_the_participant_back_with_the_completion_code(page_engine, open_page):
+    _crowd(page_engine, pool_quota=1, completion_code="FINISHED-1", completion_url=PROLIFIC)
+    at = _open_link(page_engine, open_page)
+    at.button(key="crowd_start").click().run()
+    (item,) = assignments(page_engine, 1)
+    rate(page_engine, item.annotator_id, item.id)
+    at.run()
+    assert "FINISHED-1" in _texts(at)
+    target = PROLIFIC.replace("{code}", "FINISHED-1")
+    assert [b.url for b in at.get("link_button")] == [target]
+    assert any(target in str(h.proto) for h in at.get("html"))
+
+
+def test_a_done_page_without_a_completion_url_shows_only_the_code(page_engine, open_page):
+    _crowd(page_engine, pool_quota=1, completion_code="FINISHED-2")
+    at = _open_link(page_engine, open_page)
+    at.button(key="crowd_start").click().run()
+    (item,) = assignments(page_engine, 1)
+    rate(page_engine, item.annotator_id, item.id)
+    at.run()
+    assert "FINISHED-2" in _texts(at)
+    assert at.get("link_button") == []
+
+
+def test_the_admin_sets_the_design_options_on_the_studies_page(page_engine, open_page):
+    from annotate.domain import accounts
+
+    _crowd(page_engine)
+    with write_session(page_engine) as session:
+        _, token = accounts.create_account(session, "boss", role="admin")
+    at = open_page(token, page="admin_studies.py", pick="crowd")
+    with read_session(page_engine) as session:
+        key = f"study_{get_study(session, 'crowd').id}"
+    save = next(b for b in at.button if b.label == "Save settings")
+    at.text_area(key=f"{key}_survey").input('[{"id": "age", "text": "Age",')
+    save.click().run()
+    assert "Survey questions, line 1, column" in _texts(at)
+    at.text_area(key=f"{key}_consent").input(CONSENT)
+    at.text_area(key=f"{key}_survey").input(json.dumps(QUESTIONS))
+    at.text_input(key=f"{key}_screenout").input("OUT-2")
+    at.text_input(key=f"{key}_completion_url").input(PROLIFIC)
+    at.toggle(key=f"{key}_preference").set_value(True)
+    at.selectbox(key=f"{key}_rationale").set_value("optional")
+    next(b for b in at.button if b.label == "Save settings").click().run()
+    next(b for b in at.button if b.label == "Confirm").click().run()  # shown what will change
+    assert "Settings of crowd saved." in _texts(at)
+    with read_session(page_engine) as session:
+        study = get_study(session, "crowd")
+    assert (study.consent_text, study.survey_questions) == (CONSENT, QUESTIONS)
+    assert (study.screenout_code, study.completion_url) == ("OUT-2", PROLIFIC)
+    assert (study.ask_preference, study.rationale) == (True, "optional")
