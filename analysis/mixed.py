@@ -72,28 +72,35 @@ class _Model:
         self.pair_annotator = sparse.csr_matrix(self.by_pair @ self.by_annotator.T)
         self.n_per_annotator = np.bincount(self.annotator, minlength=self.n_annotators)
 
-    def _vp_inv(self, m: FloatArray, s2e: float, s2p: float) -> FloatArray:
-        """(s2e I + s2p Z_p Z_p')^-1 m, block by block: (I - c J) / s2e, c = s2p/(s2e+k s2p)."""
-        sums = np.asarray(self.by_pair @ m)
-        c = s2p / (s2e + self.k * s2p)
-        return np.asarray((m - c[self.pair, None] * sums[self.pair]) / s2e, dtype=np.float64)
+        # everything the likelihood needs from the n ratings, reduced once:
+        rhs = np.column_stack([x, d])
+        self.rhs_gram = rhs.T @ rhs  # [X d]'[X d]
+        self.pair_sums = np.asarray(self.by_pair @ rhs)  # Z_p'[X d], pairs x (p + 1)
+        self.annotator_sums = np.asarray(self.by_annotator @ rhs)  # Z_a'[X d]
 
-    def solve(self, s2e: float, s2p: float, s2a: float) -> tuple[FloatArray, float]:
-        """V^-1 [X d] and log|V| by Woodbury over the annotator effects, never forming the
-        n x annotators matrix V_p^-1 Z_a (Z_a is one-hot, so its products are group sums)."""
-        rhs = np.column_stack([self.x, self.d])
-        vp_rhs = self._vp_inv(rhs, s2e, s2p)
+    def gram(self, s2e: float, s2p: float, s2a: float) -> tuple[FloatArray, float]:
+        """[X d]' V^-1 [X d] and log|V|, with V = s2e I + s2p Z_p Z_p' + s2a Z_a Z_a'.
+
+        V_p = s2e I + s2p Z_p Z_p' is block-diagonal with V_p^-1 = (I - c_p J) / s2e per pair,
+        c_p = s2p / (s2e + k_p s2p); the annotator part enters by Woodbury. Every product
+        reduces to pair sums, annotator sums and the pairs x annotators count matrix, so one
+        evaluation costs O(pairs x annotators-per-pair + annotators^3), not O(ratings)."""
         c = s2p / (s2e + self.k * s2p)
+        rhs_vp_rhs = (self.rhs_gram - self.pair_sums.T @ (c[:, None] * self.pair_sums)) / s2e
+        za_vp_rhs = (
+            self.annotator_sums - self.pair_annotator.T @ (c[:, None] * self.pair_sums)
+        ) / s2e
         weighted = sparse.diags(c) @ self.pair_annotator
         shared = np.asarray((self.pair_annotator.T @ weighted).toarray(), dtype=np.float64)
         za_vp_za = (np.diag(self.n_per_annotator.astype(float)) - shared) / s2e
         inner = np.eye(self.n_annotators) / s2a + za_vp_za
         chol = np.asarray(linalg.cholesky(inner, lower=True), dtype=np.float64)
-        q = _cho_solve(chol, np.asarray(self.by_annotator @ vp_rhs, dtype=np.float64))
-        v_inv_rhs = vp_rhs - self._vp_inv(q[self.annotator], s2e, s2p)
+        gram = rhs_vp_rhs - za_vp_rhs.T @ _cho_solve(chol, np.asarray(za_vp_rhs))
         log_vp = float(np.sum((self.k - 1) * np.log(s2e) + np.log(s2e + self.k * s2p)))
         log_chol = 2 * float(np.sum(np.log(np.diag(chol))))
-        return v_inv_rhs, log_vp + self.n_annotators * float(np.log(s2a)) + log_chol
+        return np.asarray(gram, dtype=np.float64), log_vp + self.n_annotators * float(
+            np.log(s2a)
+        ) + log_chol
 
     def reml(self, log_vars: FloatArray) -> float:
         """Minus twice the REML log-likelihood (up to a constant) at (s2e, s2p, s2a)."""
@@ -119,18 +126,14 @@ class _Model:
 
     def _gls(self, s2e: float, s2p: float, s2a: float) -> tuple[float, float, float] | None:
         """r' V^-1 r at the GLS beta, log|V| and log|X' V^-1 X|; None if not positive."""
+        p = self.x.shape[1]
         try:
-            v_inv_rhs, log_det = self.solve(s2e, s2p, s2a)
+            gram, log_det = self.gram(s2e, s2p, s2a)
+            factor = linalg.cho_factor(gram[:p, :p], lower=True)
         except (np.linalg.LinAlgError, linalg.LinAlgError):
             return None
-        p = self.x.shape[1]
-        xtvx = self.x.T @ v_inv_rhs[:, :p]
-        try:
-            factor = linalg.cho_factor(xtvx, lower=True)
-        except linalg.LinAlgError:
-            return None
-        xtvd = self.x.T @ v_inv_rhs[:, p]
-        quad = float(self.d @ v_inv_rhs[:, p] - xtvd @ linalg.cho_solve(factor, xtvd))
+        xtvd = gram[:p, p]
+        quad = float(gram[p, p] - xtvd @ linalg.cho_solve(factor, xtvd))
         log_xtvx = 2 * float(np.sum(np.log(np.diag(factor[0]))))
         return (quad, log_det, log_xtvx) if quad > 0 else None
 
@@ -160,11 +163,11 @@ def fit_crossed(d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArra
     ]
     best = min(results, key=lambda r: float(r.fun))
     g_pair, g_annotator = (float(v) ** 2 + MIN_RATIO for v in best.x)
-    v_inv_rhs, _ = model.solve(1.0, g_pair, g_annotator)
+    gram, _ = model.gram(1.0, g_pair, g_annotator)
     p = x.shape[1]
-    xtvx_inv = np.asarray(linalg.inv(x.T @ v_inv_rhs[:, :p]), dtype=np.float64)
-    beta = np.asarray(xtvx_inv @ (x.T @ v_inv_rhs[:, p]), dtype=np.float64)
-    quad = float(d @ v_inv_rhs[:, p] - beta @ (x.T @ v_inv_rhs[:, p]))
+    xtvx_inv = np.asarray(linalg.inv(gram[:p, :p]), dtype=np.float64)
+    beta = np.asarray(xtvx_inv @ gram[:p, p], dtype=np.float64)
+    quad = float(gram[p, p] - beta @ gram[:p, p])
     s2e = quad / (len(d) - p)
     return CrossedFit(
         beta, xtvx_inv * s2e, s2e, g_pair * s2e, g_annotator * s2e, bool(best.success)
