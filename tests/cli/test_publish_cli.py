@@ -14,26 +14,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from typer.testing import CliRunner, Result
 
-from annotate.cli.common import State, app
 from annotate.domain.publish import size_category
 from annotate.vocabulary import EXPORT_COLUMNS
-
-
-@pytest.fixture
-def cli(db_url: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str) -> Result:
-        try:
-            return runner.invoke(app, ["--db", db_url, *args])
-        finally:
-            if State._engine is not None:
-                State._engine.dispose()
-
-    return invoke
 
 
 @pytest.fixture
