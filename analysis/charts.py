@@ -9,15 +9,15 @@ from annotate.vocabulary import DIMENSIONS
 
 from .model_report import model_accuracy_figure
 from .report_types import DimensionResult, Interval, Report
+from .style import (
+    CHOSEN_COLOUR,
+    LEVEL_COLOURS,
+    OKABE_ITO,
+    REJECTED_COLOUR,
+    VERDICT_COLOURS,
+    short_labels,
+)
 
-CHOSEN_COLOUR = "#1f77b4"
-REJECTED_COLOUR = "#ff7f0e"
-VERDICT_COLOURS = {
-    "tie": "#2ca02c",
-    "diverges": "#d62728",
-    "inconclusive": "#7f7f7f",
-    "insufficient_data": "#c7c7c7",
-}
 ALPHA_THRESHOLDS = (0.667, 0.8)
 
 
@@ -71,7 +71,7 @@ def means_figure(report: Report) -> go.Figure:
     return _layout(
         fig,
         "Mean score, chosen vs rejected (95% CI)",
-        xaxis={"tickvals": list(range(len(DIMENSIONS))), "ticktext": list(DIMENSIONS)},
+        xaxis={"tickvals": list(range(len(DIMENSIONS))), "ticktext": short_labels()},
         yaxis={"title": "mean score", "range": [s["scale_min"] - 0.2, s["scale_max"] + 0.2]},
     )
 
@@ -84,7 +84,7 @@ def difference_figure(report: Report) -> go.Figure:
     fig = go.Figure(
         go.Scatter(
             x=values,
-            y=list(DIMENSIONS),
+            y=short_labels(),
             mode="markers",
             marker={"size": 12, "color": [VERDICT_COLOURS[v] for v in verdicts]},
             error_x=_errors(values, [dims[d]["ci95"] for d in DIMENSIONS]),
@@ -94,7 +94,7 @@ def difference_figure(report: Report) -> go.Figure:
         )
     )
     margin = report["settings"]["margin"]
-    fig.add_vrect(x0=-margin, x1=margin, fillcolor="#2ca02c", opacity=0.1, line_width=0)
+    fig.add_vrect(x0=-margin, x1=margin, fillcolor=OKABE_ITO["green"], opacity=0.1, line_width=0)
     fig.add_vline(x=0, line_dash="dot", line_color="#555")
     return _layout(
         fig,
@@ -107,7 +107,7 @@ def difference_figure(report: Report) -> go.Figure:
 def distribution_figure(report: Report) -> go.Figure:
     """Histogram of per-pair differences (chosen − rejected) per dimension."""
     fig = make_subplots(
-        rows=1, cols=len(DIMENSIONS), subplot_titles=list(DIMENSIONS), shared_yaxes=True
+        rows=1, cols=len(DIMENSIONS), subplot_titles=short_labels(), shared_yaxes=True
     )
     for i, dim in enumerate(DIMENSIONS, start=1):
         hist = report["dimensions"][dim]["diff_histogram"]
@@ -129,8 +129,8 @@ def alpha_figure(report: Report) -> go.Figure:
     dims = report["dimensions"]
     fig = go.Figure()
     levels = (
-        ("ordinal", "#9467bd", [dims[d]["alpha_ordinal"] for d in DIMENSIONS]),
-        ("interval", "#17becf", [dims[d]["alpha_interval"] for d in DIMENSIONS]),
+        ("ordinal", LEVEL_COLOURS["ordinal"], [dims[d]["alpha_ordinal"] for d in DIMENSIONS]),
+        ("interval", LEVEL_COLOURS["interval"], [dims[d]["alpha_interval"] for d in DIMENSIONS]),
     )
     intervals = {
         "ordinal": [dims[d]["alpha_ordinal_ci95"] for d in DIMENSIONS],
@@ -140,7 +140,7 @@ def alpha_figure(report: Report) -> go.Figure:
         cis = intervals[level]
         fig.add_trace(
             go.Bar(
-                x=list(DIMENSIONS),
+                x=short_labels(),
                 y=values,
                 name=level,
                 marker_color=colour,
@@ -153,7 +153,7 @@ def alpha_figure(report: Report) -> go.Figure:
             x=["rubric preference"],
             y=[pref["alpha_nominal"]],
             name="nominal (preference)",
-            marker_color="#bcbd22",
+            marker_color=LEVEL_COLOURS["difference"],
             error_y=_errors([pref["alpha_nominal"]], [pref["ci95"]]),
         )
     )
@@ -165,10 +165,10 @@ def alpha_figure(report: Report) -> go.Figure:
 
 
 def domain_accuracy_figure(report: Report) -> go.Figure:
-    """Human accuracy (ties as half) per domain and overall, with the reward-model reference."""
+    """Strict human accuracy per domain and overall, with the reward-model reference."""
     names = ["all", *report["by_domain"]]
     accs = [report["human_accuracy"]] + [d["human_accuracy"] for d in report["by_domain"].values()]
-    values = [a["accuracy"] for a in accs]
+    values = [a["strict_accuracy"] for a in accs]
     fig = go.Figure(
         go.Bar(
             x=names,
@@ -182,12 +182,12 @@ def domain_accuracy_figure(report: Report) -> go.Figure:
     fig.add_hline(
         y=reference,
         line_dash="dash",
-        line_color="#d62728",
+        line_color=OKABE_ITO["vermillion"],
         annotation_text=f"best reward model {reference:.2%}",
     )
     return _layout(
         fig,
-        "Human accuracy by domain (ties count 0.5; 95% CI)",
+        "Strict human accuracy by domain (95% Wilson CI)",
         yaxis={"range": [0, 1.05], "tickformat": ".0%"},
     )
 
@@ -206,7 +206,7 @@ def domain_verdict_figure(report: Report) -> go.Figure:
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=list(DIMENSIONS),
+            x=short_labels(),
             y=domains,
             text=text,
             texttemplate="%{text}",
@@ -224,19 +224,27 @@ def _signed(value: float | None) -> str:
 
 
 def position_figure(report: Report) -> go.Figure:
-    """Mean score of the response shown on side A vs side B per dimension."""
+    """Chosen − rejected per dimension by the side chosen was shown on (equal bars: no bias)."""
     bias = report["position_bias"]
     fig = go.Figure()
-    for side in ("a", "b"):
+    sides = (
+        ([bias[d]["diff_chosen_on_a"] for d in DIMENSIONS], "chosen shown on A", "sky_blue"),
+        ([bias[d]["diff_chosen_on_b"] for d in DIMENSIONS], "chosen shown on B", "vermillion"),
+    )
+    for values, name, colour in sides:
         fig.add_trace(
             go.Bar(
-                x=list(DIMENSIONS),
-                y=[bias[d]["mean_a" if side == "a" else "mean_b"] for d in DIMENSIONS],
-                name=f"side {side.upper()}",
+                x=short_labels(),
+                y=values,
+                name=name,
+                marker_color=OKABE_ITO[colour],
             )
         )
     return _layout(
-        fig, "Position bias: mean score by side", barmode="group", yaxis={"title": "mean score"}
+        fig,
+        "Position bias: chosen − rejected by side shown",
+        barmode="group",
+        yaxis={"title": "mean chosen − rejected"},
     )
 
 
@@ -252,7 +260,7 @@ def annotator_figure(report: Report) -> go.Figure:
             marker={
                 "size": 10,
                 "color": [a["straight_lining"] for a in rows],
-                "colorscale": [[0, CHOSEN_COLOUR], [1, "#d62728"]],
+                "colorscale": [[0, CHOSEN_COLOUR], [1, OKABE_ITO["vermillion"]]],
                 "line": {"width": 1, "color": "#333"},
                 "colorbar": {"title": "straight-lining"},
                 "cmin": 0,

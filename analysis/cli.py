@@ -191,3 +191,38 @@ def power(
         typer.echo(json.dumps(result, indent=2, allow_nan=False))
     else:
         typer.echo(power_text(result), nl=False)
+
+
+@app.command()
+def figures(
+    ratings_file: Annotated[Path, typer.Argument(help="Ratings export: .csv, .jsonl or .parquet.")],
+    folder: Annotated[Path, typer.Option("--out", "-o", help="Folder for the figures.")] = Path(
+        "figures"
+    ),
+    formats: Annotated[
+        str, typer.Option("--formats", help="Comma-separated: svg, pdf, png.")
+    ] = "svg,pdf,png",
+    margin: MarginOption = DEFAULT_EQUIVALENCE_MARGIN,
+    margin_unit: MarginUnitOption = MarginUnit.points,
+    alpha: AlphaOption = 0.05,
+    bootstrap: BootstrapOption = DEFAULT_N_BOOT,
+    seed: SeedOption = 0,
+) -> None:
+    """Paper-ready static figures (matplotlib) of the report: SVG, PDF and/or PNG."""
+    from .static import export_figures
+
+    try:
+        result = build_report(
+            ratings_file,
+            margin=margin,
+            alpha=alpha,
+            n_boot=bootstrap,
+            seed=seed,
+            margin_unit=margin_unit.value,
+        )
+        written = export_figures(result, folder, [f.strip() for f in formats.split(",") if f])
+    except (RatingsError, ValueError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+    for path in written:
+        typer.echo(f"wrote {path}", err=True)

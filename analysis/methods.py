@@ -88,6 +88,12 @@ def methods(report: Report) -> dict[str, str]:
         "rubric_alignment is higher for chosen; ties are not wins), the same definition as a "
         "reward model's accuracy, with a 95% Wilson CI (R prop.test(correct=FALSE)). Ties are "
         "reported beside it; ties-as-half and ties-dropped are labelled alternatives.",
+        "mixed_model": "Secondary analysis: per dimension, each annotator's chosen - rejected "
+        "score difference d = mu + beta * side + pair + annotator + error, with crossed random "
+        "pair and annotator effects (the score model score ~ response x dimension + side with "
+        "random pair and annotator effects, taken within each pair-rating), fitted by REML; "
+        "Wald intervals. Its verdict applies the primary rules to its "
+        f"{tost_level} interval; disagreements with the primary verdict are listed.",
         "position_bias": "Per pair-rating, chosen - rejected, compared between ratings that "
         "showed chosen on side A and on side B: Welch two-sample t-test (decision), Wilcoxon "
         "rank-sum (sensitivity). side_a_advantage = half the difference of the two means.",

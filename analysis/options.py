@@ -14,6 +14,7 @@ class Format(StrEnum):
     json = "json"
     md = "md"
     html = "html"
+    latex = "latex"
 
 
 MarginOption = Annotated[

@@ -7,11 +7,13 @@ import re
 
 from . import tables
 from .html_report import render_html
+from .latex import render_latex
+from .methods import methods_paragraph
 from .report_types import Report
 from .sections import SECTIONS
 from .tables import Table
 
-FORMATS = ("json", "md", "html")
+FORMATS = ("json", "md", "html", "latex")
 
 
 def render_report(report: Report, fmt: str) -> str:
@@ -22,6 +24,8 @@ def render_report(report: Report, fmt: str) -> str:
         return render_markdown(report)
     if fmt == "html":
         return render_html(report)
+    if fmt in ("latex", "tex"):
+        return render_latex(report)
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
@@ -58,4 +62,5 @@ def render_markdown(report: Report) -> str:
     parts = ["# Validation report", markdown_cell(tables.summary_line(report))]
     for section in SECTIONS:
         parts += [f"## {section.heading(report)}", markdown_table(section.table(report))]
+    parts += ["## Methods paragraph", markdown_cell(methods_paragraph(report))]
     return "\n\n".join(parts) + "\n"

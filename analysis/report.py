@@ -26,6 +26,7 @@ from .annotators import annotator_behaviour
 from .coded import BoolArray, CodedRatings, FloatArray, PairMeans, encode_ratings, pair_means
 from .margins import MarginUnit, check_unit, margin_points, margin_record, margin_sensitivity
 from .methods import ALPHA_TENTATIVE, methods
+from .mixed import mixed_model
 from .paired import INSUFFICIENT, MIN_PAIRS, apply_holm, compare_dimension, study_checks
 from .position import position_bias
 from .power import make_plan, plan_power
@@ -109,6 +110,7 @@ def build_report(
         "margin_sensitivity": margin_sensitivity(paired, unit),
         "margin_record": margin_record(margin_history, df["created_at"]),
         "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),
+        "mixed_model": mixed_model(coded, paired, alpha),
         "position_bias": position_bias(coded, alpha),
         "exclusions": exclusions(coded, means, excluded_pairs),
         "settings": {

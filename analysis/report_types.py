@@ -255,6 +255,30 @@ class PowerResult(TypedDict):
     notes: list[str]
 
 
+class MixedDimension(TypedDict):
+    """Crossed mixed model of one dimension (`analysis.mixed`)."""
+
+    estimate: float | None  # mean chosen - rejected
+    ci95: Interval | None
+    ci_tost: Interval | None  # (1 - 2 alpha) Wald interval, for the verdict
+    side_a_advantage: float | None
+    side_a_advantage_ci95: Interval | None
+    var_pair: float | None
+    var_annotator: float | None
+    var_residual: float | None
+    n_ratings: int
+    n_pairs: int
+    n_annotators: int
+    converged: bool
+    verdict: str
+
+
+class MixedModel(TypedDict):
+    dimensions: dict[str, MixedDimension]
+    disagreements: list[str]  # dimensions whose verdict differs from the primary
+    note: str
+
+
 class Settings(TypedDict):
     margin: float
     margin_unit: str
@@ -285,6 +309,7 @@ class Report(TypedDict):
     margin_sensitivity: MarginSensitivity
     margin_record: MarginRecord | None
     power: PowerResult | None
+    mixed_model: MixedModel
     position_bias: dict[str, PositionBias]
     exclusions: Exclusions
     settings: Settings

@@ -42,6 +42,7 @@ SECTIONS: tuple[Section, ...] = (
         ("means", "differences", "distribution"),
     ),
     Section(_fixed("Sensitivity to the equivalence margin"), tables.margin_table),
+    Section(_fixed("Mixed-effects model (annotators modelled)"), tables.mixed_table),
     Section(_fixed("Sensitivity analyses (rank-based)"), tables.sensitivity_table),
     Section(_fixed("Human accuracy"), tables.accuracy_table),
     Section(_fixed("Reward models"), model_report.reward_model_table, ("reward_models",)),

@@ -157,6 +157,42 @@ def margin_table(report: Report) -> Table:
     )
 
 
+def mixed_table(report: Report) -> Table:
+    """The crossed mixed model beside the primary verdict."""
+    mm = report["mixed_model"]
+    rows = []
+    for dim in DIMENSIONS:
+        r = mm["dimensions"][dim]
+        rows.append(
+            [
+                report["dimensions"][dim]["label"],
+                f"{num(r['estimate'], signed=True)} {interval(r['ci95'])}",
+                f"{num(r['side_a_advantage'], signed=True)} {interval(r['side_a_advantage_ci95'])}",
+                num(r["var_pair"], 3),
+                num(r["var_annotator"], 3),
+                num(r["var_residual"], 3),
+                VERDICT_LABELS[r["verdict"]],
+                VERDICT_LABELS[report["dimensions"][dim]["verdict"]],
+            ]
+        )
+    return Table(
+        headers=[
+            "Dimension",
+            "Chosen − rejected [95% CI]",
+            "Side A advantage [95% CI]",
+            "Var pair",
+            "Var annotator",
+            "Var residual",
+            "Mixed verdict",
+            "Primary verdict",
+        ],
+        rows=rows,
+        numeric=[False, True, True, True, True, True, False, False],
+        note="Secondary analysis: per-rating chosen − rejected with crossed random pair and "
+        "annotator effects (REML, Wald intervals). " + mm["note"],
+    )
+
+
 def verdict_table(report: Report) -> Table:
     checks = report["checks"]
     caveat = checks["reliability_caveat"]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -189,13 +188,11 @@ def summary(label: str, times_ms: list[float]) -> dict[str, float]:
     return figures
 
 
-_KEY = re.compile(r"factuality_A_(\d+)")
-
-
 def _current(at) -> int:  # type: ignore[no-untyped-def]
-    ids = {int(m.group(1)) for r in at.radio if (m := _KEY.fullmatch(r.key or ""))}
-    assert len(ids) == 1, ids
-    return ids.pop()
+    """The pair on the page: its hidden token (the form's keys are the same for every pair)."""
+    tokens = [t.value for t in at.text_input if t.key == "pair_token"]
+    assert len(tokens) == 1, tokens
+    return int(tokens[0])
 
 
 def measure_page(db_url: str, token: str, submits: int, warmup: int = 5) -> list[float]:
@@ -213,8 +210,8 @@ def measure_page(db_url: str, token: str, submits: int, warmup: int = 5) -> list
         assignment_id = _current(at)
         for side in SIDES:
             for dim in DIMENSIONS:
-                at.radio(key=f"{dim}_{side}_{assignment_id}").set_value(SCORES[side][dim])
-        button = next(b for b in at.button if getattr(b, "form_id", "") == f"pair_{assignment_id}")
+                at.radio(key=f"{dim}_{side}").set_value(SCORES[side][dim])
+        button = next(b for b in at.button if getattr(b, "form_id", "") == "pair")
         button.click()
         started = time.perf_counter()
         at.run()

@@ -21,6 +21,19 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait until the server at `url` answers its health check (False: it exited or timed out)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.read().strip() == b"ok":
+                    return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
 class AppServer:
     """The app server as a child process on 127.0.0.1, for tests and benchmarks.
 
@@ -68,17 +81,9 @@ class AppServer:
         return self
 
     def _wait_healthy(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                break
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as answer:
-                    if answer.read().strip() == b"ok":
-                        return
-            except OSError:
-                time.sleep(0.1)
+        assert self.process is not None
+        if wait_healthy(self.url, self.process, timeout):
+            return
         self.stop()
         log = self.log_path.read_text(errors="replace")[-3000:]
         raise RuntimeError(f"the app server did not start; the end of its log:\n{log}")

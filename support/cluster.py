@@ -48,10 +48,12 @@ def _sha256_source(script: str) -> str:
 
 
 def inline_script_hashes() -> list[str]:
-    """CSP hashes of the inline scripts in Streamlit's own index.html (they change with its
-    version, which is why the configuration is rendered, not written by hand)."""
+    """CSP hashes of the inline scripts: those of Streamlit's own index.html (they change with
+    its version), and the app's own (`annotate/app/*.js`, put in the page as inline scripts).
+    Why the configuration is rendered, not written by hand."""
     index = Path(streamlit.__file__).parent / "static" / "index.html"
     scripts = re.findall(r"<script>(.*?)</script>", index.read_text(encoding="utf-8"), re.S)
+    scripts += [path.read_text(encoding="utf-8") for path in sorted(APP_SCRIPTS.glob("*.js"))]
     return [_sha256_source(script) for script in scripts]
 
 
@@ -59,7 +61,8 @@ def content_security_policy() -> str:
     """What the browser may load: the app's own origin only, no framing, no plugins.
 
     Streamlit's styles are injected at run time (emotion), so styles need 'unsafe-inline';
-    scripts do not: its one inline script is allowed by hash. 'wasm-unsafe-eval' lets its
+    scripts do not: Streamlit's one inline script and the rating page's keyboard script are
+    allowed by hash. 'wasm-unsafe-eval' lets its
     bundled WebAssembly (Arrow tables) compile; it allows no JavaScript eval.
     """
     scripts = " ".join(["'self'", *inline_script_hashes(), "'wasm-unsafe-eval'"])

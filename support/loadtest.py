@@ -45,7 +45,8 @@ from annotate.vocabulary import DIMENSIONS, SIDES
 from support.appserver import AppServer
 
 LOAD_STUDY = "load"
-SUBMIT_KEY = "submit"  # the rating form's button (annotate.app.app_pages.rate)
+SUBMIT_KEY = "submit"  # the rating form's button; its widgets' keys are the same for every pair
+SCORE_KEYS = {score_key(dim, side) for dim in DIMENSIONS for side in SIDES}
 SAVED_WORD = "saved."
 DONE_TITLE = "All done, thank you!"
 RATINGS_PER_PAIR = len(DIMENSIONS) * len(SIDES)
@@ -102,7 +103,14 @@ def prepare_load_study(
 
 # Testing only: a throw-away server on 127.0.0.1 with the agent API on, waiting up to two
 # minutes for a run to finish under heavy load.
-AGENT_API_FLAGS = ("--server.enableAgentApi", "true", "--server.agentWaitTimeout", "120")
+AGENT_API_FLAGS = (
+    "--server.enableAgentApi",
+    "true",
+    "--server.agentWaitTimeout",
+    "120",
+    "--server.agentMaxSessions",  # one per simulated annotator; Streamlit allows 100
+    "2000",
+)
 
 
 def agent_server(db: str, log_path: Path) -> AppServer:
@@ -135,8 +143,7 @@ class Page:
 
     @property
     def assignment_id(self) -> int | None:
-        """The assignment whose rating form is on the page, if any (the form's hidden
-        per-pair token holds its id)."""
+        """The assignment whose rating form is on the page, if any (its hidden token)."""
         for node in _walk(self.snapshot.get("tree", [])):
             if node.get("key") == PAIR_TOKEN and node.get("value"):
                 return int(node["value"])
@@ -187,9 +194,14 @@ class AgentSession:
             with self.opener.open(request, timeout=self.timeout) as reply:
                 snapshot = json.load(reply)
         except urllib.error.HTTPError as error:
+            body = error.read()[:300]
             if error.code in BALANCER_UNAVAILABLE:
                 raise ServerUnavailable(f"{error.code} from the load balancer") from error
-            raise RuntimeError(f"agent API refused: {error.code} {error.read()[:300]!r}") from error
+            if error.code == 404 and b"unknown_session" in body:
+                # The server that held this session died; the balancer sent the request to
+                # another one. A browser would reconnect and get a new session: so do we.
+                raise ServerUnavailable("the session's server is gone") from error
+            raise RuntimeError(f"agent API refused: {error.code} {body!r}") from error
         except (OSError, ValueError, http.client.HTTPException) as error:  # down, or cut off
             raise ServerUnavailable(str(error)) from error
         self.session_id = snapshot.get("session_id", self.session_id)
@@ -200,16 +212,15 @@ class AgentSession:
 
     def submit_scores(self, page: Page, rng: random.Random) -> Page:
         """Give every score of the pair on `page` (random, 1-5) and submit the form."""
-        score_keys = {score_key(dim, side) for dim in DIMENSIONS for side in SIDES}
         radios = [
             node
             for node in _walk(page.snapshot.get("tree", []))
-            if node.get("type") == "radio" and node.get("key") in score_keys
+            if node.get("type") == "radio" and node.get("key") in SCORE_KEYS
         ]
-        if len(radios) != RATINGS_PER_PAIR:
+        if len(radios) != RATINGS_PER_PAIR or page.assignment_id is None:
             raise RuntimeError(f"expected {RATINGS_PER_PAIR} score widgets, got {len(radios)}")
         widgets = {node["key"]: rng.choice(node["props"]["options"]) for node in radios}
-        widgets[PAIR_TOKEN] = str(page.assignment_id)  # as the browser sends it back
+        widgets[PAIR_TOKEN] = str(page.assignment_id)  # as a browser sends it with the form
         return self._post(
             {"session_id": self.session_id, "widget_state": widgets, "trigger": {"key": SUBMIT_KEY}}
         )

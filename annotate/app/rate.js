@@ -40,7 +40,7 @@
     if (event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) return;
     const group = groupOf(document.activeElement);
     if (!group || document.activeElement.type !== "radio") return;
-    const label = [...group.querySelectorAll("label")].find((l) =>
+    const label = [...group.querySelectorAll("label[data-testid='stRadioOption']")].find((l) =>
       l.innerText.trim().startsWith(event.key + " ·"),
     );
     if (!label) return;
@@ -87,7 +87,8 @@
     }
     if (Date.now() < settleUntil) {
       scrollToTop();
-      if (!groupOf(document.activeElement)) focusGroup(groups()[0]);
+      const first = groups()[0];
+      if (groupOf(document.activeElement) !== first) focusGroup(first);
     }
     const error = document.querySelector("[class*='st-key-submit_error_']");
     const errorId = error ? error.className : null;
@@ -105,11 +106,14 @@
       requestAnimationFrame(check);
     }
   }
+  // Attributes too: a run's end flips `data-stale` and the app's script state.
   new MutationObserver(schedule).observe(document.body, {
     childList: true,
     subtree: true,
     characterData: true,
+    attributes: true,
+    attributeFilter: ["data-stale", "data-test-script-state", "class", "aria-checked"],
   });
-  setInterval(schedule, 250); // a value set by React (the token) is no DOM mutation
+  setInterval(schedule, 100); // a value set by React (the token) is no DOM mutation
   check();
 })();

@@ -45,7 +45,9 @@ def streamlit_command(port: int, address: str = "0.0.0.0") -> list[str]:
         **PRODUCTION_OPTIONS,
     }
     flags = [part for name, value in options.items() for part in (f"--{name}", value)]
-    return [sys.executable, "-m", "streamlit", "run", str(APP_ENTRY), *flags]
+    # Streamlit's command line, started by annotate.app.launch (it imports the database layer
+    # first, so the first visitor does not wait for it).
+    return [sys.executable, "-m", "annotate.app.launch", "run", str(APP_ENTRY), *flags]
 
 
 def server_environment(db: str | None, app_url: str | None = None) -> dict[str, str]:

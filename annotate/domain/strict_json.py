@@ -50,7 +50,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: set[str] = set()
     for key, _ in pairs:
         if key in seen:
-            repeated.key = key[:100]
+            repeated.key = field_name(key)
             repeated.message = (
                 f"the key {_short(key)!r} appears twice in one object; expected each key once"
             )
@@ -87,6 +87,13 @@ _DECODER = json.JSONDecoder(
 _NON_FINITE_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_int)
 
 
+def field_name(key: str) -> str:
+    """A record's key as it may be shown: at most 100 characters, escaped (`\\ud800`) when it
+    holds what no page or terminal can print."""
+    name = key[:100]
+    return name if _text_problem(name) is None else ascii(name)[1:-1]
+
+
 def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -107,29 +114,41 @@ def check_value(value: Any, finite_only: bool = True) -> tuple[str | None, str] 
             message = _text_problem(key) if isinstance(key, str) else None
             message = message or _walk(item, 2, finite_only)
             if message:
-                return (str(key)[:100], message)
+                return (field_name(str(key)), message)
         return None
     message = _walk(value, 1, finite_only)
     return (None, message) if message else None
 
 
 def _walk(value: Any, depth: int, finite_only: bool) -> str | None:
-    """The first reason `value` (at nesting level `depth`) cannot be stored, or None."""
+    """The first reason `value` (at nesting level `depth`) cannot be stored, or None.
+
+    Iterative (a deep value cannot exhaust the stack) and run on every record, so the common
+    cases are tested first: plain texts (`isascii` is O(1)), lists and objects.
+    """
     stack = [(value, depth)]
     while stack:
         item, level = stack.pop()
-        if isinstance(item, str):
-            message = _text_problem(item)
-        elif isinstance(item, dict | list | tuple):
+        kind = type(item)
+        if kind is str:
+            if "\x00" in item or not item.isascii():
+                message = _text_problem(item)
+                if message:
+                    return message
+            continue
+        if kind is list or kind is dict or kind is tuple or isinstance(item, dict | list):
             if level > MAX_NESTING:
                 return _nesting_problem()
             if isinstance(item, _RepeatedKey):
                 return item.message
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, level + 1) for child in children)
-            message = _keys_problem(item) if isinstance(item, dict) else None
-        else:
-            message = _scalar_problem(item, finite_only)
+            if isinstance(item, dict):
+                message = _keys_problem(item)
+                if message:
+                    return message
+                item = item.values()
+            stack.extend([(child, level + 1) for child in item])
+            continue
+        message = _scalar_problem(item, finite_only)
         if message:
             return message
     return None
@@ -137,9 +156,10 @@ def _walk(value: Any, depth: int, finite_only: bool) -> str | None:
 
 def _keys_problem(item: dict[Any, Any]) -> str | None:
     for key in item:
-        message = _text_problem(key) if isinstance(key, str) else None
-        if message:
-            return message
+        if type(key) is str and ("\x00" in key or not key.isascii()):
+            message = _text_problem(key)
+            if message:
+                return message
     return None
 
 
@@ -176,7 +196,7 @@ def _deep_field(text: str) -> str | None:
         elif mark in "]}":
             depth -= 1
         elif mark == ":" and depth == 1 and last_text is not None:
-            key = json.loads(last_text)[:100]
+            key = field_name(json.loads(last_text))
         last_text = mark if mark.startswith('"') else None
     return None
 

@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+from sqlalchemy.engine import Engine
+
+from annotate.db import write_session
+from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs, study_pairs
+from annotate.domain.studies import get_study
 from support.appserver import AppServer
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -24,12 +31,30 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# The marks of a browser test module: skipped on a laptop without Chromium; in CI (CI=true) a
+# missing browser is a failure.
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists() and os.environ.get("CI") != "true",
+        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)",
+    ),
+]
 SERVER_START_TIMEOUT_S = 60
 UI_TIMEOUT_MS = 20_000
 LABEL_WORDS = (b"chosen", b"rejected")
 
 
 TALL = {"width": 1400, "height": 2200}  # a whole pair on one screenshot
+
+
+def add_annotator(engine: Engine, study_name: str, name: str) -> str:
+    """A new annotator with every pair of the study in their queue; their token."""
+    with write_session(engine) as session:
+        study = get_study(session, study_name)
+        annotator, token = accounts.create_account(session, name)
+        assign_pairs(session, study, annotator, study_pairs(session, study))
+    return token
 
 
 def start_server(db: Path, log: Path) -> AppServer:

@@ -7,7 +7,6 @@ Screenshots go to $PRB_SCREENSHOT_DIR when set, else to a pytest temp folder.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +18,8 @@ from sqlmodel import select
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
-from annotate.domain import accounts
-from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_or_create_study, get_study
+from annotate.domain.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
 from annotate.services.rating import submit_rating
@@ -35,8 +32,9 @@ from tests.app.apptest_helpers import (
     stored_scores,
 )
 from tests.app.browser_helpers import (
-    CHROMIUM,
+    BROWSER_MARKS,
     Recorder,
+    add_annotator,
     checked_score,
     closer_to,
     current_assignment,
@@ -46,14 +44,7 @@ from tests.app.browser_helpers import (
     wait_for_pair,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    # Skipped on a laptop without Chromium; in CI (CI=true) a missing browser is a failure.
-    pytest.mark.skipif(
-        not CHROMIUM.exists() and os.environ.get("CI") != "true",
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 DIMENSIONS = ("factuality", "relevance", "helpfulness", "rubric_alignment")
 ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
@@ -71,14 +62,6 @@ class World:
         return f"{self.url}/?token={self.tokens[who]}"
 
 
-def _add_annotator(engine: Engine, study_name: str, name: str) -> str:
-    with write_session(engine) as session:
-        study = get_study(session, study_name)
-        annotator, token = accounts.create_account(session, name)
-        assign_pairs(session, study, annotator, study_pairs(session, study))
-    return token
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     folder = tmp_path_factory.mktemp("browser")
@@ -87,7 +70,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     demo = set_up_demo(engine)
     tokens = {"demo": demo.token}
     for name in ("second", "third", "keyboard", "double", "finished"):
-        tokens[name] = _add_annotator(engine, "demo", name)
+        tokens[name] = add_annotator(engine, "demo", name)
     with read_session(engine) as session:
         finished_id = session.exec(select(Annotator.id).where(Annotator.name == "finished")).one()
     for assignment_id in queue_ids(engine, "finished"):
@@ -103,7 +86,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     import_files(
         engine, SYSTEM, [hostile.write_hostile_dataset(folder / "hostile")], study="hostile"
     )
-    tokens["hostile"] = _add_annotator(engine, "hostile", "hostile")
+    tokens["hostile"] = add_annotator(engine, "hostile", "hostile")
 
     server = start_server(db, folder / "server.log")
     try:

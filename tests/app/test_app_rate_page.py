@@ -9,7 +9,6 @@ Screenshots go to $PRB_SCREENSHOT_DIR when set, else to a pytest temp folder.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,15 +21,15 @@ from sqlmodel import select
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.domain import accounts
-from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_or_create_study, get_study
+from annotate.domain.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
 from tests.app.apptest_helpers import SCORES, expected_scores, stored_ratings, stored_scores
 from tests.app.browser_helpers import (
-    CHROMIUM,
+    BROWSER_MARKS,
     UI_TIMEOUT_MS,
+    add_annotator,
     current_assignment,
     screenshot_dir,
     settle,
@@ -39,13 +38,7 @@ from tests.app.browser_helpers import (
 )
 from tests.app.test_app_browser import pair_texts
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists() and os.environ.get("CI") != "true",
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 LAPTOP = {"width": 1366, "height": 768}
 DESKTOP = {"width": 1920, "height": 1080}
@@ -82,26 +75,18 @@ def _long_word_dataset(folder: Path) -> Path:
     return path
 
 
-def _annotator(engine: Engine, study_name: str, name: str) -> str:
-    with write_session(engine) as session:
-        study = get_study(session, study_name)
-        annotator, token = accounts.create_account(session, name)
-        assign_pairs(session, study, annotator, study_pairs(session, study))
-    return token
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     folder = tmp_path_factory.mktemp("rate_page")
     db = folder / "rate.db"
     engine = make_engine(str(db))
     set_up_demo(engine)
-    names = ("focus", "keys", "shots", "stale")
-    tokens = {name: _annotator(engine, "demo", name) for name in names}
+    names = ("focus", "missing", "keys", "shots", "stale")
+    tokens = {name: add_annotator(engine, "demo", name) for name in names}
     with write_session(engine) as session:
         get_or_create_study(session, "long", seed=3)
     import_files(engine, SYSTEM, [_long_word_dataset(folder / "long")], study="long")
-    tokens["long"] = _annotator(engine, "long", "long")
+    tokens["long"] = add_annotator(engine, "long", "long")
     server = start_server(db, folder / "server.log")
     try:
         yield World(engine, tokens, server.url, screenshot_dir(folder / "shots"))
@@ -170,6 +155,7 @@ def test_after_a_submit_the_next_pair_opens_at_its_top_with_the_focus_on_its_fir
         "() => document.querySelector(\"[data-testid='stMain']\").scrollTop === 0"
     )
     assert in_viewport(page, saved)
+    page.screenshot(path=str(world.shots / "rate_after_submit_1366.png"))
     assert in_viewport(page, page.get_by_text("Pair 2 of 27", exact=True))
     assert in_viewport(page, page.locator(".st-key-question"))
     # Both responses start on the first screen of a 1366x768 laptop, under the context.
@@ -185,7 +171,7 @@ def test_after_a_submit_the_next_pair_opens_at_its_top_with_the_focus_on_its_fir
 
 def test_a_missing_score_error_is_in_view_and_marks_the_empty_groups(world: World, new_page):
     page = new_page(LAPTOP)
-    open_pair(page, world.link("focus"), 2)
+    open_pair(page, world.link("missing"))
     assignment = current_assignment(page)
     wait_for_focus(page, GROUPS[0])
     for digit in "345":  # three of eight
@@ -256,6 +242,7 @@ def test_screenshots_and_each_response_followed_by_its_own_scores(world, new_pag
     page = new_page(size)
     open_pair(page, world.link("shots"))
     page.screenshot(path=str(world.shots / f"rate_{name}.png"))
+    page.wait_for_timeout(1600)  # the page keeps a new pair at its top for 1.5 s unless one acts
     page.get_by_role("heading", name="Response A", exact=True).evaluate(
         "el => el.scrollIntoView({block: 'start'})"
     )

@@ -7,26 +7,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
-from support.appserver import free_port
+from support.appserver import free_port, wait_healthy
 
 CLI = Path(sys.executable).parent / "prb-annotate"
-
-
-def _healthy(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert process.poll() is None, log.read_text(errors="replace")[-2000:]
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError("the server did not answer its health check")
 
 
 def _children(pid: int) -> list[int]:
@@ -70,10 +55,11 @@ def test_serve_is_one_process_and_sigterm_leaves_nothing_listening(tmp_path: Pat
             start_new_session=True,
         )
     try:
-        _healthy(port, process, log)
+        started = wait_healthy(f"http://127.0.0.1:{port}", process, 60)
+        assert started, log.read_text(errors="replace")[-2000:]
         # The process started is the server itself (exec), not a parent waiting on a child.
         command = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
-        assert b"streamlit" in command, command
+        assert b"annotate.app.launch" in command, command
         assert b"run" in command, command
         assert _children(process.pid) == []
 

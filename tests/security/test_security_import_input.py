@@ -1,13 +1,14 @@
 """Security 8: hostile dataset input gets a located error, never a traceback, and writes nothing.
 
-Every case of issue 16, item 4: a lone surrogate, nesting 100,000 deep (and 900 deep in an extra
-field), a 5,000-digit integer, a non-UTF-8 binary column in Parquet, NUL in a text, a 1 MB id, an
-empty id, ids that differ only by surrounding whitespace (refused, not trimmed), a key repeated in
-one object, NaN and the infinities. Each is imported behind a valid first record into a study that
-already holds pairs, through the CLI's service (`import_files`) and the admin page's
-(`upload_dataset`, given a stream as the page gives it), on the test database (SQLite, or
-PostgreSQL with `PRB_TEST_DATABASE_URL`: NUL and the long id used to crash only there). Each must
-name the file, the line (or row), the field and what was expected, and leave every table as it was.
+Every case of issue 16, item 4: a lone surrogate (in a text, in a key), nesting 100,000 deep (and
+900 deep in an extra field), a 5,000-digit integer, a non-UTF-8 binary column in Parquet, NUL in a
+text, a 1 MB id, an empty id, ids that differ only by surrounding whitespace (refused, not
+trimmed), a key repeated in one object, NaN and the infinities. Each is imported behind a valid
+first record into a study that already holds pairs, through the CLI's service (`import_files`)
+and the admin page's (`upload_dataset`, given a stream as the page gives it), on the test
+database (SQLite, or PostgreSQL with `PRB_TEST_DATABASE_URL`: NUL and the long id used to crash
+only there). Each must name the file, the line (or row), the field and what was expected, and
+leave every table as it was.
 
 Also covered elsewhere: tests/domain/test_importer.py (malformed files and records),
 tests/security/test_security_uploads.py (size limit, file names).
@@ -194,6 +195,20 @@ CASES = [
         "-Infinity is not allowed",
     ),
     Hostile("A_test.jsonl", _jsonl(_line(BAD, x="1e400")), "line 2", "x", "out of range"),
+    Hostile(
+        "A_test.jsonl",
+        _jsonl(json.dumps(BAD)[:-1] + ', "k\\ud800": 1}'),
+        "line 2",
+        "k\\ud800",  # the key escaped: it could not be printed or sent to the page as it is
+        "lone surrogate",
+    ),
+    Hostile(
+        "A_test.jsonl",
+        _jsonl(json.dumps(BAD)[:-1] + ', "k\\u0000": 1, "k\\u0000": 2}'),
+        "line 2",
+        "k\\x00",
+        "appears twice in one object",
+    ),
 ]
 IDS = [
     "surrogate-extra",
@@ -216,6 +231,8 @@ IDS = [
     "infinity-nested",
     "minus-infinity",
     "float-overflow",
+    "surrogate-in-a-key",
+    "nul-in-a-repeated-key",
 ]
 
 
@@ -280,6 +297,9 @@ def test_the_same_records_without_the_hostile_values_import(engine, tmp_path):
 # ---------------------------------------------------------------- the admin page itself
 
 
+PAGE_CASES = ["nesting-100000-jsonl", "duplicate-key-chosen", "surrogate-in-a-key"]
+
+
 @pytest.fixture
 def data_page(engine, db_url, monkeypatch, admin):
     """`data_page(name, data)`: the admin's data page after uploading `data` as `name`."""
@@ -309,8 +329,8 @@ def data_page(engine, db_url, monkeypatch, admin):
 
 @pytest.mark.parametrize(
     "case",
-    [CASES[IDS.index(name)] for name in ("nesting-100000-jsonl", "duplicate-key-chosen")],
-    ids=["nesting-100000-jsonl", "duplicate-key-chosen"],
+    [CASES[IDS.index(name)] for name in PAGE_CASES],
+    ids=PAGE_CASES,
 )
 def test_the_page_shows_the_located_problem(engine, snapshot, existing, data_page, case):
     before = snapshot(engine)
@@ -353,3 +373,27 @@ def test_an_upload_s_problems_never_name_the_server_s_temporary_folder(engine, a
     (problem,) = refused.value.problems
     assert problem.message == "duplicate id 'twice' (first at A_test.jsonl, line 1)"
     assert "prb-upload-" not in str(refused.value)
+
+
+@pytest.mark.parametrize("case", [CASES[IDS.index(name)] for name in PAGE_CASES], ids=PAGE_CASES)
+def test_the_command_line_prints_the_located_problem(engine, db_url, tmp_path, monkeypatch, case):
+    """`prb-annotate import` itself: exit 1, the located problem on stderr, no traceback."""
+    from typer.testing import CliRunner
+
+    from annotate.cli.common import State, app
+
+    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
+    path = tmp_path / case.name
+    path.write_bytes(case.data)
+    try:
+        result = CliRunner().invoke(app, ["--db", db_url, "import", str(path), "--study", "s"])
+    finally:
+        if State._engine is not None:
+            State._engine.dispose()
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit)
+    output = result.stdout + result.stderr
+    assert f"{path}, {case.location}, field '{case.field}': " in output, output
+    assert case.message in output
+    assert "Traceback" not in output
+    assert "Nothing was imported." in output

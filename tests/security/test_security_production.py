@@ -55,7 +55,8 @@ HOSTILE_ENVIRONMENT = {
 
 def test_the_production_command_sets_every_safe_option():
     command = streamlit_command(8501, "0.0.0.0")
-    assert command[1:5] == ["-m", "streamlit", "run", str(APP_ENTRY)]
+    # Streamlit's own command line, run by annotate.app.launch after it imports the db layer.
+    assert command[1:5] == ["-m", "annotate.app.launch", "run", str(APP_ENTRY)]
     options = command_options(command)
     assert {k: options.get(k) for k in REQUIRED} == REQUIRED
     assert options["server.port"] == "8501"

@@ -41,6 +41,7 @@ SHOWN_AT = "shown_at"
 SUBMIT_ERROR = "submit_error"
 SKIP_ERROR = "skip_error"
 ERRORS_SHOWN = "errors_shown"  # a new number for every error: the page script scrolls to it
+SCALE_SHOWN = "scale_shown"  # the scale of the pair shown, for the list of keys
 
 # Widget keys: the same for every pair.
 PAIR_TOKEN = "pair_token"
@@ -61,10 +62,15 @@ def score_key(dim: str, side: str) -> str:
 def draw() -> None:
     inject_keyboard()
     _pair_page(st.session_state["account_id"])
+    scale = st.session_state.get(SCALE_SHOWN)
+    if scale:  # (outside the fragment: not redrawn at each submit)
+        with st.container(key="shortcuts"):
+            st.caption(shortcuts_help(*scale))
 
 
 @st.fragment
 def _pair_page(account_id: int) -> None:
+    st.session_state.pop(SCALE_SHOWN, None)
     _draw_notice()  # a save is confirmed before anything else is said
     # (A fragment run does not pass through the entry script.) A write just refused for the
     # link is said next to the form, with the annotator's entries kept on the page.
@@ -96,8 +102,7 @@ def _pair_page(account_id: int) -> None:
     _draw_navigation(account_id, view, entries)
     scale = view.scale
     assert scale is not None
-    with st.container(key="shortcuts"):
-        st.caption(shortcuts_help(scale.minimum, scale.maximum))
+    st.session_state[SCALE_SHOWN] = (scale.minimum, scale.maximum)
 
 
 def _current_entry(entries: list[QueueEntry]) -> QueueEntry | None:

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.charts import all_figures
+from analysis.power import make_plan, plan_power, power_text
 from analysis.render import render_report
 from analysis.report_types import Report
 from analysis.tables import Table, accuracy_table, dimension_table
@@ -20,7 +21,12 @@ from annotate.domain.export import EXPORT_FORMATS, ratings_bytes
 from annotate.domain.permissions import RESULTS_ROLES, require_role
 from annotate.services.reporting import StudyRatings, study_names, study_ratings, study_report
 
-REPORT_FORMATS = {"json": "application/json", "md": "text/markdown", "html": "text/html"}
+REPORT_FORMATS = {
+    "json": "application/json",
+    "md": "text/markdown",
+    "html": "text/html",
+    "latex": "application/x-tex",
+}
 RATINGS_MIME = {
     "csv": "text/csv",
     "jsonl": "application/jsonl",
@@ -96,6 +102,7 @@ def draw() -> None:
     _draw_tables(report)
     _draw_charts(report)
     results_models.draw(study, report, account)
+    _draw_power(data, margin)
     _draw_downloads(study, data, report)
 
 
@@ -172,6 +179,30 @@ def _draw_charts(report: Report) -> None:
     tabs = st.tabs([CHART_TABS.get(name, name) for name in figures])
     for tab, figure in zip(tabs, figures.values(), strict=True):
         tab.plotly_chart(figure, width="stretch")
+
+
+def _draw_power(data: StudyRatings, margin: float) -> None:
+    """The power planner, with this study's ratings as the pilot for the SDs."""
+    with st.expander("Power and sample size", icon=":material/query_stats:"):
+        left, middle, right = st.columns(3)
+        pairs = left.number_input("Planned pairs", min_value=10, value=60, step=10)
+        per_pair = middle.number_input("Annotators per pair", min_value=1, value=3)
+        target = right.number_input("Target power", 0.5, 0.99, 0.8, 0.05)
+        general = left.number_input("True difference, general dimensions", value=0.0, step=0.1)
+        rubric = middle.number_input("True difference, rubric alignment", value=0.5, step=0.1)
+        if not st.button("Compute power", icon=":material/calculate:"):
+            return
+        plan = make_plan(
+            int(pairs),
+            int(per_pair),
+            margin,
+            pilot=data.ratings,
+            general_diff=float(general),
+            rubric_diff=float(rubric),
+            target=float(target),
+            simulations=1000,
+        )
+        st.markdown(power_text(plan_power(plan)))
 
 
 def _draw_downloads(study: str, data: StudyRatings, report: Report) -> None:

@@ -1,0 +1,33 @@
+"""The app server's process: `python -m annotate.app.launch run main.py --flags...`.
+
+Streamlit's own command line, after importing what every session's first page needs (SQLModel,
+the tables, the queue and rating services: about a second) while the server starts, instead of
+during the first visitor's page. The app's Streamlit modules are left to the first session (they
+belong to a running app).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+WARM_MODULES = (
+    "annotate.db",
+    "annotate.domain.accounts",
+    "annotate.domain.enrolment",
+    "annotate.domain.queue",
+    "annotate.domain.ratings",
+    "annotate.services.rating",
+    "annotate.services.work",
+)
+
+
+def main() -> None:
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+    from streamlit.web.cli import main as streamlit_main
+
+    streamlit_main(prog_name="streamlit")
+
+
+if __name__ == "__main__":
+    main()
