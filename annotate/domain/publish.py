@@ -121,7 +121,20 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     return out + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
 
 
-def _protocol_section(p: Protocol) -> list[str]:
+def _margin_text(p: Protocol, report: Mapping[str, Any]) -> str:
+    """The equivalence margin as the report tested it (its unit; per dimension in points)."""
+    settings = report.get("settings", {})
+    unit = settings.get("margin_unit", "points")
+    margin = settings.get("margin", p.margin)
+    if unit == "points":
+        return f"{_num(margin, 2)} scale points (TOST on general quality)"
+    tested = settings.get("margins_points") or {}
+    per_dim = ", ".join(f"{dim} {_num(value, 2)}" for dim, value in tested.items())
+    text = f"{_num(margin, 2)} {unit} (TOST on general quality)"
+    return text + (f"; in scale points: {per_dim}" if per_dim else "")
+
+
+def _protocol_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
     anchors = ", ".join(f"{k} = {v}" for k, v in sorted(p.anchors.items(), key=lambda i: int(i[0])))
     real = p.n_annotators - p.n_simulated
     pool = f"{p.n_annotators} annotator account(s) rated: {real} people"
@@ -137,7 +150,7 @@ def _protocol_section(p: Protocol) -> list[str]:
         f"- **Scale**: {p.scale_min} to {p.scale_max}" + (f" ({anchors})." if anchors else "."),
         "- **Dimensions**: factuality, relevance, helpfulness (general quality) and "
         "rubric_alignment (the benchmark's personalised criterion).",
-        f"- **Equivalence margin**: {_num(p.margin, 2)} scale points (TOST on general quality).",
+        f"- **Equivalence margin**: {_margin_text(p, report)}.",
         f"- **Annotator pool**: {pool}.",
     ]
 
@@ -261,7 +274,7 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         f"annotators ({report['n_scores']} scores), collected with prb-annotate, and the "
         "validation report computed from them.",
         "",
-        *_protocol_section(protocol),
+        *_protocol_section(protocol, report),
         "",
         *_verdict_section(report),
         "",
@@ -285,6 +298,7 @@ def write_folder(folder: Path, files: Mapping[str, bytes]) -> list[Path]:
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
+        staging.chmod(0o755)  # mkdtemp's folder is private; a folder to publish is not
         for name, data in files.items():
             (staging / name).write_bytes(data)
         if folder.exists():

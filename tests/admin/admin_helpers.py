@@ -128,3 +128,19 @@ def rate(engine: Engine, annotator_id: int, assignment_id: int, value: int = 3, 
 
 def in_minutes(minutes: float) -> datetime:
     return datetime.now(UTC) + timedelta(minutes=minutes)
+
+
+def button(at: Any, label: str) -> Any:
+    """The one button of an AppTest page with this label."""
+    matches = [b for b in at.button if b.label == label]
+    assert len(matches) == 1, [b.label for b in at.button]
+    return matches[0]
+
+
+def page_texts(at: Any) -> str:
+    """Every message and text an AppTest page shows, one per line."""
+    parts = [m.value for m in at.markdown] + [e.value for e in at.error]
+    parts += [s.value for s in at.success] + [c.value for c in at.code]
+    parts += [w.value for w in at.warning] + [i.value for i in at.info]
+    parts += [t.value for t in at.text]
+    return "\n".join(str(p) for p in parts)

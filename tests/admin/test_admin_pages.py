@@ -7,6 +7,8 @@ from collections import Counter
 
 import pytest
 from admin_helpers import assignments, make_people, make_study, rate
+from admin_helpers import button as _button
+from admin_helpers import page_texts as _texts
 from sqlmodel import select
 
 from annotate.db import read_session, write_session
@@ -29,19 +31,6 @@ ADMIN_FILES = (
 def _account(engine, name: str, role: str) -> str:
     with write_session(engine) as session:
         return accounts.create_account(session, name, role=role)[1]
-
-
-def _button(at, label: str):
-    matches = [b for b in at.button if b.label == label]
-    assert len(matches) == 1, [b.label for b in at.button]
-    return matches[0]
-
-
-def _texts(at) -> str:
-    parts = [m.value for m in at.markdown] + [e.value for e in at.error]
-    parts += [s.value for s in at.success] + [c.value for c in at.code]
-    parts += [w.value for w in at.warning] + [i.value for i in at.info]
-    return "\n".join(str(p) for p in parts)
 
 
 @pytest.fixture

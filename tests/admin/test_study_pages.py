@@ -6,7 +6,9 @@ excluding and restoring; the audit log page."""
 from __future__ import annotations
 
 import pytest
+from admin_helpers import button as _button
 from admin_helpers import make_people, make_study, rate
+from admin_helpers import page_texts as _texts
 from sqlmodel import select
 
 from annotate.db import read_session, write_session
@@ -17,18 +19,6 @@ from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_study
 from annotate.services import flags, plans
 from annotate.services.rating import skip_pair
-
-
-def _button(at, label: str):
-    (match,) = [b for b in at.button if b.label == label]
-    return match
-
-
-def _texts(at) -> str:
-    parts = [m.value for m in at.markdown] + [e.value for e in at.error]
-    parts += [s.value for s in at.success] + [w.value for w in at.warning]
-    parts += [i.value for i in at.info] + [t.value for t in at.text]
-    return "\n".join(str(p) for p in parts)
 
 
 @pytest.fixture

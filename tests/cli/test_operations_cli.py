@@ -7,26 +7,10 @@ import json
 
 import pytest
 from sqlmodel import select
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment
-
-
-@pytest.fixture
-def cli(db_url: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str) -> Result:
-        try:
-            return runner.invoke(app, ["--db", db_url, *args])
-        finally:
-            if State._engine is not None:
-                State._engine.dispose()
-
-    return invoke
 
 
 @pytest.fixture

@@ -14,26 +14,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from typer.testing import CliRunner, Result
 
-from annotate.cli.common import State, app
 from annotate.domain.publish import size_category
 from annotate.vocabulary import EXPORT_COLUMNS
-
-
-@pytest.fixture
-def cli(db_url: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str) -> Result:
-        try:
-            return runner.invoke(app, ["--db", db_url, *args])
-        finally:
-            if State._engine is not None:
-                State._engine.dispose()
-
-    return invoke
 
 
 @pytest.fixture
@@ -115,6 +98,18 @@ def test_an_existing_folder_or_a_study_without_ratings_is_refused(cli, rated):
     assert "no ratings yet" in result.stderr
     assert not (rated / "new").exists()
     assert not [p for p in rated.iterdir() if p.name.startswith(".new")]  # no staging left
+
+
+def test_a_margin_in_sd_is_stated_in_its_unit_and_the_folder_is_readable(cli, rated):
+    edited = cli("studies", "edit", "s", "--margin", "0.3", "--margin-unit", "sd")
+    assert edited.exit_code == 0, edited.output
+    folder = rated / "sd"
+    result = cli("publish", str(folder), "-s", "s", "--bootstrap", "0")
+    assert result.exit_code == 0, result.output
+    card = (folder / "README.md").read_text()
+    assert "**Equivalence margin**: 0.30 sd (TOST on general quality); in scale points: " in card
+    assert "scale points (TOST" not in card
+    assert folder.stat().st_mode & 0o777 == 0o755  # not mkdtemp's private folder
 
 
 def test_license_option_and_size_categories(cli, rated):

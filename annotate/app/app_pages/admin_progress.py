@@ -125,6 +125,7 @@ def _draw_flags(board: progress.Dashboard) -> None:
     if not board.flagged:
         st.caption("No annotator has flagged a pair.")
         return
+    st.caption("Open, resolve or exclude them on the Flags and skips page.")
     st.dataframe(
         pd.DataFrame(
             [
