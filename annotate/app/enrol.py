@@ -17,7 +17,7 @@ from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.config import enrolment_limits
-from annotate.domain.consent import ConsentError
+from annotate.domain.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.enrolment import (
     KEY_PARAM,
     PARTICIPANT_PARAM,
@@ -96,7 +96,10 @@ def _draw_consent(account: CurrentAccount, step: Step) -> None:
         agreed = st.button("I agree to take part", type="primary", key=ACCEPT_KEY)
         declined = st.button("I do not agree", key=DECLINE_KEY)
     if agreed or declined:
-        decide(engine(), account.id, accept=agreed, **_link())
+        try:
+            decide(engine(), account.id, accept=agreed, **_link())
+        except EnrolmentError as error:
+            _stop_with(str(error))
         st.rerun()
     st.stop()
 
@@ -109,18 +112,28 @@ def _draw_survey(account: CurrentAccount, step: Step) -> None:
             label = inert_markdown(str(question["text"]))
             key = f"survey_{question['id']}"
             if question["kind"] == "choice":
-                answers[question["id"]] = st.radio(label, question["options"], index=None, key=key)
+                answers[question["id"]] = st.radio(
+                    label, question["options"], index=None, key=key, format_func=_inert
+                )
             else:
-                answers[question["id"]] = st.text_input(f"{label} (optional)", key=key)
+                answers[question["id"]] = st.text_input(
+                    f"{label} (optional)", key=key, max_chars=MAX_ANSWER_CHARS
+                )
         sent = st.form_submit_button("Continue", type="primary")
     if sent:
         try:
             answer_survey(engine(), account.id, answers=answers, **_link())
+        except EnrolmentError as error:
+            _stop_with(str(error))
         except ConsentError as error:
             st.error(str(error))
             st.stop()
         st.rerun()
     st.stop()
+
+
+def _inert(option: object) -> str:
+    return inert_markdown(str(option))
 
 
 def _draw_declined(step: Step) -> None:

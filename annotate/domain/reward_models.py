@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import delete, insert
+from sqlalchemy import and_, delete, insert, or_
 from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, select
 
@@ -248,21 +248,29 @@ def prediction_frame(session: Session, study: str) -> pd.DataFrame:
 
 
 def pair_comments(session: Session, study: str) -> pd.DataFrame:
-    """The annotators' comments on the study's pairs (done assignments with a comment)."""
+    """The annotators' comments on the study's pairs (done assignments with a comment), and the
+    rationales given with a direct preference ("rationale: ..."), for the label audit."""
     study_id = stored_id(get_study(session, study))
+    said = or_(
+        and_(col(Assignment.comment).is_not(None), col(Assignment.comment) != ""),
+        col(Assignment.rationale).is_not(None),
+    )
     rows = session.exec(
-        select(Pair.record_id, Annotator.name, Assignment.comment)
+        select(Pair.record_id, Annotator.name, Assignment.comment, Assignment.rationale)
         .join(Pair, col(Pair.id) == col(Assignment.pair_id))
         .join(Annotator, col(Annotator.id) == col(Assignment.annotator_id))
         .where(
             col(Assignment.study_id) == study_id,
             col(Assignment.status) == AssignmentStatus.DONE,
-            col(Assignment.comment).is_not(None),
-            col(Assignment.comment) != "",
+            said,
         )
         .order_by(col(Pair.record_id), col(Annotator.name))
     ).all()
-    return pd.DataFrame([tuple(r) for r in rows], columns=["pair_id", "annotator", "comment"])
+    texts = [
+        (pair, name, " ".join(filter(None, [comment, f"rationale: {why}" if why else None])))
+        for pair, name, comment, why in rows
+    ]
+    return pd.DataFrame(texts, columns=["pair_id", "annotator", "comment"])
 
 
 def pair_texts(session: Session, study: str, record_id: str) -> Pair:

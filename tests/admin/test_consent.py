@@ -281,3 +281,20 @@ def test_the_admin_sets_the_design_options_on_the_studies_page(page_engine, open
     assert (study.consent_text, study.survey_questions) == (CONSENT, QUESTIONS)
     assert (study.screenout_code, study.completion_url) == ("OUT-2", PROLIFIC)
     assert (study.ask_preference, study.rationale) == (True, "optional")
+
+
+def test_the_admin_s_texts_are_drawn_inert_on_the_consent_and_survey_pages(page_engine, open_page):
+    hostile = '<img src=x onerror="window.__pwned=1">'
+    question = {"id": "q", "text": f"Age {hostile}", "kind": "choice", "options": [hostile, "b"]}
+    _crowd(page_engine, consent_text=f"Agree? {hostile}", survey_questions=[question])
+    at = _open_link(page_engine, open_page)
+    assert not any("<img" in m.value for m in at.markdown)
+    at.button(key="consent_accept").click().run()
+    radio = at.radio(key="survey_q")
+    assert "<img" not in radio.label
+    assert not any("<img" in option for option in radio.options)
+    radio.set_value(hostile)
+    at.button[0].click().run()
+    assert at.button(key="crowd_start")
+    record = _participation(page_engine, 1)
+    assert record.survey == {"q": hostile}  # stored as given, drawn inert

@@ -78,3 +78,28 @@ def test_the_report_splits_the_annotators_by_their_survey_answers(engine):
         rated
     )
     assert group["forced_choice"] is None
+
+
+def test_the_rationales_join_the_comments_of_the_label_audit(engine):
+    from annotate.domain.reward_models import pair_comments
+
+    set_up_demo(engine)
+    with write_session(engine) as session:
+        update_study(session, "demo", ask_preference=True, rationale="optional")
+    rated = _rate_all(engine, side_preference=-1)
+    first = rated[0]
+    submit_rating(
+        engine,
+        annotator_id=first.annotator_id,
+        assignment_id=first.id,
+        scores=SCORES,
+        seconds=5.0,
+        comment="odd wording",
+        side_preference=-1,
+        rationale="A is shorter",
+    )
+    with read_session(engine) as session:
+        comments = pair_comments(session, "demo")
+    assert len(comments) == len(rated)
+    texts = set(comments["comment"])
+    assert texts == {"rationale: short steps", "odd wording rationale: A is shorter"}
