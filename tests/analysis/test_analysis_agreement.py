@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from analysis import agreement
-from analysis.agreement import (
+from analysis import alpha as alpha_core
+from analysis.alpha import (
     alpha_from_long,
     bootstrap_alpha,
     codings,
@@ -103,7 +104,7 @@ def test_vectorised_bootstrap_alpha_matches_the_package(level):
         rng.integers(0, 40, 300), rng.integers(1, 6, 300), value_domain=[1, 2, 3, 4, 5]
     )
     per_unit = unit_coincidences(counts)
-    kept = agreement.pairable(counts)
+    kept = alpha_core.pairable(counts)
     for _ in range(5):
         pick = rng.integers(0, len(kept), len(kept))
         weights = np.bincount(pick, minlength=len(kept))
@@ -115,7 +116,7 @@ def test_vectorised_bootstrap_alpha_matches_the_package(level):
         assert ours == pytest.approx(reference, rel=1e-10, abs=1e-12)
 
 
-def k2011_codings() -> agreement.Codings:
+def k2011_codings() -> alpha_core.Codings:
     long = k2011_long()
     units = long["unit"].to_numpy()
     return codings(units, long["coder"].to_numpy(), long["value"].to_numpy(), DOMAIN, units)
@@ -124,7 +125,7 @@ def k2011_codings() -> agreement.Codings:
 DOMAIN = [1, 2, 3, 4, 5]
 
 
-@pytest.mark.parametrize("design", agreement.BOOT_DESIGNS)
+@pytest.mark.parametrize("design", alpha_core.BOOT_DESIGNS)
 def test_bootstrap_is_seeded_and_brackets_the_estimate(design):
     data = k2011_codings()
     first = bootstrap_alpha(data, DOMAIN, ["interval"], 300, np.random.default_rng(1), design)
@@ -142,8 +143,8 @@ def test_weighted_coincidences_with_unit_weights_match_the_package():
     alpha on the resampled reliability data."""
     data = k2011_codings()
     rng = np.random.default_rng(3)
-    weights = agreement._multiplicities(rng, 4, data.n_units)
-    o = agreement._weighted_coincidences(data, np.ones((4, len(data.unit))), weights, 5)
+    weights = alpha_core._multiplicities(rng, 4, data.n_units)
+    o = alpha_core._weighted_coincidences(data, np.ones((4, len(data.unit))), weights, 5)
     for b in range(4):
         picks = np.repeat(np.arange(data.n_units), weights[b].astype(int))
         reference = krippendorff.alpha(
@@ -157,10 +158,10 @@ def test_coder_copies_do_not_agree_with_themselves():
     """A coder drawn twice counts twice against the others, never against their own copy:
     doubling every coder leaves alpha unchanged up to the (n - 1) normalisation."""
     data = k2011_codings()
-    twice = agreement._weighted_coincidences(
+    twice = alpha_core._weighted_coincidences(
         data, np.full((1, len(data.unit)), 2.0), np.ones((1, data.n_units)), 5
     )
-    once = agreement._weighted_coincidences(
+    once = alpha_core._weighted_coincidences(
         data, np.ones((1, len(data.unit))), np.ones((1, data.n_units)), 5
     )
     # o(2m) = (4 N N' - 4 diag N) / (2n - 1) = 4 (n - 1) / (2n - 1) o(m) per unit: no
@@ -217,7 +218,7 @@ def test_alpha_interval_covers_in_a_small_seeded_simulation():
 def _rubric_alpha(coded) -> float:
     rows = coded.dimension == 3
     counts = value_counts(coded.pair[rows] * 2 + coded.response[rows], coded.score[rows], DOMAIN)
-    return agreement.alpha(counts, DOMAIN, "interval")
+    return alpha_core.alpha(counts, DOMAIN, "interval")
 
 
 def test_report_bootstrap_ci_none_without_bootstrap(validating_study):
