@@ -25,7 +25,7 @@ import pandas as pd
 from annotate.vocabulary import PERSONAL_DIMENSION, PREFERENCE_POINTS
 
 from .accuracy import TIES_COUNT_AS, wilson_interval
-from .agreement import alpha_from_long
+from .alpha import alpha_from_long
 from .coded import FloatArray, IntArray
 from .preference_types import ForcedChoice, PreferenceSummary, ScoreAgreement, Share
 from .report import to_jsonable

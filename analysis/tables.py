@@ -1,6 +1,10 @@
 """The report's tables as plain text cells, shared by the Markdown and HTML renderers.
 
 Cells are unescaped strings; each renderer escapes them for its own format.
+
+Why one module of ~450 lines: one short function per table of the report (plus the shared cell
+formatting); `analysis/sections.py` lists them in report order, and a reader looking for how a
+table is laid out finds every one here.
 """
 
 from __future__ import annotations

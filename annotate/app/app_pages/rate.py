@@ -5,6 +5,10 @@ a key that does not change between pairs, so the browser keeps its elements and 
 and texts change. The values are reset when a new pair is drawn (`_reset_widgets`). A hidden
 widget in the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still
 showing an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
+
+Why one module of ~460 lines: the pair, its form, the callbacks that save or skip it and the
+navigation share one set of widget keys and session-state entries; kept together, a newcomer sees
+every reader and writer of that state in one place. The logic they call lives in the domain.
 """
 
 from __future__ import annotations
