@@ -167,14 +167,16 @@ def alpha_figure(report: Report) -> go.Figure:
 def domain_accuracy_figure(report: Report) -> go.Figure:
     """Strict human accuracy per domain and overall, with the reward-model reference."""
     names = ["all", *report["by_domain"]]
-    accs = [report["human_accuracy"]] + [d["human_accuracy"] for d in report["by_domain"].values()]
-    values = [a["strict_accuracy"] for a in accs]
+    accs = [report["human_accuracy"]["strict"]] + [
+        d["human_accuracy"]["strict"] for d in report["by_domain"].values()
+    ]
+    values = [a["value"] for a in accs]
     fig = go.Figure(
         go.Bar(
             x=names,
             y=values,
             marker_color=["#444"] + [CHOSEN_COLOUR] * (len(names) - 1),
-            error_y=_errors(values, [a["ci95_ties_half"] for a in accs]),
+            error_y=_errors(values, [a["ci95"] for a in accs]),  # the strict share's interval
             showlegend=False,
         )
     )

@@ -27,7 +27,10 @@ from .options import (
     MarginUnit,
     MarginUnitOption,
     OutputOption,
+    PlanAnnotatorsOption,
+    PlanPairsOption,
     SeedOption,
+    planned_values,
 )
 from .ratings import RatingsError, load_ratings
 from .render import render_report
@@ -119,13 +122,8 @@ def report(
     scale_max: Annotated[
         int, typer.Option("--scale-max", help="Highest score of the scale.")
     ] = SCALE_MAX,
-    plan_pairs: Annotated[
-        int | None,
-        typer.Option("--plan-pairs", help="Planned pairs: adds the power analysis ('power')."),
-    ] = None,
-    plan_annotators: Annotated[
-        int, typer.Option("--plan-annotators", help="Planned annotators per pair.")
-    ] = 3,
+    plan_pairs: PlanPairsOption = None,
+    plan_annotators: PlanAnnotatorsOption = 3,
 ) -> None:
     """Compute the validation report for a ratings export."""
     emit_report(
@@ -140,9 +138,7 @@ def report(
         scale_min=scale_min,
         scale_max=scale_max,
         margin_unit=margin_unit.value,
-        planned=None
-        if plan_pairs is None
-        else {"n_pairs": plan_pairs, "annotators_per_pair": plan_annotators},
+        planned=planned_values(plan_pairs, plan_annotators),
     )
 
 

@@ -12,11 +12,10 @@ import plotly.graph_objects as go
 from .accuracy import REWARD_MODEL_REFERENCE, REWARD_MODEL_SOURCE
 from .model_types import Interval, RewardModelResult
 from .report_types import Report
+from .style import HUMAN_COLOUR, MODEL_COLOUR
 from .tables import DASH, Table, num, p_value, pct, pct_interval
 
 MAX_AUDIT_ROWS = 50
-MODEL_COLOUR = "#1f77b4"
-HUMAN_COLOUR = "#2ca02c"
 
 
 def _models(report: Report) -> dict[str, RewardModelResult]:

@@ -50,3 +50,17 @@ FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output for
 OutputOption = Annotated[
     Path | None, typer.Option("--output", "-o", help="Write to this file, not stdout.")
 ]
+PlanPairsOption = Annotated[
+    int | None,
+    typer.Option("--plan-pairs", help="Planned pairs: adds the power analysis ('power')."),
+]
+PlanAnnotatorsOption = Annotated[
+    int, typer.Option("--plan-annotators", help="Planned annotators per pair.")
+]
+
+
+def planned_values(plan_pairs: int | None, plan_annotators: int) -> dict[str, float] | None:
+    """The report's planned values for its power analysis (None: no plan given)."""
+    if plan_pairs is None:
+        return None
+    return {"n_pairs": plan_pairs, "annotators_per_pair": plan_annotators}

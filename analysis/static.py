@@ -22,7 +22,9 @@ from annotate.vocabulary import DIMENSIONS
 from .report_types import Interval, Report
 from .style import (
     CHOSEN_COLOUR,
+    HUMAN_COLOUR,
     LEVEL_COLOURS,
+    MODEL_COLOUR,
     OKABE_ITO,
     REJECTED_COLOUR,
     VERDICT_COLOURS,
@@ -157,10 +159,112 @@ def alpha_figure(report: Report) -> Figure:
     return fig
 
 
+def position_figure(report: Report) -> Figure:
+    """Chosen − rejected per dimension by the side chosen was shown on (equal bars: no bias)."""
+    bias = report["position_bias"]
+    fig, ax = plt.subplots(figsize=(6.0, 3.0), layout="constrained")
+    width = 0.36
+    for k, (key, label, colour) in enumerate(
+        (
+            ("diff_chosen_on_a", "chosen shown on A", OKABE_ITO["sky_blue"]),
+            ("diff_chosen_on_b", "chosen shown on B", OKABE_ITO["vermillion"]),
+        )
+    ):
+        values = [bias[d][key] for d in DIMENSIONS]  # type: ignore[literal-required]
+        ax.bar(
+            [i + (k - 0.5) * width for i in range(len(DIMENSIONS))],
+            _numbers(values),
+            width,
+            color=colour,
+            label=label,
+        )
+    ax.axhline(0, color=OKABE_ITO["black"], lw=0.8)
+    ax.set_xticks(range(len(DIMENSIONS)), short_labels())
+    ax.set_ylabel("Mean chosen − rejected")
+    ax.legend(frameon=False, ncols=2, loc="upper center", bbox_to_anchor=(0.5, 1.15))
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def domain_accuracy_figure(report: Report) -> Figure:
+    """Strict human accuracy overall and per domain (95% Wilson CIs), with the reward-model
+    reference line."""
+    names = ["all", *report["by_domain"]]
+    figures = [report["human_accuracy"]["strict"]] + [
+        d["human_accuracy"]["strict"] for d in report["by_domain"].values()
+    ]
+    values = [f["value"] for f in figures]
+    fig, ax = plt.subplots(figsize=(6.0, 3.0), layout="constrained")
+    ax.bar(
+        range(len(names)),
+        _numbers(values),
+        0.6,
+        yerr=_half_widths(values, [f["ci95"] for f in figures]),
+        color=[OKABE_ITO["grey"]] + [CHOSEN_COLOUR] * (len(names) - 1),
+        capsize=3,
+    )
+    reference = report["human_accuracy"]["reward_model_reference"]
+    ax.axhline(
+        reference,
+        color=OKABE_ITO["vermillion"],
+        ls="--",
+        lw=0.8,
+        label=f"best reward model {reference:.1%} (published)",
+    )
+    ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, 1.15))
+    ax.set_xticks(range(len(names)), [n.replace("_", " ") for n in names], rotation=20, ha="right")
+    ax.set_ylim(0, 1.05)
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylabel("Strict human accuracy")
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def model_accuracy_figure(report: Report) -> Figure:
+    """Each imported reward model's accuracy on the rated pairs beside the humans' on the same
+    pairs (95% CIs); without models, the published reference only."""
+    models = report.get("reward_models") or {}
+    names = list(models)
+    fig, ax = plt.subplots(figsize=(6.0, 3.0), layout="constrained")
+    width = 0.36
+    series = (
+        ("model", "accuracy_rated", "accuracy_rated_ci95", MODEL_COLOUR),
+        ("humans, same pairs", "human_accuracy_same_pairs", "human_accuracy_same_pairs_ci95",
+         HUMAN_COLOUR),
+    )  # fmt: skip
+    for k, (label, key, ci_key, colour) in enumerate(series):
+        values = [models[n][key] for n in names]  # type: ignore[literal-required]
+        cis = [models[n][ci_key] for n in names]  # type: ignore[literal-required]
+        ax.bar(
+            [i + (k - 0.5) * width for i in range(len(names))],
+            _numbers(values),
+            width,
+            yerr=_half_widths(values, cis),
+            color=colour,
+            capsize=3,
+            label=label,
+        )
+    if not names:
+        reference = report["human_accuracy"]["reward_model_reference"]
+        ax.axhline(reference, color=OKABE_ITO["vermillion"], ls="--", lw=0.8)
+        ax.set_title(f"No model imported; published best {reference:.2%}", fontsize=9)
+    ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
+    ax.set_ylim(0, 1.05)
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylabel("Accuracy on rated pairs")
+    if names:
+        ax.legend(frameon=False, ncols=2, loc="upper center", bbox_to_anchor=(0.5, 1.15))
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
 STATIC_FIGURES: dict[str, Callable[[Report], Figure]] = {
     "differences": differences_figure,
     "means": means_figure,
     "alpha": alpha_figure,
+    "position": position_figure,
+    "accuracy_by_domain": domain_accuracy_figure,
+    "reward_models": model_accuracy_figure,
 }
 
 

@@ -20,6 +20,8 @@ OKABE_ITO = {
 
 CHOSEN_COLOUR = OKABE_ITO["blue"]
 REJECTED_COLOUR = OKABE_ITO["orange"]
+MODEL_COLOUR = OKABE_ITO["purple"]  # a reward model, beside the humans
+HUMAN_COLOUR = CHOSEN_COLOUR
 VERDICT_COLOURS = {
     "tie": OKABE_ITO["green"],
     "diverges": OKABE_ITO["vermillion"],

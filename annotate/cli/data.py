@@ -18,7 +18,10 @@ from analysis.options import (
     FormatOption,
     HolmOption,
     OutputOption,
+    PlanAnnotatorsOption,
+    PlanPairsOption,
     SeedOption,
+    planned_values,
 )
 from annotate.cli.common import (
     ACTOR,
@@ -212,9 +215,11 @@ def report_command(
     seed: SeedOption = 0,
     fmt: FormatOption = Format.json,
     output: OutputOption = None,
+    plan_pairs: PlanPairsOption = None,
+    plan_annotators: PlanAnnotatorsOption = 3,
 ) -> None:
     """The validation report of a study, from the database (same options as `python -m analysis
-    report`)."""
+    report`; the margin's unit and record come from the study)."""
     from analysis.cli import emit_report
     from annotate.services.reporting import study_ratings
     from annotate.services.reward_models import model_inputs, with_reward_models
@@ -240,6 +245,7 @@ def report_command(
         scale_max=rated.scale_max,
         extend=lambda report: with_reward_models(report, models),
         excluded_pairs=rated.excluded,
+        planned=planned_values(plan_pairs, plan_annotators),
     )
 
 

@@ -82,3 +82,21 @@ def test_cli_figures_and_latex(tmp_path, validating_study):
     tex = runner.invoke(app, ["report", str(ratings), "-f", "latex", "--bootstrap", "0"])
     assert tex.exit_code == 0
     assert r"\toprule" in tex.stdout
+
+
+def test_static_position_and_accuracy_figures_label_what_they_show(report, tmp_path):
+    export_figures(report, tmp_path, ["svg"])
+    assert "chosen shown on A" in (tmp_path / "position.svg").read_text()
+    by_domain = (tmp_path / "accuracy_by_domain.svg").read_text()
+    assert "Strict human accuracy" in by_domain
+    assert "best reward model" in by_domain
+    assert "No model imported" in (tmp_path / "reward_models.svg").read_text()
+
+
+def test_the_domain_accuracy_chart_draws_the_strict_share_with_its_own_interval(report):
+    from analysis.charts import domain_accuracy_figure
+
+    bar = domain_accuracy_figure(report).data[0]
+    strict = report["human_accuracy"]["strict"]
+    assert bar.y[0] == pytest.approx(strict["value"])
+    assert bar.error_y.array[0] == pytest.approx(strict["ci95"][1] - strict["value"])

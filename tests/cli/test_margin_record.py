@@ -67,3 +67,15 @@ def test_a_margin_changed_after_the_data_is_flagged_with_its_earlier_value(
 def test_an_unknown_margin_unit_is_refused(run) -> None:
     with pytest.raises(AssertionError, match="margin unit must be one of points, sd"):
         run("studies", "create", "s", "--margin-unit", "percent")
+
+
+def test_the_study_report_plans_power_from_its_own_ratings(run, tmp_path: Path) -> None:
+    run("studies", "create", "s")
+    _rated_study(run, tmp_path)
+    plain = json.loads(run("report", "--study", "s", "--bootstrap", "0"))
+    assert plain.get("power") is None
+    planned = json.loads(run("report", "--study", "s", "--bootstrap", "0", "--plan-pairs", "60"))[
+        "power"
+    ]
+    assert planned is not None
+    assert '"n_pairs": 60' in json.dumps(planned)
