@@ -41,6 +41,9 @@ BROWSER_MARKS = [
     ),
 ]
 SERVER_START_TIMEOUT_S = 60
+LAPTOP = {"width": 1366, "height": 768}
+DESKTOP = {"width": 1920, "height": 1080}
+PHONE = {"width": 390, "height": 844}
 UI_TIMEOUT_MS = 20_000
 LABEL_WORDS = (b"chosen", b"rejected")
 

@@ -8,7 +8,6 @@ hold no label ("chosen"/"rejected"). Screenshots of the consent page and the pre
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,22 +21,16 @@ from annotate.db.tables import Assignment, Participation
 from annotate.domain.studies import get_study, update_study
 from annotate.services.demo import set_up_demo
 from tests.app.browser_helpers import (
-    CHROMIUM,
+    BROWSER_MARKS,
+    LAPTOP,
     Recorder,
     screenshot_dir,
     settle,
     start_server,
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists() and os.environ.get("CI") != "true",
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
-LAPTOP = {"width": 1366, "height": 768}
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 CONSENT = (
     "**Study on personalised answers.** You will read a question, what its asker expects, and "

@@ -28,6 +28,9 @@ from annotate.services.demo import set_up_demo
 from tests.app.apptest_helpers import SCORES, expected_scores, stored_ratings, stored_scores
 from tests.app.browser_helpers import (
     BROWSER_MARKS,
+    DESKTOP,
+    LAPTOP,
+    PHONE,
     UI_TIMEOUT_MS,
     add_annotator,
     current_assignment,
@@ -40,9 +43,6 @@ from tests.app.test_app_browser import pair_texts
 
 pytestmark = BROWSER_MARKS
 
-LAPTOP = {"width": 1366, "height": 768}
-DESKTOP = {"width": 1920, "height": 1080}
-PHONE = {"width": 390, "height": 844}
 GROUPS = [f"{dim}_{side}" for side in ("A", "B") for dim in SCORES["A"]]  # page order
 LONG_WORD = "y" * 200_000
 

@@ -5,7 +5,6 @@ Audit log and settings-confirmation views (to $PRB_SCREENSHOT_DIR when set)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,17 +18,15 @@ from annotate.domain.permissions import SYSTEM
 from annotate.services import flags, studies
 from annotate.services.demo import set_up_demo
 from annotate.services.rating import skip_pair
-from tests.app.browser_helpers import CHROMIUM, screenshot_dir, settle, start_server
+from tests.app.browser_helpers import (
+    BROWSER_MARKS,
+    LAPTOP,
+    screenshot_dir,
+    settle,
+    start_server,
+)
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists() and os.environ.get("CI") != "true",
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)",
-    ),
-]
-
-LAPTOP = {"width": 1366, "height": 768}
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
