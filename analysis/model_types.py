@@ -39,19 +39,14 @@ class ModelDomain(TypedDict):
     human_accuracy_same_pairs: float | None
 
 
-class RewardModelResult(TypedDict):
+class RewardModelResult(ModelDomain):
+    """A model's figures on the whole study: those of a domain, and more."""
+
     kind: str
-    n_pairs: int
     n_predictions: int
     n_missing_score: int
     n_non_finite: int
     n_parse_failed: int
-    accuracy_all: float | None
-    accuracy_all_ci95: Interval | None
-    n_rated: int
-    accuracy_rated: float | None
-    accuracy_rated_ci95: Interval | None
-    human_accuracy_same_pairs: float | None
     human_accuracy_same_pairs_ci95: Interval | None
     agreement: float | None
     kappa: float | None
