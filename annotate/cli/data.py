@@ -226,7 +226,7 @@ def report_command(
 
     with refusals():
         rated = study_ratings(State.engine(), study)
-        models = model_inputs(State.engine(), ACTOR, study)
+        models = model_inputs(State.engine(), ACTOR, study, rated.ratings)
     if rated.ratings.empty:
         raise fail(f"study {study!r} has no ratings yet")
     margin, unit, record = rated.margin_settings(margin)

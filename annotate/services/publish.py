@@ -38,7 +38,8 @@ def publish_study(
     if data.ratings.empty:
         raise Invalid(f"study {study!r} has no ratings yet: nothing to publish")
     report = with_reward_models(
-        study_report(data, n_boot=n_boot, seed=seed), model_inputs(engine, actor, study)
+        study_report(data, n_boot=n_boot, seed=seed),
+        model_inputs(engine, actor, study, data.ratings),
     )
     protocol = publish.Protocol(
         study=study,

@@ -82,17 +82,30 @@ class ModelInputs:
     comments: pd.DataFrame
 
 
-def model_inputs(engine: Engine, actor: Actor, study: str) -> ModelInputs:
+def model_inputs(
+    engine: Engine, actor: Actor, study: str, ratings: pd.DataFrame | None = None
+) -> ModelInputs:
+    """The comparison's inputs; `ratings`: the study's ratings export when the caller has it
+    already (else it is read here)."""
     with read_session(engine) as session:
         require_role(session, actor, *RESULTS_ROLES)
         predictions = reward_models.prediction_frame(session, study)
         comments = reward_models.pair_comments(session, study)
-    return ModelInputs(study, ratings_dataframe(engine, study), predictions, comments)
+    if ratings is None:
+        ratings = ratings_dataframe(engine, study)
+    return ModelInputs(study, ratings, predictions, comments)
 
 
 def with_reward_models(report: Report, inputs: ModelInputs) -> Report:
-    """The validation report with its reward-model keys (`reward_models`, `label_audit`)."""
-    return attach_reward_models(report, inputs.ratings, inputs.predictions)
+    """The validation report with its reward-model keys (`reward_models`, `label_audit`).
+
+    The pairs an admin excluded from the analysis (the report's exclusions) are left out of
+    the comparison too, as from every other figure.
+    """
+    left_out = {e["pair_id"] for e in report["exclusions"]["excluded_pairs"]}
+    ratings = inputs.ratings[~inputs.ratings["pair_id"].isin(left_out)]
+    predictions = inputs.predictions[~inputs.predictions["pair_id"].isin(left_out)]
+    return attach_reward_models(report, ratings, predictions)
 
 
 def audit_table(inputs: ModelInputs) -> pd.DataFrame:

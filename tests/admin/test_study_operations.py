@@ -222,3 +222,24 @@ def test_every_admin_write_goes_through_the_audited_transaction():
         source = inspect.getsource(module)
         assert "write_session" not in source, module.__name__
         assert "admin_change" in source, module.__name__
+
+
+def test_an_excluded_pair_leaves_the_reward_model_comparison_too(rated, tmp_path):
+    from annotate.domain.synthetic_models import write_model_outputs
+    from annotate.services import reward_models
+
+    engine, admin = rated
+    ids = [f"p{i:03d}" for i in range(6)]
+    outputs = write_model_outputs(ids, tmp_path / "rm.jsonl", kind="pairwise", accuracy=0.5)
+    assert outputs == 6
+    reward_models.import_model(engine, admin, [tmp_path / "rm.jsonl"], study="s", model="rm")
+
+    def compared() -> tuple[int, int]:
+        data = study_ratings(engine, "s")
+        inputs = reward_models.model_inputs(engine, admin, "s", data.ratings)
+        report = reward_models.with_reward_models(study_report(data), inputs)
+        return report["n_pairs"], report["reward_models"]["rm"]["n_pairs"]
+
+    assert compared() == (6, 6)
+    flags.exclude_pair(engine, admin, study="s", record_id="p000", reason="label is wrong")
+    assert compared() == (5, 5)
