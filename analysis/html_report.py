@@ -11,7 +11,7 @@ import html
 from . import tables
 from .charts import all_figures
 from .report_types import Report
-from .sections import SECTIONS
+from .sections import drawn_sections
 from .tables import Table
 
 STYLE = """
@@ -88,9 +88,9 @@ def render_html(report: Report) -> str:
             else []
         ),
     ]
-    for section in SECTIONS:
-        parts.append(f"<h2>{esc(section.heading(report))}</h2>")
-        parts.append(html_table(section.table(report), scroll=section.scroll))
+    for _, section, heading, table in drawn_sections(report):
+        parts.append(f"<h2>{esc(heading)}</h2>")
+        parts.append(html_table(table, scroll=section.scroll))
         parts += [charts[name] for name in section.charts]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -10,7 +10,7 @@ import re
 
 from .methods import methods_paragraph
 from .report_types import Report
-from .sections import SECTIONS
+from .sections import drawn_sections
 from .tables import Table, summary_line
 
 SPECIAL = {
@@ -73,8 +73,7 @@ def render_latex(report: Report) -> str:
         "% Validation report (prb-annotate); needs \\usepackage{booktabs}",
         f"% {latex_escape(summary_line(report))}",
     ]
-    for index, section in enumerate(SECTIONS):
-        heading = section.heading(report)
-        parts.append(latex_table(section.table(report), heading, f"prb-{index + 1}"))
+    for number, _, heading, table in drawn_sections(report):
+        parts.append(latex_table(table, heading, f"prb-{number}"))
     parts += [r"\paragraph{Methods.}", latex_escape(methods_paragraph(report))]
     return "\n\n".join(parts) + "\n"

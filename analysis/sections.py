@@ -6,10 +6,12 @@ Each section has a heading, a table builder and the charts drawn under it. The M
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from . import model_report, tables
+from .attributes import attribute_table
+from .preference import preference_table
 from .report_types import Report
 from .tables import Table
 
@@ -17,7 +19,7 @@ from .tables import Table
 @dataclass(frozen=True)
 class Section:
     heading: Callable[[Report], str]
-    table: Callable[[Report], Table]
+    table: Callable[[Report], Table | None]  # None: the study has no such figures (a design option)
     charts: tuple[str, ...] = ()
     scroll: bool = False  # long tables scroll inside a box in HTML
 
@@ -45,6 +47,8 @@ SECTIONS: tuple[Section, ...] = (
     Section(_fixed("Mixed-effects model (annotators modelled)"), tables.mixed_table),
     Section(_fixed("Sensitivity analyses (rank-based)"), tables.sensitivity_table),
     Section(_fixed("Human accuracy"), tables.accuracy_table),
+    Section(_fixed("Direct preference"), preference_table),
+    Section(_fixed("By annotator attribute (survey)"), attribute_table, scroll=True),
     Section(_fixed("Reward models"), model_report.reward_model_table, ("reward_models",)),
     Section(_fixed("Reward models: breakdown"), model_report.model_detail_table, scroll=True),
     Section(_fixed("Label audit"), model_report.label_audit_table, scroll=True),
@@ -63,3 +67,14 @@ SECTIONS: tuple[Section, ...] = (
     Section(_fixed("Exclusions"), tables.exclusion_table),
     Section(_fixed("Methods"), tables.methods_table),
 )
+
+
+def drawn_sections(report: Report) -> Iterator[tuple[int, Section, str, Table]]:
+    """The sections this report has, in order, numbered from 1 among them: (number, section,
+    heading, table). A section whose table builder returns None is left out."""
+    number = 0
+    for section in SECTIONS:
+        table = section.table(report)
+        if table is not None:
+            number += 1
+            yield number, section, section.heading(report), table

@@ -174,3 +174,25 @@ def test_the_tables_show_the_figures():
     assert groups.rows[0][3].startswith("25.0%")
     assert preference_table({}) is None
     assert attribute_table({}) is None
+
+
+def test_every_report_format_shows_the_preference_and_survey_sections_only_when_present(
+    small_study,
+):
+    from analysis.attributes import by_attribute
+    from analysis.render import render_report
+    from analysis.report import build_report
+
+    plain = build_report(small_study, n_boot=0)
+    frame = _export()
+    frame["survey_age"] = frame["annotator"].map({"a1": "18-29", "a2": "30+"})
+    designed = {**plain, "preference": preference_summary(frame)}
+    designed["by_attribute"] = by_attribute(frame)
+    headings = ("Direct preference", "By annotator attribute (survey)")
+    for fmt, marker in (("md", "## {}\n"), ("html", "<h2>{}</h2>"), ("latex", "\\caption{{{}")):
+        with_design, without = render_report(designed, fmt), render_report(plain, fmt)
+        for heading in headings:
+            assert marker.format(heading) in with_design, (fmt, heading)
+            assert marker.format(heading) not in without, (fmt, heading)
+    markdown = render_report(designed, "md")
+    assert "| Forced-choice accuracy, strict (ties are not wins) | 50.0% |" in markdown
