@@ -20,12 +20,13 @@ def _script() -> str:
     return SCRIPT.read_text(encoding="utf-8")
 
 
-def shortcuts_help(minimum: int, maximum: int) -> str:
-    """The shortcuts, as listed on the page."""
+def shortcuts_help(minimum: int, maximum: int, preference: bool = False) -> str:
+    """The shortcuts, as listed on the page (with the preference's when the study asks it)."""
+    chose = " · in the preference, 1-5 pick A much better .. B much better" if preference else ""
     return (
-        f"**Keys:** {minimum}-{maximum} score the highlighted question and move to the next · "
-        "Tab / Shift+Tab move between questions · Enter on Submit, Ctrl+Enter or Ctrl+S "
-        "submits · Alt+P / Alt+N previous / next pair"
+        f"**Keys:** {minimum}-{maximum} score the highlighted question and move to the next"
+        f"{chose} · Tab / Shift+Tab move between questions · Enter on Submit, Ctrl+Enter or "
+        "Ctrl+S submits · Alt+P / Alt+N previous / next pair"
     )
 
 

@@ -5,9 +5,16 @@
   window.__prbRate = true;
 
   const GROUPS = ".st-key-scores_A [data-testid='stRadio'], .st-key-scores_B [data-testid='stRadio']";
+  // Questions after the scores (a study's design options), answered by position: 1 is the first
+  // option. The score groups are answered by the number their labels start with.
+  const AFTER = ".st-key-preference_box [data-testid='stRadio']";
+  const STOPS = `${GROUPS}, ${AFTER}`;
   const groups = () => [...document.querySelectorAll(GROUPS)];
+  const stops = () => [...document.querySelectorAll(STOPS)]; // in page order
   const groupOf = (el) => (el && el.closest ? el.closest(GROUPS) : null);
+  const stopOf = (el) => (el && el.closest ? el.closest(STOPS) : null);
   const submitButton = () => document.querySelector(".st-key-submit button");
+  const rationaleBox = () => document.querySelector(".st-key-rationale textarea");
   const radios = (group) => [...group.querySelectorAll("input[type='radio']")];
 
   function focusGroup(group) {
@@ -25,8 +32,22 @@
     }
   }
 
-  // Digits score the focused group (the option whose label starts with that number), then the
-  // focus moves to the next group, and after the last one to Submit. Ctrl+Enter submits.
+  function optionFor(group, key) {
+    const labels = [...group.querySelectorAll("label[data-testid='stRadioOption']")];
+    if (!group.matches(GROUPS)) return labels[Number(key) - 1];
+    return labels.find((l) => l.innerText.trim().startsWith(key + " ·"));
+  }
+
+  // After the last question: the preference's rationale when there is one, else Submit.
+  function focusAfterQuestions() {
+    const box = rationaleBox();
+    if (box) box.focus({ preventScroll: false });
+    else submitButton()?.focus({ preventScroll: false });
+  }
+
+  // Digits answer the focused question (a score: the option whose label starts with that
+  // number; a later question: the option at that place), then the focus moves to the next
+  // question, and after the last one on to the rationale or Submit. Ctrl+Enter submits.
   function onKey(event) {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
       const button = submitButton();
@@ -38,19 +59,17 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) return;
-    const group = groupOf(document.activeElement);
+    const group = stopOf(document.activeElement);
     if (!group || document.activeElement.type !== "radio") return;
-    const label = [...group.querySelectorAll("label[data-testid='stRadioOption']")].find((l) =>
-      l.innerText.trim().startsWith(event.key + " ·"),
-    );
+    const label = optionFor(group, event.key);
     if (!label) return;
     event.preventDefault();
     event.stopPropagation();
     label.click();
     group.classList.remove("prb-missing");
-    const all = groups();
+    const all = stops();
     const next = all[all.indexOf(group) + 1];
-    if (!focusGroup(next)) submitButton()?.focus({ preventScroll: false });
+    if (!focusGroup(next)) focusAfterQuestions();
   }
   window.addEventListener("keydown", onKey, true);
   window.addEventListener(
@@ -74,7 +93,7 @@
   window.addEventListener("touchstart", acted, { capture: true, passive: true });
   function check() {
     pending = false;
-    for (const group of groups()) {
+    for (const group of stops()) {
       for (const icon of group.querySelectorAll("button:not([tabindex='-1']), [tabindex='0']:not(input)")) {
         icon.setAttribute("tabindex", "-1"); // the help icon: no Tab stop of its own
       }

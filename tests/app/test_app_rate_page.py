@@ -58,7 +58,7 @@ class World:
         return f"{self.url}/?token={self.tokens[who]}"
 
 
-def _long_word_dataset(folder: Path) -> Path:
+def _long_word_dataset(folder: Path, word: str = LONG_WORD) -> Path:
     record = {
         "id": "long_1",
         "question": "Is a very long word a problem?",
@@ -66,7 +66,7 @@ def _long_word_dataset(folder: Path) -> Path:
         "rubric_aspects": [{"aspect": "Short", "evidence": "said so", "reason": "reads fast"}],
         "narrative": "A narrative.",
         "category": "words",
-        "chosen": f"# Response B\n\n{LONG_WORD}",
+        "chosen": f"# Response B\n\n{word}",
         "rejected": "Your scores\n===========\n\nA short answer.",
     }
     folder.mkdir(parents=True, exist_ok=True)
@@ -87,6 +87,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         get_or_create_study(session, "long", seed=3)
     import_files(engine, SYSTEM, [_long_word_dataset(folder / "long")], study="long")
     tokens["long"] = add_annotator(engine, "long", "long")
+    with write_session(engine) as session:
+        study = get_or_create_study(session, "pref", seed=5)
+        study.ask_preference, study.rationale = True, "optional"
+    short = _long_word_dataset(folder / "pref", word="short")
+    import_files(engine, SYSTEM, [short], study="pref")
+    tokens["pref"] = add_annotator(engine, "pref", "pref")
     server = start_server(db, folder / "server.log")
     try:
         yield World(engine, tokens, server.url, screenshot_dir(folder / "shots"))
@@ -216,6 +222,31 @@ def test_a_pair_rated_and_submitted_by_keyboard_alone_in_nine_presses(world: Wor
     assert presses == 9  # the target: at most 12
     _, chosen_side = pair_texts(world.engine, first)
     assert stored_scores(world.engine, first) == expected_scores(chosen_side)
+
+
+def test_the_keyboard_goes_on_from_the_scores_to_the_preference_and_its_rationale(
+    world: World, new_page
+):
+    page = new_page(LAPTOP)
+    open_pair(page, world.link("pref"), total=1)
+    page.get_by_text("in the preference, 1-5 pick A much better", exact=False).wait_for()
+    assignment = current_assignment(page)
+    wait_for_focus(page, GROUPS[0])
+    press_scores(page, SCORES)
+    wait_for_focus(page, "preference_box")  # not Submit: the preference comes first
+    page.keyboard.press("4")  # the fourth option: "B better"
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.closest('.st-key-rationale')"
+    )
+    page.keyboard.type("B follows the rubric.")
+    page.keyboard.press("Control+Enter")
+    page.get_by_text("All done, thank you!").wait_for()
+    with read_session(world.engine) as session:
+        stored = session.get(Assignment, assignment)
+        assert stored is not None
+        assert (stored.side_preference, stored.rationale) == (1, "B follows the rubric.")
+    _, chosen_side = pair_texts(world.engine, assignment)
+    assert stored_scores(world.engine, assignment) == expected_scores(chosen_side)
 
 
 def test_a_200000_character_word_and_fake_headings_stay_in_their_box(world: World, new_page):
