@@ -178,6 +178,11 @@ class Assignment(SQLModel, table=True):
         "better (mapped to chosen/rejected only on the server); None: not asked",
     )
     rationale: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    preference_history: list[dict[str, Any]] = _json(
+        default_factory=list,
+        description="earlier preferences of a revised pair: {side_preference, rationale, "
+        "replaced_at}, oldest first",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -136,12 +136,33 @@ def save_scores(
                 _revise(session, rating, score, seconds, now)
                 changed += 1
     if study.ask_preference:
-        kept = (rationale or "").strip() or None if study.rationale != "off" else None
-        changed += (assignment.side_preference, assignment.rationale) != (side_preference, kept)
-        assignment.side_preference, assignment.rationale = side_preference, kept
+        changed += _save_preference(assignment, study, side_preference, rationale, now)
     _mark_done(session, assignment, comment, flag_reason, now)
     status = "saved" if not existing else ("revised" if changed else "unchanged")
     return SubmitResult(status, stored_id(assignment))
+
+
+def _save_preference(
+    assignment: Assignment,
+    study: Study,
+    side_preference: int | None,
+    rationale: str | None,
+    now: datetime,
+) -> bool:
+    """Store the direct preference; a changed answer keeps the earlier one in the assignment's
+    history. True when it changed."""
+    kept = (rationale or "").strip() or None if study.rationale != "off" else None
+    before = (assignment.side_preference, assignment.rationale)
+    if before == (side_preference, kept):
+        return False
+    if assignment.side_preference is not None:  # a revision, not the first answer
+        earlier = {"side_preference": before[0], "rationale": before[1]}
+        assignment.preference_history = [
+            *assignment.preference_history,
+            {**earlier, "replaced_at": now.isoformat()},
+        ]  # a new list: the JSON column sees the change
+    assignment.side_preference, assignment.rationale = side_preference, kept
+    return True
 
 
 def _revise(session: Session, rating: Rating, score: int, seconds: float, now: datetime) -> None:

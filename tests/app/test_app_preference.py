@@ -104,6 +104,18 @@ def test_an_optional_rationale_may_stay_empty_and_a_revisit_shows_the_side_answe
     at.button(key="nav_previous").click().run()
     assert current_assignment(at) == first
     assert at.radio(key=PREFERENCE).value == 1
+    assert assignment_row(engine, first).preference_history == []  # a first answer: no history
+
+    at.radio(key=PREFERENCE).set_value(-2)  # revised: A much better, now with a reason
+    at.text_area(key=RATIONALE).input("A fits the rubric.")
+    submit(at, first)
+    at.button(key="nav_previous").click().run()
+    submit(at, first)  # the same answer again: no new history entry
+    row = assignment_row(engine, first)
+    assert (row.side_preference, row.rationale) == (-2, "A fits the rubric.")
+    ((earlier),) = row.preference_history
+    assert (earlier["side_preference"], earlier["rationale"]) == (1, None)
+    assert earlier["replaced_at"] >= row.created_at.isoformat()[:19]
 
 
 def test_the_preference_widget_and_the_page_never_name_the_chosen_response(open_app, demo, engine):

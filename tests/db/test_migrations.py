@@ -234,6 +234,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0006_margin_record",
         "0007_study_operations",
         "0008_study_designs",
+        "0013_preference_history",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -524,6 +525,7 @@ def test_existing_studies_and_assignments_keep_every_design_option_off(empty_db_
         assert (consent, screenout, url, bool(ask), rationale) == ("", None, None, False, "off")
         assert survey in ([], "[]")  # a JSON list (SQLite hands back its text)
         assert set(rows(engine, "assignment", "side_preference, rationale")) == {(None, None)}
+        assert {str(h) for (h,) in rows(engine, "assignment", "preference_history")} == {"[]"}
         assert rows(engine, "participation", "id") == []
     finally:
         engine.dispose()
