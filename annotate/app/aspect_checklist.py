@@ -1,0 +1,79 @@
+"""The aspect checklist on the rating page (issue 14, item 1): under the scores, each rubric
+aspect of the pair (its text made inert) with a 0/1/2 coverage choice for Response A and for
+Response B, on the benchmark judge's scale (`annotate.domain.aspects`).
+
+Blinding: labels and keys name sides only; the marks go to the server by side. Speed: the keys
+(`aspect_<side>_<index>`) are the same from pair to pair, like the scores'; `reset` puts the
+pair's saved marks (or none) into them when a new pair is drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import Any
+
+import streamlit as st
+
+from annotate.app.safe_text import inert_markdown
+from annotate.domain import aspects
+from annotate.domain.queue import PairView
+from annotate.vocabulary import COVERAGE_POINTS, COVERAGE_WORDS, SIDES
+
+HELP = "How well does each response cover this aspect of what the user expects? " + " · ".join(
+    f"{v} = {COVERAGE_WORDS[v].lower()}" for v in COVERAGE_POINTS
+)
+
+
+def mark_key(side: str, index: int) -> str:
+    return f"aspect_{side}_{index}"
+
+
+def asked(view: PairView) -> bool:
+    return view.scale is not None and view.scale.aspect_checklist
+
+
+def reset(state: MutableMapping[str, Any], view: PairView) -> None:
+    """The pair's saved marks (or none) in the stable widgets."""
+    if not asked(view):
+        return
+    for side in SIDES:
+        saved = view.aspect_marks.get(side, [])
+        for index in range(len(view.rubric_aspects)):
+            state[mark_key(side, index)] = saved[index] if index < len(saved) else None
+
+
+def marks(state: MutableMapping[str, Any], view: PairView) -> aspects.AspectMarks | None:
+    """The marks on the page, by side in aspect order (None when the study does not ask)."""
+    if not asked(view):
+        return None
+    n = len(view.rubric_aspects)
+    return {side: [state.get(mark_key(side, i)) for i in range(n)] for side in SIDES}
+
+
+def missing(state: MutableMapping[str, Any], view: PairView) -> list[str]:
+    return aspects.missing(len(view.rubric_aspects), marks(state, view)) if asked(view) else []
+
+
+def draw(view: PairView) -> None:
+    """One line per aspect: its words, then the coverage of Response A and of Response B."""
+    if not asked(view) or not view.rubric_aspects:
+        return
+    with st.container(key="aspect_checklist"):
+        st.markdown("**How well does each response cover what this user expects?**", help=HELP)
+        for index, aspect in enumerate(view.rubric_aspects):
+            text = inert_markdown(aspects.aspect_text(aspect))
+            columns = st.columns([2, 1, 1], vertical_alignment="center", gap="small")
+            columns[0].markdown(f"{index + 1}. {text}")
+            for side, column in zip(SIDES, columns[1:], strict=True):
+                column.radio(
+                    f"Response {side}",
+                    COVERAGE_POINTS,
+                    index=None,  # the value comes from `reset`
+                    format_func=_word,
+                    horizontal=True,
+                    key=mark_key(side, index),
+                )
+
+
+def _word(value: int) -> str:
+    return f"{value} · {COVERAGE_WORDS[value]}"

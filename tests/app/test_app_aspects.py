@@ -1,0 +1,107 @@
+"""The aspect checklist on the rating page (issue 14, item 1), driven with AppTest.
+
+Each rubric aspect gets a 0/1/2 coverage choice per side; the page sends the marks by side and
+the server stores them by response (the expected mapping is computed here from the side the
+chosen response is shown on). Blinding: nothing the page draws names the chosen response, and
+the checklist's widgets are the same whichever side holds it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlmodel import select
+
+from annotate.db import read_session, write_session
+from annotate.db.tables import AspectMark
+from annotate.domain.studies import update_study
+from tests.app.apptest_helpers import (
+    assignment_row,
+    current_assignment,
+    messages,
+    pair_of,
+    set_scores,
+    submit,
+)
+
+LABELS = re.compile(r"\b(chosen|rejected|gold)\b", re.I)
+
+
+def _on(engine) -> None:
+    with write_session(engine) as session:
+        update_study(session, "demo", aspect_checklist=True)
+
+
+def _keys(at) -> list[str]:
+    return sorted(r.key for r in at.radio if r.key and r.key.startswith("aspect_"))
+
+
+def _protos(node) -> list[str]:
+    found = [str(node.proto)] if getattr(node, "proto", None) is not None else []
+    children = getattr(node, "children", {})
+    for child in children.values() if isinstance(children, dict) else children:
+        found += _protos(child)
+    return found
+
+
+def _stored(engine, assignment_id: int) -> dict[tuple[str, int], int]:
+    with read_session(engine) as session:
+        rows = session.exec(select(AspectMark).where(AspectMark.assignment_id == assignment_id))
+        return {(m.response, m.aspect_index): m.coverage for m in rows}
+
+
+def test_a_study_without_the_checklist_shows_none(open_app, demo):
+    at = open_app(demo.token)
+    assert _keys(at) == []
+
+
+def test_every_aspect_is_required_per_side_and_stored_by_response(open_app, demo, engine):
+    _on(engine)
+    at = open_app(demo.token)
+    first = current_assignment(at)
+    n = len(pair_of(engine, first).rubric_aspects)
+    assert n >= 2
+    assert _keys(at) == sorted(f"aspect_{s}_{i}" for s in "AB" for i in range(n))
+    radio = at.radio(key="aspect_A_0")
+    assert (radio.label, list(radio.options)) == (
+        "Response A",
+        ["0 · Not covered", "1 · Partly covered", "2 · Covered well"],
+    )
+    set_scores(at, first)
+    submit(at, first)
+    (error,) = messages(at.error)
+    assert "Aspect 1, Response A" in error
+    assert f"Aspect {n}, Response B" in error
+    assert assignment_row(engine, first).status == "pending"
+    for i in range(n):  # A covers everything well, B nothing except its last aspect partly
+        at.radio(key=f"aspect_A_{i}").set_value(2)
+        at.radio(key=f"aspect_B_{i}").set_value(1 if i == n - 1 else 0)
+    submit(at, first)
+    assert current_assignment(at) != first
+    assert _keys(at)
+    assert all(r.value is None for r in at.radio if r.key.startswith("aspect_"))
+    chosen_on_a = assignment_row(engine, first).chosen_side == "A"
+    a, b = ("chosen", "rejected") if chosen_on_a else ("rejected", "chosen")
+    expected = {(a, i): 2 for i in range(n)} | {(b, i): int(i == n - 1) for i in range(n)}
+    assert _stored(engine, first) == expected
+    at.button(key="nav_previous").click().run()  # a revisit shows the marks by side
+    assert current_assignment(at) == first
+    assert at.radio(key="aspect_A_0").value == 2
+    assert at.radio(key=f"aspect_B_{n - 1}").value == 1
+
+
+def test_the_checklist_and_the_page_never_name_the_chosen_response(open_app, demo, engine):
+    _on(engine)
+    at = open_app(demo.token)
+    seen: dict[str, list[tuple[str, list[str]]]] = {}
+    while len(seen) < 2:  # one pair with chosen shown as A, one with it shown as B
+        here = current_assignment(at)
+        side = assignment_row(engine, here).chosen_side
+        protos = _protos(at._tree)
+        assert any("aspect_A_0" in p for p in protos)  # the checklist was walked
+        leaks = [m for p in protos for m in LABELS.findall(p)]
+        assert leaks == [], leaks
+        widgets = [(r.label, list(r.options)) for r in at.radio if r.key.startswith("aspect_")]
+        seen.setdefault(side, widgets[:4])
+        at.button(key="nav_next").click().run()
+    assert seen["A"] == seen["B"]
