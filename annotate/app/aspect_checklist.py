@@ -9,9 +9,6 @@ pair's saved marks (or none) into them when a new pair is drawn.
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
-from typing import Any
-
 import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
@@ -32,8 +29,9 @@ def asked(view: PairView) -> bool:
     return view.scale is not None and view.scale.aspect_checklist
 
 
-def reset(state: MutableMapping[str, Any], view: PairView) -> None:
+def reset(view: PairView) -> None:
     """The pair's saved marks (or none) in the stable widgets."""
+    state = st.session_state
     if not asked(view):
         return
     for side in SIDES:
@@ -42,16 +40,16 @@ def reset(state: MutableMapping[str, Any], view: PairView) -> None:
             state[mark_key(side, index)] = saved[index] if index < len(saved) else None
 
 
-def marks(state: MutableMapping[str, Any], view: PairView) -> aspects.AspectMarks | None:
+def marks(view: PairView) -> aspects.AspectMarks | None:
     """The marks on the page, by side in aspect order (None when the study does not ask)."""
     if not asked(view):
         return None
     n = len(view.rubric_aspects)
-    return {side: [state.get(mark_key(side, i)) for i in range(n)] for side in SIDES}
+    return {side: [st.session_state.get(mark_key(side, i)) for i in range(n)] for side in SIDES}
 
 
-def missing(state: MutableMapping[str, Any], view: PairView) -> list[str]:
-    return aspects.missing(len(view.rubric_aspects), marks(state, view)) if asked(view) else []
+def missing(view: PairView) -> list[str]:
+    return aspects.missing(len(view.rubric_aspects), marks(view)) if asked(view) else []
 
 
 def draw(view: PairView) -> None:

@@ -140,7 +140,7 @@ def _reset_widgets(view: PairView) -> None:
     if view.scale is not None and view.scale.ask_preference:
         state[PREFERENCE] = view.side_preference
         state[RATIONALE] = view.rationale
-    aspect_checklist.reset(state, view)
+    aspect_checklist.reset(view)
     state[JUMP] = view.assignment_id
     state[PAIR_TOKEN] = str(view.assignment_id)
 
@@ -331,7 +331,7 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     rationale = (state.get(RATIONALE) or "").strip() if asked else None
     missing = missing_scores(scores)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
-    missing += aspect_checklist.missing(state, view)
+    missing += aspect_checklist.missing(view)
     if missing:
         state[SUBMIT_ERROR] = (
             view.assignment_id,
@@ -352,7 +352,7 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             token=login_token() or "",
             side_preference=side_preference,
             rationale=rationale,
-            aspect_marks=aspect_checklist.marks(state, view),
+            aspect_marks=aspect_checklist.marks(view),
         )
     except LoginNoLongerValid as error:
         state[SUBMIT_ERROR] = (view.assignment_id, str(error))
