@@ -11,7 +11,7 @@ import html
 from . import tables
 from .charts import all_figures
 from .report_types import Report
-from .sections import SECTIONS
+from .sections import visible_sections
 from .tables import Table
 
 STYLE = """
@@ -88,7 +88,7 @@ def render_html(report: Report) -> str:
             else []
         ),
     ]
-    for section in SECTIONS:
+    for section in visible_sections(report):
         parts.append(f"<h2>{esc(section.heading(report))}</h2>")
         parts.append(html_table(section.table(report), scroll=section.scroll))
         parts += [charts[name] for name in section.charts]

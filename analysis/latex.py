@@ -10,7 +10,7 @@ import re
 
 from .methods import methods_paragraph
 from .report_types import Report
-from .sections import SECTIONS
+from .sections import visible_sections
 from .tables import Table, summary_line
 
 SPECIAL = {
@@ -73,7 +73,7 @@ def render_latex(report: Report) -> str:
         "% Validation report (prb-annotate); needs \\usepackage{booktabs}",
         f"% {latex_escape(summary_line(report))}",
     ]
-    for index, section in enumerate(SECTIONS):
+    for index, section in enumerate(visible_sections(report)):
         heading = section.heading(report)
         parts.append(latex_table(section.table(report), heading, f"prb-{index + 1}"))
     parts += [r"\paragraph{Methods.}", latex_escape(methods_paragraph(report))]

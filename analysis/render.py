@@ -10,7 +10,7 @@ from .html_report import render_html
 from .latex import render_latex
 from .methods import methods_paragraph
 from .report_types import Report
-from .sections import SECTIONS
+from .sections import visible_sections
 from .tables import Table
 
 FORMATS = ("json", "md", "html", "latex")
@@ -60,7 +60,7 @@ def markdown_table(table: Table) -> str:
 
 def render_markdown(report: Report) -> str:
     parts = ["# Validation report", markdown_cell(tables.summary_line(report))]
-    for section in SECTIONS:
+    for section in visible_sections(report):
         parts += [f"## {section.heading(report)}", markdown_table(section.table(report))]
     parts += ["## Methods paragraph", markdown_cell(methods_paragraph(report))]
     return "\n\n".join(parts) + "\n"

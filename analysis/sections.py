@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import model_report, tables
+from . import aspect_report, model_report, tables
 from .report_types import Report
 from .tables import Table
 
@@ -20,6 +20,7 @@ class Section:
     table: Callable[[Report], Table]
     charts: tuple[str, ...] = ()
     scroll: bool = False  # long tables scroll inside a box in HTML
+    shown: Callable[[Report], bool] = lambda _report: True  # a study option's section: if used
 
 
 def _fixed(text: str) -> Callable[[Report], str]:
@@ -60,6 +61,27 @@ SECTIONS: tuple[Section, ...] = (
         ("position",),
     ),
     Section(_fixed("Annotators"), tables.annotator_table, ("annotators",), scroll=True),
+    Section(
+        _fixed("Aspect checklist: chosen vs rejected coverage"),
+        aspect_report.aspect_table,
+        shown=aspect_report.has_aspects,
+    ),
+    Section(
+        _fixed("Aspect checklist: aspects chosen does not cover more"),
+        aspect_report.weak_aspect_table,
+        scroll=True,
+        shown=aspect_report.has_aspects,
+    ),
+    Section(
+        _fixed("Aspect checklist: annotators vs LLM judge"),
+        aspect_report.judge_table,
+        shown=aspect_report.has_aspects,
+    ),
     Section(_fixed("Exclusions"), tables.exclusion_table),
     Section(_fixed("Methods"), tables.methods_table),
 )
+
+
+def visible_sections(report: Report) -> list[Section]:
+    """The sections this report has (a study option's section only when the study used it)."""
+    return [section for section in SECTIONS if section.shown(report)]
