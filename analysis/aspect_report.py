@@ -96,3 +96,14 @@ def judge_table(report: Report) -> Table:
     )
     headers = ["Judge", "Aspects", "n", "Exact agreement", "Weighted kappa"]
     return Table(headers, rows, [False, False, True, True, True], note)
+
+
+def aspect_tables(report: Report) -> list[tuple[str, Table]]:
+    """(title, table) of each aspect-checklist table, for the results page; none without it."""
+    if not has_aspects(report):
+        return []
+    return [
+        ("Aspect checklist: chosen vs rejected coverage", aspect_table(report)),
+        ("Aspect checklist: aspects chosen does not cover more", weak_aspect_table(report)),
+        ("Aspect checklist: annotators vs LLM judge", judge_table(report)),
+    ]

@@ -105,3 +105,28 @@ def test_the_checklist_and_the_page_never_name_the_chosen_response(open_app, dem
         seen.setdefault(side, widgets[:4])
         at.button(key="nav_next").click().run()
     assert seen["A"] == seen["B"]
+
+
+def test_the_results_page_shows_the_aspect_tables_only_with_the_checklist(open_app, demo, engine):
+    import streamlit as st
+
+    from annotate.domain import accounts
+    from annotate.services.simulated import store_simulated_ratings
+    from annotate.vocabulary import Role
+
+    with write_session(engine) as session:
+        _, token = accounts.create_account(session, "res", role=Role.RESEARCHER)
+    store_simulated_ratings(engine, "demo", n_annotators=2, seed=1)
+    title = "Aspect checklist: chosen vs rejected coverage"
+    at = open_app(token, pick="demo")
+    assert [m for m in at.metric if m.label == "Pairs"]  # the report is drawn
+    assert title not in [e.label for e in at.expander]
+    _on(engine)
+    st.cache_data.clear()
+    store_simulated_ratings(engine, "demo", n_annotators=3, seed=2)  # sim-03 marks aspects
+    at = open_app(token, pick="demo")
+    labels = [e.label for e in at.expander]
+    assert title in labels
+    assert "Aspect checklist: annotators vs LLM judge" in labels
+    shown = " ".join(str(df.value.to_dict()) for df in at.dataframe)
+    assert "All aspects" in shown
