@@ -130,3 +130,23 @@ def test_the_results_page_shows_the_aspect_tables_only_with_the_checklist(open_a
     assert "Aspect checklist: annotators vs LLM judge" in labels
     shown = " ".join(str(df.value.to_dict()) for df in at.dataframe)
     assert "All aspects" in shown
+
+
+def test_hostile_aspect_text_is_drawn_inert(open_app, demo, engine):
+    from annotate.app.safe_text import inert_markdown
+    from tests.app.hostile import IMG, MD_IMAGE, SCRIPT
+
+    _on(engine)
+    at = open_app(demo.token)
+    first = current_assignment(at)
+    hostile = f"{SCRIPT} {IMG} {MD_IMAGE} # heading"
+    with write_session(engine) as session:
+        pair = pair_of(engine, first)
+        stored = session.get(type(pair), pair.id)
+        stored.rubric_aspects = [{"aspect": hostile, "evidence": "e", "reason": "r"}]
+        session.add(stored)
+    at.run()
+    shown = [m.value for m in at.markdown if hostile[:8] in m.value or "script" in m.value]
+    assert f"1. {inert_markdown(hostile)}" in shown
+    assert all(SCRIPT not in text for text in shown)
+    assert _keys(at) == ["aspect_A_0", "aspect_B_0"]
