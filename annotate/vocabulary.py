@@ -172,7 +172,7 @@ SURVEY_COLUMN_PREFIX = "survey_"
 COVERAGE_POINTS: tuple[int, ...] = (0, 1, 2)
 """How well a response covers one rubric aspect: the benchmark judge's match_score scale
 (Personalized-RewardBench `prompts/evaluation.txt`)."""
-COVERAGE_WORDS: dict[int, str] = {0: "Not covered", 1: "Partly covered", 2: "Covered well"}
+COVERAGE_WORDS: dict[int, str] = {0: "Not covered", 1: "Partly", 2: "Well"}
 ASPECT_EXPORT_COLUMNS: tuple[str, ...] = (
     "study",
     "pair_id",

@@ -16,9 +16,11 @@ from annotate.domain import aspects
 from annotate.domain.queue import PairView
 from annotate.vocabulary import COVERAGE_POINTS, COVERAGE_WORDS, SIDES
 
-HELP = "How well does each response cover this aspect of what the user expects? " + " · ".join(
-    f"{v} = {COVERAGE_WORDS[v].lower()}" for v in COVERAGE_POINTS
+HELP = (
+    "How well does each response cover this aspect of what the user expects? 0 = it does not "
+    "cover it, 1 = it partly covers it, 2 = it covers it well."
 )
+COLUMNS = [5, 4, 4]  # the aspect's words, Response A, Response B (one line each at 1366 px)
 
 
 def mark_key(side: str, index: int) -> str:
@@ -57,19 +59,24 @@ def draw(view: PairView) -> None:
     if not asked(view) or not view.rubric_aspects:
         return
     with st.container(key="aspect_checklist"):
-        st.markdown("**How well does each response cover what this user expects?**", help=HELP)
+        heading = st.columns(COLUMNS, gap="small")
+        heading[0].markdown("**How well does each response cover what this user expects?**",
+                            help=HELP)  # fmt: skip
+        for side, column in zip(SIDES, heading[1:], strict=True):
+            column.markdown(f"**Response {side}**")
         for index, aspect in enumerate(view.rubric_aspects):
             text = inert_markdown(aspects.aspect_text(aspect))
-            columns = st.columns([2, 1, 1], vertical_alignment="center", gap="small")
+            columns = st.columns(COLUMNS, vertical_alignment="center", gap="small")
             columns[0].markdown(f"{index + 1}. {text}")
             for side, column in zip(SIDES, columns[1:], strict=True):
                 column.radio(
-                    f"Response {side}",
+                    f"Response {side}, aspect {index + 1}",  # for screen readers; not drawn
                     COVERAGE_POINTS,
                     index=None,  # the value comes from `reset`
                     format_func=_word,
                     horizontal=True,
                     key=mark_key(side, index),
+                    label_visibility="collapsed",
                 )
 
 

@@ -64,8 +64,8 @@ def test_every_aspect_is_required_per_side_and_stored_by_response(open_app, demo
     assert _keys(at) == sorted(f"aspect_{s}_{i}" for s in "AB" for i in range(n))
     radio = at.radio(key="aspect_A_0")
     assert (radio.label, list(radio.options)) == (
-        "Response A",
-        ["0 · Not covered", "1 · Partly covered", "2 · Covered well"],
+        "Response A, aspect 1",
+        ["0 · Not covered", "1 · Partly", "2 · Well"],
     )
     set_scores(at, first)
     submit(at, first)
