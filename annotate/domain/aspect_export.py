@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import case, select
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
-from annotate.db.queries import joined_assignments
+from annotate.db.queries import joined_assignments, side_shown
 from annotate.db.tables import (
     Annotator,
     AspectJudge,
@@ -24,7 +24,7 @@ from annotate.db.tables import (
     Study,
 )
 from annotate.domain.aspects import aspect_text
-from annotate.vocabulary import ASPECT_EXPORT_COLUMNS, Response, Side
+from annotate.vocabulary import ASPECT_EXPORT_COLUMNS
 
 JUDGE_COLUMNS: tuple[str, ...] = (
     "study",
@@ -41,11 +41,7 @@ JUDGE_COLUMNS: tuple[str, ...] = (
 
 def aspects_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
     """Every current aspect mark of one study, or of every study (ASPECT_EXPORT_COLUMNS)."""
-    other_side = case((col(Assignment.chosen_side) == Side.A, Side.B.value), else_=Side.A.value)
-    side = case(
-        (col(AspectMark.response) == Response.CHOSEN, col(Assignment.chosen_side)),
-        else_=other_side,
-    )
+    side = side_shown(col(AspectMark.response))
     columns: tuple[Any, ...] = (
         col(Study.name),
         col(Pair.record_id),

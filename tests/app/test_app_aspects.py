@@ -20,6 +20,7 @@ from tests.app.apptest_helpers import (
     current_assignment,
     messages,
     pair_of,
+    sent_elements,
     set_scores,
     submit,
 )
@@ -34,14 +35,6 @@ def _on(engine) -> None:
 
 def _keys(at) -> list[str]:
     return sorted(r.key for r in at.radio if r.key and r.key.startswith("aspect_"))
-
-
-def _protos(node) -> list[str]:
-    found = [str(node.proto)] if getattr(node, "proto", None) is not None else []
-    children = getattr(node, "children", {})
-    for child in children.values() if isinstance(children, dict) else children:
-        found += _protos(child)
-    return found
 
 
 def _stored(engine, assignment_id: int) -> dict[tuple[str, int], int]:
@@ -97,7 +90,7 @@ def test_the_checklist_and_the_page_never_name_the_chosen_response(open_app, dem
     while len(seen) < 2:  # one pair with chosen shown as A, one with it shown as B
         here = current_assignment(at)
         side = assignment_row(engine, here).chosen_side
-        protos = _protos(at._tree)
+        protos = sent_elements(at._tree)
         assert any("aspect_A_0" in p for p in protos)  # the checklist was walked
         leaks = [m for p in protos for m in LABELS.findall(p)]
         assert leaks == [], leaks

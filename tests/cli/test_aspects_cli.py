@@ -11,9 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from sqlmodel import col, select
-from typer.testing import CliRunner
 
-from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import AspectJudgeScore, Assignment, Pair
 from annotate.domain import accounts
@@ -27,16 +25,11 @@ MARKS = {"A": [2, 1], "B": [0, 0]}
 
 
 @pytest.fixture
-def run(db_url: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
-    runner = CliRunner()
+def run(cli):
+    """`run(*args, code=0)`: the conftest's `cli`, its exit code checked, its output returned."""
 
     def invoke(*args: str, code: int = 0) -> str:
-        try:
-            result = runner.invoke(app, ["--db", db_url, *args])
-        finally:
-            if State._engine is not None:
-                State._engine.dispose()
+        result = cli(*args)
         assert result.exit_code == code, result.stdout + result.stderr
         return result.stdout + result.stderr
 
