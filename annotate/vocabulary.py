@@ -174,12 +174,7 @@ COVERAGE_POINTS: tuple[int, ...] = (0, 1, 2)
 (Personalized-RewardBench `prompts/evaluation.txt`)."""
 COVERAGE_WORDS: dict[int, str] = {0: "Not covered", 1: "Partly", 2: "Well"}
 ASPECT_EXPORT_COLUMNS: tuple[str, ...] = (
-    "study",
-    "pair_id",
-    "domain",
-    "annotator",
-    "response",
-    "side",
+    *EXPORT_COLUMNS[: EXPORT_COLUMNS.index("side") + 1],
     "aspect_index",
     "aspect",
     "coverage",
