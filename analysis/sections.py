@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from . import model_report, tables
+from . import aspect_report, model_report, tables
 from .attributes import attribute_table
 from .preference import preference_table
 from .report_types import Report
@@ -64,6 +64,19 @@ SECTIONS: tuple[Section, ...] = (
         ("position",),
     ),
     Section(_fixed("Annotators"), tables.annotator_table, ("annotators",), scroll=True),
+    Section(
+        _fixed("Aspect checklist: chosen vs rejected coverage"),
+        aspect_report.aspect_table,
+    ),
+    Section(
+        _fixed("Aspect checklist: aspects chosen does not cover more"),
+        aspect_report.weak_aspect_table,
+        scroll=True,
+    ),
+    Section(
+        _fixed("Aspect checklist: annotators vs LLM judge"),
+        aspect_report.judge_table,
+    ),
     Section(_fixed("Exclusions"), tables.exclusion_table),
     Section(_fixed("Methods"), tables.methods_table),
 )

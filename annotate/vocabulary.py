@@ -165,3 +165,19 @@ terms of the responses (+2 chosen much better .. -2 rejected much better), `pref
 as the annotator answered it (-2 A much better .. +2 B much better)."""
 SURVEY_COLUMN_PREFIX = "survey_"
 """Survey answers join the export as annotator attributes, one column per question id."""
+
+
+# ---------------------------------------------------------------- aspect checklist (issue 14)
+
+COVERAGE_POINTS: tuple[int, ...] = (0, 1, 2)
+"""How well a response covers one rubric aspect: the benchmark judge's match_score scale
+(Personalized-RewardBench `prompts/evaluation.txt`)."""
+COVERAGE_WORDS: dict[int, str] = {0: "Not covered", 1: "Partly", 2: "Well"}
+ASPECT_EXPORT_COLUMNS: tuple[str, ...] = (
+    *EXPORT_COLUMNS[: EXPORT_COLUMNS.index("side") + 1],
+    "aspect_index",
+    "aspect",
+    "coverage",
+)
+"""The aspect table (`prb-annotate export --table aspects`): one row per assignment, response
+and rubric aspect."""

@@ -41,7 +41,7 @@ from annotate.db import make_engine
 from annotate.domain import accounts
 from annotate.domain.export import EXPORT_FORMATS, write_ratings
 from annotate.domain.studies import DEFAULT_STUDY
-from annotate.services import data, people
+from annotate.services import aspects, data, people
 from annotate.vocabulary import DEFAULT_N_BOOT
 
 PROGRESS_MIN_BYTES = 1_000_000
@@ -132,16 +132,30 @@ def export_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="csv, jsonl or parquet.")] = "csv",
     study: Annotated[str | None, typer.Option("--study", "-s", help="Only this study.")] = None,
+    table: Annotated[
+        str,
+        typer.Option(
+            help="ratings (one row per score) or aspects (one row per assignment, response "
+            "and rubric aspect: the aspect checklist's marks)."
+        ),
+    ] = "ratings",
 ) -> None:
-    """Export ratings, one row per score."""
+    """Export ratings, one row per score (or the aspect checklist's marks: --table aspects)."""
+    if table not in ("ratings", "aspects"):
+        raise fail(f"unknown table {table!r}; expected ratings or aspects")
     if fmt not in EXPORT_FORMATS:
         raise fail(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
     if not output.parent.is_dir():
         raise fail(f"cannot write {output}: the folder {output.parent} does not exist")
     with refusals():
-        frame = data.export_ratings(State.engine(), ACTOR, study)
+        if table == "aspects":
+            frame = aspects.export_aspects(State.engine(), ACTOR, study)
+        else:
+            frame = data.export_ratings(State.engine(), ACTOR, study)
     write_ratings(frame, output, fmt)
-    out.print(f"Wrote {len(frame)} scores to {output}.")
+    out.print(
+        f"Wrote {len(frame)} {'aspect marks' if table == 'aspects' else 'scores'} to {output}."
+    )
 
 
 @synth_app.command("dataset")

@@ -82,6 +82,13 @@ Preference = Annotated[
 Rationale = Annotated[
     str | None, Opt("--rationale", help="With the preference: off, optional or required.")
 ]
+AspectChecklist = Annotated[
+    bool | None,
+    Opt(
+        "--aspect-checklist/--no-aspect-checklist",
+        help="Mark each rubric aspect's coverage per response (0 not, 1 partly, 2 well).",
+    ),
+]
 
 
 def _design(
@@ -92,6 +99,7 @@ def _design(
     completion_url: str | None,
     preference: bool | None,
     rationale: str | None,
+    aspect_checklist: bool | None = None,
 ) -> dict[str, Any]:
     """The study design options given on the command line (issue 14)."""
     settings: dict[str, Any] = {
@@ -99,6 +107,7 @@ def _design(
         "completion_url": completion_url,
         "ask_preference": preference,
         "rationale": rationale,
+        "aspect_checklist": aspect_checklist,
     }
     if consent_file is not None:
         settings["consent_text"] = _read(consent_file)
@@ -207,6 +216,7 @@ def studies_create(
     completion_url: CompletionUrl = None,
     preference: Preference = None,
     rationale: Rationale = None,
+    aspect_checklist: AspectChecklist = None,
 ) -> None:
     """Create a study (settings not given keep their defaults)."""
     given = {k: v for k, v in locals().items() if k != "name"}
@@ -242,6 +252,7 @@ def studies_edit(
     completion_url: CompletionUrl = None,
     preference: Preference = None,
     rationale: Rationale = None,
+    aspect_checklist: AspectChecklist = None,
 ) -> None:
     """Change some settings of a study; the others stay as they are."""
     given = {k: v for k, v in locals().items() if k != "name"}
@@ -293,6 +304,7 @@ def _show(study: Study) -> None:
         ("screen-out code", study.screenout_code or "-"),
         ("completion URL", study.completion_url or "-"),
         ("preference", f"asked, rationale {study.rationale}" if study.ask_preference else "-"),
+        ("aspect checklist", "on" if study.aspect_checklist else "off"),
     ]
     for key, value in rows:
         out.print(f"{key}\t{value}", highlight=False, markup=False)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import case
 from sqlmodel import col
 from sqlmodel.sql.expression import Select
 
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
+from annotate.vocabulary import Response, Side
 
 Rows = Select[*tuple[Any, ...]]
 """A select whose rows are tuples of any columns."""
@@ -34,3 +36,10 @@ def joined_assignments(*columns: Any, ratings: bool = False) -> Rows:
     if ratings:
         joined = joined.join(Rating, col(Rating.assignment_id) == col(Assignment.id))
     return joined
+
+
+def side_shown(response: Any) -> Any:
+    """SQL: the side ('A' or 'B') the `response` column's response was shown on, from the
+    assignment's `chosen_side` (server-side only)."""
+    other_side = case((col(Assignment.chosen_side) == Side.A, Side.B.value), else_=Side.A.value)
+    return case((response == Response.CHOSEN, col(Assignment.chosen_side)), else_=other_side)

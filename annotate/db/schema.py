@@ -76,6 +76,15 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (("auditentry", "id"), ("pairexclusion", "id"), ("flagresolution", "id")),
     ),
     ("0008_study_designs", (("study", "consent_text"), ("participation", "id"))),
+    (
+        "0009_aspect_checklist",
+        (
+            ("study", "aspect_checklist"),
+            ("aspectmark", "id"),
+            ("aspectjudge", "id"),
+            ("aspectjudgescore", "id"),
+        ),
+    ),
     ("0013_preference_history", (("assignment", "preference_history"),)),
 )
 # Tables a revision created (marked by their `id` column): a database from before that revision

@@ -107,6 +107,9 @@ class Study(SQLModel, table=True):
     rationale: str = Field(
         default="off", description="a rationale with the preference: off, optional or required"
     )
+    aspect_checklist: bool = Field(
+        default=False, description="mark each rubric aspect's coverage (0/1/2) per response"
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -230,6 +233,57 @@ class RatingRevision(SQLModel, table=True):
     seconds: float
     created_at: datetime
     replaced_at: datetime = Field(default_factory=utcnow)
+
+
+class AspectMark(SQLModel, table=True):
+    """How well one response covers one rubric aspect of the pair, as one annotator marked it:
+    0 not covered, 1 partly, 2 well (stored by response; the page knows only sides)."""
+
+    __table_args__ = (
+        UniqueConstraint(
+            "assignment_id", "response", "aspect_index", name="uq_aspectmark_assignment_aspect"
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignment.id", index=True)
+    response: str = Field(description="'chosen' or 'rejected'")
+    aspect_index: int = Field(description="the aspect's place in the pair's rubric, from 0")
+    coverage: int
+    revision: int = Field(default=1, description="1, then one more each time it is changed")
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class AspectJudge(SQLModel, table=True):
+    """An LLM judge's aspect scores imported for a study (never shown to annotators)."""
+
+    __table_args__ = (UniqueConstraint("study_id", "name", name="uq_aspectjudge_study_name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    name: str
+    source_file: str
+    content_hash: str = Field(description="hash of the imported scores (idempotent import)")
+    n_pairs: int = 0
+    imported_at: datetime = Field(default_factory=utcnow)
+
+
+class AspectJudgeScore(SQLModel, table=True):
+    """A judge's coverage score (0/1/2) of one response on one rubric aspect of a pair."""
+
+    __table_args__ = (
+        UniqueConstraint(
+            "judge_id", "pair_id", "response", "aspect_index", name="uq_aspectjudgescore_aspect"
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    judge_id: int = Field(foreign_key="aspectjudge.id", index=True)
+    pair_id: int = Field(foreign_key="pair.id")
+    response: str
+    aspect_index: int
+    coverage: int
 
 
 class RewardModel(SQLModel, table=True):

@@ -12,18 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import case
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from annotate.db.queries import joined_assignments
+from annotate.db.queries import joined_assignments, side_shown
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
 from annotate.domain.consent import survey_answers
 from annotate.vocabulary import (
     EXPORT_COLUMNS,
     PREFERENCE_EXPORT_COLUMNS,
     SURVEY_COLUMN_PREFIX,
-    Response,
     Side,
 )
 
@@ -39,10 +37,7 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
     every annotator outside the plan's k, and would weigh too much in the validation (their
     scores feed the annotators' gold accuracy on the progress page instead).
     """
-    other_side = case((col(Assignment.chosen_side) == Side.A, Side.B.value), else_=Side.A.value)
-    side = case(
-        (col(Rating.response) == Response.CHOSEN, col(Assignment.chosen_side)), else_=other_side
-    )
+    side = side_shown(col(Rating.response))
     columns: tuple[Any, ...] = (
         col(Study.name).label("study"),
         col(Pair.record_id).label("pair_id"),

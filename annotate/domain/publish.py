@@ -20,6 +20,7 @@ from typing import Any
 from annotate.errors import Conflict
 
 RATINGS_FILE = "ratings.parquet"
+ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
 REPORT_FILES = ("report.json", "report.md", "report.html")
 CARD_FILE = "README.md"
 DEFAULT_LICENSE = "cc-by-4.0"

@@ -13,6 +13,7 @@ from sqlalchemy import ColumnElement, and_, case, func, tuple_
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Assignment, Pair, Rating, Study
+from annotate.domain.aspects import marks_by_side
 from annotate.domain.blinding import response_on
 from annotate.vocabulary import SIDES, AssignmentStatus, Response
 
@@ -41,6 +42,7 @@ class StudyScale:
     guidelines: str
     ask_preference: bool = False  # the direct preference after the scores (by side)
     rationale: str = "off"  # with the preference: off, optional or required
+    aspect_checklist: bool = False  # each rubric aspect's coverage (0/1/2) per side
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class PairView:
     scale: StudyScale | None = None
     side_preference: int | None = None  # -2 A much better .. +2 B much better (sides only)
     rationale: str = ""
+    aspect_marks: dict[str, list[int | None]] = field(default_factory=dict)  # side -> by aspect
 
 
 def _in_queue(annotator_id: int) -> ColumnElement[bool]:
@@ -103,6 +106,7 @@ def study_scale(study: Study) -> StudyScale:
         guidelines=study.guidelines,
         ask_preference=study.ask_preference,
         rationale=study.rationale,
+        aspect_checklist=study.aspect_checklist,
     )
 
 
@@ -158,6 +162,7 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         scale=study_scale(study),
         side_preference=assignment.side_preference,
         rationale=assignment.rationale or "",
+        aspect_marks=marks_by_side(session, assignment, pair) if study.aspect_checklist else {},
     )
 
 

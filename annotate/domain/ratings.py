@@ -13,8 +13,16 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
-from annotate.db.tables import Assignment, Rating, RatingRevision, Study, stored_id, utcnow
-from annotate.domain import preference
+from annotate.db.tables import (
+    Assignment,
+    Pair,
+    Rating,
+    RatingRevision,
+    Study,
+    stored_id,
+    utcnow,
+)
+from annotate.domain import aspects, preference
 from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit
 from annotate.domain.blinding import response_on
 from annotate.errors import Forbidden, Invalid
@@ -97,13 +105,18 @@ def save_scores(
     flag_reason: str | None = None,
     side_preference: int | None = None,
     rationale: str | None = None,
+    aspect_marks: aspects.AspectMarks | None = None,
 ) -> SubmitResult:
-    """Save the 8 scores of one pair (and the direct preference by side, when the study asks
-    for it) and mark it done. The same answers again change nothing."""
+    """Save the 8 scores of one pair (and the direct preference by side, and the aspect marks
+    by side, when the study asks for them) and mark it done. The same answers again change
+    nothing."""
     study = session.get(Study, assignment.study_id)
+    pair = session.get(Pair, assignment.pair_id)
     assert study is not None
+    assert pair is not None
     _check_scores(scores, study)
     wrong = preference.problems(study, side_preference, rationale)
+    wrong += aspects.problems(study, len(pair.rubric_aspects), aspect_marks)
     if wrong:
         raise RatingError("; ".join(wrong))
     _admit(admit_submit, session, assignment)
@@ -137,6 +150,8 @@ def save_scores(
                 changed += 1
     if study.ask_preference:
         changed += _save_preference(assignment, study, side_preference, rationale, now)
+    if study.aspect_checklist and aspect_marks is not None:
+        changed += aspects.save_marks(session, assignment, aspect_marks, now)[1]
     _mark_done(session, assignment, comment, flag_reason, now)
     status = "saved" if not existing else ("revised" if changed else "unchanged")
     return SubmitResult(status, stored_id(assignment))

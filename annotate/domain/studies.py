@@ -46,6 +46,7 @@ EDITABLE = (
     "completion_url",
     "ask_preference",
     "rationale",
+    "aspect_checklist",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 

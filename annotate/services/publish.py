@@ -68,7 +68,14 @@ def _files(data: StudyRatings, report: Report, protocol: publish.Protocol) -> di
     buffer = io.BytesIO()
     ratings.to_parquet(buffer, index=False)
     json_name, md_name, html_name = publish.REPORT_FILES
-    return {
+    extra = {}
+    if data.aspects is not None and not data.aspects.empty:  # a study with the aspect checklist
+        aspects = data.aspects.copy()
+        aspects["excluded"] = aspects["pair_id"].isin(left_out)
+        table = io.BytesIO()
+        aspects.to_parquet(table, index=False)
+        extra[publish.ASPECTS_FILE] = table.getvalue()
+    return extra | {
         publish.RATINGS_FILE: buffer.getvalue(),
         json_name: render_json(report).encode("utf-8"),
         md_name: render_markdown(report).encode("utf-8"),

@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from annotate.db import write_session
 from annotate.domain import accounts, ratings
+from annotate.domain.aspects import AspectMarks
 from annotate.domain.ratings import Scores, SubmitResult
 
 
@@ -27,15 +28,18 @@ def submit_rating(
     token: str | None = None,
     side_preference: int | None = None,
     rationale: str | None = None,
+    aspect_marks: AspectMarks | None = None,
 ) -> SubmitResult:
     """Save the 8 scores of one pair. Resubmitting the same scores changes nothing.
 
     `side_preference` and `rationale`: the direct preference by side, for a study that asks
-    for it. With `token` (the page's login token), the save is refused (`LoginNoLongerValid`,
-    nothing written) unless, inside the same transaction, it is still this active account's token.
+    for it; `aspect_marks`: each rubric aspect's coverage by side, for a study with the aspect
+    checklist (all saved in the same transaction as the scores, or none). With `token` (the
+    page's login token), the save is refused (`LoginNoLongerValid`, nothing written) unless,
+    inside the same transaction, it is still this active account's token.
     """
     args = (engine, annotator_id, assignment_id, scores, seconds, comment, flag_reason, token)
-    answer = (side_preference, rationale)
+    answer = (side_preference, rationale, aspect_marks)
     try:
         return _submit_once(*args, *answer)
     except IntegrityError:
@@ -54,6 +58,7 @@ def _submit_once(
     token: str | None,
     side_preference: int | None,
     rationale: str | None,
+    aspect_marks: AspectMarks | None,
 ) -> SubmitResult:
     with write_session(engine) as session:
         if token is not None:
@@ -68,6 +73,7 @@ def _submit_once(
             flag_reason=flag_reason,
             side_preference=side_preference,
             rationale=rationale,
+            aspect_marks=aspect_marks,
         )
 
 

@@ -8,12 +8,14 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
+from analysis.aspects import attach_aspects
 from analysis.attributes import attach_attributes
 from analysis.preference import attach_preference
 from analysis.report import build_report
 from analysis.report_types import ExcludedPair, Report
 from annotate.db import read_session
 from annotate.db.tables import Study, stored_id
+from annotate.domain.aspect_export import aspects_dataframe, judge_dataframe
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.flags import exclusions
 from annotate.domain.studies import get_study
@@ -29,6 +31,8 @@ class StudyRatings:
     margin_unit: str = "points"
     margin_record: dict[str, object] | None = None  # when set, and its earlier values
     excluded: list[ExcludedPair] = field(default_factory=list)  # left out by an admin
+    aspects: pd.DataFrame | None = None  # the aspect table, for a study with the checklist
+    judges: pd.DataFrame | None = None  # LLM judges' aspect scores imported for it
 
     def margin_settings(
         self, override: float | None = None
@@ -55,8 +59,11 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
             ExcludedPair(pair_id=e.record_id, reason=e.reason, by=e.by, at=e.at.isoformat())
             for e in exclusions(session, stored_id(target))
         ]
+        checklist = target.aspect_checklist
     ratings = ratings_dataframe(engine, study)
-    return StudyRatings(study, ratings, *settings, unit, record, excluded)
+    aspects = aspects_dataframe(engine, study) if checklist else None
+    judges = judge_dataframe(engine, study) if checklist else None
+    return StudyRatings(study, ratings, *settings, unit, record, excluded, aspects, judges)
 
 
 def margin_record(study: Study) -> dict[str, object]:
@@ -75,7 +82,8 @@ def study_report(
     seed: int = 0,
 ) -> Report:
     """The validation report of a study (with the direct preference's figures when the study
-    asks for it, and figures by survey answer when it has a survey); the margin defaults to
+    asks for it, the aspect checklist's when it uses it, and figures by survey answer when it
+    has a survey); the margin defaults to
     the study's setting (in its unit, with its record: a margin given here is in scale points
     and has no record)."""
     margin, unit, record = data.margin_settings(margin)
@@ -93,4 +101,6 @@ def study_report(
         excluded_pairs=data.excluded,
     )
     report = attach_preference(report, data.ratings)  # a study asking for the direct preference
+    left_out = [e["pair_id"] for e in data.excluded]
+    report = attach_aspects(report, data.aspects, data.ratings, data.judges, left_out)
     return attach_attributes(report, data.ratings)  # a study with a survey

@@ -8,14 +8,24 @@ statistics and the app see simulated work exactly as they would see human work.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 
+import numpy as np
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from analysis.simulate import simulate_ratings
 from annotate.db import write_session
-from annotate.db.tables import Annotator, Assignment, Pair, Rating, stored_id, utcnow
+from annotate.db.tables import (
+    Annotator,
+    AspectMark,
+    Assignment,
+    Pair,
+    Rating,
+    stored_id,
+    utcnow,
+)
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.studies import get_study
@@ -88,12 +98,40 @@ def store_simulated_ratings(
                         "updated_at": now,
                     }
                 )
+        if rows and study.aspect_checklist:
+            _simulate_marks(session, pairs, open_assignments, seed, now)
         if rows:
             session.execute(insert(Rating), rows)
             for assignment_id in set(open_assignments.values()):
                 assignment = session.get(Assignment, assignment_id)
                 assignment.status, assignment.completed_at = AssignmentStatus.DONE, now  # type: ignore[union-attr]
         return len(rows)
+
+
+COVERAGE_CHANCES = {"chosen": (0.1, 0.3, 0.6), "rejected": (0.6, 0.3, 0.1)}
+"""Simulated aspect marks: how likely 0, 1, 2 are for each response (chosen covers more)."""
+
+
+def _simulate_marks(
+    session: Session,
+    pairs: list[Pair],
+    open_assignments: dict[tuple[str, str], int],
+    seed: int,
+    now: datetime,
+) -> None:
+    """Aspect-checklist marks for the simulated annotators' open pairs (study with the option)."""
+    rng = np.random.default_rng(seed)
+    n_aspects = {pair.record_id: len(pair.rubric_aspects) for pair in pairs}
+    rows = [
+        {"assignment_id": assignment_id, "response": response, "aspect_index": index,
+         "coverage": int(rng.choice(3, p=chances)), "revision": 1, "created_at": now,
+         "updated_at": now}
+        for (_, record), assignment_id in sorted(open_assignments.items())
+        for response, chances in COVERAGE_CHANCES.items()
+        for index in range(n_aspects[record])
+    ]  # fmt: skip
+    if rows:
+        session.execute(insert(AspectMark), rows)
 
 
 def _open_assignments(

@@ -179,3 +179,13 @@ def pick_study(at: AppTest, name: str) -> AppTest:
     """Pick `name` in the sidebar's study picker (a new session has none picked) and rerun."""
     (picker,) = [s for s in at.sidebar.selectbox if s.label == "Study"]
     return picker.set_value(name).run()
+
+
+def sent_elements(node: Any) -> list[str]:
+    """Every element the page sends, as text (the AppTest tree walked: `sent_elements(at._tree)`),
+    for blinding checks."""
+    found = [str(node.proto)] if getattr(node, "proto", None) is not None else []
+    children = getattr(node, "children", {})
+    for child in children.values() if isinstance(children, dict) else children:
+        found += sent_elements(child)
+    return found

@@ -20,6 +20,7 @@ from tests.app.apptest_helpers import (
     assignment_row,
     current_assignment,
     messages,
+    sent_elements,
     set_scores,
     submit,
 )
@@ -32,15 +33,6 @@ LABELS = re.compile(r"\b(chosen|rejected|gold)\b", re.I)
 def _ask(engine, rationale: str = "required") -> None:
     with write_session(engine) as session:
         update_study(session, "demo", ask_preference=True, rationale=rationale)
-
-
-def _protos(node) -> list[str]:
-    """Every element the page sends, as text (the AppTest tree, walked)."""
-    found = [str(node.proto)] if getattr(node, "proto", None) is not None else []
-    children = getattr(node, "children", {})
-    for child in children.values() if isinstance(children, dict) else children:
-        found += _protos(child)
-    return found
 
 
 def _widget(at) -> tuple[str, list[str]]:
@@ -125,7 +117,7 @@ def test_the_preference_widget_and_the_page_never_name_the_chosen_response(open_
     while len(seen) < 2:  # one pair with chosen shown as A, one with it shown as B
         here = current_assignment(at)
         side = assignment_row(engine, here).chosen_side
-        protos = _protos(at._tree)
+        protos = sent_elements(at._tree)
         assert any("Which response fits this user better" in p for p in protos)  # walked
         leaks = [m for p in protos for m in LABELS.findall(p)]
         assert leaks == [], leaks

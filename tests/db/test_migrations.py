@@ -234,6 +234,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0006_margin_record",
         "0007_study_operations",
         "0008_study_designs",
+        "0009_aspect_checklist",
         "0013_preference_history",
     )
     assert script_revisions()[-1] == HEAD_REVISION
@@ -257,6 +258,7 @@ def test_the_migration_scripts_ship_inside_the_package():
         "0005_reward_models",
         "0006_margin_record",
         "0007_study_operations",
+        "0008_study_designs",
         *RELEASES,
     ],
 )
@@ -527,5 +529,17 @@ def test_existing_studies_and_assignments_keep_every_design_option_off(empty_db_
         assert set(rows(engine, "assignment", "side_preference, rationale")) == {(None, None)}
         assert {str(h) for (h,) in rows(engine, "assignment", "preference_history")} == {"[]"}
         assert rows(engine, "participation", "id") == []
+    finally:
+        engine.dispose()
+
+
+def test_existing_studies_keep_the_aspect_checklist_off(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        assert {bool(on) for (on,) in rows(engine, "study", "aspect_checklist")} == {False}
+        assert rows(engine, "aspectmark", "id") == []
+        assert rows(engine, "aspectjudge", "id") == []
     finally:
         engine.dispose()

@@ -247,7 +247,13 @@ def _design_inputs(study: Study, key: str) -> dict[str, Any]:
         index=RATIONALE_MODES.index(study.rationale),
         key=f"{key}_rationale",
     )
+    checklist = st.toggle(
+        "Aspect checklist: mark each rubric aspect's coverage per response (0/1/2)",
+        value=study.aspect_checklist,
+        key=f"{key}_aspect_checklist",
+    )
     return {
+        "aspect_checklist": checklist,
         "consent_text": consent,
         "survey_questions": _questions(survey),
         "screenout_code": screenout,

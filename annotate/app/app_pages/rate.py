@@ -18,6 +18,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
@@ -139,6 +140,7 @@ def _reset_widgets(view: PairView) -> None:
     if view.scale is not None and view.scale.ask_preference:
         state[PREFERENCE] = view.side_preference
         state[RATIONALE] = view.rationale
+    aspect_checklist.reset(view)
     state[JUMP] = view.assignment_id
     state[PAIR_TOKEN] = str(view.assignment_id)
 
@@ -254,6 +256,7 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
                             key=score_key(dim, side),
                             help=inert_markdown(scale.dimension_definitions[dim]),
                         )
+        aspect_checklist.draw(view)
         if scale.ask_preference:
             _draw_preference(scale.rationale)
         comment, flag = st.columns(2, gap="medium")
@@ -328,6 +331,7 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     rationale = (state.get(RATIONALE) or "").strip() if asked else None
     missing = missing_scores(scores)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
+    missing += aspect_checklist.missing(view)
     if missing:
         state[SUBMIT_ERROR] = (
             view.assignment_id,
@@ -348,6 +352,7 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             token=login_token() or "",
             side_preference=side_preference,
             rationale=rationale,
+            aspect_marks=aspect_checklist.marks(view),
         )
     except LoginNoLongerValid as error:
         state[SUBMIT_ERROR] = (view.assignment_id, str(error))

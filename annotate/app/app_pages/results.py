@@ -8,6 +8,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from analysis.aspect_report import aspect_tables
 from analysis.attributes import attribute_table
 from analysis.charts import all_figures
 from analysis.power import make_plan, plan_power, power_text
@@ -169,6 +170,7 @@ def _draw_tables(report: Report) -> None:
     for title, optional in (
         ("Direct preference", preference_table(report)),
         ("By annotator attribute (survey)", attribute_table(report)),
+        *aspect_tables(report),  # a study with the aspect checklist
     ):
         if optional is not None:  # a study with that design option
             with st.expander(title):

@@ -1,0 +1,84 @@
+"""The aspect checklist on the rating page (issue 14, item 1): under the scores, each rubric
+aspect of the pair (its text made inert) with a 0/1/2 coverage choice for Response A and for
+Response B, on the benchmark judge's scale (`annotate.domain.aspects`).
+
+Blinding: labels and keys name sides only; the marks go to the server by side. Speed: the keys
+(`aspect_<side>_<index>`) are the same from pair to pair, like the scores'; `reset` puts the
+pair's saved marks (or none) into them when a new pair is drawn.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotate.app.safe_text import inert_markdown
+from annotate.domain import aspects
+from annotate.domain.queue import PairView
+from annotate.vocabulary import COVERAGE_POINTS, COVERAGE_WORDS, SIDES
+
+HELP = (
+    "How well does each response cover this aspect of what the user expects? 0 = it does not "
+    "cover it, 1 = it partly covers it, 2 = it covers it well."
+)
+COLUMNS = [5, 4, 4]  # the aspect's words, Response A, Response B (one line each at 1366 px)
+
+
+def mark_key(side: str, index: int) -> str:
+    return f"aspect_{side}_{index}"
+
+
+def asked(view: PairView) -> bool:
+    return view.scale is not None and view.scale.aspect_checklist
+
+
+def reset(view: PairView) -> None:
+    """The pair's saved marks (or none) in the stable widgets."""
+    state = st.session_state
+    if not asked(view):
+        return
+    for side in SIDES:
+        saved = view.aspect_marks.get(side, [])
+        for index in range(len(view.rubric_aspects)):
+            state[mark_key(side, index)] = saved[index] if index < len(saved) else None
+
+
+def marks(view: PairView) -> aspects.AspectMarks | None:
+    """The marks on the page, by side in aspect order (None when the study does not ask)."""
+    if not asked(view):
+        return None
+    n = len(view.rubric_aspects)
+    return {side: [st.session_state.get(mark_key(side, i)) for i in range(n)] for side in SIDES}
+
+
+def missing(view: PairView) -> list[str]:
+    return aspects.missing(len(view.rubric_aspects), marks(view)) if asked(view) else []
+
+
+def draw(view: PairView) -> None:
+    """One line per aspect: its words, then the coverage of Response A and of Response B."""
+    if not asked(view) or not view.rubric_aspects:
+        return
+    with st.container(key="aspect_checklist"):
+        heading = st.columns(COLUMNS, gap="small")
+        heading[0].markdown("**How well does each response cover what this user expects?**",
+                            help=HELP)  # fmt: skip
+        for side, column in zip(SIDES, heading[1:], strict=True):
+            column.markdown(f"**Response {side}**")
+        for index, aspect in enumerate(view.rubric_aspects):
+            text = inert_markdown(aspects.aspect_text(aspect))
+            columns = st.columns(COLUMNS, vertical_alignment="center", gap="small")
+            columns[0].markdown(f"{index + 1}. {text}")
+            for side, column in zip(SIDES, columns[1:], strict=True):
+                column.radio(
+                    f"Response {side}, aspect {index + 1}",  # for screen readers; not drawn
+                    COVERAGE_POINTS,
+                    index=None,  # the value comes from `reset`
+                    format_func=_word,
+                    horizontal=True,
+                    key=mark_key(side, index),
+                    label_visibility="collapsed",
+                )
+
+
+def _word(value: int) -> str:
+    return f"{value} · {COVERAGE_WORDS[value]}"

@@ -1,0 +1,44 @@
+"""LLM-judge commands of `prb-annotate`: import a judge's aspect scores (the benchmark judge's
+0/1/2 per rubric aspect) to compare with the annotators' aspect checklist."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from annotate.cli.common import ACTOR, State, StudyOption, app, out, refusals
+from annotate.domain.studies import DEFAULT_STUDY
+from annotate.services import aspects
+
+judge_app = typer.Typer(help="An LLM judge's aspect scores: import.", no_args_is_help=True)
+app.add_typer(judge_app, name="judge")
+
+
+@judge_app.command("import")
+def import_command(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help='JSONL, one line per pair: {"id": ..., "chosen": [0, 1, 2, ...], '
+            '"rejected": [...]} (one score per rubric aspect, in the pair\'s order).'
+        ),
+    ],
+    name: Annotated[str, typer.Option("--name", "-n", help="The judge's name in this study.")],
+    study: StudyOption = DEFAULT_STUDY,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Swap the scores of a judge already imported.")
+    ] = False,
+) -> None:
+    """Import one judge's aspect scores. All or nothing: every problem is listed (file, line,
+    field) and the database keeps what it had."""
+    with refusals():
+        summary = aspects.import_judge(
+            State.engine(), ACTOR, file, study=study, judge=name, replace=replace
+        )
+    verb = {"added": "Imported", "replaced": "Replaced", "unchanged": "Unchanged:"}[summary.outcome]
+    out.print(
+        f"{verb} judge {summary.judge!r} in study {summary.study!r}: {summary.n_pairs} pairs.",
+        highlight=False,
+    )
