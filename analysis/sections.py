@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import model_report, tables
+from . import exclusion_tables, model_report, tables
 from .report_types import Report
 from .tables import Table
 
@@ -61,5 +61,12 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section(_fixed("Annotators"), tables.annotator_table, ("annotators",), scroll=True),
     Section(_fixed("Exclusions"), tables.exclusion_table),
+    Section(_fixed("Pre-registered exclusion rules"), exclusion_tables.rules_table),
+    Section(_fixed("Exclusion rules: sensitivity"), exclusion_tables.rules_sensitivity_table),
+    Section(
+        _fixed("Attention checks and annotators under the rules"),
+        exclusion_tables.annotators_under_rules_table,
+        scroll=True,
+    ),
     Section(_fixed("Methods"), tables.methods_table),
 )

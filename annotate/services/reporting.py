@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from typing import cast
 
 import pandas as pd
 from sqlalchemy.engine import Engine
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from analysis.attributes import attach_attributes
+from analysis.exclusion_rules import attach_exclusion_rules, primary_ratings
+from analysis.exclusion_types import AnnotatorFacts
 from analysis.preference import attach_preference
 from analysis.report import build_report
 from analysis.report_types import ExcludedPair, Report
 from annotate.db import read_session
 from annotate.db.tables import Study, stored_id
+from annotate.domain.exclusion_rules import rules_record
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.flags import exclusions
+from annotate.domain.quality import annotator_quality
 from annotate.domain.studies import get_study
 
 
@@ -29,6 +36,14 @@ class StudyRatings:
     margin_unit: str = "points"
     margin_record: dict[str, object] | None = None  # when set, and its earlier values
     excluded: list[ExcludedPair] = field(default_factory=list)  # left out by an admin
+    rules: dict[str, object] | None = None  # pre-registered exclusion rules and their record
+    annotator_facts: list[AnnotatorFacts] = field(default_factory=list)  # what the rules read
+
+    def primary(self) -> pd.DataFrame:
+        """The ratings the primary analysis uses: without the annotators a pre-registered
+        exclusion rule excludes (all of them without rules)."""
+        rules = cast(Mapping[str, object], (self.rules or {}).get("rules") or {})
+        return primary_ratings(self.ratings, rules, self.annotator_facts)
 
     def margin_settings(
         self, override: float | None = None
@@ -55,8 +70,26 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
             ExcludedPair(pair_id=e.record_id, reason=e.reason, by=e.by, at=e.at.isoformat())
             for e in exclusions(session, stored_id(target))
         ]
+        rules = rules_record(session, target)
+        facts = annotator_facts(session, stored_id(target))
     ratings = ratings_dataframe(engine, study)
-    return StudyRatings(study, ratings, *settings, unit, record, excluded)
+    return StudyRatings(study, ratings, *settings, unit, record, excluded, rules, facts)
+
+
+def annotator_facts(session: Session, study_id: int) -> list[AnnotatorFacts]:
+    """Per annotator, the figures the exclusion rules read (gold pairs included)."""
+    return [
+        {
+            "annotator": q.annotator,
+            "pairs_rated": q.rated,
+            "gold_answered": q.gold_rated,
+            "gold_failed": q.gold_rated - q.gold_correct,
+            "gold_accuracy": q.gold_accuracy,
+            "straightlining_share": q.straight_lining,
+            "median_seconds": q.median_seconds,
+        }
+        for q in annotator_quality(session, study_id)
+    ]
 
 
 def margin_record(study: Study) -> dict[str, object]:
@@ -79,8 +112,9 @@ def study_report(
     the study's setting (in its unit, with its record: a margin given here is in scale points
     and has no record)."""
     margin, unit, record = data.margin_settings(margin)
+    ratings = data.primary()
     report = build_report(
-        data.ratings,
+        ratings,
         margin=margin,
         margin_unit=unit,
         margin_history=record,
@@ -92,5 +126,27 @@ def study_report(
         scale_max=data.scale_max,
         excluded_pairs=data.excluded,
     )
-    report = attach_preference(report, data.ratings)  # a study asking for the direct preference
-    return attach_attributes(report, data.ratings)  # a study with a survey
+    report = attach_preference(report, ratings)  # a study asking for the direct preference
+    report = attach_attributes(report, ratings)  # a study with a survey
+    return with_exclusion_rules(report, data)
+
+
+def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
+    """The report (built on `data.primary()`) with the exclusion rules' section: each variant
+    of its sensitivity table is built with the report's own settings, without bootstrap."""
+    if data.rules is None:
+        return report
+    s = report["settings"]
+    variant = partial(
+        build_report,
+        margin=s["margin"],
+        margin_unit=s["margin_unit"],
+        alpha=s["alpha"],
+        n_boot=0,
+        holm=s["holm"],
+        seed=s["seed"],
+        scale_min=s["scale_min"],
+        scale_max=s["scale_max"],
+        excluded_pairs=report["exclusions"]["excluded_pairs"],
+    )
+    return attach_exclusion_rules(report, data.ratings, data.rules, data.annotator_facts, variant)

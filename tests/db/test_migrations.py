@@ -234,6 +234,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0006_margin_record",
         "0007_study_operations",
         "0008_study_designs",
+        "0011_exclusion_rules",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -256,6 +257,7 @@ def test_the_migration_scripts_ship_inside_the_package():
         "0005_reward_models",
         "0006_margin_record",
         "0007_study_operations",
+        "0008_study_designs",
         *RELEASES,
     ],
 )
@@ -525,5 +527,20 @@ def test_existing_studies_and_assignments_keep_every_design_option_off(empty_db_
         assert survey in ([], "[]")  # a JSON list (SQLite hands back its text)
         assert set(rows(engine, "assignment", "side_preference, rationale")) == {(None, None)}
         assert rows(engine, "participation", "id") == []
+    finally:
+        engine.dispose()
+
+
+def test_existing_studies_have_no_exclusion_rules_never_set(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        ((rules, set_at, history),) = rows(
+            engine, "study", "exclusion_rules, rules_set_at, rules_history"
+        )
+        assert rules in ({}, "{}")  # a JSON object (SQLite hands back its text)
+        assert set_at is None
+        assert history in ([], "[]")
     finally:
         engine.dispose()
