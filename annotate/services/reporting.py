@@ -24,6 +24,7 @@ from annotate.domain.export import ratings_dataframe
 from annotate.domain.flags import exclusions
 from annotate.domain.quality import annotator_quality
 from annotate.domain.studies import get_study
+from annotate.errors import Invalid
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,10 @@ class StudyRatings:
         """The ratings the primary analysis uses: without the annotators a pre-registered
         exclusion rule excludes (all of them without rules)."""
         rules = cast(Mapping[str, object], (self.rules or {}).get("rules") or {})
-        return primary_ratings(self.ratings, rules, self.annotator_facts)
+        try:
+            return primary_ratings(self.ratings, rules, self.annotator_facts)
+        except ValueError as error:
+            raise Invalid(f"study {self.study!r}: {error}") from None
 
     def margin_settings(
         self, override: float | None = None

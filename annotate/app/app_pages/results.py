@@ -93,7 +93,7 @@ def draw() -> None:
     latest = str(data.ratings["created_at"].max())
     try:
         models = results_models.models_state(study, account)
-        excluded = json.dumps(data.excluded, sort_keys=True)
+        excluded = json.dumps([data.excluded, data.rules], sort_keys=True)  # and the rules
         report = _report(
             study, len(data.ratings), latest, margin, alpha, holm, n_boot, models, account, excluded
         )
