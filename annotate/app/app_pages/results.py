@@ -15,7 +15,7 @@ from analysis.preference import preference_table
 from analysis.render import render_report
 from analysis.report_types import Report
 from analysis.tables import Table, accuracy_table, dimension_table
-from annotate.app import results_models
+from annotate.app import results_models, results_rules
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
@@ -174,6 +174,7 @@ def _draw_tables(report: Report) -> None:
             with st.expander(title):
                 st.dataframe(_frame(optional), hide_index=True)
                 st.caption(optional.note)
+    results_rules.draw(report)  # a study's pre-registered exclusion rules
     exclusions = report["exclusions"]
     if exclusions["n_excluded_total"] or exclusions["incomplete_pair_ratings"]:
         with st.expander(f"Exclusions ({exclusions['n_excluded_total']} pair-dimensions)"):
