@@ -93,7 +93,10 @@ def draw() -> None:
     latest = str(data.ratings["created_at"].max())
     try:
         models = results_models.models_state(study, account)
-        excluded = json.dumps([data.excluded, data.rules], sort_keys=True)  # and the rules
+        # the excluded pairs, the exclusion rules and their facts (gold pairs are not counted
+        # in n_scores): a change of any of them computes the report again
+        rules = [data.rules, data.annotator_facts]
+        excluded = json.dumps([data.excluded, *rules], sort_keys=True)
         report = _report(
             study, len(data.ratings), latest, margin, alpha, holm, n_boot, models, account, excluded
         )
