@@ -90,6 +90,11 @@ def _figure(fact: str, value: float) -> str:
     return f"{value:g} s"
 
 
+def _threshold(rule: str, threshold: float) -> str:
+    fact = RULES[rule].fact
+    return f"{threshold:g}" if fact == "gold_failed" else _figure(fact, threshold)
+
+
 def excluded_by(
     rules: Mapping[str, float], facts: Sequence[AnnotatorFacts]
 ) -> dict[str, list[str]]:
@@ -147,7 +152,7 @@ def exclusion_report(
             {
                 "rule": rule,
                 "threshold": threshold,
-                "description": f"{RULES[rule].description} {threshold:g}",
+                "description": f"{RULES[rule].description} {_threshold(rule, threshold)}",
                 "excluded": sorted(a for a, by in hits.items() if rule in by),
             }
             for rule, threshold in rules.items()

@@ -182,6 +182,12 @@ def test_the_primary_analysis_leaves_out_the_excluded_annotators():
     found = report["exclusion_rules"]
     assert found["excluded"] == ["a", "c", "d"]
     assert [r["excluded"] for r in found["rules"]] == [["c", "d"], ["c", "d"], ["c"], ["a"]]
+    assert [r["description"] for r in found["rules"]] == [
+        "gold accuracy below 50.0%",
+        "more gold pairs failed than 1",
+        "share of straight-lined pairs above 50.0%",
+        "median seconds per pair below 5 s",
+    ]
     assert "leaves out the annotators any pre-registered rule excludes" in methods_paragraph(report)
     assert report["methods"]["exclusion_rules"] == found["note"]
 
