@@ -45,7 +45,7 @@ def draw_rules(study: str) -> None:
         columns = st.columns(len(RULE_INPUTS))
         rules = {
             name: column.number_input(
-                label, value=record["rules"].get(name), key=f"{key}_{name}", **options
+                label, value=_current(record, name), key=f"{key}_{name}", **options
             )
             for column, (name, label, options) in zip(columns, RULE_INPUTS, strict=True)
         }
@@ -64,6 +64,14 @@ def draw_rules(study: str) -> None:
         ):
             notify(f"Exclusion rules of {study} saved.")
             st.rerun()
+
+
+def _current(record: dict[str, Any], name: str) -> int | float | None:
+    """The rule's stored value in its input's type (a count is whole, the others decimal)."""
+    value = record["rules"].get(name)
+    if value is None:
+        return None
+    return int(value) if name == "max_gold_failures" else float(value)
 
 
 def _status(record: dict[str, Any]) -> str:
