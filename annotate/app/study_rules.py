@@ -1,17 +1,19 @@
-"""Admin, Studies page: the study's pre-registered exclusion rules (issue 15 item 4), shown with
-when they were set, and changed through `annotate.services.exclusion_rules` (audited). Once the
-study has ratings a change needs the force box: the rules are then no longer pre-registered,
-and the report says they changed after data arrived."""
+"""The admin Studies page's part for the study's pre-registered exclusion rules (issue 15
+item 4): shown with when they were set, and changed through `annotate.services.exclusion_rules`
+(audited, admin only). Once the study has ratings a change needs the force box: the rules are
+then no longer pre-registered, and the report says they changed after data arrived."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, notify
 from annotate.app.session import engine
 from annotate.services import exclusion_rules
+
+Act = Callable[[Callable[[], Any]], Any]  # admin_common.act: runs an action, shows a refusal
 
 RULE_INPUTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     (
@@ -33,9 +35,10 @@ RULE_INPUTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 
-def draw_rules(study: str) -> None:
-    """The rules' section of the study's settings."""
-    record = act(lambda: exclusion_rules.study_rules(engine(), actor_id(), study))
+def draw_rules(study: str, actor: int, act: Act, notify: Callable[[str], None]) -> None:
+    """The rules' section of the study's settings; the page passes the acting admin and its
+    `act` and `notify` (`admin_common`: refusals shown in one place, a notice after rerun)."""
+    record = act(lambda: exclusion_rules.study_rules(engine(), actor, study))
     if record is None:
         return
     st.markdown("##### Pre-registered exclusion rules")
@@ -59,9 +62,7 @@ def draw_rules(study: str) -> None:
         saved = st.form_submit_button("Save rules")
     if saved:
         given = {k: v for k, v in rules.items() if v is not None}
-        if act(
-            lambda: exclusion_rules.set_study_rules(engine(), actor_id(), study, given, force=force)
-        ):
+        if act(lambda: exclusion_rules.set_study_rules(engine(), actor, study, given, force=force)):
             notify(f"Exclusion rules of {study} saved.")
             st.rerun()
 
