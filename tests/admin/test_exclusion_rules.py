@@ -16,6 +16,7 @@ from annotate.domain.permissions import SYSTEM, PermissionDenied
 from annotate.domain.quality import mark_gold
 from annotate.services import plans
 from annotate.services.exclusion_rules import set_study_rules, study_rules
+from annotate.services.publish import publish_study
 from annotate.services.reporting import study_ratings, study_report
 from annotate.vocabulary import DIMENSIONS
 
@@ -135,7 +136,7 @@ def test_rules_changed_after_data_need_force_and_the_report_says_so(planned):
     assert record["note"] == "rules set or changed after data arrived"
 
 
-def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned):
+def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned, tmp_path):
     engine, study_id, ids = planned
     set_study_rules(engine, SYSTEM, "s", {"max_gold_failures": 1, "min_median_seconds": 3})
     rate_all(engine, study_id, ids)
@@ -169,6 +170,12 @@ def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned
     # mean rubric difference: a0 and a1 +2 on every ordinary pair, a2 0 -> (2 + 2 + 0) / 3
     assert rows["no rule"]["dimensions"]["rubric_alignment"]["mean_diff"] == pytest.approx(4 / 3)
     assert rows["all rules"]["dimensions"]["rubric_alignment"]["mean_diff"] == pytest.approx(2)
+    card = tmp_path / "card"
+    publish_study(engine, SYSTEM, "s", card)
+    text = (card / "README.md").read_text(encoding="utf-8")
+    assert "Pre-registered exclusion rules (rules set before data): more gold pairs failed" in text
+    assert "| a1 | max_gold_failures: 3 failed > 1 failed |" in text
+    assert "| a2 | min_median_seconds: 1 s < 3 s |" in text
     # rules excluding everyone: the report is refused with a clear error
     set_study_rules(engine, SYSTEM, "s", {"min_median_seconds": 100}, force=True)
     with pytest.raises(ValueError, match="exclude every annotator"):
