@@ -106,6 +106,7 @@ def methods(report: Report) -> dict[str, str]:
 def methods_paragraph(report: Report) -> str:
     """The essentials as one paragraph of prose."""
     m = methods(report)
-    return " ".join(
-        m[key] for key in ("pair_means", "tost", "superiority", "verdict", "validated", "by_domain")
-    )
+    keys = ("pair_means", "tost", "superiority", "verdict", "validated", "by_domain")
+    rules = report.get("exclusion_rules")  # a study's pre-registered exclusion rules
+    extra = [rules["note"]] if rules is not None and rules["rules"] else []
+    return " ".join([*(m[key] for key in keys), *extra])

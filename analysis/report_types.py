@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NotRequired, TypedDict
 
 from .aspect_types import AspectSummary
+from .exclusion_types import ExclusionReport
 from .model_types import AuditRow, RewardModelResult
 from .preference_types import AttributeGroup, PreferenceSummary
 
@@ -322,3 +323,4 @@ class Report(TypedDict):
     preference: NotRequired[PreferenceSummary]  # analysis.preference: a study that asks for it
     by_attribute: NotRequired[dict[str, dict[str, AttributeGroup]]]  # analysis.attributes
     aspects: NotRequired[AspectSummary]  # analysis.aspects: a study with the aspect checklist
+    exclusion_rules: NotRequired[ExclusionReport]  # analysis.exclusion_rules: a study's rules

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from . import aspect_report, model_report, tables
+from . import aspect_report, exclusion_tables, model_report, tables
 from .attributes import attribute_table
 from .preference import preference_table
 from .report_types import Report
@@ -78,6 +78,13 @@ SECTIONS: tuple[Section, ...] = (
         aspect_report.judge_table,
     ),
     Section(_fixed("Exclusions"), tables.exclusion_table),
+    Section(_fixed("Pre-registered exclusion rules"), exclusion_tables.rules_table),
+    Section(_fixed("Exclusion rules: sensitivity"), exclusion_tables.rules_sensitivity_table),
+    Section(
+        _fixed("Attention checks and annotators under the rules"),
+        exclusion_tables.annotators_under_rules_table,
+        scroll=True,
+    ),
     Section(_fixed("Methods"), tables.methods_table),
 )
 

@@ -235,17 +235,18 @@ def report_command(
     """The validation report of a study, from the database (same options as `python -m analysis
     report`; the margin's unit and record come from the study)."""
     from analysis.cli import emit_report
-    from annotate.services.reporting import study_ratings
+    from annotate.services.reporting import study_ratings, with_exclusion_rules
     from annotate.services.reward_models import model_inputs, with_reward_models
 
     with refusals():
         rated = study_ratings(State.engine(), study)
         models = model_inputs(State.engine(), ACTOR, study, rated.ratings)
+        analysed = rated.primary()  # without the annotators the exclusion rules exclude
     if rated.ratings.empty:
         raise fail(f"study {study!r} has no ratings yet")
     margin, unit, record = rated.margin_settings(margin)
     emit_report(
-        rated.ratings,
+        analysed,
         margin=margin,
         margin_unit=unit,
         margin_history=record,
@@ -257,7 +258,7 @@ def report_command(
         output=output,
         scale_min=rated.scale_min,
         scale_max=rated.scale_max,
-        extend=lambda report: with_reward_models(report, models),
+        extend=lambda report: with_reward_models(with_exclusion_rules(report, rated), models),
         excluded_pairs=rated.excluded,
         planned=planned_values(plan_pairs, plan_annotators),
     )

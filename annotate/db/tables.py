@@ -110,6 +110,16 @@ class Study(SQLModel, table=True):
     aspect_checklist: bool = Field(
         default=False, description="mark each rubric aspect's coverage (0/1/2) per response"
     )
+    exclusion_rules: dict[str, Any] = _json(
+        default_factory=dict,
+        description="pre-registered annotator exclusion rules (annotate.domain.exclusion_rules)",
+    )
+    rules_set_at: datetime | None = Field(
+        default=None, description="when the exclusion rules were last set (None: never)"
+    )
+    rules_history: list[dict[str, Any]] = _json(
+        default_factory=list, description="earlier exclusion rules: {rules, set_at}, oldest first"
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 

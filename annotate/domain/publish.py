@@ -244,6 +244,26 @@ def _exclusions_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
         lines.append("No pair was left out by an admin.")
     n = report["exclusions"]["n_excluded_total"]
     lines += ["", f"Pairs lacking chosen or rejected scores on a dimension, left out of it: {n}."]
+    return lines + _rules_lines(report.get("exclusion_rules"))
+
+
+def _rules_lines(found: Mapping[str, Any] | None) -> list[str]:
+    """The annotators the study's pre-registered exclusion rules left out (report key
+    `exclusion_rules`, analysis/exclusion_rules.py)."""
+    if not found or not found["rules"]:
+        return ["", "No pre-registered exclusion rules: every annotator is analysed."]
+    rules = "; ".join(r["description"] for r in found["rules"])
+    lines = ["", f"Pre-registered exclusion rules ({found['record']['note']}): {rules}."]
+    excluded = [a for a in found["annotators"] if a["excluded_by"] and a["in_ratings"]]
+    if not excluded:
+        return [*lines, "They exclude no annotator."]
+    lines += [
+        f"{len(excluded)} annotator(s) left out of every figure (their ratings are in the file):",
+        "",
+        *_table(
+            ["annotator", "why"], [[a["annotator"], "; ".join(a["reasons"])] for a in excluded]
+        ),
+    ]
     return lines
 
 

@@ -2,23 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from typing import cast
 
 import pandas as pd
 from sqlalchemy.engine import Engine
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from analysis.aspects import attach_aspects
 from analysis.attributes import attach_attributes
+from analysis.exclusion_rules import (
+    attach_exclusion_rules,
+    check_rules,
+    excluded_by,
+    primary_ratings,
+    without,
+)
+from analysis.exclusion_types import AnnotatorFacts
 from analysis.preference import attach_preference
 from analysis.report import build_report
 from analysis.report_types import ExcludedPair, Report
 from annotate.db import read_session
 from annotate.db.tables import Study, stored_id
 from annotate.domain.aspect_export import aspects_dataframe, judge_dataframe
+from annotate.domain.exclusion_rules import rules_record
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.flags import exclusions
+from annotate.domain.quality import annotator_quality
 from annotate.domain.studies import get_study
+from annotate.errors import Invalid
 
 
 @dataclass(frozen=True)
@@ -33,6 +47,28 @@ class StudyRatings:
     excluded: list[ExcludedPair] = field(default_factory=list)  # left out by an admin
     aspects: pd.DataFrame | None = None  # the aspect table, for a study with the checklist
     judges: pd.DataFrame | None = None  # LLM judges' aspect scores imported for it
+    rules: dict[str, object] | None = None  # pre-registered exclusion rules and their record
+    annotator_facts: list[AnnotatorFacts] = field(default_factory=list)  # what the rules read
+
+    def primary(self) -> pd.DataFrame:
+        """The ratings the primary analysis uses: without the annotators a pre-registered
+        exclusion rule excludes (all of them without rules)."""
+        rules = cast(Mapping[str, object], (self.rules or {}).get("rules") or {})
+        try:
+            return primary_ratings(self.ratings, rules, self.annotator_facts)
+        except ValueError as error:
+            raise Invalid(f"study {self.study!r}: {error}") from None
+
+    def excluded_annotators(self) -> set[str]:
+        """The annotators a pre-registered exclusion rule excludes."""
+        rules = cast(Mapping[str, object], (self.rules or {}).get("rules") or {})
+        return set(excluded_by(check_rules(rules), self.annotator_facts))
+
+    def primary_aspects(self) -> pd.DataFrame | None:
+        """The aspect marks the primary analysis uses (the same annotators as `primary`)."""
+        if self.aspects is None:
+            return None
+        return without(self.aspects, self.excluded_annotators())
 
     def margin_settings(
         self, override: float | None = None
@@ -60,10 +96,39 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
             for e in exclusions(session, stored_id(target))
         ]
         checklist = target.aspect_checklist
+        rules = rules_record(session, target)
+        facts = annotator_facts(session, stored_id(target))
     ratings = ratings_dataframe(engine, study)
     aspects = aspects_dataframe(engine, study) if checklist else None
     judges = judge_dataframe(engine, study) if checklist else None
-    return StudyRatings(study, ratings, *settings, unit, record, excluded, aspects, judges)
+    return StudyRatings(
+        study,
+        ratings,
+        *settings,
+        margin_unit=unit,
+        margin_record=record,
+        excluded=excluded,
+        aspects=aspects,
+        judges=judges,
+        rules=rules,
+        annotator_facts=facts,
+    )
+
+
+def annotator_facts(session: Session, study_id: int) -> list[AnnotatorFacts]:
+    """Per annotator, the figures the exclusion rules read (gold pairs included)."""
+    return [
+        {
+            "annotator": q.annotator,
+            "pairs_rated": q.rated,
+            "gold_answered": q.gold_rated,
+            "gold_failed": q.gold_rated - q.gold_correct,
+            "gold_accuracy": q.gold_accuracy,
+            "straightlining_share": q.straight_lining,
+            "median_seconds": q.median_seconds,
+        }
+        for q in annotator_quality(session, study_id)
+    ]
 
 
 def margin_record(study: Study) -> dict[str, object]:
@@ -87,8 +152,9 @@ def study_report(
     the study's setting (in its unit, with its record: a margin given here is in scale points
     and has no record)."""
     margin, unit, record = data.margin_settings(margin)
+    ratings = data.primary()
     report = build_report(
-        data.ratings,
+        ratings,
         margin=margin,
         margin_unit=unit,
         margin_history=record,
@@ -100,7 +166,30 @@ def study_report(
         scale_max=data.scale_max,
         excluded_pairs=data.excluded,
     )
-    report = attach_preference(report, data.ratings)  # a study asking for the direct preference
+    report = attach_preference(report, ratings)  # a study asking for the direct preference
     left_out = [e["pair_id"] for e in data.excluded]
-    report = attach_aspects(report, data.aspects, data.ratings, data.judges, left_out)
-    return attach_attributes(report, data.ratings)  # a study with a survey
+    aspects = data.primary_aspects()
+    report = attach_aspects(report, aspects, ratings, data.judges, left_out)
+    report = attach_attributes(report, ratings)  # a study with a survey
+    return with_exclusion_rules(report, data)
+
+
+def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
+    """The report (built on `data.primary()`) with the exclusion rules' section: each variant
+    of its sensitivity table is built with the report's own settings, without bootstrap."""
+    if data.rules is None:
+        return report
+    s = report["settings"]
+    variant = partial(
+        build_report,
+        margin=s["margin"],
+        margin_unit=s["margin_unit"],
+        alpha=s["alpha"],
+        n_boot=0,
+        holm=s["holm"],
+        seed=s["seed"],
+        scale_min=s["scale_min"],
+        scale_max=s["scale_max"],
+        excluded_pairs=report["exclusions"]["excluded_pairs"],
+    )
+    return attach_exclusion_rules(report, data.ratings, data.rules, data.annotator_facts, variant)

@@ -100,10 +100,14 @@ def with_reward_models(report: Report, inputs: ModelInputs) -> Report:
     """The validation report with its reward-model keys (`reward_models`, `label_audit`).
 
     The pairs an admin excluded from the analysis (the report's exclusions) are left out of
-    the comparison too, as from every other figure.
+    the comparison too, as from every other figure, and so are the annotators the study's
+    pre-registered exclusion rules exclude.
     """
     left_out = {e["pair_id"] for e in report["exclusions"]["excluded_pairs"]}
-    ratings = inputs.ratings[~inputs.ratings["pair_id"].isin(left_out)]
+    people = set(report["exclusion_rules"]["excluded"]) if "exclusion_rules" in report else set()
+    ratings = inputs.ratings[
+        ~inputs.ratings["pair_id"].isin(left_out) & ~inputs.ratings["annotator"].isin(people)
+    ]
     predictions = inputs.predictions[~inputs.predictions["pair_id"].isin(left_out)]
     return attach_reward_models(report, ratings, predictions)
 

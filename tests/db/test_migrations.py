@@ -235,6 +235,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0007_study_operations",
         "0008_study_designs",
         "0009_aspect_checklist",
+        "0011_exclusion_rules",
         "0013_preference_history",
     )
     assert script_revisions()[-1] == HEAD_REVISION
@@ -541,5 +542,20 @@ def test_existing_studies_keep_the_aspect_checklist_off(empty_db_url):
         assert {bool(on) for (on,) in rows(engine, "study", "aspect_checklist")} == {False}
         assert rows(engine, "aspectmark", "id") == []
         assert rows(engine, "aspectjudge", "id") == []
+    finally:
+        engine.dispose()
+
+
+def test_existing_studies_have_no_exclusion_rules_never_set(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        ((rules, set_at, history),) = rows(
+            engine, "study", "exclusion_rules, rules_set_at, rules_history"
+        )
+        assert rules in ({}, "{}")  # a JSON object (SQLite hands back its text)
+        assert set_at is None
+        assert history in ([], "[]")
     finally:
         engine.dispose()

@@ -1,10 +1,10 @@
 """Security 2: roles are enforced on every page and every admin action.
 
 - Every public function of the admin services (`annotate.services.studies`, `people`, `data`,
-  `plans`, `progress`) that takes an `actor` (found with `inspect`, so a new one is checked
-  without editing this file) refuses an annotator, a
-  researcher, a deactivated admin and nobody, before changing anything; and works for an active
-  admin.
+  `plans`, `progress`, `flags`, `audited`, `publish`, `exclusion_rules`) that takes an `actor`
+  (found with `inspect`, so a new one is checked without editing this file) refuses an
+  annotator, a researcher, a deactivated admin and nobody, before changing anything; and works
+  for an active admin.
 - The navigation: an annotator gets only the rating page, a researcher results and rating, an
   admin everything (AppTest, with the page files enumerated from the folder).
 - Each admin page and the results page, run directly as an annotator (as if navigation let them
@@ -44,7 +44,17 @@ from annotate.db import write_session
 from annotate.domain import accounts
 from annotate.domain.assignment import PairSelection
 from annotate.domain.permissions import PermissionDenied
-from annotate.services import audited, data, flags, people, plans, progress, publish, studies
+from annotate.services import (
+    audited,
+    data,
+    exclusion_rules,
+    flags,
+    people,
+    plans,
+    progress,
+    publish,
+    studies,
+)
 from tests.admin.admin_helpers import make_people, make_study
 from tests.app.browser_helpers import settle
 
@@ -91,10 +101,12 @@ ARGUMENTS: dict[str, Any] = {
     "n_boot": 0,
     "seed": 0,
     "license": "mit",
+    "rules": {"max_gold_failures": 1},
+    "force": False,
 }
 
 
-ADMIN_SERVICES = (studies, people, data, plans, progress, flags, audited, publish)
+ADMIN_SERVICES = (studies, people, data, plans, progress, flags, audited, publish, exclusion_rules)
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 
 

@@ -20,6 +20,7 @@ from annotate.app.app_pages.admin_common import (
 )
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
+from annotate.app.study_rules import draw_rules
 from annotate.db.tables import Study
 from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
@@ -41,6 +42,7 @@ def draw() -> None:
     study = next(s for s in study_rows if s.name == name)
     st.subheader(f"Settings of {study.name}")
     _draw_settings(study)
+    draw_rules(study.name, actor_id(), act, notify)
 
 
 def _draw_create() -> None:

@@ -16,7 +16,7 @@ from analysis.preference import preference_table
 from analysis.render import render_report
 from analysis.report_types import Report
 from analysis.tables import Table, accuracy_table, dimension_table
-from annotate.app import results_models
+from annotate.app import results_models, results_rules
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
@@ -94,7 +94,10 @@ def draw() -> None:
     latest = str(data.ratings["created_at"].max())
     try:
         models = results_models.models_state(study, account)
-        excluded = json.dumps(data.excluded, sort_keys=True)
+        # the excluded pairs, the exclusion rules and their facts (gold pairs are not counted
+        # in n_scores): a change of any of them computes the report again
+        rules = [data.rules, data.annotator_facts]
+        excluded = json.dumps([data.excluded, *rules], sort_keys=True)
         report = _report(
             study, len(data.ratings), latest, margin, alpha, holm, n_boot, models, account, excluded
         )
@@ -176,6 +179,7 @@ def _draw_tables(report: Report) -> None:
             with st.expander(title):
                 st.dataframe(_frame(optional), hide_index=True)
                 st.caption(optional.note)
+    results_rules.draw(report)  # a study's pre-registered exclusion rules
     exclusions = report["exclusions"]
     if exclusions["n_excluded_total"] or exclusions["incomplete_pair_ratings"]:
         with st.expander(f"Exclusions ({exclusions['n_excluded_total']} pair-dimensions)"):

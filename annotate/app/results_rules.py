@@ -1,0 +1,32 @@
+"""The results page's pre-registered exclusion rules: the rules and their record, the
+sensitivity table (no rule, each rule alone, all rules) and the attention checks per annotator.
+Tables are data cells (annotator names are untrusted text)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analysis.exclusion_tables import (
+    annotators_under_rules_table,
+    rules_sensitivity_table,
+    rules_table,
+)
+from analysis.report_types import Report
+
+
+def draw(report: Report) -> None:
+    found = report.get("exclusion_rules")
+    if found is None:
+        return
+    excluded = len(found["excluded"])
+    with st.expander(f"Pre-registered exclusion rules ({excluded} annotator(s) excluded)"):
+        if found["record"]["changed_after_data"]:
+            st.warning("The rules were set or changed after data arrived: not pre-registered.")
+        for table in (rules_table(report), rules_sensitivity_table(report)):
+            st.dataframe(pd.DataFrame(table.rows, columns=table.headers), hide_index=True)
+            st.caption(table.note)
+        table = annotators_under_rules_table(report)
+        st.markdown("**Attention checks and annotators under the rules**")
+        st.dataframe(pd.DataFrame(table.rows, columns=table.headers), hide_index=True)
+        st.caption(table.note)
