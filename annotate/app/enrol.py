@@ -4,7 +4,8 @@
 the participant's later visits from this tab) keep working without enrolling again. A participant
 new to the study sees a Start page first: no pair is reserved for anyone who has not pressed Start.
 A study may put a consent page and a short survey before Start (`annotate.services.consent`);
-declining ends with the study's screen-out code.
+declining ends with the study's screen-out code. Its training (`annotate.app.training`) comes
+after them, before Start; not passing it ends the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import streamlit as st
 from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
+from annotate.app.training import draw_training
 from annotate.config import enrolment_limits
 from annotate.domain.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.enrolment import (
@@ -25,8 +27,10 @@ from annotate.domain.enrolment import (
     STUDY_PARAM,
     EnrolmentError,
 )
+from annotate.domain.training import PASSED
 from annotate.services.consent import Step, answer_survey, decide, participant_step
 from annotate.services.enrolment import enrol, has_started, start
+from annotate.services.training import training_step
 
 START_KEY = "crowd_start"
 ACCEPT_KEY = "consent_accept"
@@ -86,6 +90,11 @@ def _draw_before_start(account: CurrentAccount) -> None:
         _draw_survey(account, step)
     elif step.step == "declined":
         _draw_declined(step)
+    else:  # ready: the study's training, when it has one, before Start
+        training = training_step(engine(), account.id, _link()["study"])
+        if training.step != PASSED:
+            draw_training(account.id, training)
+            st.stop()
 
 
 def _draw_consent(account: CurrentAccount, step: Step) -> None:

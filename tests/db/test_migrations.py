@@ -234,6 +234,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0006_margin_record",
         "0007_study_operations",
         "0008_study_designs",
+        "0010_training",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -525,5 +526,20 @@ def test_existing_studies_and_assignments_keep_every_design_option_off(empty_db_
         assert survey in ([], "[]")  # a JSON list (SQLite hands back its text)
         assert set(rows(engine, "assignment", "side_preference, rationale")) == {(None, None)}
         assert rows(engine, "participation", "id") == []
+    finally:
+        engine.dispose()
+
+
+def test_existing_studies_get_no_training(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        ((pairs, questions, attempts),) = rows(
+            engine, "study", "practice_pairs, comprehension_questions, comprehension_attempts"
+        )
+        assert pairs in ([], "[]") and questions in ([], "[]")  # SQLite hands back JSON text
+        assert attempts == 2
+        assert rows(engine, "training", "id") == []
     finally:
         engine.dispose()

@@ -1,0 +1,59 @@
+"""A study's settings file (admin): export it, preview it, import it in one audited transaction
+(`annotate.domain.study_settings` reads and checks the file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from annotate.db import read_session
+from annotate.db.tables import Study
+from annotate.domain import audit, studies, study_settings
+from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.studies import StudyError
+from annotate.services.audited import admin_change
+
+
+def export_settings(engine: Engine, actor: Actor, name: str, fmt: str) -> str:
+    """The study's settings as a YAML or JSON document."""
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        return study_settings.settings_text(studies.get_study(session, name), fmt)
+
+
+def preview_settings_file(
+    engine: Engine, actor: Actor, name: str, file: str, data: bytes
+) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
+    """The settings the file gives and what they would change (setting -> (now, after));
+    nothing is written. SettingsFileError lists every problem, each naming the file."""
+    settings = study_settings.read_settings(file, data)
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        study = studies.get_study(session, name)
+        try:
+            return settings, studies.preview_changes(study, settings)
+        except StudyError as error:
+            raise study_settings.located(file, error) from None
+
+
+def import_settings(engine: Engine, actor: Actor, name: str, file: str, data: bytes) -> Study:
+    """Apply a settings file to a study, all or nothing, with an audit entry naming the file."""
+    settings = study_settings.read_settings(file, data)
+    return apply_settings(engine, actor, name, file, settings)
+
+
+def apply_settings(
+    engine: Engine, actor: Actor, name: str, file: str, settings: dict[str, Any]
+) -> Study:
+    """Apply settings read from `file` (see `import_settings`)."""
+    with admin_change(engine, actor, "study.settings_import", name) as change:
+        before = studies.settings_of(studies.get_study(change.session, name))
+        try:
+            study = studies.update_study(change.session, name, **settings)
+        except StudyError as error:
+            raise study_settings.located(file, error) from None
+        change.before, change.after = audit.changed(before, studies.settings_of(study))
+        change.after["settings_file"] = file
+        change.changed = len(change.after) > 1
+        return study
