@@ -169,9 +169,10 @@ def _row(session: Session, annotator_id: int, study: Study) -> Training:
     return found
 
 
-def _save(session: Session, study: Study, found: Training) -> None:
-    now = step(study, found)
-    if now in ENDED and found.status not in ENDED:
+def _save(session: Session, study: Study, found: Training, outcome: str | None = None) -> None:
+    """Store the row with its step (or the check's `outcome`), timing the end of training."""
+    now = outcome or step(study, found)
+    if now in ENDED and found.ended_at is None:
         found.ended_at = utcnow()
     found.status = now
     session.add(found)
@@ -260,11 +261,8 @@ def answer_check(
     wrong = [n for n, q in enumerate(asked, 1) if sorted(set(answers[q.id])) != sorted(q.correct)]
     given = {q.id: sorted(set(answers[q.id])) for q in asked}
     found.attempts = [*found.attempts, {"answers": given, "wrong": wrong, "at": _iso()}]
-    if not wrong:
-        found.status = PASSED
-    elif attempts_left(study, found) == 0:
-        found.status = FAILED
-    _save(session, study, found)
+    outcome = PASSED if not wrong else FAILED if attempts_left(study, found) == 0 else CHECK
+    _save(session, study, found, outcome)
     return CheckResult(found.status, wrong, attempts_left(study, found))
 
 
