@@ -26,6 +26,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Assignment, Study, Training, stored_id, utcnow
+from annotate.domain.ratings import RatingError
 from annotate.domain.training_rules import ComprehensionQuestion, PracticePair
 from annotate.errors import Invalid
 from annotate.vocabulary import DIMENSIONS, SIDES, AssignmentStatus
@@ -280,6 +281,18 @@ def require_passed(session: Session, annotator_id: int, study: Study) -> None:
         raise TrainingError("Your participation in this study has ended; thank you.")
     if now != PASSED:
         raise TrainingError("Please complete the training first.")
+
+
+def require_trained(session: Session, annotator_id: int, study_id: int) -> None:
+    """`require_passed` for a submit in the study `study_id` (a page left open on a pair, or
+    a crafted request, saves nothing before the training is passed); RatingError."""
+    study = session.get(Study, study_id)
+    if study is None or not needs_training(study):
+        return
+    try:
+        require_passed(session, annotator_id, study)
+    except TrainingError as error:
+        raise RatingError(f"Not saved: {error}") from None
 
 
 def studies_in_training(session: Session, annotator_id: int) -> list[Study]:

@@ -269,3 +269,15 @@ def test_the_gate_lists_only_studies_of_the_annotator_s_work(engine, trained):
     with write_session(engine) as session:
         bob = int(accounts.create_account(session, "bob")[0].id)  # type: ignore[arg-type]
     assert service.pending_training(engine, bob) is None  # no work: nothing to gate
+
+
+def test_a_real_submit_is_refused_until_the_training_is_passed(engine, trained):
+    from annotate.domain.ratings import RatingError
+    from tests.admin.admin_helpers import assignments, rate
+
+    first = assignments(engine, _study(engine).id)[0]
+    with pytest.raises(RatingError, match="Not saved: Please complete the training first"):
+        rate(engine, trained, first.id)
+    _practise(engine, trained)
+    service.answer_check(engine, trained, study="t", answers={"sides": [1], "dims": [0, 2]})
+    assert rate(engine, trained, first.id).status == "saved"
