@@ -27,9 +27,9 @@ def preview_settings_file(
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
     """The settings the file gives and what they would change (setting -> (now, after));
     nothing is written. SettingsFileError lists every problem, each naming the file."""
-    settings = study_settings.read_settings(file, data)
     with read_session(engine) as session:
         require_admin(session, actor)
+        settings = study_settings.read_settings(file, data)
         study = studies.get_study(session, name)
         try:
             return settings, studies.preview_changes(study, settings)
@@ -39,8 +39,9 @@ def preview_settings_file(
 
 def import_settings(engine: Engine, actor: Actor, name: str, file: str, data: bytes) -> Study:
     """Apply a settings file to a study, all or nothing, with an audit entry naming the file."""
-    settings = study_settings.read_settings(file, data)
-    return apply_settings(engine, actor, name, file, settings)
+    with read_session(engine) as session:
+        require_admin(session, actor)  # before reading what a non-admin sent
+    return apply_settings(engine, actor, name, file, study_settings.read_settings(file, data))
 
 
 def apply_settings(

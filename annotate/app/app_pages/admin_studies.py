@@ -1,6 +1,6 @@
 """Admin: create a study and edit its settings (scale, wording, margin, overlap, pool, gold,
 and the study design: consent, survey, the crowd's codes and completion URL, the preference;
-training and the settings file: `admin_study_files`)."""
+training and the settings file: `study_files`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from annotate.app.app_pages.admin_common import (
     notify,
     show_notice,
 )
-from annotate.app.app_pages.admin_study_files import draw_settings_file, draw_training_settings
+from annotate.app.app_pages.study_files import draw_settings_file, draw_training_settings
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.db.tables import Study
