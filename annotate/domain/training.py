@@ -299,18 +299,19 @@ def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
     """The studies the annotator has work in (in queue order) whose training they have not
     passed: the rating page sends them to it before the real queue."""
     query = (
-        select(Study)
-        .join(Assignment, col(Assignment.study_id) == col(Study.id))
+        select(Assignment.study_id)
         .where(
             Assignment.annotator_id == annotator_id,
             col(Assignment.status) != AssignmentStatus.RELEASED,
         )
         .distinct()
-        .order_by(col(Study.id))
-    )
+        .order_by(col(Assignment.study_id))
+    )  # (ids: PostgreSQL cannot compare the study rows' JSON columns for DISTINCT)
+    found = [session.get(Study, study_id) for study_id in session.exec(query).all()]
     return [
         study
-        for study in session.exec(query).all()
-        if needs_training(study)
+        for study in found
+        if study is not None
+        and needs_training(study)
         and step(study, training_of(session, annotator_id, stored_id(study))) != PASSED
     ]
