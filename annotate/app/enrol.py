@@ -17,7 +17,7 @@ import streamlit as st
 from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
-from annotate.app.training import draw_training
+from annotate.app.training import training_before_start
 from annotate.config import enrolment_limits
 from annotate.domain.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.enrolment import (
@@ -27,10 +27,8 @@ from annotate.domain.enrolment import (
     STUDY_PARAM,
     EnrolmentError,
 )
-from annotate.domain.training import PASSED
 from annotate.services.consent import Step, answer_survey, decide, participant_step
 from annotate.services.enrolment import enrol, has_started, start
-from annotate.services.training import training_step
 
 START_KEY = "crowd_start"
 ACCEPT_KEY = "consent_accept"
@@ -90,11 +88,8 @@ def _draw_before_start(account: CurrentAccount) -> None:
         _draw_survey(account, step)
     elif step.step == "declined":
         _draw_declined(step)
-    else:  # ready: the study's training, when it has one, before Start
-        training = training_step(engine(), account.id, _link()["study"])
-        if training.step != PASSED:
-            draw_training(account.id, training)
-            st.stop()
+    elif training_before_start(account.id, _link()["study"]):  # the study's training
+        st.stop()
 
 
 def _draw_consent(account: CurrentAccount, step: Step) -> None:

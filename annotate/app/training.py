@@ -21,12 +21,20 @@ import streamlit as st
 from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import NOTICE, engine, login_token
-from annotate.domain.training import CHECK, FAILED, PRACTICE, PracticeFeedback, TrainingError
+from annotate.domain.training import (
+    CHECK,
+    FAILED,
+    PASSED,
+    PRACTICE,
+    PracticeFeedback,
+    TrainingError,
+)
 from annotate.services.training import (
     TrainingStep,
     answer_check,
     answer_practice,
     pending_training,
+    training_step,
 )
 from annotate.vocabulary import DIMENSIONS, SIDES
 
@@ -60,6 +68,17 @@ def training_gate(account_id: int) -> bool:
     if step is None:  # the last practice answer passed: its feedback first
         _draw_feedback(*st.session_state[FEEDBACK])
         return True
+    draw_training(account_id, step)
+    return True
+
+
+def training_before_start(account_id: int, study: str) -> bool:
+    """The crowd link's training, after consent and the survey, before Start; True if drawn
+    (the feedback of the last practice pair is drawn even when it completed the training)."""
+    step = training_step(engine(), account_id, study)
+    held = st.session_state.get(FEEDBACK)
+    if step.step == PASSED and (held is None or held[0] != study):
+        return False
     draw_training(account_id, step)
     return True
 

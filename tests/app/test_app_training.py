@@ -15,7 +15,8 @@ from sqlmodel import col, select
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Pair, Training
 from annotate.domain.enrolment import EnrolmentError
-from annotate.domain.studies import update_study
+from annotate.domain.studies import get_study, update_study
+from annotate.services.enrolment import start
 from tests.app.apptest_helpers import current_assignment, messages
 from tests.app.test_app_preference import _protos
 from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS
@@ -135,19 +136,10 @@ def test_hostile_training_texts_are_drawn_inert(open_app, demo, engine):
     assert not any("<img" in str(o) for o in radio.options)
 
 
-def test_the_crowd_link_trains_before_start(open_app, engine, demo):
-    from annotate.domain.studies import get_study
-    from annotate.services.enrolment import start
-
+def _crowd_link(open_app, engine, **training):
+    """Open the demo study's crowd link (open pool, enrolment) with this training."""
     with write_session(engine) as session:
-        update_study(
-            session,
-            "demo",
-            pool_open=True,
-            enrolment_open=True,
-            practice_pairs=[],
-            comprehension_questions=QUESTIONS[:1],
-        )
+        update_study(session, "demo", pool_open=True, enrolment_open=True, **training)
         key = get_study(session, "demo").enrolment_key
     link = {"study": "demo", "key": key, "PROLIFIC_PID": "5f1a2b3c4d5e6f7a8b9c0d1e",
             "SESSION_ID": "6a7b8c9d0e1f2a3b4c5d6e7f"}  # fmt: skip
@@ -155,6 +147,13 @@ def test_the_crowd_link_trains_before_start(open_app, engine, demo):
     for name, value in link.items():
         at.query_params[name] = value
     at.run()
+    return at, key
+
+
+def test_the_crowd_link_trains_before_start(open_app, engine, demo):
+    at, key = _crowd_link(
+        open_app, engine, practice_pairs=[], comprehension_questions=QUESTIONS[:1]
+    )
     assert at.title[0].value == "A few questions about the task"
     assert not [b for b in at.button if b.key == "crowd_start"]
     with read_session(engine) as session:
@@ -166,3 +165,13 @@ def test_the_crowd_link_trains_before_start(open_app, engine, demo):
     at.radio(key="check_sides").set_value(1)
     at.button(key="check_submit").click().run()
     assert at.button(key="crowd_start")  # then Start, as before
+
+
+def test_the_crowd_sees_the_last_practice_feedback_before_start(open_app, engine, demo):
+    at, _ = _crowd_link(open_app, engine, practice_pairs=PRACTICE_PAIRS[1:])
+    assert at.title[0].value == "Practice pair 1 of 1"
+    _practise(at)
+    assert at.title[0].value == "Practice pair 1: feedback"  # although training is now passed
+    assert not [b for b in at.button if b.key == "crowd_start"]
+    at.button(key="practice_continue").click().run()
+    assert at.button(key="crowd_start")
