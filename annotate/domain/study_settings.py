@@ -9,7 +9,7 @@ Reading is all or nothing: the file's syntax (with its line), then every field's
 field's path, e.g. `practice_pairs[0].expected.factuality.A`), then the study's own checks; each
 problem names the file. A file may give only some settings: the others are kept. The scale's
 anchors, the dimension labels and definitions are merged key by key, as in `studies edit`.
-Only `yaml.safe_load` reads YAML (no object tags).
+Only `yaml.safe_load` reads YAML (no object tags), and aliases are refused (no "billion laughs").
 """
 
 from __future__ import annotations
@@ -142,6 +142,12 @@ def _parsed(file: str, fmt: str, text: str) -> object:
         except ValueError as error:
             raise SettingsFileError(f"{file}: {error}") from None
     try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):  # a few bytes can stand for millions of items
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise SettingsFileError(
+                    f"{file}, line {line}: YAML aliases (*name) are not allowed"
+                )
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)

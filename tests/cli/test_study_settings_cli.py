@@ -144,6 +144,7 @@ BAD_FILES = [
     ("bad.toml", "overlap = 3", "bad.toml: expected a .yaml, .yml or .json file"),
     ("bad.yaml", "overlap: three\n", "bad.yaml, field 'overlap': expected a valid integer, got"),
     ("bad.yaml", "seed: 4\n", "bad.yaml, field 'seed': unknown field"),
+    ("bad.yaml", "guidelines: &g x\nconsent_text: *g\n", "bad.yaml, line 2: YAML aliases"),
     (  # YAML reads an unquoted No as false: refused, not stored as "False"
         "bad.yaml",
         "comprehension_questions:\n- {id: q, text: Same, options: [Yes, No], correct: [1]}\n",
