@@ -31,6 +31,9 @@ class _Strict(BaseModel):
 
 
 class ProfilePost(_Strict):
+    """An earlier post of the user, as in the benchmark's records (`id` optional)."""
+
+    id: str = ""
     category: str = ""
     text: Text
 

@@ -34,6 +34,7 @@ PRACTICE_PAIRS = [
         "id": "p1",
         "question": "How do I keep basil alive indoors?",
         "rubric_aspects": [{"aspect": "short steps", "evidence": "asks for lists"}],
+        "profile": [{"id": "u1", "category": "garden", "text": "My herbs keep dying."}],
         "response_a": "Water it when the soil is dry; give it 6 hours of light.",
         "response_b": "Basil is a herb of the mint family.",
         "expected": {"factuality": {"A": 5, "B": 4}, "relevance": {"A": 5, "B": 2}},
