@@ -175,3 +175,21 @@ def test_the_crowd_sees_the_last_practice_feedback_before_start(open_app, engine
     assert not [b for b in at.button if b.key == "crowd_start"]
     at.button(key="practice_continue").click().run()
     assert at.button(key="crowd_start")
+
+
+def test_a_crowd_participant_who_fails_gets_the_screen_out_code_and_no_start(
+    open_app, engine, demo
+):
+    at, _ = _crowd_link(
+        open_app,
+        engine,
+        practice_pairs=[],
+        comprehension_questions=QUESTIONS[:1],
+        comprehension_attempts=1,
+        screenout_code="OUT-8",
+    )
+    at.radio(key="check_sides").set_value(0)
+    at.button(key="check_submit").click().run()
+    assert at.title[0].value == "Thank you"
+    assert "OUT-8" in " ".join(messages(at.success))
+    assert not [b for b in at.button if b.key == "crowd_start"]
