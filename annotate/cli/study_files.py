@@ -1,5 +1,6 @@
 """Study settings files in `prb-annotate studies`: export-settings and import-settings (YAML or
-JSON, by the file's suffix), through `annotate.services.study_settings` as the Studies page."""
+JSON, by the file's suffix), through `annotate.services.study_settings` as the Studies page;
+and `studies training`: where each annotator stands in the study's training."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from annotate.cli.common import ACTOR, State, StudyOption, fail, out, refusals
 from annotate.cli.studies import studies_app
 from annotate.domain.study_settings import format_of
 from annotate.services import study_settings
+from annotate.services.training import training_outcomes
 
 SettingsPath = Annotated[
     Path, typer.Argument(help="The settings file: .yaml, .yml or .json.", dir_okay=False)
@@ -45,3 +47,27 @@ def read_bytes(file: Path) -> bytes:
         return file.read_bytes()
     except OSError as error:
         raise fail(f"{file}: cannot read it ({error})") from None
+
+
+@studies_app.command("training")
+def training(study: StudyOption) -> None:
+    """Where each annotator who started the study's training stands: practice pairs answered,
+    attempts at the comprehension check, passed or failed (screened out) and when."""
+    with refusals():
+        found = training_outcomes(State.engine(), ACTOR, study)
+    for line in found:
+        ended = line.ended_at.isoformat(timespec="seconds") if line.ended_at else "-"
+        out.print(
+            f"{line.annotator}\t{line.status}\tpractice {line.practised}\t"
+            f"attempts {line.attempts}\t{ended}",
+            highlight=False,
+            markup=False,
+        )
+    counts = {s: sum(o.status == s for o in found) for s in ("passed", "failed")}
+    ongoing = len(found) - sum(counts.values())
+    out.print(
+        f"{len(found)} started: {counts['passed']} passed, {counts['failed']} failed "
+        f"(screened out), {ongoing} in training",
+        highlight=False,
+        markup=False,
+    )

@@ -21,11 +21,12 @@ or rejected. These functions work in the caller's transaction (`annotate.service
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
-from annotate.db.tables import Assignment, Study, Training, stored_id, utcnow
+from annotate.db.tables import Annotator, Assignment, Study, Training, stored_id, utcnow
 from annotate.domain.ratings import RatingError
 from annotate.domain.training_rules import ComprehensionQuestion, PracticePair
 from annotate.errors import Invalid
@@ -281,6 +282,31 @@ def require_passed(session: Session, annotator_id: int, study: Study) -> None:
         raise TrainingError("Your participation in this study has ended; thank you.")
     if now != PASSED:
         raise TrainingError("Please complete the training first.")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One annotator's training in a study, for the admin."""
+
+    annotator: str
+    status: str
+    practised: int  # practice pairs answered
+    attempts: int  # attempts at the comprehension check
+    ended_at: datetime | None
+
+
+def outcomes(session: Session, study: Study) -> list[Outcome]:
+    """Everyone who has started the study's training, by name: where they stand."""
+    rows = session.exec(
+        select(Annotator.name, Training)
+        .join(Training, col(Training.annotator_id) == col(Annotator.id))
+        .where(Training.study_id == stored_id(study))
+        .order_by(col(Annotator.name))
+    ).all()
+    return [
+        Outcome(name, step(study, row), len(row.practice), len(row.attempts), row.ended_at)
+        for name, row in rows
+    ]
 
 
 def require_trained(session: Session, annotator_id: int, study_id: int) -> None:

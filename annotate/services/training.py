@@ -1,6 +1,7 @@
 """An annotator's training in a study, one transaction each (`annotate.domain.training` has the
 rules). The caller acts on their own training only: the account is the logged-in one, and with
-the page's login `token` every answer is refused unless it is still that active account's."""
+the page's login `token` every answer is refused unless it is still that active account's.
+`training_outcomes` is the admin's view of everyone's (role checked)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,15 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Study, stored_id
 from annotate.domain import accounts, training
 from annotate.domain.consent import completion_link
+from annotate.domain.permissions import Actor, require_admin
 from annotate.domain.studies import get_study
-from annotate.domain.training import CheckResult, PracticeFeedback, PracticeView, QuestionView
+from annotate.domain.training import (
+    CheckResult,
+    Outcome,
+    PracticeFeedback,
+    PracticeView,
+    QuestionView,
+)
 
 T = TypeVar("T")
 
@@ -132,3 +140,10 @@ def _retried(action: Callable[[], T]) -> T:
         return action()
     except IntegrityError:
         return action()
+
+
+def training_outcomes(engine: Engine, actor: Actor, study: str) -> list[Outcome]:
+    """Where everyone who started the study's training stands (admin)."""
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        return training.outcomes(session, get_study(session, study))

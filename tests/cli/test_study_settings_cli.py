@@ -188,3 +188,30 @@ def test_every_problem_of_a_file_is_listed(run, tmp_path: Path):
     output = run("studies", "import-settings", "--study", "s", str(path), code=1)
     for field in ("overlap", "gold_rate", "unknown"):
         assert f"many.yaml, field '{field}'" in output
+
+
+def test_studies_training_lists_where_each_annotator_stands(run, db_url, tmp_path: Path):
+    from annotate.db import write_session
+    from annotate.domain import accounts
+    from annotate.services.training import answer_check
+
+    path = tmp_path / "t.json"
+    path.write_text(
+        json.dumps({"comprehension_questions": QUESTIONS, "comprehension_attempts": 1}),
+        encoding="utf-8",
+    )
+    run("studies", "create", "s", "--settings", str(path))
+    engine = make_engine(db_url)
+    try:
+        with write_session(engine) as session:
+            ids = [int(accounts.create_account(session, n)[0].id) for n in ("ana", "bob", "cy")]
+        answer_check(engine, ids[0], study="s", answers={"sides": [1], "dims": [0, 2]})
+        answer_check(engine, ids[1], study="s", answers={"sides": [0], "dims": [0, 2]})
+    finally:
+        engine.dispose()
+    lines = [
+        " ".join(line.split()) for line in run("studies", "training", "--study", "s").splitlines()
+    ]
+    assert lines[0].startswith("ana passed practice 0 attempts 1 20")
+    assert lines[1].startswith("bob failed practice 0 attempts 1 20")
+    assert lines[2] == "2 started: 1 passed, 1 failed (screened out), 0 in training"

@@ -54,6 +54,7 @@ from annotate.services import (
     publish,
     studies,
     study_settings,
+    training,
 )
 from tests.admin.admin_helpers import make_people, make_study
 from tests.app.browser_helpers import settle
@@ -107,7 +108,18 @@ ARGUMENTS: dict[str, Any] = {
 }
 
 
-ADMIN_SERVICES = (studies, people, data, plans, progress, flags, audited, publish, study_settings)
+ADMIN_SERVICES = (
+    studies,
+    people,
+    data,
+    plans,
+    progress,
+    flags,
+    audited,
+    publish,
+    study_settings,
+    training,
+)
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 
 
