@@ -4,7 +4,8 @@
 the participant's later visits from this tab) keep working without enrolling again. A participant
 new to the study sees a Start page first: no pair is reserved for anyone who has not pressed Start.
 A study may put a consent page and a short survey before Start (`annotate.services.consent`);
-declining ends with the study's screen-out code.
+declining ends with the study's screen-out code. Its training (`annotate.app.training`) comes
+after them, before Start; not passing it ends the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import streamlit as st
 from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
+from annotate.app.training import training_before_start
 from annotate.config import enrolment_limits
 from annotate.domain.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.enrolment import (
@@ -86,6 +88,8 @@ def _draw_before_start(account: CurrentAccount) -> None:
         _draw_survey(account, step)
     elif step.step == "declined":
         _draw_declined(step)
+    elif training_before_start(account.id, _link()["study"]):  # the study's training
+        st.stop()
 
 
 def _draw_consent(account: CurrentAccount, step: Step) -> None:

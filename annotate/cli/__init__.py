@@ -9,6 +9,7 @@ from __future__ import annotations
 from annotate.cli import data  # noqa: F401
 from annotate.cli import studies  # noqa: F401
 from annotate.cli import rules  # noqa: F401
+from annotate.cli import study_files  # noqa: F401
 from annotate.cli import admin  # noqa: F401
 from annotate.cli import models  # noqa: F401
 from annotate.cli import operations  # noqa: F401

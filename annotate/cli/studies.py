@@ -12,6 +12,7 @@ import typer
 from annotate.cli.common import ACTOR, State, app, fail, out, refusals
 from annotate.db.tables import Study
 from annotate.domain.enrolment import enrolment_link
+from annotate.domain.study_settings import read_settings
 from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS
 
@@ -89,6 +90,26 @@ AspectChecklist = Annotated[
         help="Mark each rubric aspect's coverage per response (0 not, 1 partly, 2 well).",
     ),
 ]
+SettingsFile = Annotated[
+    Path | None,
+    Opt(
+        "--settings",
+        help="A settings file (.yaml/.json, as `studies export-settings` writes; training: "
+        "practice pairs, comprehension questions); the other options given win over it.",
+    ),
+]
+
+
+def _from_file(path: Path | None) -> dict[str, Any]:
+    """The settings a `--settings` file gives (all of its problems, located, if any)."""
+    if path is None:
+        return {}
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise fail(f"{path}: cannot read it ({error})") from None
+    with refusals():
+        return read_settings(str(path), data)
 
 
 def _design(
@@ -217,10 +238,12 @@ def studies_create(
     preference: Preference = None,
     rationale: Rationale = None,
     aspect_checklist: AspectChecklist = None,
+    settings_file: SettingsFile = None,
 ) -> None:
     """Create a study (settings not given keep their defaults)."""
-    given = {k: v for k, v in locals().items() if k != "name"}
+    given = {k: v for k, v in locals().items() if k not in ("name", "settings_file")}
     settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
+    settings = _from_file(settings_file) | settings
     with refusals():
         _show(studies.create_study(State.engine(), ACTOR, name, **settings))
 
@@ -253,10 +276,12 @@ def studies_edit(
     preference: Preference = None,
     rationale: Rationale = None,
     aspect_checklist: AspectChecklist = None,
+    settings_file: SettingsFile = None,
 ) -> None:
     """Change some settings of a study; the others stay as they are."""
-    given = {k: v for k, v in locals().items() if k != "name"}
+    given = {k: v for k, v in locals().items() if k not in ("name", "settings_file")}
     settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
+    settings = _from_file(settings_file) | settings
     if not settings:
         raise fail("nothing to change; see --help for the settings")
     with refusals():
@@ -305,12 +330,23 @@ def _show(study: Study) -> None:
         ("completion URL", study.completion_url or "-"),
         ("preference", f"asked, rationale {study.rationale}" if study.ask_preference else "-"),
         ("aspect checklist", "on" if study.aspect_checklist else "off"),
+        ("training", _training(study)),
     ]
     for key, value in rows:
         out.print(f"{key}\t{value}", highlight=False, markup=False)
     if study.enrolment_open:
         link = enrolment_link(study.name, study.enrolment_key or "")
         out.print(f"enrolment link\t{link}", highlight=False, markup=False)
+
+
+def _training(study: Study) -> str:
+    pairs, questions = len(study.practice_pairs), len(study.comprehension_questions)
+    if not pairs and not questions:
+        return "-"
+    return (
+        f"{pairs} practice pair(s), {questions} comprehension question(s), "
+        f"{study.comprehension_attempts} attempt(s)"
+    )
 
 
 def _margin_history(history: list[dict[str, Any]]) -> str:

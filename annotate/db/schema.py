@@ -85,6 +85,7 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("aspectjudgescore", "id"),
         ),
     ),
+    ("0010_training", (("study", "practice_pairs"), ("training", "id"))),
     ("0011_exclusion_rules", (("study", "exclusion_rules"),)),
     ("0013_preference_history", (("assignment", "preference_history"),)),
 )

@@ -120,6 +120,18 @@ class Study(SQLModel, table=True):
     rules_history: list[dict[str, Any]] = _json(
         default_factory=list, description="earlier exclusion rules: {rules, set_at}, oldest first"
     )
+    practice_pairs: list[dict[str, Any]] = _json(
+        default_factory=list,
+        description="training: practice pairs with expected scores and explanations "
+        "(annotate.domain.training.PracticePair)",
+    )
+    comprehension_questions: list[dict[str, Any]] = _json(
+        default_factory=list,
+        description="training: questions about the task, {id, text, options, correct}",
+    )
+    comprehension_attempts: int = Field(
+        default=2, description="training: attempts at the comprehension check before screen-out"
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -215,6 +227,28 @@ class Participation(SQLModel, table=True):
         default=None, sa_column=Column(JSON, nullable=True), description="question id -> answer"
     )
     survey_at: datetime | None = None
+
+
+class Training(SQLModel, table=True):
+    """An annotator's training in a study: practice answers, comprehension attempts, outcome
+    (annotate.domain.training). One row per annotator and study, made at the first answer."""
+
+    __table_args__ = (
+        UniqueConstraint("annotator_id", "study_id", name="uq_training_annotator_study"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    annotator_id: int = Field(foreign_key="annotator.id")
+    study_id: int = Field(foreign_key="study.id", index=True)
+    status: str = Field(default="practice", description="practice, check, passed or failed")
+    practice: dict[str, Any] = _json(
+        default_factory=dict, description="practice pair id -> {scores: side -> dim -> score, at}"
+    )
+    attempts: list[dict[str, Any]] = _json(
+        default_factory=list, description="comprehension attempts: {answers, wrong, at}"
+    )
+    ended_at: datetime | None = Field(default=None, description="when it was passed or failed")
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Rating(SQLModel, table=True):

@@ -35,7 +35,7 @@ from sqlmodel import Session, col, select
 
 from annotate.config import app_url
 from annotate.db.tables import Annotator, Assignment, Study, stored_id
-from annotate.domain import accounts, consent
+from annotate.domain import accounts, consent, training
 from annotate.domain.assignment import as_utc, crowd, lock_study, pull_next, release_lapsed
 from annotate.domain.assignment.pool import live_reservation
 from annotate.domain.studies import StudyNotFound, get_study
@@ -198,6 +198,10 @@ def start(
     try:
         consent.require_ready(session, annotator_id, target)
     except consent.ConsentError as error:
+        raise EnrolmentError(str(error)) from None
+    try:
+        training.require_passed(session, annotator_id, target)
+    except training.TrainingError as error:
         raise EnrolmentError(str(error)) from None
     release_lapsed(session, study_id, now)
     if live_reservation(session, annotator_id, study_id, now) is None:

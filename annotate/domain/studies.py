@@ -17,6 +17,7 @@ from sqlmodel import Session, col, func, select
 
 from annotate.db.tables import Assignment, Pair, Rating, Study, utcnow
 from annotate.domain.consent import completion_url_problems, survey_problems
+from annotate.domain.training_rules import training_problems
 from annotate.errors import Invalid, NotFound
 from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
 
@@ -47,6 +48,9 @@ EDITABLE = (
     "ask_preference",
     "rationale",
     "aspect_checklist",
+    "practice_pairs",
+    "comprehension_questions",
+    "comprehension_attempts",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 
@@ -238,6 +242,12 @@ def study_problems(study: Study) -> list[str]:
         problems.append(f"rationale must be one of {', '.join(RATIONALE_MODES)}")
     problems += survey_problems(study.survey_questions)
     problems += completion_url_problems(study.completion_url)
+    problems += training_problems(
+        study.practice_pairs,
+        study.comprehension_questions,
+        study.comprehension_attempts,
+        (study.scale_min, study.scale_max),
+    )
     return problems
 
 

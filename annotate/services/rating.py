@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from annotate.db import write_session
-from annotate.domain import accounts, ratings
+from annotate.domain import accounts, ratings, training
 from annotate.domain.aspects import AspectMarks
 from annotate.domain.ratings import Scores, SubmitResult
 
@@ -64,6 +64,7 @@ def _submit_once(
         if token is not None:
             accounts.require_current_login(session, token, annotator_id)
         assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
+        training.require_trained(session, annotator_id, assignment.study_id)
         return ratings.save_scores(
             session,
             assignment,

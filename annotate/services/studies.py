@@ -10,13 +10,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from annotate.db import read_session
 from annotate.db.tables import Study
-from annotate.domain import audit, studies
+from annotate.domain import audit, exclusion_rules, studies
 from annotate.domain.enrolment import enrolment_link
 from annotate.domain.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
+
+RULES = "exclusion_rules"  # a setting set through annotate.domain.exclusion_rules.set_rules
 
 
 @dataclass(frozen=True)
@@ -50,18 +53,37 @@ def get_study(engine: Engine, actor: Actor, name: str) -> Study:
         return studies.get_study(session, name)
 
 
+def settings_with_rules(study: Study) -> dict[str, Any]:
+    """The study's settings and its exclusion rules (what a settings change is audited with)."""
+    return {**studies.settings_of(study), RULES: dict(study.exclusion_rules)}
+
+
+def apply_changes(session: Session, name: str, changes: dict[str, Any]) -> Study:
+    """Change some settings of a study; exclusion rules given among them are set through their
+    pre-registration check (refused once the study has ratings)."""
+    others = dict(changes)
+    rules = others.pop(RULES, None)
+    study = studies.update_study(session, name, **others)
+    if rules is not None:
+        exclusion_rules.set_rules(session, study, rules)
+    return study
+
+
 def create_study(engine: Engine, actor: Actor, name: str, **settings: Any) -> Study:
+    rules = settings.pop(RULES, None)
     with admin_change(engine, actor, "study.create") as change:
         change.study = studies.create_study(change.session, name, **settings)
-        change.after = studies.settings_of(change.study)
+        if rules:
+            exclusion_rules.set_rules(change.session, change.study, rules)
+        change.after = settings_with_rules(change.study)
         return change.study
 
 
 def update_study(engine: Engine, actor: Actor, name: str, **changes: Any) -> Study:
     with admin_change(engine, actor, "study.update", name) as change:
-        before = studies.settings_of(studies.get_study(change.session, name))
-        study = studies.update_study(change.session, name, **changes)
-        change.before, change.after = audit.changed(before, studies.settings_of(study))
+        before = settings_with_rules(studies.get_study(change.session, name))
+        study = apply_changes(change.session, name, changes)
+        change.before, change.after = audit.changed(before, settings_with_rules(study))
         change.changed = bool(change.after)
         return study
 

@@ -235,6 +235,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0007_study_operations",
         "0008_study_designs",
         "0009_aspect_checklist",
+        "0010_training",
         "0011_exclusion_rules",
         "0013_preference_history",
     )
@@ -557,5 +558,21 @@ def test_existing_studies_have_no_exclusion_rules_never_set(empty_db_url):
         assert rules in ({}, "{}")  # a JSON object (SQLite hands back its text)
         assert set_at is None
         assert history in ([], "[]")
+    finally:
+        engine.dispose()
+
+
+def test_existing_studies_get_no_training(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        ((pairs, questions, attempts),) = rows(
+            engine, "study", "practice_pairs, comprehension_questions, comprehension_attempts"
+        )
+        assert pairs in ([], "[]")
+        assert questions in ([], "[]")
+        assert attempts == 2
+        assert rows(engine, "training", "id") == []
     finally:
         engine.dispose()

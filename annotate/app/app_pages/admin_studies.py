@@ -1,5 +1,6 @@
 """Admin: create a study and edit its settings (scale, wording, margin, overlap, pool, gold,
-and the study design: consent, survey, the crowd's codes and completion URL, the preference)."""
+and the study design: consent, survey, the crowd's codes and completion URL, the preference;
+training and the settings file: `study_files`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from annotate.app.app_pages.admin_common import (
     notify,
     show_notice,
 )
+from annotate.app.app_pages.study_files import draw_settings_file, draw_training_settings
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.app.study_rules import draw_rules
@@ -43,6 +45,8 @@ def draw() -> None:
     st.subheader(f"Settings of {study.name}")
     _draw_settings(study)
     draw_rules(study.name, actor_id(), act, notify)
+    draw_training_settings(study)
+    draw_settings_file(study)
 
 
 def _draw_create() -> None:

@@ -23,6 +23,7 @@ from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
+from annotate.app.training import training_gate
 from annotate.db import read_session
 from annotate.domain import preference
 from annotate.domain.accounts import LoginNoLongerValid
@@ -70,6 +71,8 @@ def score_key(dim: str, side: str) -> str:
 
 
 def draw() -> None:
+    if training_gate(st.session_state["account_id"]):
+        return  # a study of this annotator's asks for training first (annotate/app/training.py)
     inject_keyboard()
     _pair_page(st.session_state["account_id"])
     scale = st.session_state.get(SCALE_SHOWN)

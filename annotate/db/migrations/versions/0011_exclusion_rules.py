@@ -5,7 +5,7 @@ pair), when they were set, and their earlier values.
 Existing studies have no rules (`{}`) that were never set (`rules_set_at` empty).
 
 Revision ID: 0011_exclusion_rules
-Revises: 0009_aspect_checklist
+Revises: 0010_training
 Create Date: 2026-12-04
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0011_exclusion_rules"
-down_revision: str | None = "0009_aspect_checklist"
+down_revision: str | None = "0010_training"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,73 @@
+"""Study settings files in `prb-annotate studies`: export-settings and import-settings (YAML or
+JSON, by the file's suffix), through `annotate.services.study_settings` as the Studies page;
+and `studies training`: where each annotator stands in the study's training."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from annotate.cli.common import ACTOR, State, StudyOption, fail, out, refusals
+from annotate.cli.studies import studies_app
+from annotate.domain.study_settings import format_of
+from annotate.services import study_settings
+from annotate.services.training import training_outcomes
+
+SettingsPath = Annotated[
+    Path, typer.Argument(help="The settings file: .yaml, .yml or .json.", dir_okay=False)
+]
+
+
+@studies_app.command("export-settings")
+def export_settings(study: StudyOption, file: SettingsPath) -> None:
+    """Write a study's settings (scale, wording, margin, design, training) to FILE."""
+    with refusals():
+        text = study_settings.export_settings(State.engine(), ACTOR, study, format_of(str(file)))
+    try:
+        file.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise fail(f"{file}: cannot write it ({error})") from None
+    out.print(f"Settings of {study} written to {file}.", highlight=False, markup=False)
+
+
+@studies_app.command("import-settings")
+def import_settings(study: StudyOption, file: SettingsPath) -> None:
+    """Apply the settings in FILE to a study (settings the file leaves out are kept); all or
+    nothing, recorded in the audit log."""
+    data = read_bytes(file)
+    with refusals():
+        study_settings.import_settings(State.engine(), ACTOR, study, str(file), data)
+    out.print(f"Settings of {study} read from {file}.", highlight=False, markup=False)
+
+
+def read_bytes(file: Path) -> bytes:
+    try:
+        return file.read_bytes()
+    except OSError as error:
+        raise fail(f"{file}: cannot read it ({error})") from None
+
+
+@studies_app.command("training")
+def training(study: StudyOption) -> None:
+    """Where each annotator who started the study's training stands: practice pairs answered,
+    attempts at the comprehension check, passed or failed (screened out) and when."""
+    with refusals():
+        found = training_outcomes(State.engine(), ACTOR, study)
+    for line in found:
+        ended = line.ended_at.isoformat(timespec="seconds") if line.ended_at else "-"
+        out.print(
+            f"{line.annotator}\t{line.status}\tpractice {line.practised}\t"
+            f"attempts {line.attempts}\t{ended}",
+            highlight=False,
+            markup=False,
+        )
+    counts = {s: sum(o.status == s for o in found) for s in ("passed", "failed")}
+    ongoing = len(found) - sum(counts.values())
+    out.print(
+        f"{len(found)} started: {counts['passed']} passed, {counts['failed']} failed "
+        f"(screened out), {ongoing} in training",
+        highlight=False,
+        markup=False,
+    )

@@ -1,0 +1,104 @@
+"""The Studies page's training section and settings file (issue 14, items 3 and 6), with
+AppTest: the training typed as YAML, a settings file uploaded (each change shown, saved after
+Confirm, audited), a bad file refused with its located problem, and the downloads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from admin_helpers import make_study, page_texts
+from sqlmodel import select
+
+from annotate.db import read_session, write_session
+from annotate.db.tables import AuditEntry
+from annotate.domain import accounts
+from annotate.domain.studies import get_study
+from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS
+
+
+@pytest.fixture
+def boss(page_engine) -> str:
+    make_study(page_engine, "s", pairs=2)
+    with write_session(page_engine) as session:
+        return accounts.create_account(session, "boss", role="admin")[1]
+
+
+def _button(at, label: str):
+    (found,) = [b for b in at.button if b.label == label]
+    return found
+
+
+def _study(engine):
+    with read_session(engine) as session:
+        return get_study(session, "s")
+
+
+def _audit(engine) -> list[AuditEntry]:
+    with read_session(engine) as session:
+        return list(session.exec(select(AuditEntry).order_by(AuditEntry.id)))
+
+
+def test_the_training_is_typed_as_yaml_and_saved_after_confirm(page_engine, open_page, boss):
+    at = open_page(boss, page="admin_studies.py", pick="s")
+    key = f"study_{_study(page_engine).id}_training_yaml"
+    assert yaml.safe_load(at.text_area(key=key).value) == {
+        "practice_pairs": [],
+        "comprehension_questions": [],
+        "comprehension_attempts": 2,
+    }
+    typed = {"practice_pairs": PRACTICE_PAIRS, "comprehension_questions": QUESTIONS}
+    at.text_area(key=key).input(yaml.safe_dump(typed))
+    _button(at, "Save training").click().run()
+    assert _study(page_engine).practice_pairs == []  # not before Confirm
+    _button(at, "Confirm").click().run()
+    assert "Settings of s saved" in page_texts(at)
+    study = _study(page_engine)
+    assert [p["id"] for p in study.practice_pairs] == ["p1", "p2"]
+    assert study.comprehension_questions[1]["correct"] == [0, 2]
+    assert _audit(page_engine)[-1].after["settings_file"] == "training (Studies page)"
+
+
+def test_a_bad_training_text_names_the_field_and_saves_nothing(page_engine, open_page, boss):
+    at = open_page(boss, page="admin_studies.py", pick="s")
+    key = f"study_{_study(page_engine).id}_training_yaml"
+    bad = {"comprehension_questions": [{**QUESTIONS[0], "correct": "1"}]}
+    at.text_area(key=key).input(yaml.safe_dump(bad))
+    _button(at, "Save training").click().run()
+    assert "field 'comprehension_questions[0].correct': expected a valid list" in page_texts(at)
+    assert not [b for b in at.button if b.label == "Confirm"]
+    assert _study(page_engine).comprehension_questions == []
+
+
+def test_a_settings_file_is_uploaded_previewed_and_confirmed(page_engine, open_page, boss):
+    at = open_page(boss, page="admin_studies.py", pick="s")
+    assert {b.key for b in at.get("download_button")} >= {
+        "settings_download_yaml",
+        "settings_download_json",
+    }
+    data = json.dumps({"overlap": 5, "comprehension_questions": QUESTIONS}).encode()
+    at.file_uploader(key="settings_upload").set_value(("mine.json", data, "application/json"))
+    at.run()
+    at.button(key="settings_preview").click().run()
+    shown = at.dataframe[-1].value
+    assert set(shown["setting"]) == {"overlap", "comprehension_questions"}
+    _button(at, "Confirm").click().run()
+    assert "Settings of s saved (from mine.json)." in page_texts(at)
+    assert (_study(page_engine).overlap, len(_study(page_engine).comprehension_questions)) == (5, 2)
+    entry = _audit(page_engine)[-1]
+    assert (entry.action, entry.who, entry.after["settings_file"]) == (
+        "study.settings_import",
+        "boss",
+        "mine.json",
+    )
+
+
+def test_a_bad_settings_file_is_refused_with_its_place(page_engine, open_page, boss):
+    at = open_page(boss, page="admin_studies.py", pick="s")
+    data = b"overlap: 2\npractice_pairs:\n  - id: p1\n    question: [\n"
+    at.file_uploader(key="settings_upload").set_value(("bad.yaml", data, "application/yaml"))
+    at.run()
+    at.button(key="settings_preview").click().run()
+    assert "bad.yaml, line 5, column 1: not valid YAML" in page_texts(at)
+    assert _study(page_engine).overlap == 3
