@@ -22,6 +22,7 @@ from annotate.vocabulary import (
     SCALE_MIN,
     AssignmentStatus,
     PredictionStatus,
+    Purpose,
     Role,
 )
 
@@ -107,6 +108,11 @@ class Study(SQLModel, table=True):
     rationale: str = Field(
         default="off", description="a rationale with the preference: off, optional or required"
     )
+    adjudication_threshold: float | None = Field(
+        default=None,
+        description="a pair goes to adjudication when the spread (max - min) of its annotators' "
+        "chosen - rejected rubric-alignment differences is at least this; None: flags only",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -178,6 +184,10 @@ class Assignment(SQLModel, table=True):
         "better (mapped to chosen/rejected only on the server); None: not asked",
     )
     rationale: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    purpose: str = Field(
+        default=Purpose.RATING,
+        description="'rating' (one of the pair's k) or 'adjudication' (of a disputed pair)",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 

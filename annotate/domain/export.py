@@ -2,8 +2,9 @@
 
 A study's design options add columns after the fixed ones (`annotate.vocabulary`): the direct
 preference (mapped to the responses here, on the server) when a study asks for it, and each
-survey question's answer as an annotator attribute (`survey_<id>`). A study without those
-options exports exactly the fixed columns.
+survey question's answer as an annotator attribute (`survey_<id>`). The provenance columns come
+last, in every export (`annotate.domain.provenance`: revisions, comment, flag, skip, queue
+position, display time, exclusion, adjudication), with one row per skipped assignment.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sqlmodel import Session, col, select
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
 from annotate.domain.consent import survey_answers
+from annotate.domain.provenance import HIDDEN_COLUMNS, add_provenance
 from annotate.vocabulary import (
     EXPORT_COLUMNS,
     PREFERENCE_EXPORT_COLUMNS,
@@ -33,7 +35,8 @@ EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 
 
 def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
-    """All current scores (revisions excluded) of one study, or of every study.
+    """All current scores (earlier revisions in `revision_history`) of one study, or of every
+    study, and one row per skipped assignment.
 
     Gold pairs are left out: they are quality-control items with a known answer, given to
     every annotator outside the plan's k, and would weigh too much in the validation (their
@@ -59,6 +62,10 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         col(Assignment.chosen_side),
         col(Assignment.side_preference),
         col(Assignment.rationale),
+        col(Assignment.id),
+        col(Rating.id),
+        col(Rating.revision),
+        col(Rating.updated_at),
     )
     query = (
         joined_assignments(*columns, ratings=True)
@@ -76,7 +83,7 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         query = query.where(col(Study.name) == study)
     with engine.connect() as connection:
         rows = connection.execute(query).all()
-    frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS])
+    frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS, *HIDDEN_COLUMNS])
     frame["score"] = frame["score"].astype("int64")
     frame["seconds"] = frame["seconds"].astype("float64")
     # PostgreSQL returns aware times in the session's time zone, SQLite naive UTC: both to UTC.
@@ -91,6 +98,7 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         }
     _add_preference(frame, [s for s in exported if s.ask_preference])
     _add_survey(frame, [s for s in exported if s.survey_questions], answers)
+    frame = add_provenance(engine, frame, study)
     return frame.drop(columns=list(_DESIGN_COLUMNS))
 
 

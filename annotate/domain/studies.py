@@ -46,6 +46,7 @@ EDITABLE = (
     "completion_url",
     "ask_preference",
     "rationale",
+    "adjudication_threshold",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 
@@ -235,6 +236,9 @@ def study_problems(study: Study) -> list[str]:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
     if study.rationale not in RATIONALE_MODES:
         problems.append(f"rationale must be one of {', '.join(RATIONALE_MODES)}")
+    threshold = study.adjudication_threshold
+    if threshold is not None and not threshold >= 0:
+        problems.append("adjudication threshold must be 0 or more (or empty: flags only)")
     problems += survey_problems(study.survey_questions)
     problems += completion_url_problems(study.completion_url)
     return problems

@@ -16,6 +16,7 @@ from analysis.preference import preference_summary
 from annotate.db import write_session
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.studies import update_study
+from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
 from tests.app.apptest_helpers import (
     assignment_row,
     current_assignment,
@@ -81,7 +82,8 @@ def test_the_preference_is_required_with_its_rationale_and_stored_by_side(open_a
     assert len(mine) == 8
     expected = 2 if row.chosen_side == "A" else -2
     assert set(mine["preference"]) == {expected}
-    assert list(frame.columns[-3:]) == ["preference", "preference_side", "rationale"]
+    design = list(frame.columns[: -len(PROVENANCE_EXPORT_COLUMNS)])
+    assert design[-3:] == ["preference", "preference_side", "rationale"]
     summary = preference_summary(frame)  # the analysis reads the export as it is
     assert summary is not None
     assert summary["forced_choice"]["n_judgements"] == 1

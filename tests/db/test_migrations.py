@@ -234,6 +234,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0006_margin_record",
         "0007_study_operations",
         "0008_study_designs",
+        "0012_adjudication",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -256,6 +257,7 @@ def test_the_migration_scripts_ship_inside_the_package():
         "0005_reward_models",
         "0006_margin_record",
         "0007_study_operations",
+        "0008_study_designs",
         *RELEASES,
     ],
 )
@@ -303,6 +305,19 @@ def test_an_existing_study_s_margin_counts_as_set_in_points_when_it_was_created(
         assert unit == "points"
         assert set_at == created_at
         assert history in ([], "[]")  # a JSON list (SQLite hands back its text)
+    finally:
+        engine.dispose()
+
+
+def test_existing_assignments_are_ratings_and_studies_have_no_adjudication_threshold(
+    empty_db_url,
+):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)  # 5 assignments (see first_schema_data)
+        upgrade_database(engine)
+        assert rows(engine, "assignment", "purpose") == [("rating",)] * 5
+        assert rows(engine, "study", "adjudication_threshold") == [(None,)]
     finally:
         engine.dispose()
 
