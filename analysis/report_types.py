@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
+from .adjudication_types import AdjudicationSummary
 from .model_types import AuditRow, RewardModelResult
 from .preference_types import AttributeGroup, PreferenceSummary
 
@@ -320,3 +321,4 @@ class Report(TypedDict):
     label_audit: NotRequired[list[AuditRow]]
     preference: NotRequired[PreferenceSummary]  # analysis.preference: a study that asks for it
     by_attribute: NotRequired[dict[str, dict[str, AttributeGroup]]]  # analysis.attributes
+    adjudication: NotRequired[AdjudicationSummary]  # analysis.adjudication: adjudicated pairs

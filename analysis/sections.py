@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import model_report, tables
+from . import adjudication, model_report, tables
 from .report_types import Report
 from .tables import Table
 
@@ -45,6 +45,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(_fixed("Mixed-effects model (annotators modelled)"), tables.mixed_table),
     Section(_fixed("Sensitivity analyses (rank-based)"), tables.sensitivity_table),
     Section(_fixed("Human accuracy"), tables.accuracy_table),
+    Section(_fixed("Adjudication"), adjudication.adjudication_table),
     Section(_fixed("Reward models"), model_report.reward_model_table, ("reward_models",)),
     Section(_fixed("Reward models: breakdown"), model_report.model_detail_table, scroll=True),
     Section(_fixed("Label audit"), model_report.label_audit_table, scroll=True),

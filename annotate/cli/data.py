@@ -220,6 +220,7 @@ def report_command(
 ) -> None:
     """The validation report of a study, from the database (same options as `python -m analysis
     report`; the margin's unit and record come from the study)."""
+    from analysis.adjudication import attach_adjudication
     from analysis.cli import emit_report
     from annotate.services.reporting import study_ratings
     from annotate.services.reward_models import model_inputs, with_reward_models
@@ -230,6 +231,7 @@ def report_command(
     if rated.ratings.empty:
         raise fail(f"study {study!r} has no ratings yet")
     margin, unit, record = rated.margin_settings(margin)
+    ratings = rated.ratings
     emit_report(
         rated.ratings,
         margin=margin,
@@ -243,7 +245,7 @@ def report_command(
         output=output,
         scale_min=rated.scale_min,
         scale_max=rated.scale_max,
-        extend=lambda report: with_reward_models(report, models),
+        extend=lambda report: attach_adjudication(with_reward_models(report, models), ratings),
         excluded_pairs=rated.excluded,
         planned=planned_values(plan_pairs, plan_annotators),
     )

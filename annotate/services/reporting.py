@@ -8,6 +8,7 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
+from analysis.adjudication import attach_adjudication
 from analysis.attributes import attach_attributes
 from analysis.preference import attach_preference
 from analysis.report import build_report
@@ -93,4 +94,5 @@ def study_report(
         excluded_pairs=data.excluded,
     )
     report = attach_preference(report, data.ratings)  # a study asking for the direct preference
+    report = attach_adjudication(report, data.ratings)  # a study with adjudicated pairs
     return attach_attributes(report, data.ratings)  # a study with a survey
