@@ -36,11 +36,9 @@ def set_threshold(engine: Engine, actor: Actor, *, study: str, threshold: float 
         change.after = {"adjudication_threshold": threshold}
 
 
-def send(engine: Engine, actor: Actor, *, study: str, record_id: str, adjudicator: str) -> int:
-    """Send a pair of the queue to an adjudicator; returns the new assignment's id."""
+def send(engine: Engine, actor: Actor, *, study: str, record_id: str, adjudicator: str) -> None:
+    """Send a pair of the queue to an adjudicator (a new assignment at the end of their queue)."""
     with admin_change(engine, actor, "pair.adjudicate", study) as change:
         assert change.study is not None
         made = adjudication.send(change.session, change.study, record_id, adjudicator)
         change.after = {"pair": record_id, "adjudicator": adjudicator, "assignment": made.id}
-        assert made.id is not None
-        return made.id
