@@ -1,16 +1,7 @@
 """Adjudication (issue 15.3) and the export's provenance (issue 15.6), through the services the
 pages and the CLI call, on a real database (SQLite, or PostgreSQL with PRB_TEST_DATABASE_URL).
 
-The study `s` (overlap 3): four pairs given to a0, a1, a2, who rate them with these chosen -
-rejected rubric-alignment differences (the other dimensions are 3 on both sides):
-
-    p000: +1 +1 +1     spread 0
-    p001: +1 -1  0     spread 2 (votes chosen, rejected, tie: majority tie)
-    p002: +2 +1 +1     spread 1
-    p003: +1 +1, a2 skips it ("unclear"), and an admin sends that skip to adjudication
-
-so the queue is {p003} with no threshold, {p001, p003} at 2 and {p001, p002, p003} at 1.
-a3 and a4 never had a pair; a4 is deactivated.
+The study is `adjudication_helpers.make_disputed`'s (its docstring gives the scores).
 """
 
 from __future__ import annotations
@@ -20,73 +11,27 @@ from dataclasses import asdict
 
 import pandas as pd
 import pytest
-from admin_helpers import make_people, make_study, rate, scores
+from adjudication_helpers import assignment_of, make_disputed, side_scores
+from admin_helpers import rate
 from sqlmodel import select
 
-from annotate.db import read_session, write_session
-from annotate.db.tables import Annotator, Assignment, AuditEntry, Pair
-from annotate.domain import accounts, blinding
+from annotate.db import read_session
+from annotate.db.tables import AuditEntry, Pair
+from annotate.domain import blinding
 from annotate.domain.adjudication import AdjudicationError, beyond, spread
-from annotate.domain.assignment import PairSelection, as_utc, slots_taken
+from annotate.domain.assignment import as_utc, slots_taken
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.permissions import SYSTEM, PermissionDenied
 from annotate.domain.queue import pair_view, queue
 from annotate.errors import Conflict
-from annotate.services import adjudication, flags, plans
-from annotate.services.rating import skip_pair
+from annotate.services import adjudication, flags
 from annotate.services.reporting import study_ratings, study_report
-from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS, FlagAction
-
-DIFFS = {
-    "p000": (1, 1, 1),
-    "p001": (1, -1, 0),
-    "p002": (2, 1, 1),
-    "p003": (1, 1, None),  # None: skipped
-}
-
-
-def side_scores(chosen_side: str, diff: int) -> dict[str, dict[str, int]]:
-    """Scores by side with chosen - rejected = diff on rubric alignment (3 elsewhere)."""
-    given = {"chosen": scores(3, rubric_alignment=3 + diff)["A"], "rejected": scores(3)["A"]}
-    other = "B" if chosen_side == "A" else "A"
-    return {chosen_side: given["chosen"], other: given["rejected"]}
-
-
-def assignment_of(engine, name: str, record_id: str) -> Assignment:
-    with read_session(engine) as session:
-        return session.exec(
-            select(Assignment)
-            .join(Annotator, Annotator.id == Assignment.annotator_id)
-            .join(Pair, Pair.id == Assignment.pair_id)
-            .where(Annotator.name == name, Pair.record_id == record_id)
-        ).one()
+from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
 
 @pytest.fixture
 def disputed(engine):
-    make_study(engine, "s", pairs=4, overlap=3)
-    make_people(engine, 5)
-    (admin,) = make_people(engine, 1, prefix="boss", role="admin")
-    with write_session(engine) as session:
-        accounts.set_active(session, "a4", False)
-    plans.make_plan(
-        engine, SYSTEM, study="s", annotators=["a0", "a1", "a2"], selection=PairSelection()
-    )
-    for record_id, diffs in DIFFS.items():
-        for name, diff in zip(("a0", "a1", "a2"), diffs, strict=True):
-            item = assignment_of(engine, name, record_id)
-            if diff is None:
-                skip_pair(engine, annotator_id=item.annotator_id, assignment_id=item.id,
-                          reason="unclear")  # fmt: skip
-            else:
-                given = side_scores(item.chosen_side, diff)
-                rate(engine, item.annotator_id, item.id, given=given, comment=f"{name} note")
-    skipped = assignment_of(engine, "a2", "p003")
-    flags.resolve_flag(
-        engine, SYSTEM, study="s", assignment_id=skipped.id, action=FlagAction.ADJUDICATION,
-        note="two readings",
-    )  # fmt: skip
-    return admin
+    return make_disputed(engine)
 
 
 def test_spread_and_threshold_by_hand():
