@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -106,35 +107,31 @@ def rubric_differences(session: Session, study_id: int) -> dict[str, list[int]]:
     return dict(out)
 
 
+def _by_pair(
+    session: Session, study_id: int, value: Any, *where: Any, flags: bool = False
+) -> dict[str, list[tuple[str, Any]]]:
+    """record id -> (annotator name, `value`) of the study's assignments matching `where`, by
+    name; with `flags`, joined to their flag resolutions."""
+    query = joined_assignments(Pair.record_id, Annotator.name, value)
+    if flags:
+        query = query.join(FlagResolution, col(FlagResolution.assignment_id) == col(Assignment.id))
+    query = query.where(col(Assignment.study_id) == study_id, *where)
+    out: dict[str, list[tuple[str, Any]]] = defaultdict(list)
+    for record_id, name, found in session.exec(query.order_by(col(Annotator.name))).all():
+        out[record_id].append((name, found))
+    return out
+
+
 def _flag_notes(session: Session, study_id: int) -> dict[str, list[str]]:
-    query = (
-        joined_assignments(Pair.record_id, Annotator.name, FlagResolution.note)
-        .join(FlagResolution, col(FlagResolution.assignment_id) == col(Assignment.id))
-        .where(
-            col(Assignment.study_id) == study_id,
-            col(FlagResolution.action) == FlagAction.ADJUDICATION,
-        )
-        .order_by(col(Annotator.name))
-    )
-    notes: dict[str, list[str]] = defaultdict(list)
-    for record_id, name, note in session.exec(query).all():
-        notes[record_id].append(f"{name}: {note}" if note else name)
-    return notes
+    adjudicate = col(FlagResolution.action) == FlagAction.ADJUDICATION
+    found = _by_pair(session, study_id, FlagResolution.note, adjudicate, flags=True)
+    return {r: [f"{n}: {note}" if note else n for n, note in v] for r, v in found.items()}
 
 
 def _adjudicators(session: Session, study_id: int) -> dict[str, list[Adjudicator]]:
-    query = (
-        joined_assignments(Pair.record_id, Annotator.name, Assignment.status)
-        .where(
-            col(Assignment.study_id) == study_id,
-            col(Assignment.purpose) == Purpose.ADJUDICATION,
-        )
-        .order_by(col(Annotator.name))
-    )
-    out: dict[str, list[Adjudicator]] = defaultdict(list)
-    for record_id, name, status in session.exec(query).all():
-        out[record_id].append(Adjudicator(name, status))
-    return out
+    adjudication = col(Assignment.purpose) == Purpose.ADJUDICATION
+    found = _by_pair(session, study_id, Assignment.status, adjudication)
+    return {r: [Adjudicator(n, status) for n, status in v] for r, v in found.items()}
 
 
 def candidates(session: Session, study: Study) -> list[Candidate]:

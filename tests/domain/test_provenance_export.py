@@ -98,9 +98,7 @@ def demo_export(engine) -> pd.DataFrame:
     with write_session(engine) as session:
         accounts.create_account(session, "judge")
     adjudication.set_threshold(engine, SYSTEM, study=DEMO_STUDY, threshold=0)
-    adjudication.send(
-        engine, SYSTEM, study=DEMO_STUDY, record_id=adjudicated, adjudicator="judge"
-    )
+    adjudication.send(engine, SYSTEM, study=DEMO_STUDY, record_id=adjudicated, adjudicator="judge")
     _rate(engine, _assignment(engine, "judge", 0), 1)
     return ratings_dataframe(engine, DEMO_STUDY)
 
