@@ -24,7 +24,7 @@ from annotate.domain.export import ratings_dataframe
 from annotate.domain.permissions import SYSTEM, PermissionDenied
 from annotate.domain.queue import pair_view, queue
 from annotate.errors import Conflict
-from annotate.services import adjudication, flags
+from annotate.services import adjudication, flags, plans
 from annotate.services.reporting import study_ratings, study_report
 from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
@@ -197,3 +197,13 @@ def test_the_export_carries_the_provenance_of_every_row(engine, disputed):
     assert not frame.loc[frame["pair_id"] != "p002", "pair_excluded"].any()
     assert frame["flagged"].dtype == bool
     assert frame["queue_position"].dtype == "int64"
+
+
+def test_reassigning_an_adjudicator_s_work_releases_it_without_handing_it_on(engine, disputed):
+    adjudication.set_threshold(engine, SYSTEM, study="s", threshold=2)
+    adjudication.send(engine, SYSTEM, study="s", record_id="p001", adjudicator="a3")
+    result = plans.reassign_work(engine, SYSTEM, study="s", giver="a3", receivers=["a4", "a0"])
+    assert (result.released, result.handed, result.unplaced) == (1, {}, [])
+    assert assignment_of(engine, "a3", "p001").status == "released"
+    (p001, _p003) = adjudication.queue(engine, SYSTEM, "s")[1]
+    assert [(a.name, a.status) for a in p001.adjudicators] == [("a3", "released")]
