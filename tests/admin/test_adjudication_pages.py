@@ -7,18 +7,26 @@ from __future__ import annotations
 
 import pytest
 from adjudication_helpers import assignment_of, make_disputed
-from admin_helpers import button, page_texts
+from admin_helpers import button, page_texts, pair_row
+from sqlalchemy import insert
+from sqlmodel import select
 
 from annotate.db import write_session
+from annotate.db.tables import Pair
 from annotate.domain import accounts
+from annotate.domain.assignment import assign_pairs
 from annotate.domain.permissions import SYSTEM
-from annotate.services import adjudication
+from annotate.domain.studies import get_study
+from annotate.services import adjudication, flags
+from annotate.services.rating import skip_pair
+from annotate.vocabulary import FlagAction
 from tests.app.apptest_helpers import (
     current_assignment,
     expected_scores,
     rate_current,
     stored_scores,
 )
+from tests.app.hostile import IMG, MD_IMAGE, SCRIPT
 
 
 @pytest.fixture
@@ -77,3 +85,28 @@ def test_the_adjudicator_rates_the_pair_blind_on_the_ordinary_page(page_engine, 
     rate_current(at)
     assert stored_scores(page_engine, made.id) == expected_scores(made.chosen_side)
     assert assignment_of(page_engine, "a3", "p001").status == "done"
+
+
+def test_a_hostile_pair_id_and_flag_note_stay_inert_on_the_page(page_engine, open_page, tokens):
+    """A record id (from an imported file) and a note are untrusted: the queue shows them as
+    table cells, the notice after sending as inert Markdown (no image, no HTML)."""
+    hostile = f"{MD_IMAGE}{IMG}"
+    with write_session(page_engine) as session:
+        study = get_study(session, "s")
+        session.execute(insert(Pair), [pair_row(study.id, hostile, "Art")])
+        pair = session.exec(select(Pair).where(Pair.record_id == hostile)).one()
+        assign_pairs(session, study, accounts.get_account(session, "a0"), [pair])
+    item = assignment_of(page_engine, "a0", hostile)
+    skip_pair(page_engine, annotator_id=item.annotator_id, assignment_id=item.id, reason=SCRIPT)
+    flags.resolve_flag(page_engine, SYSTEM, study="s", assignment_id=item.id,
+                       action=FlagAction.ADJUDICATION, note=SCRIPT)  # fmt: skip
+    at = open_page(tokens["boss"], page="admin_adjudication.py", pick="s")
+    assert hostile in list(at.dataframe[0].value["pair"])
+    at.selectbox(key="adj_pair").set_value(hostile).run()
+    at.selectbox(key="adj_who").set_value("a3").run()
+    button(at, "Send to the adjudicator").click().run()
+    (notice,) = [s.value for s in at.success]
+    assert "sent to a3" in notice
+    assert "![" not in notice
+    assert "<img" not in notice
+    assert assignment_of(page_engine, "a3", hostile).purpose == "adjudication"

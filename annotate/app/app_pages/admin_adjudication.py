@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import act, actor_id, choose_study, done, show_notice
+from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.domain.adjudication import Candidate
@@ -93,7 +94,8 @@ def _draw_send(study: str, queue: list[Candidate]) -> None:
             lambda: adjudication.send(
                 engine(), actor_id(), study=study, record_id=pair, adjudicator=who
             ),
-            message=f"Pair {pair} sent to {who}: it is at the end of their queue.",
+            message=f"Pair {inert_markdown(pair)} sent to {inert_markdown(who)}: it is at the "
+            "end of their queue.",
         )
 
 
