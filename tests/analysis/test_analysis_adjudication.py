@@ -17,13 +17,16 @@ the same test) and the intervals against the Wilson formula written out here.
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
 import pytest
 from scipy import stats
+from typer.testing import CliRunner
 
 from analysis.adjudication import adjudication_summary, adjudication_table, attach_adjudication
+from analysis.cli import app
 from analysis.ratings import RatingsError, load_ratings, ordinary_rows, validate_ratings
 from analysis.render import render_report
 from analysis.report import build_report
@@ -157,3 +160,18 @@ def test_a_bad_row_after_a_skip_row_is_located_on_its_own_line(tmp_path):
     frame.to_csv(path, index=False)
     with pytest.raises(RatingsError, match=r"ratings\.csv line 7, column .score."):
         load_ratings(path)
+
+
+def test_python_m_analysis_report_reads_the_adjudications_of_an_export_file(tmp_path):
+    frame = export()
+    path = tmp_path / "ratings.csv"
+    frame.to_csv(path, index=False)
+    result = CliRunner().invoke(app, ["report", str(path), "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["adjudication"]["after"]["strict_accuracy"] == 0.75
+    assert [c["pair_id"] for c in report["adjudication"]["changed"]] == ["p2"]
+    plain = tmp_path / "plain.csv"
+    frame[frame["purpose"] == "rating"].to_csv(plain, index=False)
+    result = CliRunner().invoke(app, ["report", str(plain), "--bootstrap", "0"])
+    assert "adjudication" not in json.loads(result.stdout)

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from sqlmodel import select
 from typer.testing import Result
 
 from annotate.db import make_engine, read_session
 from annotate.db.tables import Annotator, Assignment
+from annotate.services.rating import submit_rating
+from annotate.vocabulary import DIMENSIONS
 
 
 @pytest.fixture
@@ -63,3 +67,33 @@ def test_threshold_list_and_assign(cli, rated, db_url):
         assert (made.purpose, made.status) == ("adjudication", "pending")
     finally:
         engine.dispose()
+
+
+def test_prb_annotate_report_has_the_adjudication_section(cli, rated, db_url):
+    assert cli("adjudication", "threshold", "0", "--study", "s").exit_code == 0
+    assert cli("adjudication", "assign", "r1", "--to", "judge", "--study", "s").exit_code == 0
+    plain = json.loads(cli("report", "--study", "s", "--bootstrap", "0").stdout)
+    assert "adjudication" not in plain  # sent, not rated yet
+    engine = make_engine(db_url)
+    try:
+        with read_session(engine) as session:
+            made = session.exec(
+                select(Assignment)
+                .join(Annotator, Annotator.id == Assignment.annotator_id)
+                .where(Annotator.name == "judge")
+            ).one()
+        given = {side: dict.fromkeys(DIMENSIONS, 3) for side in "AB"}
+        given[made.chosen_side]["rubric_alignment"] = 5  # chosen 5, rejected 3: chosen
+        submit_rating(
+            engine, annotator_id=made.annotator_id, assignment_id=made.id, scores=given, seconds=5
+        )
+    finally:
+        engine.dispose()
+    report = json.loads(cli("report", "--study", "s", "--bootstrap", "0").stdout)
+    assert report["n_annotators"] == plain["n_annotators"] == 3  # the ordinary figures
+    assert report["dimensions"] == plain["dimensions"]
+    summary = report["adjudication"]
+    assert (summary["n_adjudicated_pairs"], summary["n_adjudicators"]) == (1, 1)
+    assert summary["before"]["n_pairs"] == summary["after"]["n_pairs"] == 5
+    markdown = cli("report", "--study", "s", "--bootstrap", "0", "--format", "md").stdout
+    assert "## Adjudication" in markdown
