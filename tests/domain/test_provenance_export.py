@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -21,6 +22,7 @@ from annotate.db.tables import Annotator, Assignment, Pair
 from annotate.domain import accounts
 from annotate.domain.export import ratings_bytes, ratings_dataframe
 from annotate.domain.permissions import SYSTEM
+from annotate.domain.publish import RATINGS_COLUMNS
 from annotate.services import adjudication, flags
 from annotate.services.demo import DEMO_STUDY, set_up_demo
 from annotate.services.rating import skip_pair, submit_rating
@@ -131,3 +133,10 @@ def test_the_report_is_the_same_as_from_the_fixed_columns_of_ordinary_rows(demo_
     path = tmp_path / "ratings.csv"
     path.write_bytes(ratings_bytes(demo_export, "csv"))
     assert build_report(path, n_boot=0) == expected  # what `python -m analysis report` reads
+
+
+def test_the_readme_and_the_dataset_card_document_every_provenance_column():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for column in PROVENANCE_EXPORT_COLUMNS:
+        assert f"| `{column}` | {DOCUMENTED[column]} |" in readme, column
+    assert set(PROVENANCE_EXPORT_COLUMNS) <= set(RATINGS_COLUMNS)  # the card's column table
