@@ -106,6 +106,15 @@ def methods(report: Report) -> dict[str, str]:
 def methods_paragraph(report: Report) -> str:
     """The essentials as one paragraph of prose."""
     m = methods(report)
-    return " ".join(
+    parts = [
         m[key] for key in ("pair_means", "tost", "superiority", "verdict", "validated", "by_domain")
-    )
+    ]
+    adjudicated = report.get("adjudication")
+    if adjudicated is not None:
+        parts.append(
+            f"{adjudicated['n_adjudicated_pairs']} disputed pairs were rated again, blind, by "
+            f"{adjudicated['n_adjudicators']} adjudicators; these ratings are left out of the "
+            f"figures above and reported apart, before and after adjudication, where "
+            f"{adjudicated['rule']}."
+        )
+    return " ".join(parts)

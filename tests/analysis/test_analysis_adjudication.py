@@ -149,6 +149,7 @@ def test_the_report_section_lists_before_after_and_the_changed_pair():
     md = render_report(report, "md")
     assert "## Adjudication" in md
     assert "2 pairs adjudicated by 2 adjudicators" in md
+    assert "2 disputed pairs were rated again, blind, by 2 adjudicators" in md  # methods
 
 
 def test_a_bad_row_after_a_skip_row_is_located_on_its_own_line(tmp_path):
