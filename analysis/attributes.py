@@ -21,6 +21,7 @@ from annotate.vocabulary import PERSONAL_DIMENSION, SURVEY_COLUMN_PREFIX
 from .accuracy import wilson_interval
 from .preference import PREFERENCE_COLUMN, forced_choice, judgements
 from .preference_types import AttributeGroup, Share
+from .ratings import ordinary_rows
 from .report import to_jsonable
 from .report_types import Report
 from .tables import DASH, Table, pct, pct_interval
@@ -73,8 +74,9 @@ def by_attribute(export: pd.DataFrame) -> dict[str, dict[str, AttributeGroup]]:
 
 
 def attach_attributes(report: Report, export: pd.DataFrame) -> Report:
-    """The report with its `by_attribute` key, when the export holds survey answers."""
-    found = by_attribute(export)
+    """The report with its `by_attribute` key, when the export holds survey answers (of
+    ordinary judgements: no skip rows, no adjudications)."""
+    found = by_attribute(ordinary_rows(export))
     if not found:
         return report
     return cast(Report, {**report, "by_attribute": to_jsonable(found)})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,7 @@ import typer
 
 from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_N_BOOT, SCALE_MAX, SCALE_MIN
 
+from .adjudication import attach_adjudication
 from .options import (
     AlphaOption,
     BootstrapOption,
@@ -32,7 +34,7 @@ from .options import (
     SeedOption,
     planned_values,
 )
-from .ratings import RatingsError, load_ratings
+from .ratings import RatingsError, load_ratings, read_raw
 from .render import render_report
 from .report import build_report
 from .report_types import ExcludedPair, Report
@@ -139,7 +141,15 @@ def report(
         scale_max=scale_max,
         margin_unit=margin_unit.value,
         planned=planned_values(plan_pairs, plan_annotators),
+        extend=partial(_with_adjudication, ratings_file),
     )
+
+
+def _with_adjudication(ratings_file: Path, report: Report) -> Report:
+    """The adjudication figures of an export holding adjudications (the validated ratings
+    keep only the fixed columns, so the file's purpose column is read again here)."""
+    raw, _ = read_raw(ratings_file)
+    return attach_adjudication(report, raw)
 
 
 @app.command()

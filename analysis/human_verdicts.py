@@ -15,11 +15,14 @@ import pandas as pd
 from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION, VERDICTS, Verdict
 
 from .model_types import AuditRow
+from .ratings import ordinary_rows
 
 
 def annotator_votes(ratings: pd.DataFrame) -> pd.DataFrame:
     """One row per (pair_id, annotator) with both rubric scores: the domain, the side chosen was
-    shown on, each dimension's chosen - rejected difference (``diff_<dim>``) and the vote."""
+    shown on, each dimension's chosen - rejected difference (``diff_<dim>``) and the vote.
+    Ordinary judgements only: skip rows and adjudications are left out."""
+    ratings = ordinary_rows(ratings)
     scores = ratings.pivot_table(
         index=["pair_id", "annotator"],
         columns=["dimension", "response"],

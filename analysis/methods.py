@@ -106,7 +106,18 @@ def methods(report: Report) -> dict[str, str]:
 def methods_paragraph(report: Report) -> str:
     """The essentials as one paragraph of prose."""
     m = methods(report)
-    keys = ("pair_means", "tost", "superiority", "verdict", "validated", "by_domain")
+    parts = [
+        m[key] for key in ("pair_means", "tost", "superiority", "verdict", "validated", "by_domain")
+    ]
+    adjudicated = report.get("adjudication")
+    if adjudicated is not None:
+        parts.append(
+            f"{adjudicated['n_adjudicated_pairs']} disputed pairs were rated again, blind, by "
+            f"{adjudicated['n_adjudicators']} adjudicators; these ratings are left out of the "
+            f"figures above and reported apart, before and after adjudication, where "
+            f"{adjudicated['rule']}."
+        )
     rules = report.get("exclusion_rules")  # a study's pre-registered exclusion rules
-    extra = [rules["note"]] if rules is not None and rules["rules"] else []
-    return " ".join([*(m[key] for key in keys), *extra])
+    if rules is not None and rules["rules"]:
+        parts.append(rules["note"])
+    return " ".join(parts)

@@ -28,6 +28,7 @@ from .accuracy import TIES_COUNT_AS, wilson_interval
 from .alpha import alpha_from_long
 from .coded import FloatArray, IntArray
 from .preference_types import ForcedChoice, PreferenceSummary, ScoreAgreement, Share
+from .ratings import ordinary_rows
 from .report import to_jsonable
 from .report_types import Report
 from .reward_models import cohen_kappa
@@ -110,8 +111,9 @@ def preference_summary(export: pd.DataFrame) -> PreferenceSummary | None:
 
 def attach_preference(report: Report, export: pd.DataFrame) -> Report:
     """The report with its `preference` key, when the export holds the direct preference (the
-    report is built from the validated export, which keeps only the fixed columns)."""
-    summary = preference_summary(export)
+    report is built from the validated export, which keeps only the fixed columns); of
+    ordinary judgements only (no skip rows, no adjudications)."""
+    summary = preference_summary(ordinary_rows(export))
     if summary is None:
         return report
     return cast(Report, {**report, "preference": to_jsonable(summary)})

@@ -5,6 +5,11 @@ The export format is fixed (``annotate.vocabulary.EXPORT_COLUMNS``):
 Files are csv, jsonl or parquet, chosen by extension. Every problem raises :class:`RatingsError`
 naming where it is (1-based line for csv/jsonl, 1-based row for parquet and DataFrames), the
 column, what was expected and what was found.
+
+An export's provenance columns may mark rows that are not ordinary judgements: a skipped
+assignment (``status`` 'skipped', no score) and an adjudication (``purpose`` 'adjudication').
+:func:`ordinary_rows` leaves them out, and the validation reads only ordinary rows (the
+adjudications are read on their own by :mod:`analysis.adjudication`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,12 @@ from annotate.errors import Invalid
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
 
 from .coded import BoolArray, IntArray
+
+PURPOSE_COLUMN = "purpose"
+STATUS_COLUMN = "status"
+ORDINARY_PURPOSE = "rating"
+ADJUDICATION_PURPOSE = "adjudication"
+SKIPPED_STATUS = "skipped"
 
 REQUIRED_VALUES = ("pair_id", "annotator", "response", "side", "dimension", "score")
 """Columns that must hold a value in every row; ``study``, ``domain``, ``seconds`` and
@@ -40,6 +51,28 @@ class RatingsError(Invalid):
         self.column = column
 
 
+def purpose_mask(df: pd.DataFrame, purpose: str = ORDINARY_PURPOSE) -> BoolArray:
+    """Rows of scores given for ``purpose`` ('rating' or 'adjudication'): skip rows left out; a
+    file without a purpose column holds ordinary ratings only."""
+    mask: BoolArray
+    if PURPOSE_COLUMN in df.columns:
+        given = df[PURPOSE_COLUMN]
+        mask = np.array(given == purpose, dtype=bool)
+        if purpose == ORDINARY_PURPOSE:
+            mask |= np.array(given.isna(), dtype=bool)
+    else:
+        mask = np.full(len(df), purpose == ORDINARY_PURPOSE)
+    if STATUS_COLUMN in df.columns:
+        mask &= np.array(df[STATUS_COLUMN] != SKIPPED_STATUS, dtype=bool)
+    return mask
+
+
+def ordinary_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ordinary judgements: no skip rows, no adjudications."""
+    mask = purpose_mask(df)
+    return df if mask.all() else df[mask]
+
+
 def load_ratings(
     source: str | Path | pd.DataFrame,
     scale_min: int = SCALE_MIN,
@@ -56,13 +89,17 @@ def load_ratings(
 
 
 def validate_ratings(
-    df: pd.DataFrame, scale_min: int = SCALE_MIN, scale_max: int = SCALE_MAX
+    df: pd.DataFrame,
+    scale_min: int = SCALE_MIN,
+    scale_max: int = SCALE_MAX,
+    purpose: str = ORDINARY_PURPOSE,
 ) -> pd.DataFrame:
-    """Check a ratings DataFrame and return a clean copy with typed columns in export order.
+    """Check a ratings DataFrame and return a clean copy with typed columns in export order:
+    the rows given for ``purpose`` (ordinary ratings, or adjudications), no skip rows.
 
     Rows are named by their 1-based position in ``df``.
     """
-    return _validate(df, scale_min, scale_max, lambda pos: (f"row {pos + 1}", pos + 1))
+    return _validate(df, scale_min, scale_max, lambda pos: (f"row {pos + 1}", pos + 1), purpose)
 
 
 def read_raw(path: Path) -> tuple[pd.DataFrame, Locator]:
@@ -132,7 +169,13 @@ def _fail(
     )
 
 
-def _validate(df: pd.DataFrame, scale_min: int, scale_max: int, locate: Locator) -> pd.DataFrame:
+def _validate(
+    df: pd.DataFrame,
+    scale_min: int,
+    scale_max: int,
+    locate: Locator,
+    purpose: str = ORDINARY_PURPOSE,
+) -> pd.DataFrame:
     if scale_min >= scale_max:
         raise ValueError(f"scale_min ({scale_min}) must be below scale_max ({scale_max})")
     missing = [c for c in EXPORT_COLUMNS if c not in df.columns]
@@ -141,6 +184,9 @@ def _validate(df: pd.DataFrame, scale_min: int, scale_max: int, locate: Locator)
             f"missing column '{missing[0]}'; expected columns: {', '.join(EXPORT_COLUMNS)}",
             column=missing[0],
         )
+    mask = purpose_mask(df, purpose)
+    if not mask.all():
+        df, locate = df[mask], _kept_locator(locate, np.flatnonzero(mask))
     if len(df) == 0:
         raise RatingsError("no ratings: the input has no rows")
     df = df.reset_index(drop=True)
@@ -158,6 +204,15 @@ def _validate(df: pd.DataFrame, scale_min: int, scale_max: int, locate: Locator)
     out = out[list(EXPORT_COLUMNS)]
     _check_structure(out, locate)
     return out
+
+
+def _kept_locator(locate: Locator, kept: IntArray) -> Locator:
+    """The locator of the kept rows ``kept`` (positions in the whole input)."""
+
+    def located(pos: int) -> tuple[str, int]:
+        return locate(int(kept[pos]))
+
+    return located
 
 
 def _check_allowed(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
+from .adjudication_types import AdjudicationSummary
 from .aspect_types import AspectSummary
 from .exclusion_types import ExclusionReport
 from .model_types import AuditRow, RewardModelResult
@@ -324,3 +325,4 @@ class Report(TypedDict):
     by_attribute: NotRequired[dict[str, dict[str, AttributeGroup]]]  # analysis.attributes
     aspects: NotRequired[AspectSummary]  # analysis.aspects: a study with the aspect checklist
     exclusion_rules: NotRequired[ExclusionReport]  # analysis.exclusion_rules: a study's rules
+    adjudication: NotRequired[AdjudicationSummary]  # analysis.adjudication: adjudicated pairs

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from . import aspect_report, exclusion_tables, model_report, tables
+from . import adjudication, aspect_report, exclusion_tables, model_report, tables
 from .attributes import attribute_table
 from .preference import preference_table
 from .report_types import Report
@@ -47,6 +47,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(_fixed("Mixed-effects model (annotators modelled)"), tables.mixed_table),
     Section(_fixed("Sensitivity analyses (rank-based)"), tables.sensitivity_table),
     Section(_fixed("Human accuracy"), tables.accuracy_table),
+    Section(_fixed("Adjudication"), adjudication.adjudication_table),
     Section(_fixed("Direct preference"), preference_table),
     Section(_fixed("By annotator attribute (survey)"), attribute_table, scroll=True),
     Section(_fixed("Reward models"), model_report.reward_model_table, ("reward_models",)),

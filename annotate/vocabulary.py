@@ -131,6 +131,14 @@ class FlagAction(StrEnum):
     ADJUDICATION = "adjudication"  # marked for adjudication (issue 15.3)
 
 
+class Purpose(StrEnum):
+    """Why an assignment exists: an ordinary rating (one of the pair's k), or an adjudication
+    of a disputed pair (outside the k; it decides the pair's verdict "after adjudication")."""
+
+    RATING = "rating"
+    ADJUDICATION = "adjudication"
+
+
 class Verdict(StrEnum):
     """Which response a pair's human majority (or a model) prefers on the rubric."""
 
@@ -159,10 +167,16 @@ RATIONALE_MODES: tuple[str, ...] = ("off", "optional", "required")
 """Whether a rationale goes with the direct preference."""
 SURVEY_KINDS: tuple[str, ...] = ("choice", "text")
 """A survey question is answered by picking one of its options, or in free text."""
-PREFERENCE_EXPORT_COLUMNS: tuple[str, ...] = ("preference", "preference_side", "rationale")
+PREFERENCE_EXPORT_COLUMNS: tuple[str, ...] = (
+    "preference",
+    "preference_side",
+    "rationale",
+    "preference_history",
+)
 """Added to the ratings export when a study asks for the direct preference: `preference` in
 terms of the responses (+2 chosen much better .. -2 rejected much better), `preference_side`
-as the annotator answered it (-2 A much better .. +2 B much better)."""
+as the annotator answered it (-2 A much better .. +2 B much better), and the earlier answers of
+a revised preference as JSON text (`[]` when never revised)."""
 SURVEY_COLUMN_PREFIX = "survey_"
 """Survey answers join the export as annotator attributes, one column per question id."""
 
@@ -178,6 +192,29 @@ ASPECT_EXPORT_COLUMNS: tuple[str, ...] = (
     "aspect_index",
     "aspect",
     "coverage",
+    "purpose",
 )
 """The aspect table (`prb-annotate export --table aspects`): one row per assignment, response
-and rubric aspect."""
+and rubric aspect; `purpose` says whether the marks are a rating's or an adjudication's."""
+# ---------------------------------------------------------------- provenance (issue 15.6)
+
+PROVENANCE_EXPORT_COLUMNS: tuple[str, ...] = (
+    "purpose",
+    "status",
+    "revision",
+    "revision_history",
+    "comment",
+    "flagged",
+    "flag_reason",
+    "flag_resolution",
+    "flag_note",
+    "skip_reason",
+    "queue_position",
+    "shown_at",
+    "pair_excluded",
+    "exclusion_reason",
+)
+"""Added to every ratings export after the fixed columns (and the design options' columns):
+where each score comes from. A skipped assignment is one row with `status` 'skipped' and
+empty response, side, dimension and score; the analysis leaves those rows, and the rows of
+adjudications (`purpose` 'adjudication'), out of its ordinary figures (README: Ratings export)."""

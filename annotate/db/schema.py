@@ -87,6 +87,7 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ),
     ("0010_training", (("study", "practice_pairs"), ("training", "id"))),
     ("0011_exclusion_rules", (("study", "exclusion_rules"),)),
+    ("0012_adjudication", (("study", "adjudication_threshold"), ("assignment", "purpose"))),
     ("0013_preference_history", (("assignment", "preference_history"),)),
 )
 # Tables a revision created (marked by their `id` column): a database from before that revision

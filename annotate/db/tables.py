@@ -22,6 +22,7 @@ from annotate.vocabulary import (
     SCALE_MIN,
     AssignmentStatus,
     PredictionStatus,
+    Purpose,
     Role,
 )
 
@@ -132,6 +133,11 @@ class Study(SQLModel, table=True):
     comprehension_attempts: int = Field(
         default=2, description="training: attempts at the comprehension check before screen-out"
     )
+    adjudication_threshold: float | None = Field(
+        default=None,
+        description="a pair goes to adjudication when the spread (max - min) of its annotators' "
+        "chosen - rejected rubric-alignment differences is at least this; None: flags only",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -207,6 +213,10 @@ class Assignment(SQLModel, table=True):
         default_factory=list,
         description="earlier preferences of a revised pair: {side_preference, rationale, "
         "replaced_at}, oldest first",
+    )
+    purpose: str = Field(
+        default=Purpose.RATING,
+        description="'rating' (one of the pair's k) or 'adjudication' (of a disputed pair)",
     )
     created_at: datetime = Field(default_factory=utcnow)
 

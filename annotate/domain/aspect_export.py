@@ -52,6 +52,7 @@ def aspects_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         col(AspectMark.aspect_index),
         col(Pair.rubric_aspects),
         col(AspectMark.coverage),
+        col(Assignment.purpose),
     )
     query = (
         joined_assignments(*columns)

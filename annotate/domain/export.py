@@ -2,12 +2,14 @@
 
 A study's design options add columns after the fixed ones (`annotate.vocabulary`): the direct
 preference (mapped to the responses here, on the server) when a study asks for it, and each
-survey question's answer as an annotator attribute (`survey_<id>`). A study without those
-options exports exactly the fixed columns.
+survey question's answer as an annotator attribute (`survey_<id>`). The provenance columns come
+last, in every export (`annotate.domain.provenance`: revisions, comment, flag, skip, queue
+position, display time, exclusion, adjudication), with one row per skipped assignment.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ from sqlmodel import Session, col, select
 from annotate.db.queries import joined_assignments, side_shown
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
 from annotate.domain.consent import survey_answers
+from annotate.domain.preference import chosen_terms
+from annotate.domain.provenance import HIDDEN_COLUMNS, add_provenance
 from annotate.vocabulary import (
     EXPORT_COLUMNS,
     PREFERENCE_EXPORT_COLUMNS,
@@ -25,13 +29,21 @@ from annotate.vocabulary import (
     Side,
 )
 
-_DESIGN_COLUMNS = ("_study_id", "_annotator_id", "_chosen_side", "_side_preference", "_rationale")
+_DESIGN_COLUMNS = (
+    "_study_id",
+    "_annotator_id",
+    "_chosen_side",
+    "_side_preference",
+    "_rationale",
+    "_preference_history",
+)
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 
 
 def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
-    """All current scores (revisions excluded) of one study, or of every study.
+    """All current scores (earlier revisions in `revision_history`) of one study, or of every
+    study, and one row per skipped assignment.
 
     Gold pairs are left out: they are quality-control items with a known answer, given to
     every annotator outside the plan's k, and would weigh too much in the validation (their
@@ -54,6 +66,11 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         col(Assignment.chosen_side),
         col(Assignment.side_preference),
         col(Assignment.rationale),
+        col(Assignment.preference_history),
+        col(Assignment.id),
+        col(Rating.id),
+        col(Rating.revision),
+        col(Rating.updated_at),
     )
     query = (
         joined_assignments(*columns, ratings=True)
@@ -71,7 +88,7 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         query = query.where(col(Study.name) == study)
     with engine.connect() as connection:
         rows = connection.execute(query).all()
-    frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS])
+    frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS, *HIDDEN_COLUMNS])
     frame["score"] = frame["score"].astype("int64")
     frame["seconds"] = frame["seconds"].astype("float64")
     # PostgreSQL returns aware times in the session's time zone, SQLite naive UTC: both to UTC.
@@ -86,6 +103,7 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         }
     _add_preference(frame, [s for s in exported if s.ask_preference])
     _add_survey(frame, [s for s in exported if s.survey_questions], answers)
+    frame = add_provenance(engine, frame, study)
     return frame.drop(columns=list(_DESIGN_COLUMNS))
 
 
@@ -96,10 +114,34 @@ def _add_preference(frame: pd.DataFrame, asking: list[Study]) -> None:
         return
     by_side = frame["_side_preference"].astype("Int64")
     sign = frame["_chosen_side"].map({Side.B.value: 1, Side.A.value: -1}).astype("Int64")
-    preference, side, rationale = PREFERENCE_EXPORT_COLUMNS
+    preference, side, rationale, history = PREFERENCE_EXPORT_COLUMNS
     frame[preference] = by_side * sign
     frame[side] = by_side
     frame[rationale] = frame["_rationale"].fillna("").astype(str)
+    frame[history] = [
+        _preference_history(earlier, chosen_side)
+        for earlier, chosen_side in zip(
+            frame["_preference_history"], frame["_chosen_side"], strict=True
+        )
+    ]
+
+
+def _preference_history(earlier: Any, chosen_side: str) -> str:
+    """A revised preference's earlier answers as JSON text, oldest first, each also in terms of
+    the responses: [{preference, preference_side, rationale, replaced_at}]."""
+    if isinstance(earlier, str):  # SQLite hands a JSON column back as text on a plain query
+        earlier = json.loads(earlier)
+    return json.dumps(
+        [
+            {
+                "preference": chosen_terms(e["side_preference"], chosen_side),
+                "preference_side": e["side_preference"],
+                "rationale": e["rationale"],
+                "replaced_at": e["replaced_at"],
+            }
+            for e in earlier or []
+        ]
+    )
 
 
 def _add_survey(

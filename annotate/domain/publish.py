@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotate.domain.provenance import COLUMN_NOTES
 from annotate.errors import Conflict
 
 RATINGS_FILE = "ratings.parquet"
@@ -35,6 +36,7 @@ RATINGS_COLUMNS = {
     "score": "the score given",
     "seconds": "time on the pair, display to submit",
     "created_at": "when the score was first given (UTC)",
+    **COLUMN_NOTES,
     "excluded": "true when an admin left the pair out of the analysis (see Exclusions)",
 }
 

@@ -51,6 +51,7 @@ EDITABLE = (
     "practice_pairs",
     "comprehension_questions",
     "comprehension_attempts",
+    "adjudication_threshold",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 
@@ -240,6 +241,9 @@ def study_problems(study: Study) -> list[str]:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
     if study.rationale not in RATIONALE_MODES:
         problems.append(f"rationale must be one of {', '.join(RATIONALE_MODES)}")
+    threshold = study.adjudication_threshold
+    if threshold is not None and not threshold >= 0:
+        problems.append("adjudication threshold must be 0 or more (or empty: flags only)")
     problems += survey_problems(study.survey_questions)
     problems += completion_url_problems(study.completion_url)
     problems += training_problems(

@@ -69,6 +69,7 @@ class StudySettings(BaseModel):
     comprehension_questions: list[ComprehensionQuestion] = Field(default_factory=list)
     comprehension_attempts: int = 2
     aspect_checklist: bool = False
+    adjudication_threshold: float | None = None
     exclusion_rules: dict[str, int | float] = Field(
         default_factory=dict,
         description="pre-registered: set through annotate.domain.exclusion_rules (refused "

@@ -11,6 +11,7 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from analysis.adjudication import attach_adjudication
 from analysis.aspects import attach_aspects
 from analysis.attributes import attach_attributes
 from analysis.exclusion_rules import (
@@ -33,6 +34,7 @@ from annotate.domain.flags import exclusions
 from annotate.domain.quality import annotator_quality
 from annotate.domain.studies import get_study
 from annotate.errors import Invalid
+from annotate.vocabulary import Purpose
 
 
 @dataclass(frozen=True)
@@ -65,10 +67,12 @@ class StudyRatings:
         return set(excluded_by(check_rules(rules), self.annotator_facts))
 
     def primary_aspects(self) -> pd.DataFrame | None:
-        """The aspect marks the primary analysis uses (the same annotators as `primary`)."""
+        """The aspect marks the primary analysis uses: the same annotators as `primary`, and
+        ordinary ratings only (an adjudicator's marks are not among them)."""
         if self.aspects is None:
             return None
-        return without(self.aspects, self.excluded_annotators())
+        ordinary = self.aspects[self.aspects["purpose"] == Purpose.RATING.value]
+        return without(ordinary, self.excluded_annotators())
 
     def margin_settings(
         self, override: float | None = None
@@ -146,11 +150,10 @@ def study_report(
     n_boot: int = 0,
     seed: int = 0,
 ) -> Report:
-    """The validation report of a study (with the direct preference's figures when the study
-    asks for it, the aspect checklist's when it uses it, and figures by survey answer when it
-    has a survey); the margin defaults to
-    the study's setting (in its unit, with its record: a margin given here is in scale points
-    and has no record)."""
+    """The validation report of a study, without the annotators its exclusion rules exclude,
+    with the figures of the design options it uses (`with_study_options`); the margin defaults
+    to the study's setting (in its unit, with its record: a margin given here is in scale
+    points and has no record)."""
     margin, unit, record = data.margin_settings(margin)
     ratings = data.primary()
     report = build_report(
@@ -166,11 +169,18 @@ def study_report(
         scale_max=data.scale_max,
         excluded_pairs=data.excluded,
     )
-    report = attach_preference(report, ratings)  # a study asking for the direct preference
+    return with_study_options(report, data)
+
+
+def with_study_options(report: Report, data: StudyRatings) -> Report:
+    """The report (built on `data.primary()`) with the figures of what the study uses: the
+    direct preference, the aspect checklist, a survey, adjudicated pairs, exclusion rules."""
+    ratings = data.primary()
+    report = attach_preference(report, ratings)
     left_out = [e["pair_id"] for e in data.excluded]
-    aspects = data.primary_aspects()
-    report = attach_aspects(report, aspects, ratings, data.judges, left_out)
-    report = attach_attributes(report, ratings)  # a study with a survey
+    report = attach_aspects(report, data.primary_aspects(), ratings, data.judges, left_out)
+    report = attach_attributes(report, ratings)
+    report = attach_adjudication(report, ratings)
     return with_exclusion_rules(report, data)
 
 

@@ -20,6 +20,7 @@ from annotate.domain.export import ratings_dataframe
 from annotate.domain.studies import StudyError, get_study, update_study
 from annotate.services.consent import answer_survey, decide, participant_step
 from annotate.services.enrolment import enrol, start
+from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 SESSION = "6a7b8c9d0e1f2a3b4c5d6e7f"
@@ -164,7 +165,8 @@ def test_the_survey_is_checked_stored_and_joined_to_the_export(engine):
     rate(engine, visit.annotator_id, start(engine, visit.annotator_id, **_link(engine)))
     other = _visit(engine, pid="0123456789abcdef01234567")  # enrolled, no survey yet
     frame = ratings_dataframe(engine, "crowd")
-    assert list(frame.columns[-2:]) == ["survey_age", "survey_language"]
+    design = list(frame.columns[: -len(PROVENANCE_EXPORT_COLUMNS)])
+    assert design[-2:] == ["survey_age", "survey_language"]
     assert set(frame["survey_age"]) == {"30-49"}
     assert set(frame["survey_language"]) == {"Welsh"}
     assert len(frame) == 8
@@ -172,12 +174,13 @@ def test_the_survey_is_checked_stored_and_joined_to_the_export(engine):
 
 
 def test_a_study_without_the_options_exports_the_fixed_columns(engine):
-    from annotate.vocabulary import EXPORT_COLUMNS
+    from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
     _crowd(engine)
     visit = _visit(engine)
     rate(engine, visit.annotator_id, start(engine, visit.annotator_id, **_link(engine)))
-    assert tuple(ratings_dataframe(engine, "crowd").columns) == EXPORT_COLUMNS
+    columns = EXPORT_COLUMNS + PROVENANCE_EXPORT_COLUMNS  # no design columns
+    assert tuple(ratings_dataframe(engine, "crowd").columns) == columns
 
 
 # ---------------------------------------------------------------- the pages (AppTest)

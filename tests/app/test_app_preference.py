@@ -8,6 +8,7 @@ preference widget is the same whichever side holds it.
 
 from __future__ import annotations
 
+import json
 import re
 
 import streamlit as st
@@ -16,6 +17,7 @@ from analysis.preference import preference_summary
 from annotate.db import write_session
 from annotate.domain.export import ratings_dataframe
 from annotate.domain.studies import update_study
+from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
 from tests.app.apptest_helpers import (
     assignment_row,
     current_assignment,
@@ -73,7 +75,9 @@ def test_the_preference_is_required_with_its_rationale_and_stored_by_side(open_a
     assert len(mine) == 8
     expected = 2 if row.chosen_side == "A" else -2
     assert set(mine["preference"]) == {expected}
-    assert list(frame.columns[-3:]) == ["preference", "preference_side", "rationale"]
+    design = list(frame.columns[: -len(PROVENANCE_EXPORT_COLUMNS)])
+    assert design[-4:] == ["preference", "preference_side", "rationale", "preference_history"]
+    assert set(mine["preference_history"]) == {"[]"}  # never revised
     summary = preference_summary(frame)  # the analysis reads the export as it is
     assert summary is not None
     assert summary["forced_choice"]["n_judgements"] == 1
@@ -108,6 +112,17 @@ def test_an_optional_rationale_may_stay_empty_and_a_revisit_shows_the_side_answe
     ((earlier),) = row.preference_history
     assert (earlier["side_preference"], earlier["rationale"]) == (1, None)
     assert earlier["replaced_at"] >= row.created_at.isoformat()[:19]
+    # The export gives the history in terms of the responses too: B better is +1 for chosen
+    # when chosen is shown as B.
+    frame = ratings_dataframe(engine, "demo")
+    mine = frame[frame["preference_side"] == -2]
+    (exported,) = json.loads(mine["preference_history"].iloc[0])
+    assert exported == {
+        "preference": 1 if row.chosen_side == "B" else -1,
+        "preference_side": 1,
+        "rationale": None,
+        "replaced_at": earlier["replaced_at"],
+    }
 
 
 def test_the_preference_widget_and_the_page_never_name_the_chosen_response(open_app, demo, engine):

@@ -18,7 +18,12 @@ from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.studies import get_study
 from annotate.services.rating import submit_rating
-from annotate.vocabulary import ASPECT_EXPORT_COLUMNS, DIMENSIONS, EXPORT_COLUMNS
+from annotate.vocabulary import (
+    ASPECT_EXPORT_COLUMNS,
+    DIMENSIONS,
+    EXPORT_COLUMNS,
+    PROVENANCE_EXPORT_COLUMNS,
+)
 
 SCORES = {s: dict.fromkeys(DIMENSIONS, 3) for s in "AB"}
 MARKS = {"A": [2, 1], "B": [0, 0]}
@@ -150,5 +155,6 @@ def test_export_table_aspects_has_one_row_per_assignment_response_and_aspect(
     assert set(frame["aspect"]) == {"Recommends finished series", "Mentions audio"}
     ratings = tmp_path / "ratings.csv"
     run("export", "-o", str(ratings))
-    assert list(pd.read_csv(ratings).columns) == list(EXPORT_COLUMNS)  # unchanged
+    # The ratings export keeps its columns: no aspect column among them.
+    assert list(pd.read_csv(ratings).columns) == [*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS]
     run("export", "-o", str(out), "--table", "nope", code=1)

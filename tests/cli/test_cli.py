@@ -22,7 +22,7 @@ from annotate.db import make_engine, read_session
 from annotate.db.tables import Annotator, Assignment
 from annotate.domain import accounts
 from annotate.services.rating import submit_rating
-from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS
+from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_DOMAINS = (
@@ -296,7 +296,7 @@ def test_export_writes_every_score_in_the_chosen_format(cli, demo_files, tmp_pat
             frame = pd.read_csv(out)
         else:
             frame = pd.read_json(out, lines=True)
-        assert tuple(frame.columns) == EXPORT_COLUMNS
+        assert tuple(frame.columns) == EXPORT_COLUMNS + PROVENANCE_EXPORT_COLUMNS
         assert len(frame) == 24
         assert set(frame["annotator"]) == {"alice"}
     unknown = cli("export", "-o", str(tmp_path / "none.csv"), "--study", "other")

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from annotate.domain.publish import size_category
-from annotate.vocabulary import EXPORT_COLUMNS
+from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     assert names == ["README.md", "ratings.parquet", "report.html", "report.json", "report.md"]
 
     ratings = pd.read_parquet(folder / "ratings.parquet")
-    assert list(ratings.columns) == [*EXPORT_COLUMNS, "excluded"]
+    assert list(ratings.columns) == [*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS, "excluded"]
     assert len(ratings) == 10 * 3 * 8
     assert set(ratings.loc[ratings["excluded"], "pair_id"]) == {"r3"}
     assert pq.read_schema(folder / "ratings.parquet").field("score").type == "int64"

@@ -237,6 +237,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0009_aspect_checklist",
         "0010_training",
         "0011_exclusion_rules",
+        "0012_adjudication",
         "0013_preference_history",
     )
     assert script_revisions()[-1] == HEAD_REVISION
@@ -308,6 +309,19 @@ def test_an_existing_study_s_margin_counts_as_set_in_points_when_it_was_created(
         assert unit == "points"
         assert set_at == created_at
         assert history in ([], "[]")  # a JSON list (SQLite hands back its text)
+    finally:
+        engine.dispose()
+
+
+def test_existing_assignments_are_ratings_and_studies_have_no_adjudication_threshold(
+    empty_db_url,
+):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)  # 5 assignments (see first_schema_data)
+        upgrade_database(engine)
+        assert rows(engine, "assignment", "purpose") == [("rating",)] * 5
+        assert rows(engine, "study", "adjudication_threshold") == [(None,)]
     finally:
         engine.dispose()
 

@@ -20,7 +20,7 @@ from annotate.domain.permissions import SYSTEM
 from annotate.domain.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.rating import submit_rating
-from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS
+from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
 
 def side_scores(offset: int) -> dict[str, dict[str, int]]:
@@ -87,7 +87,7 @@ def test_columns_are_exactly_the_documented_ones_in_order(engine, rated):
         "created_at",
     )
     frame = ratings_dataframe(engine)
-    assert tuple(frame.columns) == EXPORT_COLUMNS
+    assert tuple(frame.columns) == EXPORT_COLUMNS + PROVENANCE_EXPORT_COLUMNS
     assert len(frame) == (2 * 6 + 1) * 8
 
 
@@ -112,10 +112,11 @@ def test_each_score_is_one_row_with_its_side_and_response(engine, rated):
 def test_study_filter_and_empty_export(engine, rated, tmp_path):
     assert set(ratings_dataframe(engine, "other")["annotator"]) == {"carol"}
     empty = ratings_dataframe(engine, "no-such-study")
-    assert tuple(empty.columns) == EXPORT_COLUMNS
+    assert tuple(empty.columns) == EXPORT_COLUMNS + PROVENANCE_EXPORT_COLUMNS
     assert len(empty) == 0
     write_ratings(empty, tmp_path / "empty.csv", "csv")
-    assert (tmp_path / "empty.csv").read_text().strip() == ",".join(EXPORT_COLUMNS)
+    header = ",".join(EXPORT_COLUMNS + PROVENANCE_EXPORT_COLUMNS)
+    assert (tmp_path / "empty.csv").read_text().strip() == header
 
 
 def test_created_at_is_iso_utc(engine, rated):
@@ -165,8 +166,9 @@ def test_every_format_round_trips_the_same_content(engine, rated, tmp_path, fmt)
     data = path.read_bytes()
     assert data == ratings_bytes(frame, fmt)
     back = _read(data, fmt)
-    assert tuple(back.columns) == EXPORT_COLUMNS
-    assert back.to_dict("records") == frame.to_dict("records")
+    assert tuple(back.columns) == EXPORT_COLUMNS + PROVENANCE_EXPORT_COLUMNS
+    fixed = list(EXPORT_COLUMNS)
+    assert back[fixed].to_dict("records") == frame[fixed].to_dict("records")
     assert back["score"].dtype.kind == "i"
     assert back["seconds"].dtype.kind == "f"
 

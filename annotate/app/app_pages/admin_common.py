@@ -34,6 +34,7 @@ T = TypeVar("T")
 ADMIN_PAGES = (
     ("admin_progress.py", "Progress", ":material/insights:", "admin-progress"),
     ("admin_flags.py", "Flags and skips", ":material/flag:", "admin-flags"),
+    ("admin_adjudication.py", "Adjudication", ":material/gavel:", "admin-adjudication"),
     ("admin_studies.py", "Studies", ":material/tune:", "admin-studies"),
     ("admin_data.py", "Data and gold pairs", ":material/upload_file:", "admin-data"),
     ("admin_people.py", "Annotators", ":material/group:", "admin-annotators"),

@@ -23,7 +23,7 @@ from annotate.domain.assignment.slots import (
     lock_study,
     row_id,
 )
-from annotate.vocabulary import AssignmentStatus
+from annotate.vocabulary import AssignmentStatus, Purpose
 
 
 @dataclass
@@ -47,8 +47,8 @@ def reassign(
     Each ordinary pair goes to the least-loaded receiver who never had it, so every pair keeps
     k distinct annotators. Receivers default to the study's other active annotators; in an
     open-pool study without named receivers the work goes back to the pool instead. Gold items
-    are only released. Pairs that no receiver can take stay released and are listed as unplaced
-    (a later `plan_fixed` or the pool fills them).
+    and adjudications are only released. Pairs that no receiver can take stay released and are
+    listed as unplaced (a later `plan_fixed` or the pool fills them).
     """
     study = lock_study(session, row_id(study))
     named = study_members(session, row_id(study)) if receivers is None else receivers
@@ -59,8 +59,8 @@ def reassign(
         item.status = AssignmentStatus.RELEASED
         session.add(item)
         result.released += 1
-        if pair.gold_preference is not None:
-            continue
+        if pair.gold_preference is not None or item.purpose == Purpose.ADJUDICATION:
+            continue  # gold items and adjudications are only released (the admin sends again)
         if receivers is None and study.pool_open:
             result.returned_to_pool += 1
         else:

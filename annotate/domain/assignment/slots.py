@@ -25,7 +25,7 @@ from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Study
 from annotate.domain.blinding import chosen_side, shuffled
 from annotate.errors import Conflict, Invalid
-from annotate.vocabulary import AssignmentStatus
+from annotate.vocabulary import AssignmentStatus, Purpose
 
 OPEN_STATUSES = (AssignmentStatus.PENDING, AssignmentStatus.SKIPPED)
 
@@ -63,17 +63,26 @@ def lock_study(session: Session, study_id: int) -> Study:
 
 
 def slot_clause(now: datetime) -> ColumnElement[bool]:
-    """SQL condition: this assignment holds one of its pair's k slots."""
-    return or_(
-        col(Assignment.status) == AssignmentStatus.DONE,
-        and_(
-            col(Assignment.status).in_(OPEN_STATUSES),
-            or_(col(Assignment.reserved_until).is_(None), col(Assignment.reserved_until) > now),
+    """SQL condition: this assignment holds one of its pair's k slots (an adjudication never
+    does: it comes on top of the k)."""
+    return and_(
+        col(Assignment.purpose) == Purpose.RATING,
+        or_(
+            col(Assignment.status) == AssignmentStatus.DONE,
+            and_(
+                col(Assignment.status).in_(OPEN_STATUSES),
+                or_(
+                    col(Assignment.reserved_until).is_(None),
+                    col(Assignment.reserved_until) > now,
+                ),
+            ),
         ),
     )
 
 
 def holds_slot(assignment: Assignment, now: datetime) -> bool:
+    if assignment.purpose != Purpose.RATING:
+        return False
     if assignment.status == AssignmentStatus.DONE:
         return True
     if assignment.status not in OPEN_STATUSES:
@@ -175,6 +184,8 @@ def admit_submit(session: Session, assignment: Assignment, now: datetime | None 
     session.refresh(assignment)
     if assignment.status == AssignmentStatus.DONE or holds_slot(assignment, now):
         return
+    if assignment.purpose == Purpose.ADJUDICATION:
+        return  # on top of the k: never overfills a pair
     pair = session.get(Pair, assignment.pair_id)
     if pair is not None and pair.gold_preference is not None:
         return

@@ -5,7 +5,7 @@ the preference of a pair they already submitted (scores keep theirs in `ratingre
 Existing assignments get an empty history.
 
 Revision ID: 0013_preference_history
-Revises: 0011_exclusion_rules
+Revises: 0012_adjudication
 Create Date: 2026-12-04
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013_preference_history"
-down_revision: str | None = "0011_exclusion_rules"
+down_revision: str | None = "0012_adjudication"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
