@@ -94,6 +94,8 @@ def parse_figure(figure: str) -> tuple[str, str]:
 def figure_pairs(ratings: pd.DataFrame, figure: str, domain: str | None = None) -> pd.DataFrame:
     """The pairs behind ``figure`` (within ``domain`` when given), most telling first."""
     kind, dim = parse_figure(figure)
+    if ratings.empty:
+        raise Invalid("no ratings yet: no pair is behind any figure")
     if domain is not None:
         domains = sorted(ratings["domain"].astype(str).unique())
         if domain not in domains:
@@ -154,8 +156,8 @@ def _agreement_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
     ).reindex(columns=["chosen", "rejected"])
     diff_sd = (wide["chosen"] - wide["rejected"]).groupby(level="pair_id").std(ddof=1)
     table = pair_scores(ratings, dim).loc[pooled.index]
-    table.insert(2, "score_sd", pooled.round(DIFF_DECIMALS))
-    table.insert(3, "diff_sd", diff_sd.reindex(table.index).round(DIFF_DECIMALS))
+    table.insert(1, "score_sd", pooled.round(DIFF_DECIMALS))
+    table.insert(2, "diff_sd", diff_sd.reindex(table.index).round(DIFF_DECIMALS))
     table = table.reset_index()
     return table.sort_values(
         ["score_sd", "diff_sd", "pair_id"],
@@ -184,7 +186,7 @@ def _preference_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
     n_votes = counts.sum(axis=1)
     table = table[n_votes >= 2].copy()
     share = counts.loc[table.index].max(axis=1) / n_votes.loc[table.index]
-    table.insert(2, "disagreement", (1 - share).round(DIFF_DECIMALS))
+    table.insert(1, "disagreement", (1 - share).round(DIFF_DECIMALS))
     table = table.reset_index()
     return table.sort_values(
         ["disagreement", "n_annotators", "pair_id"], ascending=[False, False, True], kind="stable"
@@ -204,7 +206,7 @@ def _accuracy_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
     table = pair_scores(ratings, dim).dropna(subset=["mean_diff"])
     diff = table["mean_diff"].to_numpy(float)
     outcome = np.where(diff > 0, OUTCOMES[2], np.where(diff < 0, OUTCOMES[0], OUTCOMES[1]))
-    table.insert(2, "outcome", outcome)
+    table.insert(1, "outcome", outcome)
     table = _with_votes(table, ratings).reset_index()
     rank = table["outcome"].map({o: i for i, o in enumerate(OUTCOMES)})
     table = table.assign(_rank=rank)

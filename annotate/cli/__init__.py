@@ -11,6 +11,7 @@ from annotate.cli import studies  # noqa: F401
 from annotate.cli import admin  # noqa: F401
 from annotate.cli import models  # noqa: F401
 from annotate.cli import operations  # noqa: F401
+from annotate.cli import drilldown  # noqa: F401
 
 # isort: on
 from annotate.cli.common import app

@@ -148,6 +148,9 @@ def test_every_figure_has_a_note_and_builds(ratings):
         assert figure_note(figure)
         table = figure_pairs(ratings, figure)
         assert list(table.columns[:2]) == ["pair_id", "domain"]
+        measure = {"agreement": "score_sd", "verdict": "n_annotators", "accuracy": "outcome"}
+        if figure != "agreement:preference":  # its measure is the disagreement
+            assert table.columns[2] == measure[figure.split(":")[0]]
         assert {"n_annotators", "mean_diff", "scores"} <= set(table.columns)
 
 
