@@ -1,0 +1,99 @@
+"""The results page's drill-down (issue 15.5, AppTest on the real entry script): a figure's
+pairs most telling first, the CSV with their texts, one pair's texts and scores, and nothing
+of it on an annotator's page."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import pytest
+from sqlalchemy.engine import Engine
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from analysis.drilldown import figure_pairs
+from annotate.db import write_session
+from annotate.domain import accounts
+from annotate.services.demo import DemoSetup, set_up_demo
+from annotate.services.reporting import study_ratings
+from annotate.vocabulary import Role
+
+
+@pytest.fixture
+def rated_demo(engine: Engine) -> DemoSetup:
+    return set_up_demo(engine, simulated_annotators=3)
+
+
+def researcher_token(engine: Engine) -> str:
+    with write_session(engine) as session:
+        _, token = accounts.create_account(session, "res", role=Role.RESEARCHER)
+    return token
+
+
+def drill_table(at: AppTest) -> pd.DataFrame:
+    """The drill-down's table: the one with the Scores column."""
+    tables = [df.value for df in at.dataframe if "scores" in df.value.columns]
+    assert len(tables) == 1, [list(df.value.columns) for df in at.dataframe]
+    return tables[0]
+
+
+@pytest.fixture
+def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, Callable[[], Any]]:
+    """file name -> the callable a deferred download button runs when clicked (AppTest runs no
+    click of it, and its runtime is gone after the run: the callables are kept here)."""
+    seen: dict[str, Callable[[], Any]] = {}
+    original = MediaFileManager.add_deferred
+
+    def keep(
+        self: MediaFileManager, data_callable: Callable[[], Any], *args: Any, **kw: Any
+    ) -> str:
+        seen[str(kw.get("file_name") or args[2])] = data_callable
+        return original(self, data_callable, *args, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
+    return seen
+
+
+def test_a_figure_lists_its_pairs_most_telling_first_with_a_csv(
+    open_app, rated_demo, engine, downloads
+):
+    at = open_app(researcher_token(engine), pick="demo")
+    ratings = study_ratings(engine, "demo").ratings
+    shown = drill_table(at)  # the default figure: agreement on rubric alignment
+    expected = figure_pairs(ratings, "agreement:rubric_alignment")
+    assert shown["pair_id"].tolist() == expected["pair_id"].tolist()
+    at.selectbox(key="drill_figure").set_value("verdict:helpfulness").run()
+    assert not at.exception, [e.value for e in at.exception]
+    expected = figure_pairs(ratings, "verdict:helpfulness")
+    assert drill_table(at)["pair_id"].iloc[0] == expected["pair_id"].iloc[0]
+    at.selectbox(key="drill_domain").set_value("Society_and_Culture").run()
+    shown = drill_table(at)
+    assert set(shown["domain"]) == {"Society_and_Culture"}
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "These pairs with their texts (CSV)" in labels
+    name = "demo_verdict_helpfulness_Society_and_Culture_pairs.csv"
+    csv = pd.read_csv(io.BytesIO(downloads[name]()))
+    assert csv["pair_id"].tolist() == shown["pair_id"].tolist()
+    assert {"question", "rubric_aspects", "chosen", "rejected"} <= set(csv.columns)
+
+
+def test_a_pair_opens_with_its_texts_and_every_annotators_scores(open_app, rated_demo, engine):
+    at = open_app(researcher_token(engine), pick="demo")
+    choice = at.selectbox(key="drill_pair")
+    first = drill_table(at)["pair_id"].iloc[0]
+    assert choice.options[0] == f"1. {first} ({drill_table(at)['domain'].iloc[0]})"
+    choice.set_value(first).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(m.value == "**Chosen** (the benchmark's label)" for m in at.markdown)
+    scores = next(df.value for df in at.dataframe if "annotator" in df.value.columns)
+    assert len(scores) == 3  # the three simulated annotators
+    assert "rubric_alignment chosen" in scores.columns
+
+
+def test_an_annotator_sees_no_drill_down(open_app, rated_demo):
+    at = open_app(rated_demo.token)
+    assert "Pairs behind the figures" not in [s.value for s in at.subheader]
+    assert not [s for s in at.selectbox if s.key == "drill_figure"]
