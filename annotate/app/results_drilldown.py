@@ -15,20 +15,23 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from analysis.drilldown import FIGURES, annotator_scores, figure_note
+from analysis.drilldown import FIGURES, annotator_scores, figure_note, parse_figure
 from annotate.app import results_models
+from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.domain.permissions import Actor
 from annotate.services import drilldown
 from annotate.services.reporting import StudyRatings, study_ratings
+from annotate.vocabulary import DIMENSIONS
 
 ALL_DOMAINS = "All domains"
 DEFAULT_FIGURE = "agreement:rubric_alignment"
 MAX_ROWS = 1000  # rows drawn in the table (the CSV has every pair)
 MAX_CHOICES = 200  # pairs offered in "Show a pair"
+FIRST_COLUMNS = ("pair_id", "score_sd", "diff_sd", "disagreement", "outcome", "mean_diff", "scores")
 NUMBER = st.column_config.NumberColumn
 COLUMNS = {
-    "pair_id": st.column_config.TextColumn("Pair"),
+    "pair_id": st.column_config.TextColumn("Pair", pinned=True),
     "domain": st.column_config.TextColumn("Domain"),
     "score_sd": NUMBER(
         "Score SD", format="%.2f", help="SD of the annotators' scores of the same response"
@@ -88,7 +91,7 @@ def draw(study: str, data: StudyRatings, actor: Actor) -> None:
     if table.empty:
         st.info("No pair is behind this figure (each needs the scores it counts).")
         return
-    shown = table.head(MAX_ROWS)
+    shown = _display_order(table.head(MAX_ROWS), all_domains=domain is None)
     st.dataframe(shown, hide_index=True, width="stretch", column_config=COLUMNS, height=248)
     if len(table) > MAX_ROWS:
         st.caption(f"The first {MAX_ROWS} of {len(table)} pairs; the CSV has all of them.")
@@ -102,10 +105,20 @@ def draw(study: str, data: StudyRatings, actor: Actor) -> None:
         on_click="ignore",
         key="download_drilldown",
     )
-    _draw_pair_choice(study, data, table, actor)
+    _draw_pair_choice(study, data, table, parse_figure(figure)[1], actor)
 
 
-def _draw_pair_choice(study: str, data: StudyRatings, table: pd.DataFrame, actor: Actor) -> None:
+def _display_order(table: pd.DataFrame, *, all_domains: bool) -> pd.DataFrame:
+    """The figure's measure and the scores first (what a phone shows without scrolling), the
+    domain last and only when the table spans several."""
+    first = [c for c in FIRST_COLUMNS if c in table.columns]
+    rest = [c for c in table.columns if c not in first and c != "domain"]
+    return table[[*first, *rest, *(["domain"] if all_domains else [])]]
+
+
+def _draw_pair_choice(
+    study: str, data: StudyRatings, table: pd.DataFrame, dim: str, actor: Actor
+) -> None:
     choices = table["pair_id"].head(MAX_CHOICES).tolist()
     labels = dict(zip(choices, _labels(table.head(MAX_CHOICES)), strict=True))
     pair_id = st.selectbox(
@@ -118,10 +131,31 @@ def _draw_pair_choice(study: str, data: StudyRatings, table: pd.DataFrame, actor
     )
     if pair_id is None:
         return
-    st.markdown("**Every annotator's scores**")
-    scores = annotator_scores(data.ratings, pair_id)
-    st.dataframe(scores, hide_index=True, width="stretch")
+    rank = choices.index(pair_id)
+    row = table.iloc[rank]
+    st.markdown(
+        f"**Pair {inert_markdown(pair_id)}** ({rank + 1} of {len(table)}) · "
+        f"{int(row['n_annotators'])} annotators · mean chosen - rejected "
+        f"{row['mean_diff']:+.2f} on {dim.replace('_', ' ')}"
+    )
+    st.dataframe(
+        _score_cells(annotator_scores(data.ratings, pair_id)), hide_index=True, width="stretch"
+    )
+    st.caption("Each annotator's scores, chosen / rejected, on every dimension.")
     results_models.draw_pair(study, pair_id, actor)
+
+
+def _score_cells(scores: pd.DataFrame) -> pd.DataFrame:
+    """`4 / 2` (chosen / rejected) per dimension, one row per annotator."""
+    cells = pd.DataFrame({"Annotator": scores["annotator"]})
+    for dim in DIMENSIONS:
+        pairs = zip(scores[f"{dim} chosen"], scores[f"{dim} rejected"], strict=True)
+        cells[dim.replace("_", " ").capitalize()] = [f"{_num(c)} / {_num(r)}" for c, r in pairs]
+    return cells
+
+
+def _num(value: float) -> str:
+    return "-" if pd.isna(value) else f"{value:g}"
 
 
 def _labels(table: pd.DataFrame) -> list[str]:

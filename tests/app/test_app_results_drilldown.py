@@ -71,13 +71,16 @@ def test_a_figure_lists_its_pairs_most_telling_first_with_a_csv(
     assert drill_table(at)["pair_id"].iloc[0] == expected["pair_id"].iloc[0]
     at.selectbox(key="drill_domain").set_value("Society_and_Culture").run()
     shown = drill_table(at)
-    assert set(shown["domain"]) == {"Society_and_Culture"}
+    in_domain = figure_pairs(ratings, "verdict:helpfulness", domain="Society_and_Culture")
+    assert shown["pair_id"].tolist() == in_domain["pair_id"].tolist()
+    assert "domain" not in shown.columns  # one domain: not repeated on every row
     labels = [b.proto.label for b in at.get("download_button")]
     assert "These pairs with their texts (CSV)" in labels
     name = "demo_verdict_helpfulness_Society_and_Culture_pairs.csv"
     csv = pd.read_csv(io.BytesIO(downloads[name]()))
     assert csv["pair_id"].tolist() == shown["pair_id"].tolist()
     assert {"question", "rubric_aspects", "chosen", "rejected"} <= set(csv.columns)
+    assert set(csv["domain"]) == {"Society_and_Culture"}
 
 
 def test_a_pair_opens_with_its_texts_and_every_annotators_scores(open_app, rated_demo, engine):
@@ -88,9 +91,16 @@ def test_a_pair_opens_with_its_texts_and_every_annotators_scores(open_app, rated
     choice.set_value(first).run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(m.value == "**Chosen** (the benchmark's label)" for m in at.markdown)
-    scores = next(df.value for df in at.dataframe if "annotator" in df.value.columns)
+    scores = next(df.value for df in at.dataframe if "Annotator" in df.value.columns)
     assert len(scores) == 3  # the three simulated annotators
-    assert "rubric_alignment chosen" in scores.columns
+    ratings = study_ratings(engine, "demo").ratings
+    mine = ratings[(ratings["pair_id"] == first) & (ratings["dimension"] == "rubric_alignment")]
+    by = mine.set_index(["annotator", "response"])["score"]
+    expected = [f"{by[(a, 'chosen')]} / {by[(a, 'rejected')]}" for a in scores["Annotator"]]
+    assert scores["Rubric alignment"].tolist() == expected
+    assert any(
+        m.value.startswith(f"**Pair {first}** (1 of 27) · 3 annotators") for m in at.markdown
+    )
 
 
 def test_an_annotator_sees_no_drill_down(open_app, rated_demo):
