@@ -167,3 +167,16 @@ def test_one_pairs_scores_by_annotator(ratings):
     assert table.loc["c", "rubric_alignment chosen"] == 4
     assert np.isnan(table.loc["c", "factuality chosen"])
     assert list(table.columns[:2]) == ["factuality chosen", "factuality rejected"]
+
+
+def test_with_one_annotator_no_pair_is_behind_agreement_but_every_verdict_has_pairs(ratings):
+    alone = ratings[ratings["annotator"] == "a"]
+    for figure in FIGURES:
+        table = figure_pairs(alone, figure)
+        if figure.startswith("agreement:"):
+            assert table.empty
+            assert list(table.columns[:2]) == ["pair_id", "domain"]  # still a table, no rows
+        else:
+            assert len(table) == (3 if figure == "verdict:helpfulness" else 4)
+    with pytest.raises(Invalid, match="no ratings yet"):
+        figure_pairs(ratings.iloc[:0], "accuracy")

@@ -11,11 +11,13 @@ from typing import Any
 import pandas as pd
 import pytest
 from sqlalchemy.engine import Engine
+from sqlmodel import select
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from analysis.drilldown import figure_pairs
 from annotate.db import write_session
+from annotate.db.tables import Pair
 from annotate.domain import accounts
 from annotate.services.demo import DemoSetup, set_up_demo
 from annotate.services.reporting import study_ratings
@@ -107,3 +109,22 @@ def test_an_annotator_sees_no_drill_down(open_app, rated_demo):
     at = open_app(rated_demo.token)
     assert "Pairs behind the figures" not in [s.value for s in at.subheader]
     assert not [s for s in at.selectbox if s.key == "drill_figure"]
+
+
+HOSTILE = '<img src=x onerror="window.__pwned=1"> **bold** ![x](http://evil/x.png)'
+
+
+def test_hostile_pair_ids_and_texts_stay_inert(open_app, rated_demo, engine):
+    with write_session(engine) as session:  # one pair with markup in its id and its texts
+        pair = session.exec(select(Pair).where(Pair.record_id == "ae_1_0")).one()
+        pair.record_id = f"x{HOSTILE}"
+        pair.question = pair.chosen = HOSTILE
+        session.add(pair)
+    at = open_app(researcher_token(engine), pick="demo")
+    hostile_id = f"x{HOSTILE}"
+    assert hostile_id in drill_table(at)["pair_id"].tolist()  # a data cell: never rendered
+    at.selectbox(key="drill_pair").set_value(hostile_id).run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = [m.value for m in at.markdown]
+    assert any(m.startswith("**Pair x&lt;img") for m in shown), shown
+    assert not any("<img" in m or "](http://evil" in m for m in shown)
