@@ -10,7 +10,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from sqlalchemy.engine import Engine
 from sqlmodel import select
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
@@ -18,21 +17,8 @@ from streamlit.testing.v1 import AppTest
 from analysis.drilldown import figure_pairs
 from annotate.db import write_session
 from annotate.db.tables import Pair
-from annotate.domain import accounts
-from annotate.services.demo import DemoSetup, set_up_demo
 from annotate.services.reporting import study_ratings
-from annotate.vocabulary import Role
-
-
-@pytest.fixture
-def rated_demo(engine: Engine) -> DemoSetup:
-    return set_up_demo(engine, simulated_annotators=3)
-
-
-def researcher_token(engine: Engine) -> str:
-    with write_session(engine) as session:
-        _, token = accounts.create_account(session, "res", role=Role.RESEARCHER)
-    return token
+from tests.app.apptest_helpers import researcher_token
 
 
 def drill_table(at: AppTest) -> pd.DataFrame:
