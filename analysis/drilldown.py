@@ -32,7 +32,13 @@ import numpy as np
 import pandas as pd
 
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, PERSONAL_DIMENSION, Verdict
+from annotate.vocabulary import (
+    DIMENSION_LABELS,
+    DIMENSIONS,
+    PERSONAL_DIMENSION,
+    RESPONSES,
+    Verdict,
+)
 
 from .human_verdicts import annotator_votes, human_verdicts
 from .paired import DIFF_DECIMALS
@@ -215,13 +221,16 @@ def _accuracy_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
 
 
 def annotator_scores(ratings: pd.DataFrame, pair_id: str) -> pd.DataFrame:
-    """One pair's scores: a row per annotator, a column per dimension and response
-    (``factuality chosen``, ...), in the vocabulary's order."""
+    """One pair's scores: a row per annotator, a column per dimension (vocabulary order) holding
+    ``chosen/rejected`` (``4/2``; ``-`` for a missing score)."""
     rows = ratings[ratings["pair_id"] == pair_id]
     wide = rows.pivot_table(
         index="annotator", columns=["dimension", "response"], values="score", aggfunc="mean"
     )
-    columns = [(d, r) for d in DIMENSIONS for r in ("chosen", "rejected")]
-    wide = wide.reindex(columns=pd.MultiIndex.from_tuples(columns))
-    wide.columns = [f"{d} {r}" for d, r in columns]
-    return wide.reset_index()
+    columns = pd.MultiIndex.from_tuples([(d, r) for d in DIMENSIONS for r in RESPONSES])
+    wide = wide.reindex(columns=columns)
+    out = pd.DataFrame({"annotator": wide.index})
+    for dim in DIMENSIONS:
+        pairs = zip(wide[(dim, "chosen")], wide[(dim, "rejected")], strict=True)
+        out[dim] = [f"{_score(c)}/{_score(r)}" for c, r in pairs]
+    return out

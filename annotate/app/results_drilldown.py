@@ -138,24 +138,15 @@ def _draw_pair_choice(
         f"{int(row['n_annotators'])} annotators · mean chosen - rejected "
         f"{row['mean_diff']:+.2f} on {dim.replace('_', ' ')}"
     )
+    labels = {dim: dim.replace("_", " ").capitalize() for dim in DIMENSIONS}
     st.dataframe(
-        _score_cells(annotator_scores(data.ratings, pair_id)), hide_index=True, width="stretch"
+        annotator_scores(data.ratings, pair_id),
+        hide_index=True,
+        width="stretch",
+        column_config={"annotator": "Annotator", **labels},
     )
-    st.caption("Each annotator's scores, chosen / rejected, on every dimension.")
+    st.caption("Each annotator's scores, chosen/rejected, on every dimension.")
     results_models.draw_pair(study, pair_id, actor)
-
-
-def _score_cells(scores: pd.DataFrame) -> pd.DataFrame:
-    """`4 / 2` (chosen / rejected) per dimension, one row per annotator."""
-    cells = pd.DataFrame({"Annotator": scores["annotator"]})
-    for dim in DIMENSIONS:
-        pairs = zip(scores[f"{dim} chosen"], scores[f"{dim} rejected"], strict=True)
-        cells[dim.replace("_", " ").capitalize()] = [f"{_num(c)} / {_num(r)}" for c, r in pairs]
-    return cells
-
-
-def _num(value: float) -> str:
-    return "-" if pd.isna(value) else f"{value:g}"
 
 
 def _labels(table: pd.DataFrame) -> list[str]:

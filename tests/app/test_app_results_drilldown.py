@@ -79,13 +79,13 @@ def test_a_pair_opens_with_its_texts_and_every_annotators_scores(open_app, rated
     choice.set_value(first).run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(m.value == "**Chosen** (the benchmark's label)" for m in at.markdown)
-    scores = next(df.value for df in at.dataframe if "Annotator" in df.value.columns)
+    scores = next(df.value for df in at.dataframe if "annotator" in df.value.columns)
     assert len(scores) == 3  # the three simulated annotators
     ratings = study_ratings(engine, "demo").ratings
     mine = ratings[(ratings["pair_id"] == first) & (ratings["dimension"] == "rubric_alignment")]
     by = mine.set_index(["annotator", "response"])["score"]
-    expected = [f"{by[(a, 'chosen')]} / {by[(a, 'rejected')]}" for a in scores["Annotator"]]
-    assert scores["Rubric alignment"].tolist() == expected
+    expected = [f"{by[(a, 'chosen')]}/{by[(a, 'rejected')]}" for a in scores["annotator"]]
+    assert scores["rubric_alignment"].tolist() == expected
     assert any(
         m.value.startswith(f"**Pair {first}** (1 of 27) · 3 annotators") for m in at.markdown
     )
