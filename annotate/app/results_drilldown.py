@@ -139,8 +139,9 @@ def _draw_pair_choice(
         f"{row['mean_diff']:+.2f} on {dim.replace('_', ' ')}"
     )
     labels = {dim: dim.replace("_", " ").capitalize() for dim in DIMENSIONS}
+    scores = annotator_scores(data.ratings, pair_id)  # the figure's dimension first (phones)
     st.dataframe(
-        annotator_scores(data.ratings, pair_id),
+        scores[["annotator", dim, *(d for d in DIMENSIONS if d != dim)]],
         hide_index=True,
         width="stretch",
         column_config={"annotator": "Annotator", **labels},

@@ -86,6 +86,7 @@ def test_a_pair_opens_with_its_texts_and_every_annotators_scores(open_app, rated
     by = mine.set_index(["annotator", "response"])["score"]
     expected = [f"{by[(a, 'chosen')]}/{by[(a, 'rejected')]}" for a in scores["annotator"]]
     assert scores["rubric_alignment"].tolist() == expected
+    assert list(scores.columns[:2]) == ["annotator", "rubric_alignment"]  # the figure's first
     assert any(
         m.value.startswith(f"**Pair {first}** (1 of 27) · 3 annotators") for m in at.markdown
     )
