@@ -63,6 +63,8 @@ def _figures() -> dict[str, str]:
 
 FIGURES: dict[str, str] = _figures()
 """Figure name -> a short human label (the app's selector, the CLI's help)."""
+FIGURE_HELP = "The figure: " + ", ".join(FIGURES) + "."
+"""The `--figure` option's help, in both command lines."""
 
 ORDER_NOTES: dict[str, str] = {
     "agreement": "Pairs rated by two or more annotators, the most disagreeing first: score_sd is "

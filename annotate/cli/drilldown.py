@@ -8,13 +8,12 @@ from typing import Annotated
 
 import typer
 
-from analysis.drilldown import FIGURES, figure_note
+from analysis.drilldown import FIGURE_HELP, FIGURES, figure_note
 from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
 from annotate.domain.studies import DEFAULT_STUDY
 from annotate.services.drilldown import TEXT_COLUMNS, study_figure_pairs
 
 Opt = typer.Option
-FIGURE_HELP = "The figure: " + ", ".join(FIGURES) + "."
 
 
 @app.command("drilldown")
