@@ -18,7 +18,7 @@ A figure is named ``kind:dimension`` (or ``accuracy``); :data:`FIGURES` lists th
   (``outcome`` rejected higher, then tie, then chosen higher; by ``mean_diff`` within), with
   the annotators' votes and their majority beside it.
 
-Every table has ``pair_id``, ``domain``, ``n_annotators``, the figure's measures,
+Every table has ``pair_id``, ``domain``, the figure's measures, ``n_annotators``,
 ``mean_chosen``, ``mean_rejected``, ``mean_diff`` and ``scores``: each annotator's chosen/rejected
 scores on the figure's dimension (``ana 4/2; ben 5/-``). The ratings are a validated export
 frame of one study (:func:`analysis.ratings.validate_ratings`), excluded pairs already left out.
