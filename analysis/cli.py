@@ -1,4 +1,5 @@
-"""Command line: ``python -m analysis report RATINGS_FILE [options]``.
+"""Command line: ``python -m analysis report RATINGS_FILE [options]`` (also ``power``,
+``figures``, ``pairs``).
 
 The options and `emit_report` are shared with ``prb-annotate report``, which reads the ratings
 from the database instead of a file.
@@ -19,6 +20,7 @@ import typer
 from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_N_BOOT, SCALE_MAX, SCALE_MIN
 
 from .adjudication import attach_adjudication
+from .drilldown import FIGURE_HELP, figure_pairs
 from .options import (
     AlphaOption,
     BootstrapOption,
@@ -244,3 +246,29 @@ def figures(
         raise typer.Exit(code=1) from None
     for path in written:
         typer.echo(f"wrote {path}", err=True)
+
+
+@app.command()
+def pairs(
+    ratings_file: Annotated[Path, typer.Argument(help="Ratings export: .csv, .jsonl or .parquet.")],
+    figure: Annotated[str, typer.Option("--figure", "-f", help=FIGURE_HELP)],
+    domain: Annotated[str | None, typer.Option(help="Only the pairs of this domain.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--out", "-o", help="CSV file to write (default: stdout).")
+    ] = None,
+    scale_min: Annotated[int, typer.Option("--scale-min", help="Lowest score.")] = SCALE_MIN,
+    scale_max: Annotated[int, typer.Option("--scale-max", help="Highest score.")] = SCALE_MAX,
+) -> None:
+    """The pairs behind a figure of the report, the most telling first, as CSV (scores only:
+    `prb-annotate drilldown --csv` adds the pairs' texts from the database)."""
+    try:
+        table = figure_pairs(load_ratings(ratings_file, scale_min, scale_max), figure, domain)
+        text = table.to_csv(index=False)
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            output.write_text(text, encoding="utf-8")
+            typer.echo(f"wrote {len(table)} pairs to {output}", err=True)
+    except (RatingsError, ValueError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from None

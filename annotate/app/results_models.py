@@ -84,7 +84,7 @@ def _draw_audit(study: str, report: Report, actor: Actor) -> None:
         "Show a pair", [a["pair_id"] for a in audit], index=None, key="audit_pair"
     )
     if pair_id is not None:
-        _draw_pair(study, pair_id, actor)
+        draw_pair(study, pair_id, actor)
 
 
 def _audit_csv(study: str, actor: Actor) -> bytes:
@@ -92,7 +92,9 @@ def _audit_csv(study: str, actor: Actor) -> bytes:
     return reward_models.audit_table(inputs).to_csv(index=False).encode("utf-8")
 
 
-def _draw_pair(study: str, pair_id: str, actor: Actor) -> None:
+def draw_pair(study: str, pair_id: str, actor: Actor) -> None:
+    """One pair for the researchers: its texts (chosen and rejected labelled, inert), the
+    annotators' comments and every model's result on it."""
     detail = reward_models.audited_pair_detail(engine(), actor, study, pair_id)
     pair = detail.pair
     st.markdown(f"**Question** ({inert_markdown(pair.domain)} · {inert_markdown(pair.category)})")

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -124,3 +125,20 @@ def test_margin_unit_and_planned_power(ratings_file):
     assert report["schema_version"] == 2
     bad = runner.invoke(app, ["report", str(ratings_file), "--margin-unit", "percent"])
     assert bad.exit_code != 0
+
+
+def test_pairs_behind_a_figure_from_an_export(tmp_path):
+    from tests.analysis.test_analysis_drilldown import hand_made
+
+    export = tmp_path / "ratings.csv"
+    hand_made().to_csv(export, index=False)
+    out = tmp_path / "pairs.csv"
+    args = ["pairs", str(export), "--figure", "verdict:rubric_alignment", "-o", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "wrote 4 pairs" in result.stderr
+    # the order worked out by hand in test_analysis_drilldown.py
+    assert pd.read_csv(out)["pair_id"].tolist() == ["p4", "p3", "p2", "p1"]
+    result = runner.invoke(app, ["pairs", str(export), "--figure", "alpha"])
+    assert result.exit_code == 1
+    assert "unknown figure 'alpha'; expected one of: agreement:factuality" in result.stderr

@@ -12,8 +12,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
-from annotate.db import read_session
+from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, RatingRevision
+from annotate.domain import accounts
+from annotate.vocabulary import Role
 
 SIDES = ("A", "B")
 DIMENSIONS = ("factuality", "relevance", "helpfulness", "rubric_alignment")
@@ -189,3 +191,10 @@ def sent_elements(node: Any) -> list[str]:
     for child in children.values() if isinstance(children, dict) else children:
         found += sent_elements(child)
     return found
+
+
+def researcher_token(engine: Engine, name: str = "res") -> str:
+    """A new researcher account's login token."""
+    with write_session(engine) as session:
+        _, token = accounts.create_account(session, name, role=Role.RESEARCHER)
+    return token

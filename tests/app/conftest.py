@@ -42,6 +42,12 @@ def demo(engine: Engine) -> DemoSetup:
 
 
 @pytest.fixture
+def rated_demo(engine: Engine) -> DemoSetup:
+    """The demo rated by 3 simulated annotators (the results page has something to show)."""
+    return set_up_demo(engine, simulated_annotators=3)
+
+
+@pytest.fixture
 def app_env(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Point the app at the test's database, with no engine cached from another test."""
     monkeypatch.setenv(DATABASE_ENV, db_url)

@@ -4,27 +4,11 @@ text, and nothing of it on an annotator's page."""
 
 from __future__ import annotations
 
-import pytest
-from sqlalchemy.engine import Engine
-
 from annotate.db import write_session
 from annotate.db.tables import ModelPrediction
-from annotate.domain import accounts
-from annotate.services.demo import DemoSetup, set_up_demo
-from annotate.vocabulary import Role
+from tests.app.apptest_helpers import researcher_token
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"> **bold** ![x](http://evil/x.png)'
-
-
-@pytest.fixture
-def rated_demo(engine: Engine) -> DemoSetup:
-    return set_up_demo(engine, simulated_annotators=3)
-
-
-def researcher_token(engine: Engine) -> str:
-    with write_session(engine) as session:
-        _, token = accounts.create_account(session, "res", role=Role.RESEARCHER)
-    return token
 
 
 def test_the_demo_imports_both_made_up_models(rated_demo):

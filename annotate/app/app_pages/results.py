@@ -16,7 +16,7 @@ from analysis.preference import preference_table
 from analysis.render import render_report
 from analysis.report_types import Report
 from analysis.tables import Table, accuracy_table, dimension_table
-from annotate.app import results_models, results_rules
+from annotate.app import results_drilldown, results_models, results_rules
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
@@ -107,6 +107,7 @@ def draw() -> None:
     _draw_verdict(report)
     _draw_tables(report)
     _draw_charts(report)
+    results_drilldown.draw(study, data, account)
     results_models.draw(study, report, account)
     _draw_power(data, margin)
     _draw_downloads(study, data, report)

@@ -1,0 +1,44 @@
+"""`prb-annotate drilldown`: the pairs behind a figure of the validation report, the most
+telling first (through `annotate.services.drilldown`, as the results page does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from analysis.drilldown import FIGURE_HELP, FIGURES, figure_note
+from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
+from annotate.domain.studies import DEFAULT_STUDY
+from annotate.services.drilldown import TEXT_COLUMNS, study_figure_pairs
+
+Opt = typer.Option
+
+
+@app.command("drilldown")
+def drilldown_command(
+    figure: Annotated[str, Opt("--figure", "-f", help=FIGURE_HELP)],
+    study: StudyOption = DEFAULT_STUDY,
+    domain: Annotated[str | None, Opt(help="Only the pairs of this domain.")] = None,
+    csv: Annotated[
+        Path | None,
+        Opt("--csv", help="Write every pair, with its texts, to this CSV file (default: print)."),
+    ] = None,
+    top: Annotated[int, Opt(min=1, help="How many pairs to print (without --csv).")] = 20,
+) -> None:
+    """The pairs behind a figure of the report (agreement, verdict, human accuracy), the most
+    disagreeing first, with each annotator's chosen/rejected scores; --csv adds the question,
+    rubric aspects and both responses."""
+    if figure not in FIGURES:
+        raise fail(f"--figure must be one of: {', '.join(FIGURES)}; got {figure!r}")
+    with refusals():
+        table = study_figure_pairs(State.engine(), ACTOR, study, figure, domain)
+    if csv is not None:
+        table.to_csv(csv, index=False)
+        out.print(f"Wrote {len(table)} pairs behind {figure} to {csv}.", highlight=False)
+        return
+    out.print(f"{FIGURES[figure]}: {len(table)} pairs. {figure_note(figure)}", highlight=False)
+    shown = table.drop(columns=list(TEXT_COLUMNS)).head(top)
+    text = shown.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="")
+    out.print(text, highlight=False, markup=False)

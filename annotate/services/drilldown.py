@@ -1,0 +1,90 @@
+"""The drill-down with the pairs' texts (researcher or admin): the pairs behind a figure of the
+validation report (:mod:`analysis.drilldown`), joined to their question, rubric aspects and
+both responses labelled chosen and rejected, as a table or CSV.
+
+This is the researchers' view, so the labels are shown; annotators never reach it (every
+function checks the results roles). The texts are untrusted: the page renders them inert.
+Pairs an admin excluded from the analysis, and annotators a pre-registered exclusion rule
+excludes, are left out here as from every figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import pandas as pd
+from sqlalchemy.engine import Engine
+from sqlmodel import col, select
+
+from analysis import drilldown
+from annotate.db import read_session
+from annotate.db.tables import Pair, stored_id
+from annotate.domain.permissions import RESULTS_ROLES, Actor, require_role
+from annotate.domain.studies import get_study
+from annotate.services.reporting import StudyRatings, study_ratings
+
+TEXT_COLUMNS = ("category", "question", "rubric_aspects", "chosen", "rejected")
+"""The texts the CSV adds after the figure's columns (rubric aspects joined by " | ")."""
+ASPECT_SEPARATOR = " | "
+
+
+def included_ratings(data: StudyRatings) -> pd.DataFrame:
+    """The ratings the figures use: without the pairs an admin excluded from the analysis and
+    without the annotators a pre-registered exclusion rule excludes."""
+    left_out = {e["pair_id"] for e in data.excluded}
+    ratings = data.primary()
+    return ratings[~ratings["pair_id"].isin(left_out)]
+
+
+def figure_pairs(
+    engine: Engine, actor: Actor, data: StudyRatings, figure: str, domain: str | None = None
+) -> pd.DataFrame:
+    """The pairs behind `figure` in the ratings already read (`data`), most telling first."""
+    with read_session(engine) as session:
+        require_role(session, actor, *RESULTS_ROLES)
+    return drilldown.figure_pairs(included_ratings(data), figure, domain)
+
+
+def pair_texts(engine: Engine, actor: Actor, study: str, pair_ids: Collection[str]) -> pd.DataFrame:
+    """The texts of the study's pairs `pair_ids` (index pair_id, columns TEXT_COLUMNS)."""
+    wanted = set(pair_ids)
+    with read_session(engine) as session:
+        require_role(session, actor, *RESULTS_ROLES)
+        study_id = stored_id(get_study(session, study))
+        pairs = session.exec(select(Pair).where(col(Pair.study_id) == study_id)).all()
+        records = [
+            (p.record_id, p.category, p.question, _aspects(p.rubric_aspects), p.chosen, p.rejected)
+            for p in pairs
+            if p.record_id in wanted
+        ]
+    frame = pd.DataFrame(records, columns=["pair_id", *TEXT_COLUMNS])
+    return frame.set_index("pair_id")
+
+
+def _aspects(aspects: list[dict[str, object]]) -> str:
+    return ASPECT_SEPARATOR.join(str(a.get("aspect", "")) for a in aspects)
+
+
+def with_texts(engine: Engine, actor: Actor, study: str, table: pd.DataFrame) -> pd.DataFrame:
+    """`table` (a figure's pairs) with each pair's texts after its own columns."""
+    texts = pair_texts(engine, actor, study, table["pair_id"].tolist())
+    return table.join(texts, on="pair_id")
+
+
+def figure_csv(
+    engine: Engine, actor: Actor, data: StudyRatings, figure: str, domain: str | None = None
+) -> bytes:
+    """The figure's pairs with their texts as UTF-8 CSV (the results page's download)."""
+    table = figure_pairs(engine, actor, data, figure, domain)
+    csv: str = with_texts(engine, actor, data.study, table).to_csv(index=False)
+    return csv.encode("utf-8")
+
+
+def study_figure_pairs(
+    engine: Engine, actor: Actor, study: str, figure: str, domain: str | None = None
+) -> pd.DataFrame:
+    """The pairs behind `figure` in a study, read from the database, with their texts (CLI)."""
+    with read_session(engine) as session:
+        require_role(session, actor, *RESULTS_ROLES)
+    data = study_ratings(engine, study)
+    return with_texts(engine, actor, study, figure_pairs(engine, actor, data, figure, domain))
