@@ -235,7 +235,7 @@ def report_command(
     """The validation report of a study, from the database (same options as `python -m analysis
     report`; the margin's unit and record come from the study)."""
     from analysis.cli import emit_report
-    from annotate.services.reporting import study_ratings
+    from annotate.services.reporting import study_ratings, with_study_options
     from annotate.services.reward_models import model_inputs, with_reward_models
 
     with refusals():
@@ -257,7 +257,7 @@ def report_command(
         output=output,
         scale_min=rated.scale_min,
         scale_max=rated.scale_max,
-        extend=lambda report: with_reward_models(report, models),
+        extend=lambda report: with_study_options(with_reward_models(report, models), rated),
         excluded_pairs=rated.excluded,
         planned=planned_values(plan_pairs, plan_annotators),
     )

@@ -100,7 +100,13 @@ def study_report(
         scale_max=data.scale_max,
         excluded_pairs=data.excluded,
     )
-    report = attach_preference(report, data.ratings)  # a study asking for the direct preference
+    return with_study_options(report, data)
+
+
+def with_study_options(report: Report, data: StudyRatings) -> Report:
+    """The report with the keys of the study's design options: the direct preference, the
+    aspect checklist and the figures by survey answer (each only when the study uses it)."""
+    report = attach_preference(report, data.ratings)
     left_out = [e["pair_id"] for e in data.excluded]
     report = attach_aspects(report, data.aspects, data.ratings, data.judges, left_out)
-    return attach_attributes(report, data.ratings)  # a study with a survey
+    return attach_attributes(report, data.ratings)
