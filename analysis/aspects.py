@@ -107,10 +107,10 @@ def weakest(units: pd.DataFrame) -> list[WeakAspect]:
     ]
 
 
-def consensus(values: pd.Series) -> int:
-    """The annotators' median coverage; a half (two annotators apart) rounds toward 1."""
-    median = float(np.median(values.to_numpy(float)))
-    return 1 if median in (0.5, 1.5) else int(median)
+def consensus(medians: pd.Series) -> pd.Series:
+    """The annotators' median coverage per unit as 0/1/2: a half (two annotators apart) is
+    rounded toward 1 ("partly")."""
+    return medians.where(~medians.isin([0.5, 1.5]), 1.0).astype("int64")
 
 
 def quadratic_kappa(first: np.ndarray, second: np.ndarray) -> float | None:
@@ -132,7 +132,7 @@ def quadratic_kappa(first: np.ndarray, second: np.ndarray) -> float | None:
 def judge_agreement(marks: pd.DataFrame, judge: pd.DataFrame) -> list[JudgeAgreement]:
     """One judge against the human consensus: all aspects, then at each place of the rubric."""
     keys = ["pair_id", "response", "aspect_index"]
-    human = marks.groupby(keys)["coverage"].agg(consensus).rename("human")
+    human = consensus(marks.groupby(keys)["coverage"].median()).rename("human")
     joined = judge.set_index(keys)[["coverage"]].join(human, how="inner").reset_index()
 
     def row(label: str, part: pd.DataFrame) -> JudgeAgreement:
