@@ -24,22 +24,50 @@ imported LLM judges' scores (`judge`, `pair_id`, `response`, `aspect_index`, `co
 from __future__ import annotations
 
 from collections.abc import Collection
+from pathlib import Path
 from typing import cast
 
 import numpy as np
 import pandas as pd
 
-from annotate.vocabulary import COVERAGE_POINTS, PERSONAL_DIMENSION
+from annotate.vocabulary import (
+    ASPECT_EXPORT_COLUMNS,
+    COVERAGE_POINTS,
+    PERSONAL_DIMENSION,
+    RESPONSES,
+)
 
 from .alpha import alpha_from_long
 from .aspect_types import AspectComparison, AspectSummary, JudgeAgreement, WeakAspect
 from .paired import t_interval, wilcoxon_test
+from .ratings import RatingsError, check_allowed, checked_integers, read_raw
 from .report import to_jsonable
 from .report_types import Report
 from .reward_models import spearman
 
 UNIT = ["pair_id", "aspect_index"]
 WEAKEST_SHOWN = 10
+MAX_ASPECTS = 1000
+
+
+def load_aspects(path: Path) -> pd.DataFrame:
+    """Read and check an aspect table (`prb-annotate export --table aspects`, or the published
+    aspects.parquet): csv, jsonl or parquet; RatingsError at the first bad value, located."""
+    if not path.is_file():
+        raise RatingsError(f"{path}: no such file")
+    raw, locate = read_raw(path)
+    missing = [c for c in ASPECT_EXPORT_COLUMNS if c not in raw.columns]
+    if missing:
+        raise RatingsError(f"{path.name}: missing column(s) {', '.join(missing)}")
+    table = raw[list(ASPECT_EXPORT_COLUMNS)].copy()
+    check_allowed(table, "response", RESPONSES, locate)
+    low, high = COVERAGE_POINTS[0], COVERAGE_POINTS[-1]
+    table["coverage"] = checked_integers(raw["coverage"], low, high, locate, "coverage")
+    index = checked_integers(raw["aspect_index"], 0, MAX_ASPECTS, locate, "aspect_index")
+    table["aspect_index"] = index
+    for column in ("pair_id", "annotator", "aspect"):
+        table[column] = table[column].fillna("").astype(str)
+    return table
 
 
 def unit_means(marks: pd.DataFrame) -> pd.DataFrame:

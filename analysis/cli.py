@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -124,6 +125,14 @@ def report(
     ] = SCALE_MAX,
     plan_pairs: PlanPairsOption = None,
     plan_annotators: PlanAnnotatorsOption = 3,
+    aspects_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--aspects",
+            help="The study's aspect table (prb-annotate export --table aspects): adds the "
+            "aspect checklist's sections.",
+        ),
+    ] = None,
 ) -> None:
     """Compute the validation report for a ratings export."""
     emit_report(
@@ -139,7 +148,20 @@ def report(
         scale_max=scale_max,
         margin_unit=margin_unit.value,
         planned=planned_values(plan_pairs, plan_annotators),
+        extend=None
+        if aspects_file is None
+        else partial(_with_aspects, aspects_file, ratings_file, (scale_min, scale_max)),
     )
+
+
+def _with_aspects(
+    aspects_file: Path, ratings_file: Path, scale: tuple[int, int], report: Report
+) -> Report:
+    """The report with the aspect checklist's figures from the aspect table beside the export."""
+    from .aspects import attach_aspects, load_aspects
+
+    ratings = load_ratings(ratings_file, *scale)
+    return attach_aspects(report, load_aspects(aspects_file), ratings)
 
 
 @app.command()

@@ -174,3 +174,40 @@ def test_aspect_text_is_inert_in_the_rendered_report(report):
     assert "<script>alert(1)" not in render_report(extended, "html")
     markdown = render_report(extended, "md")  # escaped as render.markdown_cell does
     assert "\\<script>alert(1)\\</script> \\| cell" in markdown
+
+
+def test_an_aspect_table_file_is_read_and_a_bad_value_located(tmp_path):
+    from analysis.aspects import load_aspects
+    from analysis.ratings import RatingsError
+
+    path = tmp_path / "aspects.csv"
+    marks().to_csv(path, index=False)
+    table = load_aspects(path)
+    assert table["coverage"].tolist() == X + Y
+    bad = marks()
+    bad.loc[4, "coverage"] = 3
+    bad.to_csv(path, index=False)
+    with pytest.raises(RatingsError, match=r"aspects.csv line 6, column 'coverage': expected an "
+                       r"integer from 0 to 2, got 3"):  # fmt: skip
+        load_aspects(path)
+    marks().drop(columns=["aspect"]).to_csv(path, index=False)
+    with pytest.raises(RatingsError, match="missing column"):
+        load_aspects(path)
+
+
+def test_python_m_analysis_report_takes_the_aspect_table(tmp_path, validating_study):
+    from typer.testing import CliRunner
+
+    from analysis.cli import app
+
+    ratings_path, aspects_path = tmp_path / "ratings.csv", tmp_path / "aspects.csv"
+    validating_study.to_csv(ratings_path, index=False)
+    marks().to_csv(aspects_path, index=False)
+    args = ["report", str(ratings_path), "--format", "md", "--bootstrap", "0"]
+    plain = CliRunner().invoke(app, args)
+    assert plain.exit_code == 0, plain.output
+    assert "Aspect checklist" not in plain.output
+    result = CliRunner().invoke(app, [*args, "--aspects", str(aspects_path)])
+    assert result.exit_code == 0, result.output
+    assert "## Aspect checklist: chosen vs rejected coverage" in result.output
+    assert "| All aspects | 3 | 1.33 | 0.67 |" in result.output
