@@ -1,8 +1,8 @@
 """Security 2: roles are enforced on every page and every admin action.
 
 - Every public function of the admin services (`annotate.services.studies`, `people`, `data`,
-  `plans`, `progress`) that takes an `actor` (found with `inspect`, so a new one is checked
-  without editing this file) refuses an annotator, a
+  `plans`, `progress`, `flags`, `audited`, `publish`, `aspects`) that takes an `actor` (found
+  with `inspect`, so a new one is checked without editing this file) refuses an annotator, a
   researcher, a deactivated admin and nobody, before changing anything; and works for an active
   admin.
 - The navigation: an annotator gets only the rating page, a researcher results and rating, an
@@ -44,7 +44,17 @@ from annotate.db import write_session
 from annotate.domain import accounts
 from annotate.domain.assignment import PairSelection
 from annotate.domain.permissions import PermissionDenied
-from annotate.services import audited, data, flags, people, plans, progress, publish, studies
+from annotate.services import (
+    aspects,
+    audited,
+    data,
+    flags,
+    people,
+    plans,
+    progress,
+    publish,
+    studies,
+)
 from tests.admin.admin_helpers import make_people, make_study
 from tests.app.browser_helpers import settle
 
@@ -91,10 +101,13 @@ ARGUMENTS: dict[str, Any] = {
     "n_boot": 0,
     "seed": 0,
     "license": "mit",
+    "path": Path(tempfile.gettempdir()) / "prb-security-judge.jsonl",
+    "judge": "x",
+    "replace": False,
 }
 
 
-ADMIN_SERVICES = (studies, people, data, plans, progress, flags, audited, publish)
+ADMIN_SERVICES = (studies, people, data, plans, progress, flags, audited, publish, aspects)
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 
 
