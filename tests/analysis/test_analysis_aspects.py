@@ -211,3 +211,22 @@ def test_python_m_analysis_report_takes_the_aspect_table(tmp_path, validating_st
     assert result.exit_code == 0, result.output
     assert "## Aspect checklist: chosen vs rejected coverage" in result.output
     assert "| All aspects | 3 | 1.33 | 0.67 |" in result.output
+
+
+def test_the_aspects_key_has_exactly_the_typed_keys(report):
+    from typing import get_type_hints
+
+    from analysis import aspect_types
+
+    extended = attach_aspects(report, marks(), ratings(), judges())
+    summary = extended["aspects"]
+
+    def keys(shape: type) -> set[str]:
+        return set(get_type_hints(shape))
+
+    assert set(summary) == keys(aspect_types.AspectSummary)
+    for comparison in [summary["overall"], *summary["by_aspect"]]:
+        assert set(comparison) == keys(aspect_types.AspectComparison)
+    assert {frozenset(w) for w in summary["weakest"]} == {frozenset(keys(aspect_types.WeakAspect))}
+    lines = [line for judge in summary["judges"].values() for line in judge]
+    assert {frozenset(a) for a in lines} == {frozenset(keys(aspect_types.JudgeAgreement))}
