@@ -24,22 +24,59 @@ imported LLM judges' scores (`judge`, `pair_id`, `response`, `aspect_index`, `co
 from __future__ import annotations
 
 from collections.abc import Collection
+from pathlib import Path
 from typing import cast
 
 import numpy as np
 import pandas as pd
 
-from annotate.vocabulary import COVERAGE_POINTS, PERSONAL_DIMENSION
+from annotate.vocabulary import (
+    ASPECT_EXPORT_COLUMNS,
+    COVERAGE_POINTS,
+    PERSONAL_DIMENSION,
+    RESPONSES,
+)
 
 from .alpha import alpha_from_long
 from .aspect_types import AspectComparison, AspectSummary, JudgeAgreement, WeakAspect
 from .paired import t_interval, wilcoxon_test
+from .ratings import (
+    PURPOSE_COLUMN,
+    RatingsError,
+    check_allowed,
+    checked_integers,
+    purpose_mask,
+    read_raw,
+)
 from .report import to_jsonable
 from .report_types import Report
 from .reward_models import spearman
 
 UNIT = ["pair_id", "aspect_index"]
 WEAKEST_SHOWN = 10
+MAX_ASPECTS = 1000
+
+
+def load_aspects(path: Path) -> pd.DataFrame:
+    """Read and check an aspect table (`prb-annotate export --table aspects`, or the published
+    aspects.parquet): csv, jsonl or parquet; RatingsError at the first bad value, located."""
+    if not path.is_file():
+        raise RatingsError(f"{path}: no such file")
+    raw, locate = read_raw(path)
+    # `purpose` may be missing (a table from before adjudication): every mark is a rating's.
+    columns = [c for c in ASPECT_EXPORT_COLUMNS if c != PURPOSE_COLUMN or c in raw.columns]
+    missing = [c for c in columns if c not in raw.columns]
+    if missing:
+        raise RatingsError(f"{path.name}: missing column(s) {', '.join(missing)}")
+    table = raw[columns].copy()
+    check_allowed(table, "response", RESPONSES, locate)
+    low, high = COVERAGE_POINTS[0], COVERAGE_POINTS[-1]
+    table["coverage"] = checked_integers(raw["coverage"], low, high, locate, "coverage")
+    index = checked_integers(raw["aspect_index"], 0, MAX_ASPECTS, locate, "aspect_index")
+    table["aspect_index"] = index
+    for column in ("pair_id", "annotator", "aspect"):
+        table[column] = table[column].fillna("").astype(str)
+    return table
 
 
 def unit_means(marks: pd.DataFrame) -> pd.DataFrame:
@@ -107,10 +144,10 @@ def weakest(units: pd.DataFrame) -> list[WeakAspect]:
     ]
 
 
-def consensus(values: pd.Series) -> int:
-    """The annotators' median coverage; a half (two annotators apart) rounds toward 1."""
-    median = float(np.median(values.to_numpy(float)))
-    return 1 if median in (0.5, 1.5) else int(median)
+def consensus(medians: pd.Series) -> pd.Series:
+    """The annotators' median coverage per unit as 0/1/2: a half (two annotators apart) is
+    rounded toward 1 ("partly")."""
+    return medians.where(~medians.isin([0.5, 1.5]), 1.0).astype("int64")
 
 
 def quadratic_kappa(first: np.ndarray, second: np.ndarray) -> float | None:
@@ -132,7 +169,7 @@ def quadratic_kappa(first: np.ndarray, second: np.ndarray) -> float | None:
 def judge_agreement(marks: pd.DataFrame, judge: pd.DataFrame) -> list[JudgeAgreement]:
     """One judge against the human consensus: all aspects, then at each place of the rubric."""
     keys = ["pair_id", "response", "aspect_index"]
-    human = marks.groupby(keys)["coverage"].agg(consensus).rename("human")
+    human = consensus(marks.groupby(keys)["coverage"].median()).rename("human")
     joined = judge.set_index(keys)[["coverage"]].join(human, how="inner").reset_index()
 
     def row(label: str, part: pd.DataFrame) -> JudgeAgreement:
@@ -196,6 +233,7 @@ def attach_aspects(
     """The report with its `aspects` key, when the study's aspect table holds marks."""
     if marks is None:
         return report
+    marks = marks[purpose_mask(marks)]  # an adjudicator's marks are not among the figures
     summary = aspect_summary(marks, ratings, judges, excluded)
     if summary is None:
         return report

@@ -128,6 +128,14 @@ def report(
     ] = SCALE_MAX,
     plan_pairs: PlanPairsOption = None,
     plan_annotators: PlanAnnotatorsOption = 3,
+    aspects_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--aspects",
+            help="The study's aspect table (prb-annotate export --table aspects): adds the "
+            "aspect checklist's sections.",
+        ),
+    ] = None,
 ) -> None:
     """Compute the validation report for a ratings export."""
     emit_report(
@@ -143,15 +151,25 @@ def report(
         scale_max=scale_max,
         margin_unit=margin_unit.value,
         planned=planned_values(plan_pairs, plan_annotators),
-        extend=partial(_with_adjudication, ratings_file),
+        extend=partial(_with_files, ratings_file, aspects_file, (scale_min, scale_max)),
     )
 
 
-def _with_adjudication(ratings_file: Path, report: Report) -> Report:
-    """The adjudication figures of an export holding adjudications (the validated ratings
-    keep only the fixed columns, so the file's purpose column is read again here)."""
+def _with_files(
+    ratings_file: Path, aspects_file: Path | None, scale: tuple[int, int], report: Report
+) -> Report:
+    """The report with what the files hold beyond the fixed columns: the adjudication figures
+    of an export holding adjudications (the validated ratings keep only the fixed columns, so
+    the file's purpose column is read again here), and the aspect checklist's figures from an
+    aspect table given beside the export."""
     raw, _ = read_raw(ratings_file)
-    return attach_adjudication(report, raw)
+    report = attach_adjudication(report, raw)
+    if aspects_file is None:
+        return report
+    from .aspects import attach_aspects, load_aspects
+
+    ratings = load_ratings(ratings_file, *scale)
+    return attach_aspects(report, load_aspects(aspects_file), ratings)
 
 
 @app.command()

@@ -162,6 +162,7 @@ def _fail(
     got = ""
     if values is not None:
         value = values.iloc[bad[0]]
+        value = value.item() if isinstance(value, np.generic) else value  # 3, not np.int64(3)
         got = ", got an empty cell" if pd.isna(value) else f", got {value!r}"
     more = f" ({bad.size - 1} more rows like this)" if bad.size > 1 else ""
     raise RatingsError(
@@ -195,10 +196,10 @@ def _validate(
     out = pd.DataFrame(index=df.index)
     for column in TEXT_COLUMNS:
         out[column] = df[column].fillna("").astype("str")
-    _check_allowed(out, "response", RESPONSES, locate)
-    _check_allowed(out, "side", SIDES, locate)
-    _check_allowed(out, "dimension", DIMENSIONS, locate)
-    out["score"] = _checked_scores(df["score"], scale_min, scale_max, locate)
+    check_allowed(out, "response", RESPONSES, locate)
+    check_allowed(out, "side", SIDES, locate)
+    check_allowed(out, "dimension", DIMENSIONS, locate)
+    out["score"] = checked_integers(df["score"], scale_min, scale_max, locate)
     out["seconds"] = _checked_seconds(df["seconds"], locate)
     out["created_at"] = df["created_at"].fillna("").astype("str")
     out = out[list(EXPORT_COLUMNS)]
@@ -215,22 +216,23 @@ def _kept_locator(locate: Locator, kept: IntArray) -> Locator:
     return located
 
 
-def _check_allowed(
-    df: pd.DataFrame, column: str, allowed: tuple[str, ...], locate: Locator
-) -> None:
+def check_allowed(df: pd.DataFrame, column: str, allowed: tuple[str, ...], locate: Locator) -> None:
     expected = "one of " + ", ".join(repr(v) for v in allowed)
     _fail(locate, ~df[column].isin(allowed).to_numpy(), column, expected, df[column])
 
 
-def _checked_scores(raw: pd.Series, scale_min: int, scale_max: int, locate: Locator) -> pd.Series:
+def checked_integers(
+    raw: pd.Series, scale_min: int, scale_max: int, locate: Locator, column: str = "score"
+) -> pd.Series:
+    """The column as int64; RatingsError at the first value that is not an integer in range."""
     expected = f"an integer from {scale_min} to {scale_max}"
     if raw.dtype == bool:
-        _fail(locate, np.ones(len(raw), dtype=bool), "score", expected, raw)
+        _fail(locate, np.ones(len(raw), dtype=bool), column, expected, raw)
     numeric = pd.to_numeric(raw, errors="coerce").astype("float64").to_numpy()
     bad = ~np.isfinite(numeric)
     bad |= np.where(bad, False, numeric != np.round(numeric))
     bad |= np.where(bad, False, (numeric < scale_min) | (numeric > scale_max))
-    _fail(locate, bad, "score", expected, raw)
+    _fail(locate, bad, column, expected, raw)
     return pd.Series(numeric.astype(np.int64), index=raw.index)
 
 

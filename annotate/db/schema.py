@@ -81,6 +81,7 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("study", "aspect_checklist"),
             ("aspectmark", "id"),
+            ("aspectmarkrevision", "id"),
             ("aspectjudge", "id"),
             ("aspectjudgescore", "id"),
         ),

@@ -309,6 +309,17 @@ class AspectMark(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
 
 
+class AspectMarkRevision(SQLModel, table=True):
+    """An earlier value of an aspect mark, kept when the annotator changes it."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    mark_id: int = Field(foreign_key="aspectmark.id", index=True)
+    revision: int
+    coverage: int
+    created_at: datetime
+    replaced_at: datetime = Field(default_factory=utcnow)
+
+
 class AspectJudge(SQLModel, table=True):
     """An LLM judge's aspect scores imported for a study (never shown to annotators)."""
 

@@ -6,7 +6,8 @@ covers this aspect very well.").
 
 Blinding: the page sends marks by side (A, B) as one list per side in the pair's aspect order;
 `save_marks` maps each side to its response here, on the server, like the scores. A changed mark
-counts one more revision. These functions work in the caller's transaction.
+keeps its earlier value as a revision (`AspectMarkRevision`). These functions work in the
+caller's transaction.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
-from annotate.db.tables import AspectMark, Assignment, Pair, Study, stored_id
+from annotate.db.tables import AspectMark, AspectMarkRevision, Assignment, Pair, Study, stored_id
 from annotate.domain.blinding import response_on
 from annotate.vocabulary import COVERAGE_POINTS, SIDES
 
@@ -90,10 +91,24 @@ def save_marks(
                     )
                 )
             elif mark.coverage != value:
-                mark.coverage, mark.revision, mark.updated_at = int(value), mark.revision + 1, now
-                session.add(mark)
+                _revise(session, mark, int(value), now)
                 changed += 1
     return bool(existing), changed
+
+
+def _revise(session: Session, mark: AspectMark, coverage: int, now: datetime) -> None:
+    """Keep the old mark as a revision, then store the new one."""
+    session.add(
+        AspectMarkRevision(
+            mark_id=stored_id(mark),
+            revision=mark.revision,
+            coverage=mark.coverage,
+            created_at=mark.updated_at,
+            replaced_at=now,
+        )
+    )
+    mark.coverage, mark.revision, mark.updated_at = coverage, mark.revision + 1, now
+    session.add(mark)
 
 
 def marks_by_side(

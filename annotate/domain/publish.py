@@ -269,12 +269,19 @@ def _rules_lines(found: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
-def _files_section() -> list[str]:
+def _files_section(report: Mapping[str, Any]) -> list[str]:
     columns = [[name, text] for name, text in RATINGS_COLUMNS.items()]
+    aspects = (
+        [f"- `{ASPECTS_FILE}`: the aspect checklist, one row per annotator, pair, response and "
+         "rubric aspect (coverage 0 not covered, 1 partly, 2 well)."]
+        if "aspects" in report
+        else []
+    )  # fmt: skip
     return [
         "## Files",
         "",
         f"- `{RATINGS_FILE}`: one row per score.",
+        *aspects,
         "- `report.json`, `report.md`, `report.html`: the full validation report.",
         "",
         *_table(["column", "meaning"], columns),
@@ -307,7 +314,7 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         "",
         *_exclusions_section(protocol, report),
         "",
-        *_files_section(),
+        *_files_section(report),
     ]
     return front_matter(protocol) + "\n" + "\n".join(body).replace("\n\n\n", "\n\n") + "\n"
 

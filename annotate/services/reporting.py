@@ -34,7 +34,6 @@ from annotate.domain.flags import exclusions
 from annotate.domain.quality import annotator_quality
 from annotate.domain.studies import get_study
 from annotate.errors import Invalid
-from annotate.vocabulary import Purpose
 
 
 @dataclass(frozen=True)
@@ -67,12 +66,10 @@ class StudyRatings:
         return set(excluded_by(check_rules(rules), self.annotator_facts))
 
     def primary_aspects(self) -> pd.DataFrame | None:
-        """The aspect marks the primary analysis uses: the same annotators as `primary`, and
-        ordinary ratings only (an adjudicator's marks are not among them)."""
+        """The aspect marks of the annotators the primary analysis uses (as `primary`)."""
         if self.aspects is None:
             return None
-        ordinary = self.aspects[self.aspects["purpose"] == Purpose.RATING.value]
-        return without(ordinary, self.excluded_annotators())
+        return without(self.aspects, self.excluded_annotators())
 
     def margin_settings(
         self, override: float | None = None

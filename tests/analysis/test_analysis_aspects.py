@@ -135,7 +135,8 @@ def test_quadratic_kappa_matches_a_hand_computed_table():
 @pytest.mark.parametrize(("values", "expected"), [([0, 1], 1), ([1, 2], 1), ([0, 2], 1),
                                                   ([2, 2, 0], 2), ([0], 0)])  # fmt: skip
 def test_the_human_consensus_is_the_median_with_halves_toward_partly(values, expected):
-    assert consensus(pd.Series(values)) == expected
+    medians = pd.Series({"unit": values}).map(np.median)
+    assert consensus(medians).tolist() == [expected]
 
 
 def test_excluded_pairs_are_left_out_and_no_marks_means_no_section():
@@ -143,6 +144,16 @@ def test_excluded_pairs_are_left_out_and_no_marks_means_no_section():
     assert summary is not None
     assert summary["overall"]["n_pairs"] == 2
     assert aspect_summary(marks().iloc[0:0], ratings()) is None
+
+
+def test_an_adjudicator_s_marks_are_left_out_of_the_aspect_figures(validating_study):
+    plain = build_report(validating_study, n_boot=0)
+    ordinary = marks().assign(purpose="rating")
+    adjudicator = marks().assign(annotator="adj", purpose="adjudication", coverage=0)
+    with_adjudicator = pd.concat([ordinary, adjudicator], ignore_index=True)
+    expected = attach_aspects(plain, ordinary, ratings())["aspects"]
+    assert attach_aspects(plain, with_adjudicator, ratings())["aspects"] == expected
+    assert expected["n_annotators"] == 2  # x and y, not the adjudicator
 
 
 @pytest.fixture(scope="module")
@@ -173,3 +184,59 @@ def test_aspect_text_is_inert_in_the_rendered_report(report):
     assert "<script>alert(1)" not in render_report(extended, "html")
     markdown = render_report(extended, "md")  # escaped as render.markdown_cell does
     assert "\\<script>alert(1)\\</script> \\| cell" in markdown
+
+
+def test_an_aspect_table_file_is_read_and_a_bad_value_located(tmp_path):
+    from analysis.aspects import load_aspects
+    from analysis.ratings import RatingsError
+
+    path = tmp_path / "aspects.csv"
+    marks().to_csv(path, index=False)
+    table = load_aspects(path)
+    assert table["coverage"].tolist() == X + Y
+    bad = marks()
+    bad.loc[4, "coverage"] = 3
+    bad.to_csv(path, index=False)
+    with pytest.raises(RatingsError, match=r"aspects.csv line 6, column 'coverage': expected an "
+                       r"integer from 0 to 2, got 3"):  # fmt: skip
+        load_aspects(path)
+    marks().drop(columns=["aspect"]).to_csv(path, index=False)
+    with pytest.raises(RatingsError, match="missing column"):
+        load_aspects(path)
+
+
+def test_python_m_analysis_report_takes_the_aspect_table(tmp_path, validating_study):
+    from typer.testing import CliRunner
+
+    from analysis.cli import app
+
+    ratings_path, aspects_path = tmp_path / "ratings.csv", tmp_path / "aspects.csv"
+    validating_study.to_csv(ratings_path, index=False)
+    marks().to_csv(aspects_path, index=False)
+    args = ["report", str(ratings_path), "--format", "md", "--bootstrap", "0"]
+    plain = CliRunner().invoke(app, args)
+    assert plain.exit_code == 0, plain.output
+    assert "Aspect checklist" not in plain.output
+    result = CliRunner().invoke(app, [*args, "--aspects", str(aspects_path)])
+    assert result.exit_code == 0, result.output
+    assert "## Aspect checklist: chosen vs rejected coverage" in result.output
+    assert "| All aspects | 3 | 1.33 | 0.67 |" in result.output
+
+
+def test_the_aspects_key_has_exactly_the_typed_keys(report):
+    from typing import get_type_hints
+
+    from analysis import aspect_types
+
+    extended = attach_aspects(report, marks(), ratings(), judges())
+    summary = extended["aspects"]
+
+    def keys(shape: type) -> set[str]:
+        return set(get_type_hints(shape))
+
+    assert set(summary) == keys(aspect_types.AspectSummary)
+    for comparison in [summary["overall"], *summary["by_aspect"]]:
+        assert set(comparison) == keys(aspect_types.AspectComparison)
+    assert {frozenset(w) for w in summary["weakest"]} == {frozenset(keys(aspect_types.WeakAspect))}
+    lines = [line for judge in summary["judges"].values() for line in judge]
+    assert {frozenset(a) for a in lines} == {frozenset(keys(aspect_types.JudgeAgreement))}

@@ -114,6 +114,7 @@ def test_the_results_page_shows_the_aspect_tables_only_with_the_checklist(open_a
     at = open_app(token, pick="demo")
     assert [m for m in at.metric if m.label == "Pairs"]  # the report is drawn
     assert title not in [e.label for e in at.expander]
+    assert not [b for b in at.get("download_button") if "aspects" in str(b.proto.id)]
     _on(engine)
     st.cache_data.clear()
     store_simulated_ratings(engine, "demo", n_annotators=3, seed=2)  # sim-03 marks aspects
@@ -123,6 +124,8 @@ def test_the_results_page_shows_the_aspect_tables_only_with_the_checklist(open_a
     assert "Aspect checklist: annotators vs LLM judge" in labels
     shown = " ".join(str(df.value.to_dict()) for df in at.dataframe)
     assert "All aspects" in shown
+    downloads = [b for b in at.get("download_button") if "download_aspects" in str(b.proto.id)]
+    assert len(downloads) == 3  # csv, jsonl, parquet
 
 
 def test_hostile_aspect_text_is_drawn_inert(open_app, demo, engine):

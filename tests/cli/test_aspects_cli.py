@@ -158,3 +158,17 @@ def test_export_table_aspects_has_one_row_per_assignment_response_and_aspect(
     # The ratings export keeps its columns: no aspect column among them.
     assert list(pd.read_csv(ratings).columns) == [*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS]
     run("export", "-o", str(out), "--table", "nope", code=1)
+
+
+def test_the_study_report_from_the_command_line_has_the_aspect_sections(run, db_url, demo_files):
+    from annotate.services.simulated import store_simulated_ratings
+
+    run("studies", "create", "asp", "--aspect-checklist")
+    run("import", *map(str, demo_files), "--study", "asp")
+    engine = make_engine(db_url)
+    store_simulated_ratings(engine, "asp", n_annotators=2, seed=4)
+    engine.dispose()
+    said = run("report", "--study", "asp", "--format", "md", "--bootstrap", "0")
+    assert "## Aspect checklist: chosen vs rejected coverage" in said
+    report = json.loads(run("report", "--study", "asp", "--bootstrap", "0"))
+    assert report["aspects"]["n_annotators"] == 2

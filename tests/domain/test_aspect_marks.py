@@ -1,6 +1,6 @@
 """The aspect checklist on submit: marks by side stored by response, required for every aspect
 and response when the study uses it, refused otherwise, all or nothing with the scores, and a
-changed mark counts a revision."""
+changed mark keeps its earlier value."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import select
 
 from annotate.db import read_session, write_session
-from annotate.db.tables import AspectMark, Assignment, Rating
+from annotate.db.tables import AspectMark, AspectMarkRevision, Assignment, Rating
 from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.permissions import SYSTEM
@@ -109,6 +109,9 @@ def test_a_changed_mark_counts_a_revision_and_the_same_marks_change_nothing(pair
     marks = stored(engine, by_side["A"])
     assert marks[("rejected", 0)] == (1, 2)  # chosen on A: B is the rejected response
     assert marks[("chosen", 0)] == (2, 1)
+    with read_session(engine) as session:
+        (earlier,) = session.exec(select(AspectMarkRevision)).all()
+    assert (earlier.revision, earlier.coverage) == (1, 0)  # B's first mark of aspect 1 was 0
 
 
 def test_a_study_without_the_checklist_refuses_marks_and_needs_none(pairs):

@@ -61,6 +61,7 @@ def test_a_study_with_the_checklist_reports_its_aspects(engine, demo_files, tmp_
     table = pd.read_parquet(folder / ASPECTS_FILE)
     assert len(table) == n_marks
     assert not table["excluded"].any()
+    assert f"`{ASPECTS_FILE}`: the aspect checklist" in (folder / "README.md").read_text("utf-8")
 
 
 def test_a_study_without_the_checklist_has_no_aspects(engine, demo_files, tmp_path):
@@ -70,3 +71,4 @@ def test_a_study_without_the_checklist_has_no_aspects(engine, demo_files, tmp_pa
     assert "aspects" not in study_report(data)
     written = publish_study(engine, SYSTEM, "s", tmp_path / "card")
     assert tmp_path / "card" / ASPECTS_FILE not in written
+    assert ASPECTS_FILE not in (tmp_path / "card" / "README.md").read_text("utf-8")

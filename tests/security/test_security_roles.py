@@ -1,10 +1,10 @@
 """Security 2: roles are enforced on every page and every admin action.
 
 - Every public function of the admin services (`annotate.services.studies`, `people`, `data`,
-  `plans`, `progress`, `flags`, `audited`, `publish`, `exclusion_rules`) that takes an `actor`
-  (found with `inspect`, so a new one is checked without editing this file) refuses an
-  annotator, a researcher, a deactivated admin and nobody, before changing anything; and works
-  for an active admin.
+  `plans`, `progress`, `flags`, `audited`, `publish`, `exclusion_rules`, `study_settings`,
+  `training`, `aspects`) that takes an `actor` (found with `inspect`, so a new one is checked
+  without editing this file) refuses an annotator, a researcher, a deactivated admin and nobody,
+  before changing anything; and works for an active admin.
 - The navigation: an annotator gets only the rating page, a researcher results and rating, an
   admin everything (AppTest, with the page files enumerated from the folder).
 - Each admin page and the results page, run directly as an annotator (as if navigation let them
@@ -45,6 +45,7 @@ from annotate.domain import accounts
 from annotate.domain.assignment import PairSelection
 from annotate.domain.permissions import PermissionDenied
 from annotate.services import (
+    aspects,
     audited,
     data,
     exclusion_rules,
@@ -108,6 +109,9 @@ ARGUMENTS: dict[str, Any] = {
     "fmt": "yaml",
     "file": "x.yaml",
     "settings": {"overlap": 2},
+    "path": Path(tempfile.gettempdir()) / "prb-security-judge.jsonl",
+    "judge": "x",
+    "replace": False,
 }
 
 
@@ -123,6 +127,7 @@ ADMIN_SERVICES = (
     exclusion_rules,
     study_settings,
     training,
+    aspects,
 )
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 

@@ -236,6 +236,19 @@ def _draw_downloads(study: str, data: StudyRatings, report: Report) -> None:
             on_click="ignore",
             key=f"download_ratings_{fmt}",
         )
+    if data.aspects is not None:  # a study with the aspect checklist: its aspect table
+        aspects_row = st.columns(len(EXPORT_FORMATS) + 1)
+        aspects_row[0].markdown("**Aspect table**")
+        for column, fmt in zip(aspects_row[1:], EXPORT_FORMATS, strict=True):
+            column.download_button(
+                fmt,
+                data=partial(ratings_bytes, data.aspects, fmt),
+                file_name=f"{study}_aspects.{fmt}",
+                mime=RATINGS_MIME[fmt],
+                icon=":material/download:",
+                on_click="ignore",
+                key=f"download_aspects_{fmt}",
+            )
     report_row = st.columns(len(REPORT_FORMATS) + 1)
     report_row[0].markdown("**Report**")
     for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):

@@ -48,6 +48,16 @@ def upgrade() -> None:
     )
     op.create_index("ix_aspectmark_assignment_id", "aspectmark", ["assignment_id"])
     op.create_table(
+        "aspectmarkrevision",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("mark_id", sa.Integer(), sa.ForeignKey("aspectmark.id"), nullable=False),
+        sa.Column("revision", sa.Integer(), nullable=False),
+        sa.Column("coverage", sa.Integer(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("replaced_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_aspectmarkrevision_mark_id", "aspectmarkrevision", ["mark_id"])
+    op.create_table(
         "aspectjudge",
         sa.Column("id", sa.Integer(), primary_key=True),
         sa.Column("study_id", sa.Integer(), sa.ForeignKey("study.id"), nullable=False),
@@ -79,6 +89,8 @@ def downgrade() -> None:
     op.drop_table("aspectjudgescore")
     op.drop_index("ix_aspectjudge_study_id", table_name="aspectjudge")
     op.drop_table("aspectjudge")
+    op.drop_index("ix_aspectmarkrevision_mark_id", table_name="aspectmarkrevision")
+    op.drop_table("aspectmarkrevision")
     op.drop_index("ix_aspectmark_assignment_id", table_name="aspectmark")
     op.drop_table("aspectmark")
     with op.batch_alter_table("study") as batch:
