@@ -20,12 +20,15 @@ def _script() -> str:
     return SCRIPT.read_text(encoding="utf-8")
 
 
-def shortcuts_help(minimum: int, maximum: int, preference: bool = False) -> str:
-    """The shortcuts, as listed on the page (with the preference's when the study asks it)."""
-    chose = " · in the preference, 1-5 pick A much better .. B much better" if preference else ""
+def shortcuts_help(
+    minimum: int, maximum: int, preference: bool = False, aspects: bool = False
+) -> str:
+    """The shortcuts, as listed on the page (with those of the study's design options)."""
+    extra = " · in the aspect checklist, 0-2 mark the coverage" if aspects else ""
+    extra += " · in the preference, 1-5 pick A much better .. B much better" if preference else ""
     return (
         f"**Keys:** {minimum}-{maximum} score the highlighted question and move to the next"
-        f"{chose} · Tab / Shift+Tab move between questions · Enter on Submit, Ctrl+Enter or "
+        f"{extra} · Tab / Shift+Tab move between questions · Enter on Submit, Ctrl+Enter or "
         "Ctrl+S submits · Alt+P / Alt+N previous / next pair"
     )
 

@@ -5,9 +5,10 @@
   window.__prbRate = true;
 
   const GROUPS = ".st-key-scores_A [data-testid='stRadio'], .st-key-scores_B [data-testid='stRadio']";
-  // Questions after the scores (a study's design options), answered by position: 1 is the first
-  // option. The score groups are answered by the number their labels start with.
-  const AFTER = ".st-key-preference_box [data-testid='stRadio']";
+  // Questions after the scores (a study's design options): the aspect checklist (options
+  // "0 · Not covered" .. "2 · Well") and the direct preference (options without numbers).
+  const AFTER =
+    ".st-key-aspect_checklist [data-testid='stRadio'], .st-key-preference_box [data-testid='stRadio']";
   const STOPS = `${GROUPS}, ${AFTER}`;
   const groups = () => [...document.querySelectorAll(GROUPS)];
   const stops = () => [...document.querySelectorAll(STOPS)]; // in page order
@@ -32,10 +33,13 @@
     }
   }
 
+  // The option a digit picks: the one whose label starts with that number ("3 · Good"); in a
+  // question whose options carry no numbers (the preference), the option at that place.
   function optionFor(group, key) {
     const labels = [...group.querySelectorAll("label[data-testid='stRadioOption']")];
-    if (!group.matches(GROUPS)) return labels[Number(key) - 1];
-    return labels.find((l) => l.innerText.trim().startsWith(key + " ·"));
+    const numbered = labels.filter((l) => /^[0-9]+ ·/.test(l.innerText.trim()));
+    if (!numbered.length) return labels[Number(key) - 1];
+    return numbered.find((l) => l.innerText.trim().startsWith(key + " ·"));
   }
 
   // After the last question: the preference's rationale when there is one, else Submit.

@@ -14,6 +14,7 @@ or a multiselect for "choose all that apply"), `check_submit`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
@@ -267,12 +268,19 @@ def _draw_check(account_id: int, step: TrainingStep) -> None:
     if result.status == "passed":
         st.session_state[NOTICE] = "Training passed. Thank you: the real pairs start now."
     if result.status == CHECK:
-        wrong = ", ".join(str(n) for n in result.wrong)
         st.session_state[CHECK_RESULT] = (
-            f"Not quite: question(s) {wrong} were not answered correctly. Please read them "
-            f"again. Attempts left: {result.attempts_left}."
+            f"Not quite: {_questions(result.wrong)} not answered correctly. Please read the "
+            f"task again. Attempts left: {result.attempts_left}."
         )
     st.rerun()
+
+
+def _questions(numbers: Sequence[int]) -> str:
+    """'question 2 was' or 'questions 1, 2 and 4 were'."""
+    if len(numbers) == 1:
+        return f"question {numbers[0]} was"
+    listed = ", ".join(str(n) for n in numbers[:-1])
+    return f"questions {listed} and {numbers[-1]} were"
 
 
 def _draw_ended(step: TrainingStep) -> None:

@@ -92,6 +92,16 @@ def wait_for_pair(page: Any, number: int, total: int = 27) -> None:
     settle(page)
 
 
+def wait_for_focus(page: Any, key: str) -> None:
+    """Wait until the keyboard focus is on a radio inside the element with widget key `key`."""
+    page.wait_for_function(
+        """(key) => { const el = document.activeElement;
+                      return el && el.type === 'radio' && !!el.closest('.st-key-' + key); }""",
+        arg=key,
+        timeout=UI_TIMEOUT_MS,
+    )
+
+
 @dataclass
 class Recorder:
     """Everything the page receives: websocket frames, DOM snapshots, and the requests it made."""

@@ -1,9 +1,11 @@
 """Issue 14 end to end in headless Chromium at 1366x768, against a real `streamlit run` server:
-a crowd participant opens the study link, reads the consent page, answers the survey, presses
-Start, scores a pair and gives the direct preference with a rationale, and is sent back to the
-platform's completion URL with the completion code. Every websocket frame and the page's HTML
-hold no label ("chosen"/"rejected"). Screenshots of the consent page and the preference go to
-`$PRB_SCREENSHOT_DIR` (or the test's folder).
+a crowd participant opens the study link, reads the consent page, answers the survey, scores a
+practice pair and reads its feedback, fails the comprehension check once and passes it, presses
+Start, rates a pair by keyboard alone (scores, the aspect checklist, the direct preference and
+its rationale), and is sent back to the platform's completion URL with the completion code.
+Every websocket frame and the page's HTML hold no label ("chosen"/"rejected"). Screenshots of
+the consent page, the feedback, the check and the rated pair go to `$PRB_SCREENSHOT_DIR` (or the
+test's folder).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 from sqlmodel import select
 
 from annotate.db import make_engine, read_session, write_session
-from annotate.db.tables import Assignment, Participation
+from annotate.db.tables import AspectMark, Assignment, Participation, Rating, Training
 from annotate.domain.studies import get_study, update_study
 from annotate.services.demo import set_up_demo
 from tests.app.browser_helpers import (
@@ -27,6 +29,7 @@ from tests.app.browser_helpers import (
     screenshot_dir,
     settle,
     start_server,
+    wait_for_focus,
 )
 
 pytestmark = BROWSER_MARKS
@@ -42,6 +45,25 @@ SURVEY = [
     {"id": "field", "text": "Your field of work", "kind": "text"},
 ]
 ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
+PRACTICE = [
+    {
+        "id": "basil",
+        "question": "How do I keep basil alive indoors?",
+        "rubric_aspects": [{"aspect": "Short steps", "evidence": "Asks for lists."}],
+        "response_a": "Water it when the soil is dry and give it six hours of light.",
+        "response_b": "Basil is a herb of the mint family.",
+        "expected": {"relevance": {"A": 4, "B": 2}},
+        "explanations": {"relevance": "Response B does not answer the question."},
+    }
+]
+QUESTIONS = [
+    {
+        "id": "sides",
+        "text": "Are Response A and Response B ever the same text?",
+        "options": ["Yes, often", "No, never"],
+        "correct": [1],
+    }
+]
 SCORES = {
     "A": {"factuality": 4, "relevance": 4, "helpfulness": 3, "rubric_alignment": 2},
     "B": {"factuality": 4, "relevance": 5, "helpfulness": 4, "rubric_alignment": 5},
@@ -78,6 +100,10 @@ def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crowd]:
             completion_url=done_url,
             ask_preference=True,
             rationale="required",
+            aspect_checklist=True,
+            practice_pairs=PRACTICE,
+            comprehension_questions=QUESTIONS,
+            comprehension_attempts=2,
         )
         key = get_study(session, "demo").enrolment_key
     link = f"{server.url}/?study=demo&key={key}&PROLIFIC_PID={PID}&SESSION_ID=s1"
@@ -92,7 +118,60 @@ def _score(page: Any, side: str, dim: str, value: int) -> None:
     page.locator(f".st-key-{dim}_{side}").get_by_text(f"{value} · {ANCHORS[value]}").click()
 
 
-def test_consent_survey_preference_and_the_redirect_back(crowd, new_page):
+def _keys_to(page: Any, key: str) -> None:
+    """The keyboard focus reaches the question with widget key `key`."""
+    wait_for_focus(page, key)
+
+
+def _practise(page: Any, crowd: Crowd, record: Recorder) -> None:
+    """The practice pair, scored by clicking, then its feedback."""
+    page.get_by_text("Practice pair 1 of 1").wait_for()
+    for side in ("A", "B"):
+        for dim in SCORES[side]:
+            page.locator(f".st-key-practice_{dim}_{side}").get_by_text(f"4 · {ANCHORS[4]}").click()
+    page.get_by_role("button", name="Submit and see the feedback").click()
+    page.get_by_text("Practice pair 1: feedback").wait_for()
+    page.get_by_text("Your scores matched 1 of 2 expected scores.").wait_for()  # B: 4, not 2
+    page.get_by_text("Response B does not answer the question.").wait_for()
+    page.screenshot(path=str(crowd.shots / "designs_feedback_1366x768.png"))
+    record.snapshot(page, "feedback")
+    page.get_by_role("button", name="Continue").click()
+
+
+def _check(page: Any, crowd: Crowd, record: Recorder) -> None:
+    """The comprehension check: failed once (one attempt left), then passed."""
+    page.get_by_text("A few questions about the task").wait_for()
+    question = page.locator(".st-key-check_sides")
+    question.get_by_text("Yes, often", exact=True).click()
+    page.get_by_role("button", name="Check my answers").click()
+    page.get_by_text("Attempts left: 1 of 2").wait_for()
+    page.screenshot(path=str(crowd.shots / "designs_check_failed_1366x768.png"))
+    record.snapshot(page, "check failed")
+    question.get_by_text("No, never", exact=True).click()
+    page.get_by_role("button", name="Check my answers").click()
+
+
+def _rate_by_keyboard(page: Any, n_aspects: int) -> None:
+    """The 8 scores, then 0/2 per aspect (A not covered, B well), then the preference (5: B much
+    better) and its rationale, all from the keyboard; Ctrl+Enter submits."""
+    _keys_to(page, "scores_A")
+    for side in ("A", "B"):
+        for dim, value in SCORES[side].items():
+            _keys_to(page, f"{dim}_{side}")
+            page.keyboard.press(str(value))
+    for index in range(n_aspects):
+        for side, digit in (("A", "0"), ("B", "2")):
+            _keys_to(page, f"aspect_{side}_{index}")
+            page.keyboard.press(digit)
+    _keys_to(page, "preference_box")
+    page.keyboard.press("5")
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.closest('.st-key-rationale')"
+    )
+    page.keyboard.type("B keeps to the user's wish for short, practical steps.")
+
+
+def test_consent_training_aspects_preference_and_the_redirect_back(crowd, new_page):
     page = new_page(LAPTOP)
     record = Recorder().attach(page)
     page.goto(crowd.link)
@@ -105,19 +184,18 @@ def test_consent_survey_preference_and_the_redirect_back(crowd, new_page):
     page.get_by_text("30-49", exact=True).click()
     page.get_by_label("Your field of work (optional)").fill("nursing")
     page.get_by_role("button", name="Continue").click()
+    _practise(page, crowd, record)
+    _check(page, crowd, record)
     page.get_by_role("button", name="Start").click()
     page.get_by_text("Pair 1 of 1", exact=True).wait_for()
     settle(page)
-    for side, by_dim in SCORES.items():
-        for dim, value in by_dim.items():
-            _score(page, side, dim, value)
-    box = page.locator(".st-key-preference_box")
-    box.get_by_text("B much better", exact=True).click()
-    box.get_by_role("textbox").fill("B keeps to the user's wish for short, practical steps.")
-    box.scroll_into_view_if_needed()
-    page.screenshot(path=str(crowd.shots / "designs_preference_1366x768.png"))
-    record.snapshot(page, "preference")
-    page.get_by_role("button", name="Submit and go to the next pair").click()
+    n_aspects = page.locator(".st-key-aspect_checklist [data-testid='stRadio']").count() // 2
+    assert n_aspects >= 1
+    _rate_by_keyboard(page, n_aspects)
+    page.locator(".st-key-preference_box").scroll_into_view_if_needed()
+    page.screenshot(path=str(crowd.shots / "designs_rated_1366x768.png"), full_page=True)
+    record.snapshot(page, "rated")
+    page.keyboard.press("Control+Enter")
     page.get_by_text("All done, thank you!").wait_for()
     page.get_by_role("link", name="Return to the study platform").wait_for()
     record.snapshot(page, "done")
@@ -125,13 +203,33 @@ def test_consent_survey_preference_and_the_redirect_back(crowd, new_page):
 
     assert len(record.received) > 10, "the websocket frames were not recorded"
     assert record.label_leaks() == []
-    with read_session(crowd.engine) as session:
+    _check_stored(crowd.engine, n_aspects)
+
+
+def _check_stored(engine: Any, n_aspects: int) -> None:
+    with read_session(engine) as session:
         (done,) = session.exec(
             select(Assignment).where(Assignment.status == "done", Assignment.annotator_id != 1)
         ).all()
         (took_part,) = session.exec(select(Participation)).all()
+        (trained,) = session.exec(select(Training)).all()
+        marks = session.exec(select(AspectMark).where(AspectMark.assignment_id == done.id)).all()
+        scores = session.exec(select(Rating).where(Rating.assignment_id == done.id)).all()
     assert (done.side_preference, done.rationale[:7]) == (2, "B keeps")
     assert (took_part.consent, took_part.survey) == (
         "accepted",
         {"age": "30-49", "field": "nursing"},
     )
+    assert trained.status == "passed"
+    assert len(trained.attempts) == 2  # failed once, then passed
+    # Stored by response: the side shown as B is the chosen one when chosen_side is B.
+    b_response = "chosen" if done.chosen_side == "B" else "rejected"
+    by_response = {(m.response, m.aspect_index): m.coverage for m in marks}
+    assert len(by_response) == 2 * n_aspects
+    for (response, _), coverage in by_response.items():
+        assert coverage == (2 if response == b_response else 0)
+    a_response = "rejected" if b_response == "chosen" else "chosen"
+    stored = {(r.response, r.dimension): r.score for r in scores}
+    for side, response in (("A", a_response), ("B", b_response)):
+        for dim, value in SCORES[side].items():
+            assert stored[(response, dim)] == value

@@ -37,6 +37,7 @@ from tests.app.browser_helpers import (
     screenshot_dir,
     settle,
     start_server,
+    wait_for_focus,
     wait_for_pair,
 )
 from tests.app.test_app_browser import pair_texts
@@ -114,15 +115,6 @@ def focused_group(page: Any) -> str | None:
                        if (!el || el.type !== 'radio') return null;
                        return keys.find(k => el.closest('.st-key-' + k)) || null; }""",
         GROUPS,
-    )
-
-
-def wait_for_focus(page: Any, group: str) -> None:
-    page.wait_for_function(
-        """(key) => { const el = document.activeElement;
-                      return el && el.type === 'radio' && !!el.closest('.st-key-' + key); }""",
-        arg=group,
-        timeout=UI_TIMEOUT_MS,
     )
 
 

@@ -93,7 +93,7 @@ def test_practice_with_feedback_then_the_check_failed_then_passed(open_app, demo
     assert "correct" not in _sent(at)
     _answer(at, 0, [0, 2])  # question 1 wrong
     (error,) = messages(at.error)
-    assert "question(s) 1 were not answered correctly" in error
+    assert "Not quite: question 1 was not answered correctly" in error
     assert "Attempts left: 1" in error
     _answer(at, 1, [0, 2])
     assert "Training passed" in " ".join(messages(at.success))
@@ -192,3 +192,10 @@ def test_a_crowd_participant_who_fails_gets_the_screen_out_code_and_no_start(
     assert at.title[0].value == "Thank you"
     assert "OUT-8" in " ".join(messages(at.success))
     assert not [b for b in at.button if b.key == "crowd_start"]
+
+
+def test_the_wrong_questions_are_named_in_a_sentence():
+    from annotate.app.training import _questions
+
+    assert _questions([2]) == "question 2 was"
+    assert _questions([1, 2, 4]) == "questions 1, 2 and 4 were"

@@ -115,7 +115,8 @@ def _pair_page(account_id: int) -> None:
     _draw_navigation(account_id, view, entries)
     scale = view.scale
     assert scale is not None
-    st.session_state[SCALE_SHOWN] = (scale.minimum, scale.maximum, scale.ask_preference)
+    shown = (scale.minimum, scale.maximum, scale.ask_preference, scale.aspect_checklist)
+    st.session_state[SCALE_SHOWN] = shown
 
 
 def _current_entry(entries: list[QueueEntry]) -> QueueEntry | None:
