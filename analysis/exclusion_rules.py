@@ -107,6 +107,29 @@ def excluded_by(
     return out
 
 
+EXCLUDED_COLUMN = "annotator_excluded"
+
+
+def mark_excluded(
+    ratings: pd.DataFrame, rules: Mapping[str, object], facts: Sequence[AnnotatorFacts]
+) -> pd.DataFrame:
+    """The ratings with `annotator_excluded`: why a pre-registered rule excludes the row's
+    annotator (each rule with their figure against its threshold, '; '-joined), else ''."""
+    checked = check_rules(rules)
+    why = {
+        person["annotator"]: "; ".join(
+            found
+            for rule, threshold in checked.items()
+            if (found := reason(rule, threshold, person))
+        )
+        for person in facts
+    }
+    marked = ratings.copy()
+    names = marked["annotator"].astype("string")
+    marked[EXCLUDED_COLUMN] = names.map(why).fillna("").astype(str)
+    return marked
+
+
 def without(ratings: pd.DataFrame, annotators: Collection[str]) -> pd.DataFrame:
     """The ratings minus those of `annotators`."""
     if not annotators:

@@ -38,6 +38,8 @@ RATINGS_COLUMNS = {
     "created_at": "when the score was first given (UTC)",
     **COLUMN_NOTES,
     "excluded": "true when an admin left the pair out of the analysis (see Exclusions)",
+    "annotator_excluded": "why a pre-registered exclusion rule leaves the annotator out of the "
+    "primary analysis (empty: kept)",
 }
 
 

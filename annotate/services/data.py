@@ -23,11 +23,11 @@ from annotate.config import MAX_UPLOAD_MB
 from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
 from annotate.domain import importer, studies
-from annotate.domain.export import ratings_dataframe
 from annotate.domain.importer import DatasetError, ImportSummary, Problem
 from annotate.domain.permissions import Actor, require_admin
 from annotate.domain.readers import ProgressCallback
 from annotate.services.audited import admin_change
+from annotate.services.reporting import ratings_export
 
 UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -219,4 +219,4 @@ def export_ratings(engine: Engine, actor: Actor, study: str | None = None) -> pd
         require_admin(session, actor)
         if study is not None:
             studies.get_study(session, study)  # StudyNotFound before an empty export
-    return ratings_dataframe(engine, study)
+    return ratings_export(engine, study)

@@ -15,9 +15,11 @@ from analysis.adjudication import attach_adjudication
 from analysis.aspects import attach_aspects
 from analysis.attributes import attach_attributes
 from analysis.exclusion_rules import (
+    EXCLUDED_COLUMN,
     attach_exclusion_rules,
     check_rules,
     excluded_by,
+    mark_excluded,
     primary_ratings,
     without,
 )
@@ -99,7 +101,7 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         checklist = target.aspect_checklist
         rules = rules_record(session, target)
         facts = annotator_facts(session, stored_id(target))
-    ratings = ratings_dataframe(engine, study)
+    ratings = mark_excluded(ratings_dataframe(engine, study), rules["rules"], facts)
     aspects = aspects_dataframe(engine, study) if checklist else None
     judges = judge_dataframe(engine, study) if checklist else None
     return StudyRatings(
@@ -114,6 +116,21 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         rules=rules,
         annotator_facts=facts,
     )
+
+
+def ratings_export(engine: Engine, study: str | None = None) -> pd.DataFrame:
+    """The ratings export of one study or all, each row marked with why a pre-registered
+    exclusion rule of its study excludes its annotator (`annotator_excluded`, '' if none)."""
+    frame = ratings_dataframe(engine, study)
+    marked = []
+    with read_session(engine) as session:
+        for name, rows in frame.groupby("study", sort=False):
+            target = get_study(session, str(name))
+            facts = annotator_facts(session, stored_id(target))
+            marked.append(mark_excluded(rows, target.exclusion_rules, facts))
+    if not marked:
+        return frame.assign(**{EXCLUDED_COLUMN: pd.Series(dtype=str)})
+    return pd.concat(marked).loc[frame.index]
 
 
 def annotator_facts(session: Session, study_id: int) -> list[AnnotatorFacts]:

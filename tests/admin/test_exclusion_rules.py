@@ -4,6 +4,7 @@ forced), the per-annotator facts from gold pairs, and the report that applies th
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from admin_helpers import assignments, make_people, make_study, rate
 from sqlmodel import select
@@ -14,6 +15,7 @@ from annotate.domain.assignment import PairSelection
 from annotate.domain.exclusion_rules import RulesAfterData, RulesError
 from annotate.domain.permissions import SYSTEM, PermissionDenied
 from annotate.domain.quality import mark_gold
+from annotate.services import data as data_services
 from annotate.services import plans
 from annotate.services.exclusion_rules import set_study_rules, study_rules
 from annotate.services.publish import publish_study
@@ -170,8 +172,21 @@ def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned
     # mean rubric difference: a0 and a1 +2 on every ordinary pair, a2 0 -> (2 + 2 + 0) / 3
     assert rows["no rule"]["dimensions"]["rubric_alignment"]["mean_diff"] == pytest.approx(4 / 3)
     assert rows["all rules"]["dimensions"]["rubric_alignment"]["mean_diff"] == pytest.approx(2)
+    # The export marks each row with why its annotator is excluded (from the same rules).
+    exported = data_services.export_ratings(engine, SYSTEM, "s")
+    marked = exported.groupby("annotator")["annotator_excluded"].unique()
+    assert {a: list(v) for a, v in marked.items()} == {
+        "a0": [""],
+        "a1": ["max_gold_failures: 3 failed > 1 failed"],
+        "a2": ["min_median_seconds: 1 s < 3 s"],
+    }
+    assert list(exported.columns[-2:]) == ["exclusion_reason", "annotator_excluded"]
     card = tmp_path / "card"
     publish_study(engine, SYSTEM, "s", card)
+    published = pd.read_parquet(card / "ratings.parquet")
+    assert set(published.loc[published["annotator"] == "a2", "annotator_excluded"]) == {
+        "min_median_seconds: 1 s < 3 s"
+    }
     text = (card / "README.md").read_text(encoding="utf-8")
     assert "Pre-registered exclusion rules (rules set before data): more gold pairs failed" in text
     assert "| a1 | max_gold_failures: 3 failed > 1 failed |" in text

@@ -296,7 +296,9 @@ def test_export_writes_every_score_in_the_chosen_format(cli, demo_files, tmp_pat
             frame = pd.read_csv(out)
         else:
             frame = pd.read_json(out, lines=True)
-        assert tuple(frame.columns) == EXPORT_COLUMNS + PROVENANCE_EXPORT_COLUMNS
+        # ... and last, why a pre-registered exclusion rule excludes the row's annotator
+        expected = (*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS, "annotator_excluded")
+        assert tuple(frame.columns) == expected
         assert len(frame) == 24
         assert set(frame["annotator"]) == {"alice"}
     unknown = cli("export", "-o", str(tmp_path / "none.csv"), "--study", "other")

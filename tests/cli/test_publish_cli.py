@@ -48,7 +48,12 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     assert names == ["README.md", "ratings.parquet", "report.html", "report.json", "report.md"]
 
     ratings = pd.read_parquet(folder / "ratings.parquet")
-    assert list(ratings.columns) == [*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS, "excluded"]
+    assert list(ratings.columns) == [
+        *EXPORT_COLUMNS,
+        *PROVENANCE_EXPORT_COLUMNS,
+        "annotator_excluded",
+        "excluded",
+    ]
     assert len(ratings) == 10 * 3 * 8
     assert set(ratings.loc[ratings["excluded"], "pair_id"]) == {"r3"}
     assert pq.read_schema(folder / "ratings.parquet").field("score").type == "int64"
