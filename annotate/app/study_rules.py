@@ -6,6 +6,7 @@ then no longer pre-registered, and the report says they changed after data arriv
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import streamlit as st
@@ -75,15 +76,20 @@ def _current(record: dict[str, Any], name: str) -> int | float | None:
     return int(value) if name == "max_gold_failures" else float(value)
 
 
+def _minute(iso: str) -> str:
+    """An ISO time as the page shows it: '2026-12-04 18:32 UTC'."""
+    return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def _status(record: dict[str, Any]) -> str:
     rules = ", ".join(f"{k} = {v:g}" for k, v in record["rules"].items()) or "none"
-    when = f"set {record['set_at']}" if record["set_at"] else "never set"
+    when = f"set {_minute(record['set_at'])}" if record["set_at"] else "never set"
     first = record["first_rating_at"]
     late = first is not None and record["set_at"] is not None and record["set_at"] > first
     status = (
         "set after the first rating: not pre-registered"
         if late
-        else ("no rating yet" if first is None else f"first rating {first}")
+        else ("no rating yet" if first is None else f"before the first rating, {_minute(first)}")
     )
     return (
         f"Rules: {rules} ({when}; {status}). An empty box is no rule. Annotators a rule "

@@ -85,6 +85,11 @@ def test_the_adjudicator_rates_the_pair_blind_on_the_ordinary_page(page_engine, 
     rate_current(at)
     assert stored_scores(page_engine, made.id) == expected_scores(made.chosen_side)
     assert assignment_of(page_engine, "a3", "p001").status == "done"
+    # The results page then shows the figures before and after adjudication.
+    with write_session(page_engine) as session:
+        _, researcher = accounts.create_account(session, "res", role="researcher")
+    results = open_page(token=researcher, pick="s")
+    assert "Adjudication: before and after" in [e.label for e in results.expander]
 
 
 def test_a_hostile_pair_id_and_flag_note_stay_inert_on_the_page(page_engine, open_page, tokens):

@@ -8,6 +8,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from analysis.adjudication import adjudication_table
 from analysis.aspect_report import aspect_tables
 from analysis.attributes import attribute_table
 from analysis.charts import all_figures
@@ -175,6 +176,7 @@ def _draw_tables(report: Report) -> None:
         ("Direct preference", preference_table(report)),
         ("By annotator attribute (survey)", attribute_table(report)),
         *aspect_tables(report),  # a study with the aspect checklist
+        ("Adjudication: before and after", _adjudicated(report)),
     ):
         if optional is not None:  # a study with that design option
             with st.expander(title):
@@ -189,6 +191,11 @@ def _draw_tables(report: Report) -> None:
     if exclusions["excluded_pairs"]:
         with st.expander(f"Pairs left out by an admin ({len(exclusions['excluded_pairs'])})"):
             st.dataframe(exclusions["excluded_pairs"], hide_index=True, width="stretch")
+
+
+def _adjudicated(report: Report) -> Table | None:
+    """The adjudication table, for a study with adjudicated pairs."""
+    return adjudication_table(report) if "adjudication" in report else None
 
 
 def _draw_charts(report: Report) -> None:
