@@ -23,6 +23,7 @@ from analysis.tables import Table
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.domain.permissions import Actor
+from annotate.domain.spreadsheet import spreadsheet_csv
 from annotate.services import reward_models
 
 
@@ -89,7 +90,7 @@ def _draw_audit(study: str, report: Report, actor: Actor) -> None:
 
 def _audit_csv(study: str, actor: Actor) -> bytes:
     inputs = reward_models.model_inputs(engine(), actor, study)
-    return reward_models.audit_table(inputs).to_csv(index=False).encode("utf-8")
+    return spreadsheet_csv(reward_models.audit_table(inputs)).encode("utf-8")
 
 
 def draw_pair(study: str, pair_id: str, actor: Actor) -> None:

@@ -10,6 +10,7 @@ import typer
 
 from analysis.drilldown import FIGURE_HELP, FIGURES, figure_note
 from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
+from annotate.domain.spreadsheet import spreadsheet_csv
 from annotate.domain.studies import DEFAULT_STUDY
 from annotate.services.drilldown import TEXT_COLUMNS, study_figure_pairs
 
@@ -35,7 +36,7 @@ def drilldown_command(
     with refusals():
         table = study_figure_pairs(State.engine(), ACTOR, study, figure, domain)
     if csv is not None:
-        table.to_csv(csv, index=False)
+        spreadsheet_csv(table, csv)
         out.print(f"Wrote {len(table)} pairs behind {figure} to {csv}.", highlight=False)
         return
     out.print(f"{FIGURES[figure]}: {len(table)} pairs. {figure_note(figure)}", highlight=False)

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals, synth_app
+from annotate.domain.spreadsheet import spreadsheet_csv
 from annotate.domain.studies import DEFAULT_STUDY
 from annotate.services import reward_models
 from annotate.vocabulary import MODEL_KINDS
@@ -103,9 +104,9 @@ def audit_command(
         raise fail(f"study {study!r} has no ratings yet")
     table = reward_models.audit_table(inputs)
     if csv is None:
-        out.print(table.to_csv(index=False), end="", highlight=False, markup=False)
+        out.print(spreadsheet_csv(table), end="", highlight=False, markup=False)
     else:
-        table.to_csv(csv, index=False)
+        spreadsheet_csv(table, csv)
         out.print(f"Wrote {len(table)} audited pairs to {csv}.")
 
 

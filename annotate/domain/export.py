@@ -39,6 +39,9 @@ _DESIGN_COLUMNS = (
 )
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
+CSV_LINE_END = "\r\n"
+"""CSV rows end in CRLF (RFC 4180), so that a text holding a lone carriage return (a comment, a
+rationale) is quoted and stays in its cell; with pandas' default '\n' it would end the row."""
 
 
 def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
@@ -165,7 +168,7 @@ def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
     tmp = path.with_name(path.name + ".part")
     if fmt == "csv":
-        frame.to_csv(tmp, index=False)
+        frame.to_csv(tmp, index=False, lineterminator=CSV_LINE_END)
     elif fmt == "jsonl":
         frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
     else:
@@ -176,7 +179,7 @@ def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
 def ratings_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
     """The export as bytes, for a download button."""
     if fmt == "csv":
-        text: str = frame.to_csv(index=False)
+        text: str = frame.to_csv(index=False, lineterminator=CSV_LINE_END)
         return text.encode("utf-8")
     if fmt == "jsonl":
         text = frame.to_json(orient="records", lines=True, force_ascii=False)

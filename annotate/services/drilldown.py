@@ -20,6 +20,7 @@ from analysis import drilldown
 from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
 from annotate.domain.permissions import RESULTS_ROLES, Actor, require_role
+from annotate.domain.spreadsheet import spreadsheet_csv
 from annotate.domain.studies import get_study
 from annotate.services.reporting import StudyRatings, study_ratings
 
@@ -76,8 +77,7 @@ def figure_csv(
 ) -> bytes:
     """The figure's pairs with their texts as UTF-8 CSV (the results page's download)."""
     table = figure_pairs(engine, actor, data, figure, domain)
-    csv: str = with_texts(engine, actor, data.study, table).to_csv(index=False)
-    return csv.encode("utf-8")
+    return spreadsheet_csv(with_texts(engine, actor, data.study, table)).encode("utf-8")
 
 
 def study_figure_pairs(

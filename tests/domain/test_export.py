@@ -216,3 +216,20 @@ def test_gold_pairs_are_left_out_of_the_export(engine, rated):
     assert "2_0_0" not in set(after["pair_id"])
     assert len(after) == len(before) - 2 * len(DIMENSIONS) * 2  # alice's and bob's 8 scores
     assert after.equals(before[before["pair_id"] != "2_0_0"].reset_index(drop=True))
+
+
+def test_a_comment_with_a_carriage_return_stays_in_its_cell(engine, rated, tmp_path):
+    from sqlmodel import select
+
+    from annotate.db import write_session
+    from annotate.db.tables import Assignment
+
+    with write_session(engine) as session:
+        first = session.exec(select(Assignment).order_by(Assignment.id)).first()
+        assert first is not None
+        first.comment = "line one\rline two"  # nothing else in it that calls for quotes
+    frame = ratings_dataframe(engine, "main")
+    write_ratings(frame, tmp_path / "r.csv", "csv")
+    back = pd.read_csv(tmp_path / "r.csv", dtype={"pair_id": "str"}, keep_default_na=False)
+    assert len(back) == len(frame)  # no row split by the carriage return
+    assert set(back["comment"]) == {"", "line one\rline two"}
