@@ -205,12 +205,20 @@ def rating_level(
     return d[keep], side, pair[keep], annotator[keep]
 
 
-def mixed_model(coded: CodedRatings, primary: dict[str, PairedTest], alpha: float) -> MixedModel:
+NOT_FITTED = "The mixed model was not fitted (a sensitivity variant; see the full report)."
+
+
+def mixed_model(
+    coded: CodedRatings, primary: dict[str, PairedTest], alpha: float, fit: bool = True
+) -> MixedModel:
     """The crossed mixed model per dimension, its verdict by the primary rules on the
-    (1 - 2 alpha) Wald interval, and the dimensions where it disagrees with the primary."""
+    (1 - 2 alpha) Wald interval, and the dimensions where it disagrees with the primary.
+    With `fit` False (a report built only for its headline figures) nothing is fitted."""
     out: dict[str, MixedDimension] = {}
     for dim_index, dim in enumerate(DIMENSIONS):
-        out[dim] = _dimension(coded, dim_index, primary[dim], alpha)
+        out[dim] = _dimension(coded, dim_index, primary[dim], alpha, fitted=fit)
+    if not fit:
+        return {"dimensions": out, "disagreements": [], "note": NOT_FITTED}
     disagree = [d for d in DIMENSIONS if out[d]["verdict"] != primary[d]["verdict"]]
     note = (
         "The mixed model disagrees with the primary verdict on: " + ", ".join(disagree) + "."
@@ -221,7 +229,7 @@ def mixed_model(coded: CodedRatings, primary: dict[str, PairedTest], alpha: floa
 
 
 def _dimension(
-    coded: CodedRatings, dim_index: int, primary: PairedTest, alpha: float
+    coded: CodedRatings, dim_index: int, primary: PairedTest, alpha: float, fitted: bool = True
 ) -> MixedDimension:
     d, side, pair, annotator = rating_level(coded, dim_index)
     n_pairs = len(np.unique(pair))
@@ -240,7 +248,7 @@ def _dimension(
         "converged": False,
         "verdict": INSUFFICIENT,
     }
-    if n_pairs < MIN_PAIRS or np.var(d) == 0:
+    if not fitted or n_pairs < MIN_PAIRS or np.var(d) == 0:
         return empty
     x = np.column_stack([np.ones(len(d)), side]) if np.var(side) > 0 else np.ones((len(d), 1))
     fit = fit_crossed(d, x, pair, annotator)

@@ -69,6 +69,7 @@ def build_report(
     margin_history: Mapping[str, object] | None = None,
     planned: Mapping[str, float] | None = None,
     excluded_pairs: Sequence[ExcludedPair] = (),
+    mixed: bool = True,
 ) -> Report:
     """Validate ratings (a DataFrame in the export format, or a file path) and compute every
     figure of the validation report. The result is JSON-serialisable with no NaN (None).
@@ -78,7 +79,8 @@ def build_report(
     margin record (see :func:`analysis.margins.margin_record`); ``planned`` the planned values
     of a power analysis (``n_pairs``, ``annotators_per_pair``, optional ``general_diff``,
     ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot;
-    ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions."""
+    ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions;
+    ``mixed`` False skips fitting the mixed model (a variant built for its headline figures)."""
     unit = check_unit(margin_unit)
     _check_settings(margin, alpha, n_boot)
     if isinstance(data, pd.DataFrame):
@@ -110,7 +112,7 @@ def build_report(
         "margin_sensitivity": margin_sensitivity(paired, unit),
         "margin_record": margin_record(margin_history, df["created_at"]),
         "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),
-        "mixed_model": mixed_model(coded, paired, alpha),
+        "mixed_model": mixed_model(coded, paired, alpha, fit=mixed),
         "position_bias": position_bias(coded, alpha),
         "exclusions": exclusions(coded, means, excluded_pairs),
         "settings": {

@@ -65,7 +65,8 @@ def main() -> None:
     primary = build(primary_ratings(ratings, RULES, people))
     one = time.perf_counter() - start
     start = time.perf_counter()
-    report = attach_exclusion_rules(primary, ratings, record, people, build)
+    variant = partial(build_report, n_boot=0, mixed=False)  # as services.reporting builds them
+    report = attach_exclusion_rules(primary, ratings, record, people, variant)
     section = time.perf_counter() - start
     rows = len(ratings)
     variants = len(report["exclusion_rules"]["sensitivity"])

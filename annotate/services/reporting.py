@@ -200,7 +200,8 @@ def with_study_options(report: Report, data: StudyRatings) -> Report:
 
 def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
     """The report (built on `data.primary()`) with the exclusion rules' section: each variant
-    of its sensitivity table is built with the report's own settings, without bootstrap."""
+    of its sensitivity table is built with the report's own settings, without bootstrap and
+    without the mixed model."""
     if data.rules is None:
         return report
     s = report["settings"]
@@ -215,5 +216,6 @@ def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
         scale_min=s["scale_min"],
         scale_max=s["scale_max"],
         excluded_pairs=report["exclusions"]["excluded_pairs"],
+        mixed=False,  # the sensitivity table reads no mixed-model figure
     )
     return attach_exclusion_rules(report, data.ratings, data.rules, data.annotator_facts, variant)

@@ -73,3 +73,18 @@ def test_too_few_pairs_is_insufficient():
     assert {r["verdict"] for r in report["mixed_model"]["dimensions"].values()} == {
         "insufficient_data"
     }
+
+
+def test_a_report_without_the_mixed_model_has_the_same_other_figures(small_study):
+    from analysis.mixed import NOT_FITTED
+    from analysis.report import build_report
+
+    full = build_report(small_study, n_boot=0)
+    quick = build_report(small_study, n_boot=0, mixed=False)
+    assert quick["mixed_model"]["note"] == NOT_FITTED
+    assert quick["mixed_model"]["disagreements"] == []
+    assert all(d["estimate"] is None for d in quick["mixed_model"]["dimensions"].values())
+    assert full["mixed_model"]["note"] != NOT_FITTED
+    assert {k: v for k, v in quick.items() if k != "mixed_model"} == {
+        k: v for k, v in full.items() if k != "mixed_model"
+    }
