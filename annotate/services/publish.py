@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from analysis.html_report import render_html
+from analysis.ratings import ordinary_rows
 from analysis.render import render_json, render_markdown
 from analysis.report_types import Report
 from annotate.db import read_session
@@ -48,7 +49,7 @@ def publish_study(
         anchors=dict(target.anchors),
         margin=target.equivalence_margin,
         overlap=target.overlap,
-        n_annotators=int(data.ratings["annotator"].nunique()),
+        n_annotators=int(ordinary_rows(data.ratings)["annotator"].nunique()),  # no adjudicator
         n_simulated=_simulated(data),
         n_rows=len(data.ratings),
         exclusions=list(data.excluded),

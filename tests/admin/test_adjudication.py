@@ -153,6 +153,17 @@ def test_the_report_shows_before_and_after_and_the_changed_pair(engine, disputed
     ]
 
 
+def test_the_dataset_card_counts_the_annotators_without_the_adjudicator(engine, disputed, tmp_path):
+    from annotate.services.publish import publish_study
+
+    adjudication.send(engine, SYSTEM, study="s", record_id="p003", adjudicator="a3")
+    made = assignment_of(engine, "a3", "p003")
+    rate(engine, made.annotator_id, made.id, given=side_scores(made.chosen_side, 2))
+    publish_study(engine, SYSTEM, "s", tmp_path / "card")
+    card = (tmp_path / "card" / "README.md").read_text(encoding="utf-8")
+    assert "3 annotator account(s) rated: 3 people" in card  # a0-a2; a3 only adjudicated
+
+
 def test_the_export_carries_the_provenance_of_every_row(engine, disputed):
     adjudication.set_threshold(engine, SYSTEM, study="s", threshold=2)
     adjudication.send(engine, SYSTEM, study="s", record_id="p001", adjudicator="a3")

@@ -110,6 +110,14 @@ def test_the_flag_queue_resolves_excludes_and_restores(page_engine, open_page, b
     assert "resolved" in _texts(at)
     assert list(at.dataframe[0].value["kind"]) == ["skip"]  # only open items by default
 
+    at.radio(key="flag_action").set_value("Send to adjudication")
+    at.text_area(key="flag_note").input("two readings of the rubric")
+    _button(at, "Save").click().run()
+    at.toggle(key="flags_open").set_value(False).run()
+    at.selectbox(key="flags_item").select_index(1).run()  # the skip, now sent to adjudication
+    links = [link.label for link in at.get("page_link")]
+    assert links == ["In the adjudication queue: send it to an adjudicator there"]
+
     at.text_input(key="exclude_why").input("question is ambiguous")
     _button(at, "Exclude the pair").click().run()
     assert "Pair p001 is left out of the analysis." in _texts(at)
@@ -121,5 +129,10 @@ def test_the_flag_queue_resolves_excludes_and_restores(page_engine, open_page, b
     at.switch_page("app_pages/admin_audit.py").run()
     assert at.title[0].value == "Audit log: new"
     log = at.dataframe[0].value
-    assert list(log["action"])[:3] == ["pair.restore", "pair.exclude", "flag.resolved"]
-    assert set(log["who"][:3]) == {"boss"}
+    assert list(log["action"])[:4] == [
+        "pair.restore",
+        "pair.exclude",
+        "flag.adjudication",
+        "flag.resolved",
+    ]
+    assert set(log["who"][:4]) == {"boss"}

@@ -90,6 +90,12 @@ def _draw_item(study: str, item: FlagItem) -> None:
                 f"{item.resolution.at:%Y-%m-%d %H:%M}"
             )
             st.text(item.resolution.note)
+            if item.resolution.action == FlagAction.ADJUDICATION:
+                st.page_link(
+                    "app_pages/admin_adjudication.py",
+                    label="In the adjudication queue: send it to an adjudicator there",
+                    icon=":material/gavel:",
+                )
         st.markdown("**Question**")
         st.markdown(inert_markdown(text.question))
         left, right = st.columns(2)
