@@ -33,13 +33,15 @@
     }
   }
 
-  // The option a digit picks: the one whose label starts with that number ("3 · Good"); in a
-  // question whose options carry no numbers (the preference), the option at that place.
+  // The option a digit picks: the one whose label is that number ("3 · Good", or "3" for a
+  // point without an anchor); in a question whose options carry no numbers (the preference),
+  // the option at that place.
+  const pointOf = (label) => (label.innerText.trim().match(/^([0-9]+)( ·|$)/) || [])[1];
   function optionFor(group, key) {
     const labels = [...group.querySelectorAll("label[data-testid='stRadioOption']")];
-    const numbered = labels.filter((l) => /^[0-9]+ ·/.test(l.innerText.trim()));
+    const numbered = labels.filter((l) => pointOf(l) !== undefined);
     if (!numbered.length) return labels[Number(key) - 1];
-    return numbered.find((l) => l.innerText.trim().startsWith(key + " ·"));
+    return numbered.find((l) => pointOf(l) === key);
   }
 
   // After the last question: the preference's rationale when there is one, else Submit.

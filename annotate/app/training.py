@@ -21,6 +21,7 @@ import streamlit as st
 
 from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
+from annotate.app.score_widgets import draw_response, score_radio
 from annotate.app.session import NOTICE, engine, login_token
 from annotate.domain.training import (
     CHECK,
@@ -118,24 +119,15 @@ def _draw_practice(account_id: int, step: TrainingStep) -> None:
         st.markdown(f"**The user's question**{category}\n\n" + inert_markdown(practice.question))
     _draw_context(practice.rubric_aspects, practice.narrative, practice.profile, step)
     low, high = step.scale
-    options = list(range(low, high + 1))
-    anchors = {v: inert_markdown(step.anchors.get(v, "")) for v in options}
+    anchors = {v: step.anchors.get(v, "") for v in range(low, high + 1)}
     with st.form("practice", border=False, enter_to_submit=False):
         for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
             with column:
-                st.subheader(f"Response {side}", anchor=False)
-                with st.container(key=f"practice_response_{side}", border=True):
-                    st.markdown(inert_markdown(practice.responses[side]))
+                draw_response(side, practice.responses[side], f"practice_response_{side}")
                 for dim in DIMENSIONS:
-                    st.radio(
-                        f"Response {side}: {inert_markdown(step.dimension_labels.get(dim, dim))}",
-                        options,
-                        index=None,
-                        format_func=lambda v: f"{v} · {anchors[v]}" if anchors[v] else str(v),
-                        horizontal=True,
-                        key=practice_key(dim, side),
-                        help=inert_markdown(step.dimension_definitions.get(dim, "")),
-                    )
+                    label = step.dimension_labels.get(dim, dim)
+                    definition = step.dimension_definitions.get(dim, "")
+                    score_radio(side, label, definition, anchors, practice_key(dim, side))
         sent = st.form_submit_button(
             "Submit and see the feedback", type="primary", key=SUBMIT_PRACTICE
         )

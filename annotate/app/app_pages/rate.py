@@ -22,6 +22,7 @@ from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
+from annotate.app.score_widgets import draw_response, score_radio
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
@@ -241,25 +242,19 @@ def _draw_profile_items(items: list[dict[str, Any]]) -> None:
 def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     scale = view.scale
     assert scale is not None
-    options = list(range(scale.minimum, scale.maximum + 1))
-    anchors = {v: inert_markdown(scale.anchors.get(v, "")) for v in options}
+    points = range(scale.minimum, scale.maximum + 1)
+    anchors = {v: scale.anchors.get(v, "") for v in points}
     with st.form("pair", border=False, enter_to_submit=False):
         for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
             with column:
-                st.subheader(f"Response {side}", anchor=False)
-                with st.container(key=f"response_{side}", border=True):
-                    st.markdown(inert_markdown(view.responses[side]))
+                draw_response(side, view.responses[side], f"response_{side}")
                 with st.container(key=f"scores_{side}"):
-                    for dim in DIMENSIONS:
-                        st.radio(
-                            f"Response {side}: {inert_markdown(scale.dimension_labels[dim])}",
-                            options,
-                            index=None,  # the value comes from `_reset_widgets`
-                            format_func=lambda v: f"{v} · {anchors[v]}",
-                            horizontal=True,
-                            key=score_key(dim, side),
-                            help=inert_markdown(scale.dimension_definitions[dim]),
+                    for dim in DIMENSIONS:  # values come from `_reset_widgets`
+                        label, definition = (
+                            scale.dimension_labels[dim],
+                            scale.dimension_definitions[dim],
                         )
+                        score_radio(side, label, definition, anchors, score_key(dim, side))
         aspect_checklist.draw(view)
         if scale.ask_preference:
             _draw_preference(scale.rationale)

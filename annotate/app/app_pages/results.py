@@ -229,33 +229,27 @@ def _draw_power(data: StudyRatings, margin: float) -> None:
         st.markdown(power_text(plan_power(plan)))
 
 
-def _draw_downloads(study: str, data: StudyRatings, report: Report) -> None:
-    st.subheader("Downloads")
-    ratings_row = st.columns(len(EXPORT_FORMATS) + 1)
-    ratings_row[0].markdown("**Ratings export**")
-    for column, fmt in zip(ratings_row[1:], EXPORT_FORMATS, strict=True):
+def _export_row(title: str, frame: pd.DataFrame, file_stem: str, key: str) -> None:
+    """A table's downloads, one button per export format."""
+    row = st.columns(len(EXPORT_FORMATS) + 1)
+    row[0].markdown(f"**{title}**")
+    for column, fmt in zip(row[1:], EXPORT_FORMATS, strict=True):
         column.download_button(
             fmt,
-            data=partial(ratings_bytes, data.ratings, fmt),
-            file_name=f"{study}_ratings.{fmt}",
+            data=partial(ratings_bytes, frame, fmt),
+            file_name=f"{file_stem}.{fmt}",
             mime=RATINGS_MIME[fmt],
             icon=":material/download:",
             on_click="ignore",
-            key=f"download_ratings_{fmt}",
+            key=f"{key}_{fmt}",
         )
+
+
+def _draw_downloads(study: str, data: StudyRatings, report: Report) -> None:
+    st.subheader("Downloads")
+    _export_row("Ratings export", data.ratings, f"{study}_ratings", "download_ratings")
     if data.aspects is not None:  # a study with the aspect checklist: its aspect table
-        aspects_row = st.columns(len(EXPORT_FORMATS) + 1)
-        aspects_row[0].markdown("**Aspect table**")
-        for column, fmt in zip(aspects_row[1:], EXPORT_FORMATS, strict=True):
-            column.download_button(
-                fmt,
-                data=partial(ratings_bytes, data.aspects, fmt),
-                file_name=f"{study}_aspects.{fmt}",
-                mime=RATINGS_MIME[fmt],
-                icon=":material/download:",
-                on_click="ignore",
-                key=f"download_aspects_{fmt}",
-            )
+        _export_row("Aspect table", data.aspects, f"{study}_aspects", "download_aspects")
     report_row = st.columns(len(REPORT_FORMATS) + 1)
     report_row[0].markdown("**Report**")
     for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):

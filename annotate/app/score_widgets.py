@@ -1,0 +1,35 @@
+"""The widgets a pair is scored with, shared by the rating page and the training's practice
+pairs: a response in its scroll box under its side's heading, and one score question (the
+scale's points with their anchors, by side only)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from annotate.app.safe_text import inert_markdown
+
+
+def draw_response(side: str, text: str, key: str) -> None:
+    """'Response A' and its text (inert), in a bordered scroll box with widget key `key`."""
+    st.subheader(f"Response {side}", anchor=False)
+    with st.container(key=key, border=True):
+        st.markdown(inert_markdown(text))
+
+
+def score_radio(
+    side: str, label: str, definition: str, anchors: Mapping[int, str], key: str
+) -> None:
+    """One score of one response: the scale's points as '4 · Good' (no value chosen: the page
+    sets it in session state), the dimension's definition as its help."""
+    shown = {v: inert_markdown(anchors.get(v, "")) for v in anchors}
+    st.radio(
+        f"Response {side}: {inert_markdown(label)}",
+        list(anchors),
+        index=None,
+        format_func=lambda v: f"{v} · {shown[v]}" if shown[v] else str(v),
+        horizontal=True,
+        key=key,
+        help=inert_markdown(definition),
+    )
