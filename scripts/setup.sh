@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create ./.venv (if missing) and install prb-annotate into it. Usage: scripts/setup.sh [EXTRA]
-# EXTRA "test" also installs the test tools, and Chromium and HAProxy (Debian's packages) for the
-# browser and deployment tests.
+# EXTRA "test" also installs the test tools, and Chromium, HAProxy and GNU R (Debian's packages)
+# for the browser and deployment tests and the checks against R.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-}"
@@ -9,10 +9,12 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "$extra" = "test" ]; then
   .venv/bin/python -m pip install --quiet -e ".[test]"
-  # Debian's Chromium (browser tests) and HAProxy (the deployment tests' load balancer).
+  # Debian's Chromium (browser tests), HAProxy (the deployment tests' load balancer) and GNU R
+  # (the export read by R's read.csv).
   missing=""
   command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
   command -v haproxy >/dev/null 2>&1 || missing="$missing haproxy"
+  command -v Rscript >/dev/null 2>&1 || missing="$missing r-base-core"
   if [ -n "$missing" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       echo "Installing$missing for the tests (apt-get)..."

@@ -168,7 +168,7 @@ def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
     tmp = path.with_name(path.name + ".part")
     if fmt == "csv":
-        frame.to_csv(tmp, index=False, lineterminator=CSV_LINE_END)
+        tmp.write_bytes(csv_text(frame).encode("utf-8"))
     elif fmt == "jsonl":
         frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
     else:
@@ -176,13 +176,22 @@ def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
     tmp.replace(path)
 
 
+def csv_text(frame: pd.DataFrame) -> str:
+    """The export as CSV: rows end in CRLF, and true/false are written TRUE/FALSE, which both
+    R's `read.csv` (logical; it reads pandas' True/False as text) and pandas (bool) read."""
+    logical = {
+        c: frame[c].map({True: "TRUE", False: "FALSE"}) for c in frame if frame[c].dtype == bool
+    }
+    text: str = frame.assign(**logical).to_csv(index=False, lineterminator=CSV_LINE_END)
+    return text
+
+
 def ratings_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
     """The export as bytes, for a download button."""
     if fmt == "csv":
-        text: str = frame.to_csv(index=False, lineterminator=CSV_LINE_END)
-        return text.encode("utf-8")
+        return csv_text(frame).encode("utf-8")
     if fmt == "jsonl":
-        text = frame.to_json(orient="records", lines=True, force_ascii=False)
+        text: str = frame.to_json(orient="records", lines=True, force_ascii=False)
         return text.encode("utf-8")
     if fmt == "parquet":
         data: bytes = frame.to_parquet(index=False)
