@@ -12,9 +12,10 @@ from typing import Any, NamedTuple
 from sqlalchemy import ColumnElement, and_, case, func, tuple_
 from sqlmodel import Session, col, select
 
-from annotate.db.tables import Assignment, Pair, Rating, Study
+from annotate.db.tables import Assignment, Pair, Rating, Study, Training
 from annotate.domain.aspects import marks_by_side
 from annotate.domain.blinding import response_on
+from annotate.domain.training import FAILED
 from annotate.vocabulary import SIDES, AssignmentStatus, Response
 
 PROFILE_PREVIEW = 10
@@ -71,9 +72,15 @@ class PairView:
 
 
 def _in_queue(annotator_id: int) -> ColumnElement[bool]:
+    """The annotator's assignments, but not those released, nor those of a study whose training
+    they failed (they may not rate its pairs; its end page says so)."""
+    failed = select(Training.study_id).where(
+        col(Training.annotator_id) == annotator_id, col(Training.status) == FAILED
+    )
     return and_(
         col(Assignment.annotator_id) == annotator_id,
         col(Assignment.status) != AssignmentStatus.RELEASED,
+        col(Assignment.study_id).not_in(failed),
     )
 
 

@@ -18,6 +18,7 @@ from annotate.db.tables import Study, stored_id
 from annotate.domain import accounts, training
 from annotate.domain.consent import completion_link
 from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.queue import next_open, queue
 from annotate.domain.studies import get_study
 from annotate.domain.training import (
     CheckResult,
@@ -56,14 +57,17 @@ def training_step(engine: Engine, actor_id: int, study: str) -> TrainingStep:
 
 def pending_training(engine: Engine, actor_id: int) -> TrainingStep | None:
     """For the rating page: the first study of the actor's work whose training is not passed
-    (one still in practice or check before one failed), or None: on to the real queue."""
+    (one still in practice or check before one failed; a failed one once no other study has
+    an open pair for them), or None: on to the real queue."""
     with read_session(engine) as session:
         steps = [
             _step(session, actor_id, s) for s in training.studies_in_training(session, actor_id)
         ]
-    ongoing = [s for s in steps if s.step != training.FAILED]
-    first = ongoing or steps
-    return first[0] if first else None
+        ongoing = [s for s in steps if s.step != training.FAILED]
+        if ongoing:
+            return ongoing[0]
+        other_work = next_open(queue(session, actor_id)) is not None  # (failed studies left out)
+    return steps[0] if steps and not other_work else None
 
 
 def _step(session: Session, actor_id: int, study: Study) -> TrainingStep:

@@ -12,7 +12,7 @@ import copy
 import pytest
 
 from annotate.db import read_session, write_session
-from annotate.db.tables import Training
+from annotate.db.tables import Annotator, Assignment, Training
 from annotate.domain import accounts, training
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.studies import StudyError, create_study, get_study, update_study
@@ -251,6 +251,33 @@ def test_the_last_wrong_attempt_screens_out(engine, trained):
     assert service.answer_check(engine, trained, study="t", answers=right).status == FAILED
     with read_session(engine) as session, pytest.raises(TrainingError, match="has ended"):
         training.require_passed(session, trained, _study(engine))
+    assert service.pending_training(engine, trained).step == FAILED
+
+
+def test_failing_one_study_leaves_the_annotator_s_other_work_open(engine, trained):
+    from annotate.domain.queue import queue
+    from annotate.services.rating import submit_rating
+
+    make_study(engine, "free", pairs=2)  # no training
+    with write_session(engine) as session:
+        free = get_study(session, "free")
+        ana = session.get(Annotator, trained)
+        assign_pairs(session, free, ana, study_pairs(session, free))
+    _practise(engine, trained)
+    wrong = {"sides": [0], "dims": [0, 2]}
+    for _ in range(2):
+        service.answer_check(engine, trained, study="t", answers=wrong)
+    # The failed study's pairs leave the queue; the other study's pairs are rated as usual.
+    with read_session(engine) as session:
+        entries = queue(session, trained)
+        studies = {session.get(Assignment, e.assignment_id).study_id for e in entries}
+    assert studies == {free.id}
+    assert len(entries) == 2
+    assert service.pending_training(engine, trained) is None
+    for entry in entries:
+        submit_rating(engine, annotator_id=trained, assignment_id=entry.assignment_id,
+                      scores=_scores(), seconds=3.0)  # fmt: skip
+    # With nothing else open, the failed study's end page (its screen-out code) comes back.
     assert service.pending_training(engine, trained).step == FAILED
 
 
