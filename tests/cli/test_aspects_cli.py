@@ -156,7 +156,8 @@ def test_export_table_aspects_has_one_row_per_assignment_response_and_aspect(
     ratings = tmp_path / "ratings.csv"
     run("export", "-o", str(ratings))
     # The ratings export keeps its columns: no aspect column among them.
-    assert list(pd.read_csv(ratings).columns) == [*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS]
+    columns = [*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS, "annotator_excluded"]
+    assert list(pd.read_csv(ratings).columns) == columns
     run("export", "-o", str(out), "--table", "nope", code=1)
 
 
