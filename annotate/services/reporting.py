@@ -53,19 +53,21 @@ class StudyRatings:
     rules: dict[str, object] | None = None  # pre-registered exclusion rules and their record
     annotator_facts: list[AnnotatorFacts] = field(default_factory=list)  # what the rules read
 
+    def rule_values(self) -> Mapping[str, object]:
+        """The study's exclusion rules, name -> threshold (empty without rules)."""
+        return cast(Mapping[str, object], (self.rules or {}).get("rules") or {})
+
     def primary(self) -> pd.DataFrame:
         """The ratings the primary analysis uses: without the annotators a pre-registered
         exclusion rule excludes (all of them without rules)."""
-        rules = cast(Mapping[str, object], (self.rules or {}).get("rules") or {})
         try:
-            return primary_ratings(self.ratings, rules, self.annotator_facts)
+            return primary_ratings(self.ratings, self.rule_values(), self.annotator_facts)
         except ValueError as error:
             raise Invalid(f"study {self.study!r}: {error}") from None
 
     def excluded_annotators(self) -> set[str]:
         """The annotators a pre-registered exclusion rule excludes."""
-        rules = cast(Mapping[str, object], (self.rules or {}).get("rules") or {})
-        return set(excluded_by(check_rules(rules), self.annotator_facts))
+        return set(excluded_by(check_rules(self.rule_values()), self.annotator_facts))
 
     def primary_aspects(self) -> pd.DataFrame | None:
         """The aspect marks of the annotators the primary analysis uses (as `primary`)."""
