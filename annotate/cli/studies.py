@@ -90,6 +90,14 @@ AspectChecklist = Annotated[
         help="Mark each rubric aspect's coverage per response (0 not, 1 partly, 2 well).",
     ),
 ]
+AdjudicationThreshold = Annotated[
+    float | None,
+    Opt(
+        "--adjudication-threshold",
+        help="Pairs whose annotators' rubric differences spread this much go to adjudication "
+        "(clear it with `prb-annotate adjudication threshold`).",
+    ),
+]
 SettingsFile = Annotated[
     Path | None,
     Opt(
@@ -121,6 +129,7 @@ def _design(
     preference: bool | None,
     rationale: str | None,
     aspect_checklist: bool | None = None,
+    adjudication_threshold: float | None = None,
 ) -> dict[str, Any]:
     """The study design options given on the command line (issue 14)."""
     settings: dict[str, Any] = {
@@ -129,6 +138,7 @@ def _design(
         "ask_preference": preference,
         "rationale": rationale,
         "aspect_checklist": aspect_checklist,
+        "adjudication_threshold": adjudication_threshold,
     }
     if consent_file is not None:
         settings["consent_text"] = _read(consent_file)
@@ -140,6 +150,10 @@ def _design(
         except json.JSONDecodeError as error:
             raise fail(f"{survey_file}, line {error.lineno}: not JSON ({error.msg})") from None
     return {k: v for k, v in settings.items() if v is not None}
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
 
 
 def _read(path: Path) -> str:
@@ -238,6 +252,7 @@ def studies_create(
     preference: Preference = None,
     rationale: Rationale = None,
     aspect_checklist: AspectChecklist = None,
+    adjudication_threshold: AdjudicationThreshold = None,
     settings_file: SettingsFile = None,
 ) -> None:
     """Create a study (settings not given keep their defaults)."""
@@ -276,6 +291,7 @@ def studies_edit(
     preference: Preference = None,
     rationale: Rationale = None,
     aspect_checklist: AspectChecklist = None,
+    adjudication_threshold: AdjudicationThreshold = None,
     settings_file: SettingsFile = None,
 ) -> None:
     """Change some settings of a study; the others stay as they are."""
@@ -330,6 +346,7 @@ def _show(study: Study) -> None:
         ("completion URL", study.completion_url or "-"),
         ("preference", f"asked, rationale {study.rationale}" if study.ask_preference else "-"),
         ("aspect checklist", "on" if study.aspect_checklist else "off"),
+        ("adjudication threshold", _number(study.adjudication_threshold)),
         ("training", _training(study)),
     ]
     for key, value in rows:

@@ -75,6 +75,15 @@ def test_create_and_edit_a_study_with_every_design_option(run, db_url, tmp_path:
     assert (study.consent_text, study.survey_questions, study.ask_preference) == ("", [], False)
 
 
+def test_the_adjudication_threshold_is_set_on_create_and_edit(run, db_url):
+    run("studies", "create", "crowd", "--adjudication-threshold", "2.5")
+    assert _study(db_url).adjudication_threshold == 2.5
+    assert re.search(r"adjudication threshold\s+2.5", run("studies", "show", "crowd"))
+    run("studies", "edit", "crowd", "--adjudication-threshold", "-1", code=1)  # refused
+    run("studies", "edit", "crowd", "--adjudication-threshold", "3")
+    assert _study(db_url).adjudication_threshold == 3.0
+
+
 def test_a_bad_survey_file_is_refused_with_its_place(run, db_url, tmp_path: Path):
     run("studies", "create", "crowd")
     survey = tmp_path / "survey.json"
