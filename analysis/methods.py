@@ -120,4 +120,24 @@ def methods_paragraph(report: Report) -> str:
     rules = report.get("exclusion_rules")  # a study's pre-registered exclusion rules
     if rules is not None and rules["rules"]:
         parts.append(rules["note"])
+    if "preference" in report:
+        parts.append(PREFERENCE_METHOD)
+    if "aspects" in report:
+        parts.append(ASPECT_METHOD)
     return " ".join(parts)
+
+
+PREFERENCE_METHOD = (
+    "After the scores, annotators said which response fits the user better on a symmetric "
+    "five-point scale by side (A much better to B much better, with a tie), mapped to chosen and "
+    "rejected on the server; forced-choice accuracy is reported strict and with ties as half a "
+    "win (Wilson intervals), with its agreement with the score-implied preference (Cohen's "
+    "kappa) and ordinal Krippendorff's alpha."
+)
+ASPECT_METHOD = (
+    "Annotators also marked how well each response covers each aspect of the user's rubric "
+    "(0 not, 1 partly, 2 well: the benchmark judge's scale); chosen minus rejected coverage is "
+    "tested per place in the rubric and overall (paired t interval, Wilcoxon signed-rank), "
+    "agreement per aspect is ordinal Krippendorff's alpha, and imported LLM-judge marks are "
+    "compared with the annotators' median by quadratic-weighted Cohen's kappa."
+)

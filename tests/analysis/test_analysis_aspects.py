@@ -162,9 +162,13 @@ def report(validating_study):
 
 
 def test_the_report_sections_appear_only_with_the_checklist(report):
+    from analysis.methods import ASPECT_METHOD, methods_paragraph
+
     plain = render_report(report, "md")
     assert "Aspect checklist" not in plain
     extended = attach_aspects(report, marks(), ratings(), judges())
+    assert ASPECT_METHOD in methods_paragraph(extended)
+    assert ASPECT_METHOD not in methods_paragraph(report)
     assert attach_aspects(report, None, ratings()) is report
     for fmt in ("md", "html", "latex"):
         text = render_report(extended, fmt)

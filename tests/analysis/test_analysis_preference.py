@@ -196,3 +196,7 @@ def test_every_report_format_shows_the_preference_and_survey_sections_only_when_
             assert marker.format(heading) not in without, (fmt, heading)
     markdown = render_report(designed, "md")
     assert "| Forced-choice accuracy, strict (ties are not wins) | 50.0% |" in markdown
+    from analysis.methods import PREFERENCE_METHOD, methods_paragraph
+
+    assert PREFERENCE_METHOD in methods_paragraph(designed)  # the methods say how it was asked
+    assert PREFERENCE_METHOD not in methods_paragraph(plain)
