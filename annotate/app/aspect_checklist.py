@@ -59,7 +59,8 @@ def draw(view: PairView) -> None:
     if not asked(view) or not view.rubric_aspects:
         return
     with st.container(key="aspect_checklist"):
-        heading = st.columns(COLUMNS, gap="small")
+        with st.container(key="aspect_heading"):  # its side names are hidden on a phone
+            heading = st.columns(COLUMNS, gap="small")
         heading[0].markdown("**How well does each response cover what this user expects?**",
                             help=HELP)  # fmt: skip
         for side, column in zip(SIDES, heading[1:], strict=True):
@@ -70,13 +71,12 @@ def draw(view: PairView) -> None:
             columns[0].markdown(f"{index + 1}. {text}")
             for side, column in zip(SIDES, columns[1:], strict=True):
                 column.radio(
-                    f"Response {side}, aspect {index + 1}",  # for screen readers; not drawn
+                    f"Response {side}, aspect {index + 1}",  # drawn on a phone only (CSS)
                     COVERAGE_POINTS,
                     index=None,  # the value comes from `reset`
                     format_func=_word,
                     horizontal=True,
                     key=mark_key(side, index),
-                    label_visibility="collapsed",
                 )
 
 
