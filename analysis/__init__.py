@@ -14,12 +14,12 @@ import importlib
 from typing import Any
 
 _PUBLIC = {
-    "RatingsError": ".ratings",
-    "load_ratings": ".ratings",
-    "validate_ratings": ".ratings",
-    "render_report": ".render",
-    "build_report": ".report",
-    "simulate_ratings": ".simulate",
+    "RatingsError": "analysis.core.ratings",
+    "load_ratings": "analysis.core.ratings",
+    "validate_ratings": "analysis.core.ratings",
+    "render_report": "analysis.renderers.render",
+    "build_report": "analysis.report",
+    "simulate_ratings": "analysis.simulate",
 }
 
 __all__ = sorted(_PUBLIC)

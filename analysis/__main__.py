@@ -1,5 +1,5 @@
 """``python -m analysis report RATINGS_FILE ...``"""
 
-from .cli import app
+from analysis.cli import app
 
 app(prog_name="python -m analysis")

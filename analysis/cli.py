@@ -17,11 +17,10 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_N_BOOT, SCALE_MAX, SCALE_MIN
-
-from .adjudication import attach_adjudication
-from .drilldown import FIGURE_HELP, figure_pairs
-from .options import (
+from analysis.core.drilldown import FIGURE_HELP, figure_pairs
+from analysis.core.ratings import RatingsError, load_ratings, read_raw
+from analysis.designs.adjudication import attach_adjudication
+from analysis.options import (
     AlphaOption,
     BootstrapOption,
     Format,
@@ -36,10 +35,10 @@ from .options import (
     SeedOption,
     planned_values,
 )
-from .ratings import RatingsError, load_ratings, read_raw
-from .render import render_report
-from .report import build_report
-from .report_types import ExcludedPair, Report
+from analysis.renderers.render import render_report
+from analysis.report import build_report
+from analysis.schema.report_types import ExcludedPair, Report
+from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_N_BOOT, SCALE_MAX, SCALE_MIN
 
 
 class PowerFormat(StrEnum):
@@ -166,7 +165,7 @@ def _with_files(
     report = attach_adjudication(report, raw)
     if aspects_file is None:
         return report
-    from .aspects import attach_aspects, load_aspects
+    from analysis.designs.aspects import attach_aspects, load_aspects
 
     ratings = load_ratings(ratings_file, *scale)
     return attach_aspects(report, load_aspects(aspects_file), ratings)
@@ -204,7 +203,7 @@ def power(
     ] = PowerFormat.text,
 ) -> None:
     """Power of each test and of the joint verdict, and the pairs needed for a target power."""
-    from .power import make_plan, plan_power, power_text
+    from analysis.core.power import make_plan, plan_power, power_text
 
     try:
         ratings = None if pilot is None else load_ratings(pilot)
@@ -247,7 +246,7 @@ def figures(
     seed: SeedOption = 0,
 ) -> None:
     """Paper-ready static figures (matplotlib) of the report: SVG, PDF and/or PNG."""
-    from .static import export_figures
+    from analysis.renderers.static import export_figures
 
     try:
         result = build_report(

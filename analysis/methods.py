@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-from .paired import EXACT_MAX_N, MIN_PAIRS
-from .report_types import Report
+from analysis.core.paired import EXACT_MAX_N, MIN_PAIRS
+from analysis.schema.report_types import Report
 
 ALPHA_TENTATIVE, ALPHA_RELIABLE = 0.667, 0.8
 

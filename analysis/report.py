@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import cast
@@ -10,28 +9,38 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from annotate.vocabulary import (
-    DEFAULT_EQUIVALENCE_MARGIN,
-    DEFAULT_N_BOOT,
-    DIMENSION_LABELS,
-    DIMENSIONS,
-    PERSONAL_DIMENSION,
-    SCALE_MAX,
-    SCALE_MIN,
+from analysis.core.accuracy import human_accuracy
+from analysis.core.agreement import annotator_agreement, dimension_agreement, preference_agreement
+from analysis.core.annotators import annotator_behaviour
+from analysis.core.coded import (
+    BoolArray,
+    CodedRatings,
+    FloatArray,
+    PairMeans,
+    encode_ratings,
+    pair_means,
 )
-
-from .accuracy import human_accuracy
-from .agreement import annotator_agreement, dimension_agreement, preference_agreement
-from .annotators import annotator_behaviour
-from .coded import BoolArray, CodedRatings, FloatArray, PairMeans, encode_ratings, pair_means
-from .margins import MarginUnit, check_unit, margin_points, margin_record, margin_sensitivity
-from .methods import ALPHA_TENTATIVE, methods
-from .mixed import mixed_model
-from .paired import INSUFFICIENT, MIN_PAIRS, apply_holm, compare_dimension, study_checks
-from .position import position_bias
-from .power import make_plan, plan_power
-from .ratings import load_ratings, validate_ratings
-from .report_types import (
+from analysis.core.margins import (
+    MarginUnit,
+    check_unit,
+    margin_points,
+    margin_record,
+    margin_sensitivity,
+)
+from analysis.core.mixed import mixed_model
+from analysis.core.paired import (
+    INSUFFICIENT,
+    MIN_PAIRS,
+    apply_holm,
+    compare_dimension,
+    study_checks,
+)
+from analysis.core.position import position_bias
+from analysis.core.power import make_plan, plan_power
+from analysis.core.ratings import load_ratings, validate_ratings
+from analysis.methods import ALPHA_TENTATIVE, methods
+from analysis.schema.jsonable import to_jsonable
+from analysis.schema.report_types import (
     Agreement,
     AnnotatorPair,
     AnnotatorRow,
@@ -46,12 +55,21 @@ from .report_types import (
     PowerResult,
     Report,
 )
+from annotate.vocabulary import (
+    DEFAULT_EQUIVALENCE_MARGIN,
+    DEFAULT_N_BOOT,
+    DIMENSION_LABELS,
+    DIMENSIONS,
+    PERSONAL_DIMENSION,
+    SCALE_MAX,
+    SCALE_MIN,
+)
 
 SCHEMA_VERSION = 2
 MAX_LISTED_PAIRS = 100
 MAX_PAIRWISE_ROWS = 10_000
 """The report keeps at most this many annotator pairs (those sharing the most units); call
-:func:`analysis.agreement.annotator_agreement` for all of them."""
+:func:`analysis.core.agreement.annotator_agreement` for all of them."""
 HISTOGRAM_BIN = 0.5
 
 
@@ -76,7 +94,7 @@ def build_report(
 
     ``margin`` is in ``margin_unit`` ("points" or "sd"); ``holm`` Holm-adjusts the exploratory
     by-domain family (the study verdict needs no correction); ``margin_history`` is the study's
-    margin record (see :func:`analysis.margins.margin_record`); ``planned`` the planned values
+    margin record (see :func:`analysis.core.margins.margin_record`); ``planned`` the planned values
     of a power analysis (``n_pairs``, ``annotators_per_pair``, optional ``general_diff``,
     ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot;
     ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions;
@@ -327,18 +345,3 @@ def _agreement(
         "pairwise_truncated": n_pairwise > MAX_PAIRWISE_ROWS,
     }
     return agreement, cast(list[AnnotatorRow], annotators.to_dict(orient="records"))
-
-
-def to_jsonable(value: object) -> object:
-    """Recursively convert numpy scalars/arrays to Python types and NaN/inf to None."""
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | np.ndarray):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return value

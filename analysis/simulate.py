@@ -15,9 +15,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from analysis.core.coded import FloatArray, IntArray
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
-
-from .coded import FloatArray, IntArray
 
 DEFAULT_DOMAINS = (
     "Art_and_Entertainment",

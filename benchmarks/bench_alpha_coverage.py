@@ -6,7 +6,7 @@ rubric-alignment alpha (ordinal and interval levels, units (pair, response)) and
 it covers the population alpha. The population alpha is estimated once from a very large
 study (many pairs, a large pool of annotators, same model), averaged over a few seeds.
 
-Designs compared (see ``analysis.alpha.bootstrap_alpha``): pairs only (both units of a
+Designs compared (see ``analysis.core.alpha.bootstrap_alpha``): pairs only (both units of a
 pair together), pairs and coders resampled independently, and the combined variance estimate
 (pairs + coders - pair-ratings) used by the report. Prints the coverage of each with its
 Monte Carlo standard error, the mean width, and the time per interval. Target: nominal 95%
@@ -27,8 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.alpha import alpha, bootstrap_alpha, codings, value_counts
-from analysis.coded import encode_ratings
+from analysis.core.alpha import alpha, bootstrap_alpha, codings, value_counts
+from analysis.core.coded import encode_ratings
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.aspects import aspect_summary
+from analysis.designs.aspects import aspect_summary
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 

@@ -36,9 +36,9 @@ from playwright.async_api import async_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotate.db import make_engine, write_session
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study
 from annotate.services.demo import set_up_demo
 from support.appserver import AppServer
 

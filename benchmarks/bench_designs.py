@@ -23,8 +23,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.attributes import by_attribute
-from analysis.preference import preference_summary
+from analysis.designs.attributes import by_attribute
+from analysis.designs.preference import preference_summary
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 

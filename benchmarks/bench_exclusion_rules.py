@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.exclusion_rules import attach_exclusion_rules, primary_ratings
+from analysis.designs.exclusion_rules import attach_exclusion_rules, primary_ratings
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 

@@ -3,7 +3,7 @@
     python benchmarks/bench_import.py [--scale 1.0] [--profile-size 120] [--keep DIR]
 
 Generates 2,830 pairs (767 + 989 + 1,074, profiles of 120 posts) with
-`annotate.domain.synthetic.write_synthetic_benchmark`, then measures, each in a fresh Python
+`annotate.domain.dataset.synthetic.write_synthetic_benchmark`, then measures, each in a fresh Python
 process so that peak memory belongs to the import alone:
 
 - `import_files` into a new SQLite file: seconds and peak RSS;
@@ -41,7 +41,7 @@ def _child(db: str, files: list[str], trace: bool) -> None:
     import tracemalloc
 
     from annotate.db import make_engine
-    from annotate.domain.permissions import SYSTEM
+    from annotate.domain.study.permissions import SYSTEM
     from annotate.services.data import import_files
 
     engine = make_engine(db)
@@ -115,7 +115,7 @@ def main() -> None:
         _child(args.child[0], args.child[1:], args.trace)
         return
 
-    from annotate.domain.synthetic import write_synthetic_benchmark
+    from annotate.domain.dataset.synthetic import write_synthetic_benchmark
 
     folder = args.keep or Path(tempfile.mkdtemp(prefix="prb-bench-"))
     folder.mkdir(parents=True, exist_ok=True)

@@ -58,8 +58,8 @@ def _page_child(db: str, file: str) -> None:
 
     from annotate.app.app_pages import admin_data  # noqa: F401  and the page
     from annotate.db import make_engine, write_session
-    from annotate.domain import accounts
-    from annotate.domain.importer import DatasetError
+    from annotate.domain.dataset.importer import DatasetError
+    from annotate.domain.study import accounts
     from annotate.services.data import upload_dataset
 
     engine = make_engine(f"sqlite:///{db}")
@@ -129,7 +129,7 @@ def _write_bad(path: Path, lines: int) -> Path:
 
 
 def _write_valid(path: Path, megabytes: float) -> Path:
-    from annotate.domain.synthetic import synthetic_record
+    from annotate.domain.dataset.synthetic import synthetic_record
 
     rng = random.Random(16)
     with path.open("w", encoding="utf-8") as handle:

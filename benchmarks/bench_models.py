@@ -27,12 +27,12 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from analysis.models.reward_models import reward_models_section
 from analysis.report import build_report
-from analysis.reward_models import reward_models_section
 from annotate.db import make_engine
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.synthetic import write_synthetic_benchmark
-from annotate.domain.synthetic_models import dataset_ids, write_model_outputs
+from annotate.domain.dataset.synthetic import write_synthetic_benchmark
+from annotate.domain.models.synthetic_models import dataset_ids, write_model_outputs
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services import reward_models
 from annotate.services.data import import_files
 from annotate.services.simulated import store_simulated_ratings

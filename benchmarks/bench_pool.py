@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment, Pair, Rating
-from annotate.domain import accounts, studies
+from annotate.domain.study import accounts, studies
 from annotate.services.rating import submit_rating
 from annotate.services.work import pull_next
 

@@ -28,17 +28,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.agreement import (
+from analysis.core.agreement import (
     annotator_agreement,
     dimension_agreement,
     preference_agreement,
 )
-from analysis.annotators import annotator_behaviour
-from analysis.coded import encode_ratings, pair_means
-from analysis.mixed import mixed_model
-from analysis.position import position_bias
-from analysis.ratings import validate_ratings
-from analysis.render import render_report
+from analysis.core.annotators import annotator_behaviour
+from analysis.core.coded import encode_ratings, pair_means
+from analysis.core.mixed import mixed_model
+from analysis.core.position import position_bias
+from analysis.core.ratings import validate_ratings
+from analysis.renderers.render import render_report
 from analysis.report import build_report, by_domain, compare_dimensions
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS

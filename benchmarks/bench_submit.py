@@ -37,12 +37,12 @@ from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
-from annotate.domain import accounts
-from annotate.domain.blinding import chosen_side, shuffled
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.queue import pair_view, queue
-from annotate.domain.studies import get_or_create_study
-from annotate.domain.synthetic import write_synthetic_benchmark
+from annotate.domain.assignment.blinding import chosen_side, shuffled
+from annotate.domain.dataset.synthetic import write_synthetic_benchmark
+from annotate.domain.rating.queue import pair_view, queue
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, SIDES

@@ -26,9 +26,10 @@ import contextlib
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Pair
-from annotate.domain import accounts, training
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.studies import create_study
+from annotate.domain.crowd import training
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import create_study
 from annotate.services.training import pending_training
 from benchmarks.scratch_db import scratch_database
 

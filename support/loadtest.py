@@ -35,11 +35,11 @@ from sqlmodel import select
 from annotate.app.app_pages.rate import PAIR_TOKEN, score_key
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Rating
-from annotate.domain import accounts, studies
 from annotate.domain.assignment import plan_fixed, study_pairs
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.queue import next_open, queue
-from annotate.domain.synthetic import synthetic_records
+from annotate.domain.dataset.synthetic import synthetic_records
+from annotate.domain.rating.queue import next_open, queue
+from annotate.domain.study import accounts, studies
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services.data import import_files
 from annotate.vocabulary import DIMENSIONS, SIDES
 from support.appserver import AppServer

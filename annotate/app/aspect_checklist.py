@@ -1,6 +1,6 @@
 """The aspect checklist on the rating page (issue 14, item 1): under the scores, each rubric
 aspect of the pair (its text made inert) with a 0/1/2 coverage choice for Response A and for
-Response B, on the benchmark judge's scale (`annotate.domain.aspects`).
+Response B, on the benchmark judge's scale (`annotate.domain.rating.aspects`).
 
 Blinding: labels and keys name sides only; the marks go to the server by side. Speed: the keys
 (`aspect_<side>_<index>`) are the same from pair to pair, like the scores'; `reset` puts the
@@ -12,8 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
-from annotate.domain import aspects
-from annotate.domain.queue import PairView
+from annotate.domain.rating import aspects
+from annotate.domain.rating.queue import PairView
 from annotate.vocabulary import COVERAGE_POINTS, COVERAGE_WORDS, SIDES
 
 HELP = (

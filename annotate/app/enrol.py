@@ -19,8 +19,8 @@ from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.app.training import training_before_start
 from annotate.config import enrolment_limits
-from annotate.domain.consent import MAX_ANSWER_CHARS, ConsentError
-from annotate.domain.enrolment import (
+from annotate.domain.crowd.consent import MAX_ANSWER_CHARS, ConsentError
+from annotate.domain.crowd.enrolment import (
     KEY_PARAM,
     PARTICIPANT_PARAM,
     SESSION_PARAM,

@@ -12,10 +12,10 @@ import importlib
 
 WARM_MODULES = (
     "annotate.db",
-    "annotate.domain.accounts",
-    "annotate.domain.enrolment",
-    "annotate.domain.queue",
-    "annotate.domain.ratings",
+    "annotate.domain.study.accounts",
+    "annotate.domain.crowd.enrolment",
+    "annotate.domain.rating.queue",
+    "annotate.domain.rating.ratings",
     "annotate.services.rating",
     "annotate.services.work",
 )

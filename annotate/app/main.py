@@ -12,7 +12,7 @@ from annotate.app.app_pages import login, rate
 from annotate.app.enrol import enrol_from_link, is_enrolment_link
 from annotate.app.session import current_account
 from annotate.app.style import apply_style
-from annotate.domain.permissions import may_administer, may_see_results
+from annotate.domain.study.permissions import may_administer, may_see_results
 
 # An emoji icon is drawn in the page (a data: URL); a Material icon would be fetched from
 # fonts.gstatic.com on every page load, telling Google each annotator's address.

@@ -15,11 +15,11 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from analysis.drilldown import FIGURES, annotator_scores, figure_note, parse_figure
+from analysis.core.drilldown import FIGURES, annotator_scores, figure_note, parse_figure
 from annotate.app import results_models
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
-from annotate.domain.permissions import Actor
+from annotate.domain.study.permissions import Actor
 from annotate.services import drilldown
 from annotate.services.reporting import StudyRatings, study_ratings
 from annotate.vocabulary import DIMENSIONS

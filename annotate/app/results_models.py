@@ -11,19 +11,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis.model_report import (
+from analysis.models.model_report import (
     label_audit_table,
     model_accuracy_figure,
     model_detail_table,
     reference_note,
     reward_model_table,
 )
-from analysis.report_types import Report
-from analysis.tables import Table
+from analysis.schema.report_types import Report
+from analysis.schema.tables import Table
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
-from annotate.domain.permissions import Actor
-from annotate.domain.spreadsheet import spreadsheet_csv
+from annotate.domain.exports.spreadsheet import spreadsheet_csv
+from annotate.domain.study.permissions import Actor
 from annotate.services import reward_models
 
 

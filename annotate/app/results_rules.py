@@ -7,12 +7,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis.exclusion_tables import (
+from analysis.designs.exclusion_tables import (
     annotators_under_rules_table,
     rules_sensitivity_table,
     rules_table,
 )
-from analysis.report_types import Report
+from analysis.schema.report_types import Report
 
 
 def draw(report: Report) -> None:

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 
 from annotate.config import DATABASE_ENV
 from annotate.db import make_engine, read_session
-from annotate.domain.accounts import find_account
+from annotate.domain.study.accounts import find_account
 
 SESSION_TOKEN = "login_token"
 # Left by the rating page for the next run, whichever page it draws (the login page too, when

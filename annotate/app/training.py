@@ -23,14 +23,8 @@ from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.score_widgets import draw_response, score_radio
 from annotate.app.session import NOTICE, engine, login_token
-from annotate.domain.training import (
-    CHECK,
-    FAILED,
-    PASSED,
-    PRACTICE,
-    PracticeFeedback,
-    TrainingError,
-)
+from annotate.domain.crowd.training import PracticeFeedback, TrainingError
+from annotate.domain.study.training_rules import CHECK, FAILED, PASSED, PRACTICE
 from annotate.services.training import (
     TrainingStep,
     answer_check,

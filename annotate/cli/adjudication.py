@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, app, refusals
-from annotate.domain.adjudication import Candidate
-from annotate.domain.studies import DEFAULT_STUDY
+from annotate.domain.operations.adjudication import Candidate
+from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import adjudication
 
 adjudication_app = typer.Typer(

@@ -15,8 +15,8 @@ from rich.table import Table
 
 from annotate.cli.common import ACTOR, State, StudyOption, annotators_app, app, fail, out, refusals
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
-from annotate.domain.progress import DomainProgress, ProgressRow
-from annotate.domain.studies import DEFAULT_STUDY
+from annotate.domain.rating.progress import DomainProgress, ProgressRow
+from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import people, plans, progress
 
 gold_app = typer.Typer(help="Gold pairs: known rubric preference, for quality control.")

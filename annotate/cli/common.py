@@ -16,9 +16,9 @@ from sqlalchemy.exc import OperationalError
 
 from annotate.config import database_url
 from annotate.db import make_engine
-from annotate.domain.importer import DatasetError
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import StudyNotFound
+from annotate.domain.dataset.importer import DatasetError
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import StudyNotFound
 from annotate.errors import PrbError
 
 ACTOR = SYSTEM

@@ -38,9 +38,9 @@ from annotate.cli.common import (
 )
 from annotate.config import database_url
 from annotate.db import make_engine
-from annotate.domain import accounts
-from annotate.domain.export import EXPORT_FORMATS, write_ratings
-from annotate.domain.studies import DEFAULT_STUDY
+from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import aspects, data, people
 from annotate.vocabulary import DEFAULT_N_BOOT
 
@@ -166,7 +166,7 @@ def synth_dataset(
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
 ) -> None:
     """Write a synthetic dataset shaped like the full benchmark (2,830 pairs)."""
-    from annotate.domain.synthetic import write_synthetic_benchmark
+    from annotate.domain.dataset.synthetic import write_synthetic_benchmark
 
     for path in write_synthetic_benchmark(
         folder, seed=seed, profile_size=profile_size, scale=scale
@@ -269,7 +269,7 @@ def backup_command(
     destination: Annotated[Path, typer.Argument(help="New file to write the copy to.")],
 ) -> None:
     """Copy the SQLite database while the app runs (PostgreSQL: use pg_dump)."""
-    from annotate.domain.backup import backup_database
+    from annotate.domain.exports.backup import backup_database
 
     with refusals():
         path = backup_database(State.engine(), destination)

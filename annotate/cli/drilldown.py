@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
-from analysis.drilldown import FIGURE_HELP, FIGURES, figure_note
+from analysis.core.drilldown import FIGURE_HELP, FIGURES, figure_note
 from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
-from annotate.domain.spreadsheet import spreadsheet_csv
-from annotate.domain.studies import DEFAULT_STUDY
+from annotate.domain.exports.spreadsheet import spreadsheet_csv
+from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services.drilldown import TEXT_COLUMNS, study_figure_pairs
 
 Opt = typer.Option

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, app, out, refusals
-from annotate.domain.studies import DEFAULT_STUDY
+from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import aspects
 
 judge_app = typer.Typer(help="An LLM judge's aspect scores: import.", no_args_is_help=True)

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals, synth_app
-from annotate.domain.spreadsheet import spreadsheet_csv
-from annotate.domain.studies import DEFAULT_STUDY
+from annotate.domain.exports.spreadsheet import spreadsheet_csv
+from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import reward_models
 from annotate.vocabulary import MODEL_KINDS
 
@@ -119,7 +119,7 @@ def synth_model_outputs(
     seed: Annotated[int, Opt(help="Random seed.")] = 0,
 ) -> None:
     """Write made-up outputs of a reward model with a chosen accuracy (benchmark's shape)."""
-    from annotate.domain.synthetic_models import dataset_ids, write_model_outputs
+    from annotate.domain.models.synthetic_models import dataset_ids, write_model_outputs
 
     with refusals():
         count = write_model_outputs(

@@ -11,9 +11,9 @@ from typing import Annotated
 import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, app, refusals
-from annotate.domain.flags import FlagItem
-from annotate.domain.publish import DEFAULT_LICENSE
-from annotate.domain.studies import DEFAULT_STUDY
+from annotate.domain.exports.publish import DEFAULT_LICENSE
+from annotate.domain.operations.flags import FlagItem
+from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import audited, flags, publish
 from annotate.vocabulary import DEFAULT_N_BOOT, FlagAction
 

@@ -11,8 +11,8 @@ import typer
 
 from annotate.cli.common import ACTOR, State, app, fail, out, refusals
 from annotate.db.tables import Study
-from annotate.domain.enrolment import enrolment_link
-from annotate.domain.study_settings import read_settings
+from annotate.domain.crowd.enrolment import enrolment_link
+from annotate.domain.study.study_settings import read_settings
 from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS
 

@@ -11,7 +11,7 @@ import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, fail, out, refusals
 from annotate.cli.studies import studies_app
-from annotate.domain.study_settings import format_of
+from annotate.domain.study.study_settings import format_of
 from annotate.services import study_settings
 from annotate.services.training import training_outcomes
 

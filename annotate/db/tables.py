@@ -117,7 +117,7 @@ class Study(SQLModel, table=True):
     )
     exclusion_rules: dict[str, Any] = _json(
         default_factory=dict,
-        description="pre-registered annotator exclusion rules (annotate.domain.exclusion_rules)",
+        description="pre-registered annotator exclusion rules (domain.operations.exclusion_rules)",
     )
     rules_set_at: datetime | None = Field(
         default=None, description="when the exclusion rules were last set (None: never)"
@@ -128,7 +128,7 @@ class Study(SQLModel, table=True):
     practice_pairs: list[dict[str, Any]] = _json(
         default_factory=list,
         description="training: practice pairs with expected scores and explanations "
-        "(annotate.domain.training.PracticePair)",
+        "(annotate.domain.crowd.training.PracticePair)",
     )
     comprehension_questions: list[dict[str, Any]] = _json(
         default_factory=list,
@@ -245,7 +245,7 @@ class Participation(SQLModel, table=True):
 
 class Training(SQLModel, table=True):
     """An annotator's training in a study: practice answers, comprehension attempts, outcome
-    (annotate.domain.training). One row per annotator and study, made at the first answer."""
+    (annotate.domain.crowd.training). One row per annotator and study, made at the first answer."""
 
     __table_args__ = (
         UniqueConstraint("annotator_id", "study_id", name="uq_training_annotator_study"),

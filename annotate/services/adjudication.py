@@ -6,9 +6,10 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
-from annotate.domain import adjudication, studies
-from annotate.domain.adjudication import Candidate
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.operations import adjudication
+from annotate.domain.operations.adjudication import Candidate
+from annotate.domain.study import studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 
 

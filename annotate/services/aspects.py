@@ -11,11 +11,12 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
-from annotate.domain import judge_aspects, studies
-from annotate.domain.aspect_export import aspects_dataframe
-from annotate.domain.judge_aspects import JudgeImportSummary
-from annotate.domain.model_files import check_model_name
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.exports.aspect_export import aspects_dataframe
+from annotate.domain.models import judge_aspects
+from annotate.domain.models.judge_aspects import JudgeImportSummary
+from annotate.domain.models.model_files import check_model_name
+from annotate.domain.study import studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 
 

@@ -1,5 +1,5 @@
 """The one way an admin service changes a study: a write transaction that checks the admin
-role and adds an audit entry (`annotate.domain.audit`) in the same transaction, so no change
+role and adds an audit entry (`annotate.domain.study.audit`) in the same transaction, so no change
 goes unrecorded and no entry records a change that was rolled back."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from sqlmodel import Session
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Study
-from annotate.domain import audit, studies
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.study import audit, studies
+from annotate.domain.study.permissions import Actor, require_admin
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """A crowd participant's consent and survey, before the Start step (one transaction each;
-`annotate.domain.consent` has the rules). The study link's key is checked as at enrolment, and
+`annotate.domain.crowd.consent` has the rules). The study link's key is checked as at enrolment, and
 the caller is the logged-in participant: nobody answers for someone else."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Study, stored_id
-from annotate.domain import consent
-from annotate.domain.enrolment import open_study
+from annotate.domain.crowd import consent
+from annotate.domain.crowd.enrolment import open_study
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,11 @@ from sqlmodel import Session, col, func, select
 from annotate.config import MAX_UPLOAD_MB
 from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
-from annotate.domain import importer, studies
-from annotate.domain.importer import DatasetError, ImportSummary, Problem
-from annotate.domain.permissions import Actor, require_admin
-from annotate.domain.readers import ProgressCallback
+from annotate.domain.dataset import importer
+from annotate.domain.dataset.importer import DatasetError, ImportSummary, Problem
+from annotate.domain.dataset.readers import ProgressCallback
+from annotate.domain.study import studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 from annotate.services.reporting import ratings_export
 

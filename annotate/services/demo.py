@@ -10,11 +10,11 @@ from sqlmodel import Session
 
 from annotate.db import write_session
 from annotate.db.tables import Annotator
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.importer import ImportSummary
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_or_create_study, get_study
+from annotate.domain.dataset.importer import ImportSummary
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study, get_study
 from annotate.services.data import import_files
 from annotate.services.reward_models import import_model
 from annotate.services.simulated import store_simulated_ratings

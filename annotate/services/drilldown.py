@@ -1,5 +1,5 @@
 """The drill-down with the pairs' texts (researcher or admin): the pairs behind a figure of the
-validation report (:mod:`analysis.drilldown`), joined to their question, rubric aspects and
+validation report (:mod:`analysis.core.drilldown`), joined to their question, rubric aspects and
 both responses labelled chosen and rejected, as a table or CSV.
 
 This is the researchers' view, so the labels are shown; annotators never reach it (every
@@ -16,12 +16,12 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
-from analysis import drilldown
+from analysis.core import drilldown
 from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
-from annotate.domain.permissions import RESULTS_ROLES, Actor, require_role
-from annotate.domain.spreadsheet import spreadsheet_csv
-from annotate.domain.studies import get_study
+from annotate.domain.exports.spreadsheet import spreadsheet_csv
+from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_role
+from annotate.domain.study.studies import get_study
 from annotate.services.reporting import StudyRatings, study_ratings
 
 TEXT_COLUMNS = ("category", "question", "rubric_aspects", "chosen", "rejected")

@@ -1,5 +1,5 @@
-"""Crowd enrolment from a study link (`annotate.domain.enrolment` has the rules), one transaction
-each: `enrol` finds or creates the participant's account (it reserves a pair only for a
+"""Crowd enrolment from a study link (`annotate.domain.crowd.enrolment` has the rules), one
+transaction each: `enrol` finds or creates the participant's account (it reserves a pair only for a
 participant who has already started), `start` is the participant's deliberate Start that
 reserves their first pair within the study link's limits."""
 
@@ -11,9 +11,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from annotate.db import read_session, write_session
-from annotate.domain import enrolment
 from annotate.domain.assignment import pool
-from annotate.domain.enrolment import Enrolment
+from annotate.domain.crowd import enrolment
+from annotate.domain.crowd.enrolment import Enrolment
 
 
 def enrol(
@@ -55,6 +55,6 @@ def start(
     now: datetime | None = None,
 ) -> int | None:
     """The participant's Start: reserve their first pair; EnrolmentError when refused (see
-    `annotate.domain.enrolment.start`), None when the pool has nothing for them."""
+    `annotate.domain.crowd.enrolment.start`), None when the pool has nothing for them."""
     with write_session(engine) as session:
         return enrolment.start(session, annotator_id=actor_id, study=study, key=key, now=now)

@@ -10,8 +10,9 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
 from annotate.db.tables import stored_id
-from annotate.domain import exclusion_rules, studies
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.operations import exclusion_rules
+from annotate.domain.study import studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 
 

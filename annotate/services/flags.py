@@ -7,9 +7,10 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
 from annotate.db.tables import stored_id
-from annotate.domain import audit, flags, studies
-from annotate.domain.flags import Exclusion, FlagItem, PairText
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.operations import flags
+from annotate.domain.operations.flags import Exclusion, FlagItem, PairText
+from annotate.domain.study import audit, studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 
 

@@ -9,8 +9,8 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
 from annotate.db.tables import Annotator
-from annotate.domain import accounts
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 from annotate.vocabulary import Role
 

@@ -11,8 +11,9 @@ from sqlmodel import Session
 
 from annotate.db import read_session
 from annotate.db.tables import Annotator, stored_id
-from annotate.domain import accounts, assignment, studies
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain import assignment
+from annotate.domain.study import accounts, studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 from annotate.vocabulary import Role
 

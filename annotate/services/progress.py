@@ -9,9 +9,9 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
 from annotate.db.tables import stored_id
-from annotate.domain import assignment, quality, studies
-from annotate.domain.permissions import Actor, require_admin
-from annotate.domain.progress import (
+from annotate.domain import assignment
+from annotate.domain.rating import quality
+from annotate.domain.rating.progress import (
     DomainProgress,
     FlaggedPair,
     ProgressRow,
@@ -19,7 +19,9 @@ from annotate.domain.progress import (
     domain_progress,
     flagged_pairs,
 )
-from annotate.domain.quality import AnnotatorQuality, GoldPair
+from annotate.domain.rating.quality import AnnotatorQuality, GoldPair
+from annotate.domain.study import studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from analysis.html_report import render_html
-from analysis.ratings import ordinary_rows
-from analysis.render import render_json, render_markdown
-from analysis.report_types import Report
+from analysis.core.ratings import ordinary_rows
+from analysis.renderers.html_report import render_html
+from analysis.renderers.render import render_json, render_markdown
+from analysis.schema.report_types import Report
 from annotate.db import read_session
-from annotate.domain import publish, studies
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.exports import publish
+from annotate.domain.study import studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.errors import Invalid
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models

@@ -1,7 +1,7 @@
 """An annotator's own actions on a pair: submit scores (with an optional flag), skip.
 
 Each is one write transaction that first checks, inside it, that the assignment is the caller's
-(`annotate.domain.ratings.owned_assignment`), then calls the domain. The page passes the
+(`annotate.domain.rating.ratings.owned_assignment`), then calls the domain. The page passes the
 logged-in account's id; nobody can touch another annotator's work.
 """
 
@@ -11,9 +11,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from annotate.db import write_session
-from annotate.domain import accounts, ratings, training
-from annotate.domain.aspects import AspectMarks
-from annotate.domain.ratings import Scores, SubmitResult
+from annotate.domain.crowd import training
+from annotate.domain.rating import ratings
+from annotate.domain.rating.aspects import AspectMarks
+from annotate.domain.rating.ratings import Scores, SubmitResult
+from annotate.domain.study import accounts
 
 
 def submit_rating(

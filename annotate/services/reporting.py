@@ -11,10 +11,10 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from analysis.adjudication import attach_adjudication
-from analysis.aspects import attach_aspects
-from analysis.attributes import attach_attributes
-from analysis.exclusion_rules import (
+from analysis.designs.adjudication import attach_adjudication
+from analysis.designs.aspects import attach_aspects
+from analysis.designs.attributes import attach_attributes
+from analysis.designs.exclusion_rules import (
     EXCLUDED_COLUMN,
     attach_exclusion_rules,
     check_rules,
@@ -23,18 +23,18 @@ from analysis.exclusion_rules import (
     primary_ratings,
     without,
 )
-from analysis.exclusion_types import AnnotatorFacts
-from analysis.preference import attach_preference
+from analysis.designs.preference import attach_preference
 from analysis.report import build_report
-from analysis.report_types import ExcludedPair, Report
+from analysis.schema.exclusion_types import AnnotatorFacts
+from analysis.schema.report_types import ExcludedPair, Report
 from annotate.db import read_session
 from annotate.db.tables import Study, stored_id
-from annotate.domain.aspect_export import aspects_dataframe, judge_dataframe
-from annotate.domain.exclusion_rules import rules_record
-from annotate.domain.export import ratings_dataframe
-from annotate.domain.flags import exclusions
-from annotate.domain.quality import annotator_quality
-from annotate.domain.studies import get_study
+from annotate.domain.exports.aspect_export import aspects_dataframe, judge_dataframe
+from annotate.domain.exports.export import ratings_dataframe
+from annotate.domain.operations.exclusion_rules import rules_record
+from annotate.domain.operations.flags import exclusions
+from annotate.domain.rating.quality import annotator_quality
+from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
 
 
@@ -152,7 +152,7 @@ def annotator_facts(session: Session, study_id: int) -> list[AnnotatorFacts]:
 
 
 def margin_record(study: Study) -> dict[str, object]:
-    """The study's margin record in the shape `analysis.margins.margin_record` checks."""
+    """The study's margin record in the shape `analysis.core.margins.margin_record` checks."""
     set_at = study.margin_set_at.isoformat() if study.margin_set_at else None
     return {"set_at": set_at, "history": list(study.margin_history)}
 

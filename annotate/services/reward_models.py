@@ -14,14 +14,14 @@ from pathlib import Path
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from analysis.report_types import Report
-from analysis.reward_models import attach_reward_models, label_audit_frame
+from analysis.models.reward_models import attach_reward_models, label_audit_frame
+from analysis.schema.report_types import Report
 from annotate.db import read_session
 from annotate.db.tables import Pair, RewardModel
-from annotate.domain import model_files, reward_models
-from annotate.domain.export import ratings_dataframe
-from annotate.domain.permissions import RESULTS_ROLES, Actor, require_admin, require_role
-from annotate.domain.reward_models import ModelImportSummary, PairPrediction
+from annotate.domain.exports.export import ratings_dataframe
+from annotate.domain.models import model_files, reward_models
+from annotate.domain.models.reward_models import ModelImportSummary, PairPrediction
+from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_admin, require_role
 from annotate.services.audited import admin_change
 
 

@@ -26,9 +26,9 @@ from annotate.db.tables import (
     stored_id,
     utcnow,
 )
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study
 from annotate.vocabulary import AssignmentStatus
 
 VALIDATING_EFFECTS: dict[str, float] = {"rubric_alignment": 1.5}

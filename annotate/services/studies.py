@@ -14,12 +14,15 @@ from sqlmodel import Session
 
 from annotate.db import read_session
 from annotate.db.tables import Study
-from annotate.domain import audit, exclusion_rules, studies
-from annotate.domain.enrolment import enrolment_link
-from annotate.domain.permissions import Actor, require_admin
+from annotate.domain.crowd.enrolment import enrolment_link
+from annotate.domain.operations import exclusion_rules
+from annotate.domain.study import audit, studies
+from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
 
-RULES = "exclusion_rules"  # a setting set through annotate.domain.exclusion_rules.set_rules
+RULES = (
+    "exclusion_rules"  # a setting set through annotate.domain.operations.exclusion_rules.set_rules
+)
 
 
 @dataclass(frozen=True)

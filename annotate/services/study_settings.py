@@ -1,5 +1,5 @@
 """A study's settings file (admin): export it, preview it, import it in one audited transaction
-(`annotate.domain.study_settings` reads and checks the file)."""
+(`annotate.domain.study.study_settings` reads and checks the file)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
 from annotate.db.tables import Study
-from annotate.domain import audit, exclusion_rules, studies, study_settings
-from annotate.domain.permissions import Actor, require_admin
-from annotate.domain.studies import StudyError
+from annotate.domain.operations import exclusion_rules
+from annotate.domain.study import audit, studies, study_settings
+from annotate.domain.study.permissions import Actor, require_admin
+from annotate.domain.study.studies import StudyError
 from annotate.services.audited import admin_change
 from annotate.services.studies import RULES, apply_changes, settings_with_rules
 

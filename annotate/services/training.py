@@ -1,5 +1,5 @@
-"""An annotator's training in a study, one transaction each (`annotate.domain.training` has the
-rules). The caller acts on their own training only: the account is the logged-in one, and with
+"""An annotator's training in a study, one transaction each (`annotate.domain.crowd.training` has
+the rules). The caller acts on their own training only: the account is the logged-in one, and with
 the page's login `token` every answer is refused unless it is still that active account's.
 `training_outcomes` is the admin's view of everyone's (role checked)."""
 
@@ -15,18 +15,19 @@ from sqlmodel import Session
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Study, stored_id
-from annotate.domain import accounts, training
-from annotate.domain.consent import completion_link
-from annotate.domain.permissions import Actor, require_admin
-from annotate.domain.queue import next_open, queue
-from annotate.domain.studies import get_study
-from annotate.domain.training import (
+from annotate.domain.crowd import training
+from annotate.domain.crowd.consent import completion_link
+from annotate.domain.crowd.training import (
     CheckResult,
     Outcome,
     PracticeFeedback,
     PracticeView,
     QuestionView,
 )
+from annotate.domain.rating.queue import next_open, queue
+from annotate.domain.study import accounts, training_rules
+from annotate.domain.study.permissions import Actor, require_admin
+from annotate.domain.study.studies import get_study
 
 T = TypeVar("T")
 
@@ -63,7 +64,7 @@ def pending_training(engine: Engine, actor_id: int) -> TrainingStep | None:
         steps = [
             _step(session, actor_id, s) for s in training.studies_in_training(session, actor_id)
         ]
-        ongoing = [s for s in steps if s.step != training.FAILED]
+        ongoing = [s for s in steps if s.step != training_rules.FAILED]
         if ongoing:
             return ongoing[0]
         other_work = next_open(queue(session, actor_id)) is not None  # (failed studies left out)
@@ -77,8 +78,8 @@ def _step(session: Session, actor_id: int, study: Study) -> TrainingStep:
     return TrainingStep(
         study=study.name,
         step=now,
-        practice=training.next_practice(study, found) if now == training.PRACTICE else None,
-        questions=training.question_views(study) if now == training.CHECK else [],
+        practice=training.next_practice(study, found) if now == training_rules.PRACTICE else None,
+        questions=training.question_views(study) if now == training_rules.CHECK else [],
         attempts_left=training.attempts_left(study, found),
         attempts=study.comprehension_attempts,
         scale=(study.scale_min, study.scale_max),

@@ -21,9 +21,9 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair
-from annotate.domain import accounts
 from annotate.domain.assignment import PairSelection
-from annotate.domain.permissions import SYSTEM
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services import flags, plans
 from annotate.services.rating import skip_pair
 from annotate.vocabulary import FlagAction

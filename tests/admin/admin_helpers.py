@@ -16,7 +16,7 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
-from annotate.domain import accounts, studies
+from annotate.domain.study import accounts, studies
 from annotate.services.rating import submit_rating
 
 DOMAINS = ("Art", "Life", "Society")

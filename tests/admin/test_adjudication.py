@@ -17,12 +17,11 @@ from sqlmodel import select
 
 from annotate.db import read_session
 from annotate.db.tables import AuditEntry, Pair
-from annotate.domain import blinding
-from annotate.domain.adjudication import AdjudicationError, beyond, spread
-from annotate.domain.assignment import as_utc, slots_taken
-from annotate.domain.export import ratings_dataframe
-from annotate.domain.permissions import SYSTEM, PermissionDenied
-from annotate.domain.queue import pair_view, queue
+from annotate.domain.assignment import as_utc, blinding, slots_taken
+from annotate.domain.exports.export import ratings_dataframe
+from annotate.domain.operations.adjudication import AdjudicationError, beyond, spread
+from annotate.domain.rating.queue import pair_view, queue
+from annotate.domain.study.permissions import SYSTEM, PermissionDenied
 from annotate.errors import Conflict
 from annotate.services import adjudication, flags, plans
 from annotate.services.reporting import study_ratings, study_report

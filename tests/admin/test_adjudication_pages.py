@@ -13,10 +13,10 @@ from sqlmodel import select
 
 from annotate.db import write_session
 from annotate.db.tables import Pair
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_study
 from annotate.services import adjudication, flags
 from annotate.services.rating import skip_pair
 from annotate.vocabulary import FlagAction

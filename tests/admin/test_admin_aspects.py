@@ -7,9 +7,9 @@ from admin_helpers import button, make_study
 from admin_helpers import page_texts as texts
 
 from annotate.db import read_session, write_session
-from annotate.domain import accounts
-from annotate.domain.audit import entries
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.audit import entries
+from annotate.domain.study.studies import get_study
 
 
 def test_the_admin_turns_the_aspect_checklist_on_through_the_confirmation(page_engine, open_page):

@@ -13,9 +13,9 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Pair, Study
-from annotate.domain import accounts
-from annotate.domain.accounts import find_account
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.accounts import find_account
+from annotate.domain.study.studies import get_study
 
 ADMIN_FILES = (
     "admin_progress.py",

@@ -1,6 +1,6 @@
 """Consent, the survey and the crowd's way out (issue 14, items 4 and 5).
 
-The rules (`annotate.domain.consent`) on the shared engine (SQLite, or PostgreSQL with
+The rules (`annotate.domain.crowd.consent`) on the shared engine (SQLite, or PostgreSQL with
 PRB_TEST_DATABASE_URL); the pages with AppTest on the crowd link, as a participant sees them.
 """
 
@@ -14,10 +14,10 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Participation
-from annotate.domain.consent import ACCEPTED, DECLINED, ConsentError, completion_link
-from annotate.domain.enrolment import EnrolmentError
-from annotate.domain.export import ratings_dataframe
-from annotate.domain.studies import StudyError, get_study, update_study
+from annotate.domain.crowd.consent import ACCEPTED, DECLINED, ConsentError, completion_link
+from annotate.domain.crowd.enrolment import EnrolmentError
+from annotate.domain.exports.export import ratings_dataframe
+from annotate.domain.study.studies import StudyError, get_study, update_study
 from annotate.services.consent import answer_survey, decide, participant_step
 from annotate.services.enrolment import enrol, start
 from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
@@ -258,7 +258,7 @@ def test_a_done_page_without_a_completion_url_shows_only_the_code(page_engine, o
 
 
 def test_the_admin_sets_the_design_options_on_the_studies_page(page_engine, open_page):
-    from annotate.domain import accounts
+    from annotate.domain.study import accounts
 
     _crowd(page_engine)
     with write_session(page_engine) as session:

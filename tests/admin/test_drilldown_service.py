@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from analysis.drilldown import figure_pairs as analysis_pairs
+from analysis.core.drilldown import figure_pairs as analysis_pairs
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Pair
-from annotate.domain import accounts
-from annotate.domain.permissions import SYSTEM, PermissionDenied
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM, PermissionDenied
 from annotate.services import drilldown, flags
 from annotate.services.demo import set_up_demo
 from annotate.services.reporting import study_ratings

@@ -10,10 +10,10 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator
-from annotate.domain.accounts import find_account, set_active
-from annotate.domain.enrolment import EnrolmentError, enrolment_link
-from annotate.domain.queue import completion_codes
-from annotate.domain.studies import get_study, update_study
+from annotate.domain.crowd.enrolment import EnrolmentError, enrolment_link
+from annotate.domain.rating.queue import completion_codes
+from annotate.domain.study.accounts import find_account, set_active
+from annotate.domain.study.studies import get_study, update_study
 from annotate.services.enrolment import enrol, start
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"

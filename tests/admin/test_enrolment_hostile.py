@@ -29,8 +29,8 @@ from annotate.config import (
 )
 from annotate.db import read_session
 from annotate.db.tables import Assignment
-from annotate.domain.enrolment import BUSY, FULL, INVALID_LINK, EnrolmentError
-from annotate.domain.studies import get_study
+from annotate.domain.crowd.enrolment import BUSY, FULL, INVALID_LINK, EnrolmentError
+from annotate.domain.study.studies import get_study
 from annotate.services.enrolment import enrol, has_started, start
 from annotate.services.work import pull_for_annotator
 

@@ -12,9 +12,9 @@ from sqlmodel import select
 from annotate.db import read_session, write_session
 from annotate.db.tables import AuditEntry, Pair, Study
 from annotate.domain.assignment import PairSelection
-from annotate.domain.exclusion_rules import RulesAfterData, RulesError
-from annotate.domain.permissions import SYSTEM, PermissionDenied
-from annotate.domain.quality import mark_gold
+from annotate.domain.operations.exclusion_rules import RulesAfterData, RulesError
+from annotate.domain.rating.quality import mark_gold
+from annotate.domain.study.permissions import SYSTEM, PermissionDenied
 from annotate.services import data as data_services
 from annotate.services import plans
 from annotate.services.exclusion_rules import set_study_rules, study_rules

@@ -10,10 +10,10 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, AuditEntry
-from annotate.domain import accounts
 from annotate.domain.assignment import PairSelection
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_study
 from annotate.services import plans
 
 

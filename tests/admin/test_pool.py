@@ -20,7 +20,7 @@ from sqlalchemy import update
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Pair
-from annotate.domain.ratings import RatingError
+from annotate.domain.rating.ratings import RatingError
 from annotate.services.rating import skip_pair
 from annotate.services.work import pull_for_annotator, pull_next
 
@@ -90,7 +90,7 @@ def test_closed_pool_quota_and_inactive_accounts_get_nothing(engine):
     rate(engine, a, pull_next(engine, a, study_id))
     assert pull_next(engine, a, study_id) is None  # quota reached
     with write_session(engine) as session:
-        from annotate.domain.accounts import set_active
+        from annotate.domain.study.accounts import set_active
 
         set_active(session, "a1", False)
     assert pull_next(engine, b, study_id) is None

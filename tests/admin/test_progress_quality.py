@@ -10,8 +10,8 @@ from annotate.cli import app
 from annotate.db import read_session, write_session
 from annotate.db.tables import Pair, Study
 from annotate.domain.assignment import PairSelection
-from annotate.domain.blinding import side_of
-from annotate.domain.quality import GoldError, mark_gold
+from annotate.domain.assignment.blinding import side_of
+from annotate.domain.rating.quality import GoldError, mark_gold
 from annotate.services import plans, progress
 from annotate.services.rating import skip_pair
 
@@ -98,7 +98,7 @@ def test_gold_accuracy_and_straight_lining(rated):
 
 def test_marking_unknown_pairs_gold_is_refused(engine):
     make_study(engine, "s", pairs=2)
-    from annotate.domain.studies import get_study
+    from annotate.domain.study.studies import get_study
 
     with write_session(engine) as session:
         study = get_study(session, "s")

@@ -8,7 +8,7 @@ from admin_helpers import assignments, holders, loads, make_people, make_study, 
 from annotate.db import write_session
 from annotate.db.tables import Annotator, Study
 from annotate.domain.assignment import PairSelection, plan_fixed, reassign, select_pairs
-from annotate.domain.ratings import RatingError
+from annotate.domain.rating.ratings import RatingError
 from annotate.services.rating import skip_pair
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from admin_helpers import make_study
 
 from annotate.db import write_session
-from annotate.domain import accounts
+from annotate.domain.study import accounts
 from annotate.services.simulated import store_simulated_ratings
 
 

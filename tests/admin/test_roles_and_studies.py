@@ -8,10 +8,10 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Study
-from annotate.domain.accounts import AccountError, set_active
 from annotate.domain.assignment import PairSelection
-from annotate.domain.permissions import PermissionDenied, may_administer, may_see_results
-from annotate.domain.studies import StudyError, create_study, update_study
+from annotate.domain.study.accounts import AccountError, set_active
+from annotate.domain.study.permissions import PermissionDenied, may_administer, may_see_results
+from annotate.domain.study.studies import StudyError, create_study, update_study
 from annotate.services import data, people, plans, progress, studies
 
 ACTIONS = {

@@ -16,10 +16,10 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Pair, Study
-from annotate.domain import accounts
 from annotate.domain.assignment import PairSelection
-from annotate.domain.permissions import SYSTEM, PermissionDenied, require_admin
-from annotate.domain.ratings import NotYours
+from annotate.domain.rating.ratings import NotYours
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM, PermissionDenied, require_admin
 from annotate.errors import Forbidden
 from annotate.services import data, people, plans, studies
 from annotate.services.rating import skip_pair

@@ -13,8 +13,8 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import AuditEntry
-from annotate.domain import accounts
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study
 from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS
 
 

@@ -12,9 +12,9 @@ from sqlmodel import select
 from annotate.db import read_session
 from annotate.db.tables import Assignment, AuditEntry, FlagResolution, Pair, PairExclusion
 from annotate.domain.assignment import PairSelection
-from annotate.domain.flags import FlagError
-from annotate.domain.permissions import SYSTEM, PermissionDenied
-from annotate.domain.studies import StudyError
+from annotate.domain.operations.flags import FlagError
+from annotate.domain.study.permissions import SYSTEM, PermissionDenied
+from annotate.domain.study.studies import StudyError
 from annotate.errors import Conflict, NotFound
 from annotate.services import audited, flags, plans, studies
 from annotate.services.rating import skip_pair
@@ -225,7 +225,7 @@ def test_every_admin_write_goes_through_the_audited_transaction():
 
 
 def test_an_excluded_pair_leaves_the_reward_model_comparison_too(rated, tmp_path):
-    from annotate.domain.synthetic_models import write_model_outputs
+    from annotate.domain.models.synthetic_models import write_model_outputs
     from annotate.services import reward_models
 
     engine, admin = rated

@@ -2,14 +2,14 @@
 `scripts/setup.sh test` installs; skipped where R is missing). Seeded data with the cases that
 matter: ties, zero differences, small samples (exact tests) and large ones (approximations).
 
-- `analysis.paired.t_tests`: one-sided superiority p, TOST p (the larger of two one-sided
+- `analysis.core.paired.t_tests`: one-sided superiority p, TOST p (the larger of two one-sided
   tests at -margin and +margin) and the 95% interval, against `t.test`;
-- `analysis.paired.wilcoxon_test`, against `wilcox.test(paired = TRUE)` (R picks exact or
+- `analysis.core.paired.wilcoxon_test`, against `wilcox.test(paired = TRUE)` (R picks exact or
   normal approximation by its own rule, which ours copies);
-- `analysis.accuracy.wilson_interval`, against `prop.test(x, n, correct = FALSE)$conf.int`;
-- `analysis.reward_models.mcnemar_test`, against `mcnemar.test` (25 or more discordant pairs)
+- `analysis.core.accuracy.wilson_interval`, against `prop.test(x, n, correct = FALSE)$conf.int`;
+- `analysis.models.reward_models.mcnemar_test`, against `mcnemar.test` (25 or more discordant pairs)
   and `binom.test` (fewer);
-- `analysis.power.superiority_power`, against `power.t.test(type = "one.sample",
+- `analysis.core.power.superiority_power`, against `power.t.test(type = "one.sample",
   alternative = "one.sided")`.
 """
 
@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.accuracy import wilson_interval
-from analysis.paired import t_tests, wilcoxon_test
-from analysis.power import superiority_power
-from analysis.reward_models import mcnemar_test
+from analysis.core.accuracy import wilson_interval
+from analysis.core.paired import t_tests, wilcoxon_test
+from analysis.core.power import superiority_power
+from analysis.models.reward_models import mcnemar_test
 
 pytestmark = pytest.mark.skipif(
     shutil.which("Rscript") is None, reason="needs GNU R (apt-get install r-base-core)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.accuracy import human_accuracy, wilson_interval
+from analysis.core.accuracy import human_accuracy, wilson_interval
 
 # R binom::binom.confint(x, n, methods = "wilson"), as recorded in statsmodels' test suite
 # (statsmodels/stats/tests/results/results_proportion.py).

@@ -25,10 +25,14 @@ import pytest
 from scipy import stats
 from typer.testing import CliRunner
 
-from analysis.adjudication import adjudication_summary, adjudication_table, attach_adjudication
 from analysis.cli import app
-from analysis.ratings import RatingsError, load_ratings, ordinary_rows, validate_ratings
-from analysis.render import render_report
+from analysis.core.ratings import RatingsError, load_ratings, ordinary_rows, validate_ratings
+from analysis.designs.adjudication import (
+    adjudication_summary,
+    adjudication_table,
+    attach_adjudication,
+)
+from analysis.renderers.render import render_report
 from analysis.report import build_report
 
 DIFFS = {

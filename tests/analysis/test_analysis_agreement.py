@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import agreement
-from analysis import alpha as alpha_core
-from analysis.alpha import (
+from analysis.core import agreement
+from analysis.core import alpha as alpha_core
+from analysis.core.alpha import (
     alpha_from_long,
     bootstrap_alpha,
     codings,
@@ -18,8 +18,8 @@ from analysis.alpha import (
     unit_coincidences,
     value_counts,
 )
-from analysis.coded import encode_ratings
-from analysis.ratings import validate_ratings
+from analysis.core.coded import encode_ratings
+from analysis.core.ratings import validate_ratings
 from analysis.report import build_report
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", reliability data with

@@ -1,4 +1,4 @@
-"""The aspect checklist's figures (analysis/aspects.py) against hand-computed values.
+"""The aspect checklist's figures (analysis/designs/aspects.py) against hand-computed values.
 
 Three pairs, two rubric aspects each, two annotators (x, y); coverage of chosen (C) and
 rejected (R):
@@ -40,9 +40,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.aspect_report import aspect_table, judge_table, weak_aspect_table
-from analysis.aspects import aspect_summary, attach_aspects, consensus, quadratic_kappa
-from analysis.render import render_report
+from analysis.designs.aspect_report import aspect_table, judge_table, weak_aspect_table
+from analysis.designs.aspects import aspect_summary, attach_aspects, consensus, quadratic_kappa
+from analysis.renderers.render import render_report
 from analysis.report import build_report
 
 X = [2, 0, 1, 1, 2, 1, 0, 0, 1, 2, 2, 0]  # unit order: p1 a1 C, R; p1 a2 C, R; p2 ...
@@ -191,8 +191,8 @@ def test_aspect_text_is_inert_in_the_rendered_report(report):
 
 
 def test_an_aspect_table_file_is_read_and_a_bad_value_located(tmp_path):
-    from analysis.aspects import load_aspects
-    from analysis.ratings import RatingsError
+    from analysis.core.ratings import RatingsError
+    from analysis.designs.aspects import load_aspects
 
     path = tmp_path / "aspects.csv"
     marks().to_csv(path, index=False)
@@ -230,7 +230,7 @@ def test_python_m_analysis_report_takes_the_aspect_table(tmp_path, validating_st
 def test_the_aspects_key_has_exactly_the_typed_keys(report):
     from typing import get_type_hints
 
-    from analysis import aspect_types
+    from analysis.schema import aspect_types
 
     extended = attach_aspects(report, marks(), ratings(), judges())
     summary = extended["aspects"]

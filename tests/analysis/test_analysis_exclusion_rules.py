@@ -17,7 +17,7 @@ from functools import cache, partial
 import pandas as pd
 import pytest
 
-from analysis.exclusion_rules import (
+from analysis.designs.exclusion_rules import (
     RULES,
     attach_exclusion_rules,
     check_rules,
@@ -26,15 +26,15 @@ from analysis.exclusion_rules import (
     reason,
     rules_record,
 )
-from analysis.exclusion_tables import (
+from analysis.designs.exclusion_tables import (
     annotators_under_rules_table,
     rules_sensitivity_table,
     rules_table,
 )
 from analysis.methods import methods_paragraph
-from analysis.render import render_report
+from analysis.renderers.render import render_report
 from analysis.report import build_report
-from annotate.domain.exclusion_rules import RULE_NAMES
+from annotate.domain.operations.exclusion_rules import RULE_NAMES
 from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
 
 SCORES = {  # annotator -> pair -> (chosen, rejected)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.margins import check_unit, margin_record
-from analysis.render import render_report
+from analysis.core.margins import check_unit, margin_record
+from analysis.renderers.render import render_report
 from analysis.report import build_report
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 

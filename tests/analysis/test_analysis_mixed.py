@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.coded import encode_ratings
-from analysis.mixed import _Model, fit_crossed, rating_level
+from analysis.core.coded import encode_ratings
+from analysis.core.mixed import _Model, fit_crossed, rating_level
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS
@@ -76,7 +76,7 @@ def test_too_few_pairs_is_insufficient():
 
 
 def test_a_report_without_the_mixed_model_has_the_same_other_figures(small_study):
-    from analysis.mixed import NOT_FITTED
+    from analysis.core.mixed import NOT_FITTED
     from analysis.report import build_report
 
     full = build_report(small_study, n_boot=0)

@@ -9,7 +9,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import ttost_paired
 
-from analysis.paired import (
+from analysis.core.paired import (
     DIVERGES,
     INCONCLUSIVE,
     INSUFFICIENT,

@@ -6,13 +6,13 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.cli import app
-from analysis.latex import latex_escape
 from analysis.methods import methods_paragraph
-from analysis.render import render_report
+from analysis.renderers.latex import latex_escape
+from analysis.renderers.render import render_report
+from analysis.renderers.static import STATIC_FIGURES, export_figures
 from analysis.report import build_report
+from analysis.schema.style import OKABE_ITO, VERDICT_COLOURS
 from analysis.simulate import simulate_ratings
-from analysis.static import STATIC_FIGURES, export_figures
-from analysis.style import OKABE_ITO, VERDICT_COLOURS
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +94,7 @@ def test_static_position_and_accuracy_figures_label_what_they_show(report, tmp_p
 
 
 def test_the_domain_accuracy_chart_draws_the_strict_share_with_its_own_interval(report):
-    from analysis.charts import domain_accuracy_figure
+    from analysis.renderers.charts import domain_accuracy_figure
 
     bar = domain_accuracy_figure(report).data[0]
     strict = report["human_accuracy"]["strict"]

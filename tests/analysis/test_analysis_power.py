@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.cli import app
-from analysis.paired import t_tests
-from analysis.power import (
+from analysis.core.paired import t_tests
+from analysis.core.power import (
     make_plan,
     pairs_needed,
     pilot_estimates,
@@ -74,7 +74,7 @@ def test_tost_pairs_needed_for_80_percent_are_14_27_58():
 
 @pytest.mark.parametrize("delta", [0.0, 0.2, 0.3])
 def test_tost_power_agrees_with_simulation_of_the_report_test(delta):
-    """Seeded: the share of simulated studies whose TOST (analysis.paired.t_tests) holds is
+    """Seeded: the share of simulated studies whose TOST (analysis.core.paired.t_tests) holds is
     within 4 Monte Carlo SEs of the analytic power."""
     rng = np.random.default_rng(int(delta * 10))
     sims, n = 1500, 30

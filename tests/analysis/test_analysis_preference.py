@@ -1,4 +1,4 @@
-"""The direct preference's figures (analysis/preference.py) against hand-computed values.
+"""The direct preference's figures (analysis/designs/preference.py) against hand-computed values.
 
 Eight judgements (4 pairs x 2 annotators), in terms of the responses (+ = chosen better):
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.preference import forced_choice, preference_summary
+from analysis.designs.preference import forced_choice, preference_summary
 
 JUDGEMENTS = [
     ("p1", "a1", 2, 5, 2),
@@ -125,7 +125,7 @@ def test_forced_choice_of_nothing_is_undefined():
 
 
 def test_figures_by_survey_answer_match_the_hand_computed_values():
-    from analysis.attributes import by_attribute
+    from analysis.designs.attributes import by_attribute
 
     frame = _export()
     frame["survey_age"] = frame["annotator"].map({"a1": "18-29", "a2": "30+"})
@@ -144,7 +144,7 @@ def test_figures_by_survey_answer_match_the_hand_computed_values():
 
 
 def test_an_attribute_with_too_many_answers_is_left_out():
-    from analysis.attributes import MAX_GROUPS, by_attribute
+    from analysis.designs.attributes import MAX_GROUPS, by_attribute
 
     rows = [(f"p{i}", f"a{i}", 1, 4, 2) for i in range(MAX_GROUPS + 1)]
     frame = _export(rows)
@@ -158,8 +158,8 @@ def test_an_attribute_with_too_many_answers_is_left_out():
 
 
 def test_the_tables_show_the_figures():
-    from analysis.attributes import attribute_table, by_attribute
-    from analysis.preference import preference_table
+    from analysis.designs.attributes import attribute_table, by_attribute
+    from analysis.designs.preference import preference_table
 
     frame = _export()
     frame["survey_age"] = frame["annotator"].map({"a1": "18-29", "a2": "30+"})
@@ -179,8 +179,8 @@ def test_the_tables_show_the_figures():
 def test_every_report_format_shows_the_preference_and_survey_sections_only_when_present(
     small_study,
 ):
-    from analysis.attributes import by_attribute
-    from analysis.render import render_report
+    from analysis.designs.attributes import by_attribute
+    from analysis.renderers.render import render_report
     from analysis.report import build_report
 
     plain = build_report(small_study, n_boot=0)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.ratings import RatingsError, load_ratings, validate_ratings
+from analysis.core.ratings import RatingsError, load_ratings, validate_ratings
 from annotate.vocabulary import EXPORT_COLUMNS
 
 

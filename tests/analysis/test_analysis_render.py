@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 import pytest
 from plotly.offline import get_plotlyjs
 
-from analysis import charts
-from analysis.render import render_report
+from analysis.renderers import charts
+from analysis.renderers.render import render_report
 from analysis.report import build_report
 from annotate.vocabulary import DIMENSIONS
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.paired import compare_dimension
+from analysis.core.paired import compare_dimension
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS

@@ -1,4 +1,5 @@
-"""Reward models against humans (analysis.reward_models): hand-computed and R-computed values.
+"""Reward models against humans (analysis.models.reward_models): hand-computed and R-computed
+values.
 
 R 4.x reference calls are recorded next to each expected value; R is not called from the tests.
 """
@@ -12,18 +13,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.human_verdicts import annotator_votes, human_verdicts
-from analysis.model_report import label_audit_table, reward_model_table
-from analysis.render import render_report
-from analysis.report import build_report
-from analysis.reward_models import (
+from analysis.core.human_verdicts import annotator_votes, human_verdicts
+from analysis.models.model_report import label_audit_table, reward_model_table
+from analysis.models.reward_models import (
     attach_reward_models,
     cohen_kappa,
     label_audit_frame,
     mcnemar_test,
     reward_models_section,
 )
-from annotate.domain.reward_models import PREDICTION_COLUMNS
+from analysis.renderers.render import render_report
+from analysis.report import build_report
+from annotate.domain.models.reward_models import PREDICTION_COLUMNS
 from annotate.vocabulary import DIMENSIONS, VERDICTS
 
 

@@ -7,12 +7,13 @@ from typing import NotRequired, get_origin, get_type_hints, is_typeddict
 import pandas as pd
 import pytest
 
-from analysis import charts, model_types, report_types
-from analysis.render import render_report
+from analysis.models.reward_models import attach_reward_models
+from analysis.renderers import charts
+from analysis.renderers.render import render_report
+from analysis.renderers.sections import SECTIONS, drawn_sections
 from analysis.report import build_report
-from analysis.reward_models import attach_reward_models
-from analysis.sections import SECTIONS, drawn_sections
-from annotate.domain.reward_models import PREDICTION_COLUMNS
+from analysis.schema import model_types, report_types
+from annotate.domain.models.reward_models import PREDICTION_COLUMNS
 
 NESTED = {
     ("Report", "dimensions"): report_types.DimensionResult,

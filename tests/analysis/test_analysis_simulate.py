@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.ratings import validate_ratings
+from analysis.core.ratings import validate_ratings
 from analysis.simulate import DEFAULT_DOMAINS, simulate_ratings
 from annotate.vocabulary import EXPORT_COLUMNS
 

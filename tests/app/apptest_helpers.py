@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, RatingRevision
-from annotate.domain import accounts
+from annotate.domain.study import accounts
 from annotate.vocabulary import Role
 
 SIDES = ("A", "B")

@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from annotate.db import write_session
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study
 from support.appserver import AppServer
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -19,9 +19,9 @@ from streamlit.testing.v1 import AppTest
 from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import write_session
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study
 from annotate.services.demo import DemoSetup, set_up_demo
 from tests.app.apptest_helpers import pick_study
 

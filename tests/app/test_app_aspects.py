@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import AspectMark
-from annotate.domain.studies import update_study
+from annotate.domain.study.studies import update_study
 from tests.app.apptest_helpers import (
     assignment_row,
     current_assignment,
@@ -103,7 +103,7 @@ def test_the_checklist_and_the_page_never_name_the_chosen_response(open_app, dem
 def test_the_results_page_shows_the_aspect_tables_only_with_the_checklist(open_app, demo, engine):
     import streamlit as st
 
-    from annotate.domain import accounts
+    from annotate.domain.study import accounts
     from annotate.services.simulated import store_simulated_ratings
     from annotate.vocabulary import Role
 

@@ -13,7 +13,7 @@ from sqlmodel import col, select
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, AspectMark, Assignment
-from annotate.domain.studies import update_study
+from annotate.domain.study.studies import update_study
 from annotate.services.demo import set_up_demo
 from tests.app.browser_helpers import (
     BROWSER_MARKS,

@@ -20,7 +20,7 @@ from sqlmodel import select
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import AspectMark, Assignment, Participation, Rating, Training
-from annotate.domain.studies import get_study, update_study
+from annotate.domain.study.studies import get_study, update_study
 from annotate.services.demo import set_up_demo
 from tests.app.browser_helpers import (
     BROWSER_MARKS,

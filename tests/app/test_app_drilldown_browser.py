@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from annotate.db import make_engine, write_session
-from annotate.domain import accounts
+from annotate.domain.study import accounts
 from annotate.services.demo import set_up_demo
 from annotate.vocabulary import Role
 from tests.app.browser_helpers import (

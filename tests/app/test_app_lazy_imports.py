@@ -16,7 +16,7 @@ import textwrap
 from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import write_session
-from annotate.domain import accounts
+from annotate.domain.study import accounts
 from annotate.vocabulary import Role
 
 HEAVY = ("pandas", "scipy", "statsmodels", "analysis")

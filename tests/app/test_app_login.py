@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotate.db import write_session
-from annotate.domain import accounts
+from annotate.domain.study import accounts
 from tests.app.apptest_helpers import annotator_id, messages, progress
 
 BAD_LINK = "This login link is not valid"

@@ -13,10 +13,10 @@ import re
 
 import streamlit as st
 
-from analysis.preference import preference_summary
+from analysis.designs.preference import preference_summary
 from annotate.db import write_session
-from annotate.domain.export import ratings_dataframe
-from annotate.domain.studies import update_study
+from annotate.domain.exports.export import ratings_dataframe
+from annotate.domain.study.studies import update_study
 from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
 from tests.app.apptest_helpers import (
     assignment_row,
@@ -146,7 +146,7 @@ def test_the_results_page_shows_the_preference_figures_only_when_asked(open_app,
 
     from annotate.db import read_session
     from annotate.db.tables import Assignment
-    from annotate.domain import accounts
+    from annotate.domain.study import accounts
     from annotate.services.rating import submit_rating
     from annotate.vocabulary import Role
     from tests.app.apptest_helpers import SCORES

@@ -20,9 +20,9 @@ from sqlmodel import select
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Rating
-from annotate.domain import accounts
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_or_create_study
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
 from tests.app.apptest_helpers import SCORES, expected_scores, stored_ratings, stored_scores

@@ -10,7 +10,7 @@ from sqlmodel import select
 from annotate.app.safe_text import inert_markdown
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Study
-from annotate.domain.queue import pair_view
+from annotate.domain.rating.queue import pair_view
 from annotate.services.rating import skip_pair, submit_rating
 from tests.app.apptest_helpers import (
     DIMENSIONS,
@@ -377,7 +377,7 @@ def test_done_screen_without_a_completion_code_shows_none(open_app, demo, engine
 
 
 def test_an_annotator_without_pairs_is_told_so(open_app, demo, engine):
-    from annotate.domain import accounts
+    from annotate.domain.study import accounts
 
     with write_session(engine) as session:
         _, token = accounts.create_account(session, "new-annotator")
@@ -388,7 +388,7 @@ def test_an_annotator_without_pairs_is_told_so(open_app, demo, engine):
 
 
 def test_pair_view_place_and_progress_agree_with_the_queue(demo, engine):
-    from annotate.domain.queue import queue
+    from annotate.domain.rating.queue import queue
 
     me = annotator_id(engine, demo.annotator)
     order = queue_ids(engine, demo.annotator)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotate.db import write_session
-from annotate.domain import accounts
+from annotate.domain.study import accounts
 from tests.app.apptest_helpers import (
     DIMENSIONS,
     PAIR_TOKEN,

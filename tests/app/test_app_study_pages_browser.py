@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from annotate.db import make_engine, read_session
 from annotate.db.tables import Assignment
-from annotate.domain.permissions import SYSTEM
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services import flags, studies
 from annotate.services.demo import set_up_demo
 from annotate.services.rating import skip_pair

@@ -14,8 +14,8 @@ from sqlmodel import col, select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Pair, Training
-from annotate.domain.enrolment import EnrolmentError
-from annotate.domain.studies import get_study, update_study
+from annotate.domain.crowd.enrolment import EnrolmentError
+from annotate.domain.study.studies import get_study, update_study
 from annotate.services.enrolment import start
 from tests.app.apptest_helpers import current_assignment, messages, sent_elements
 from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS

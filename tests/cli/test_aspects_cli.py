@@ -14,9 +14,9 @@ from sqlmodel import col, select
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import AspectJudgeScore, Assignment, Pair
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import (
     ASPECT_EXPORT_COLUMNS,

@@ -20,7 +20,7 @@ from typer.testing import CliRunner, Result
 from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session
 from annotate.db.tables import Annotator, Assignment
-from annotate.domain import accounts
+from annotate.domain.study import accounts
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
@@ -272,7 +272,7 @@ def test_export_writes_every_score_in_the_chosen_format(cli, demo_files, tmp_pat
     # give alice three pairs through the library and rate them
     from annotate.db import write_session
     from annotate.domain.assignment import assign_pairs, study_pairs
-    from annotate.domain.studies import get_study
+    from annotate.domain.study.studies import get_study
 
     with write_session(engine) as session:
         study = get_study(session, "default")

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from annotate.domain.publish import size_category
+from annotate.domain.exports.publish import size_category
 from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
 

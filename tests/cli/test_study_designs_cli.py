@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session
-from annotate.domain.studies import get_study
+from annotate.domain.study.studies import get_study
 
 SURVEY = [
     {"id": "age", "text": "Your age band", "kind": "choice", "options": ["18-29", "30+"]},

@@ -13,8 +13,8 @@ from sqlmodel import select
 
 from annotate.db import make_engine, read_session
 from annotate.db.tables import AuditEntry
-from annotate.domain.studies import get_study, settings_of
-from annotate.domain.study_settings import SETTINGS
+from annotate.domain.study.studies import get_study, settings_of
+from annotate.domain.study.study_settings import SETTINGS
 from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS
 
 PROLIFIC = "https://app.prolific.com/submissions/complete?cc={code}"
@@ -210,7 +210,7 @@ def test_every_problem_of_a_file_is_listed(run, tmp_path: Path):
 
 def test_studies_training_lists_where_each_annotator_stands(run, db_url, tmp_path: Path):
     from annotate.db import write_session
-    from annotate.domain import accounts
+    from annotate.domain.study import accounts
     from annotate.services.training import answer_check
 
     path = tmp_path / "t.json"

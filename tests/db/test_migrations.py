@@ -41,7 +41,7 @@ from annotate.db.schema import (
     upgrade_database,
 )
 from annotate.db.tables import Annotator, Study
-from annotate.domain.queue import queue
+from annotate.domain.rating.queue import queue
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import DEFAULT_ANCHORS, DIMENSION_DEFINITIONS, DIMENSION_LABELS, DIMENSIONS
 

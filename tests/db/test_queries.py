@@ -10,15 +10,19 @@ from sqlmodel import select
 from annotate.db import read_session, write_session
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_or_create_study
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.rating import submit_rating
 
 ROOT = Path(__file__).resolve().parents[2]
-USERS = ["annotate/domain/export.py", "annotate/domain/quality.py", "annotate/domain/progress.py"]
+USERS = [
+    "annotate/domain/exports/export.py",
+    "annotate/domain/rating/quality.py",
+    "annotate/domain/rating/progress.py",
+]
 SCORES = {
     s: dict.fromkeys(("factuality", "relevance", "helpfulness", "rubric_alignment"), 3)
     for s in "AB"

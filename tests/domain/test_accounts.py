@@ -11,8 +11,8 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator
-from annotate.domain import accounts
-from annotate.domain.accounts import AccountError
+from annotate.domain.study import accounts
+from annotate.domain.study.accounts import AccountError
 from annotate.vocabulary import ROLES
 
 

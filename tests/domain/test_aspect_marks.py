@@ -9,11 +9,11 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import AspectMark, AspectMarkRevision, Assignment, Rating
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.ratings import RatingError
-from annotate.domain.studies import get_or_create_study, update_study
+from annotate.domain.rating.ratings import RatingError
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study, update_study
 from annotate.services.data import import_files
 from annotate.services.rating import submit_rating
 

@@ -11,9 +11,9 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Pair
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.publish import ASPECTS_FILE
-from annotate.domain.studies import get_or_create_study, update_study
+from annotate.domain.exports.publish import ASPECTS_FILE
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study, update_study
 from annotate.services.aspects import import_judge
 from annotate.services.data import import_files
 from annotate.services.publish import publish_study

@@ -12,10 +12,10 @@ from sqlalchemy.engine import Engine
 from analysis import build_report, load_ratings
 from annotate.db import make_engine, read_session
 from annotate.db.tables import Rating
-from annotate.domain.accounts import find_account
-from annotate.domain.backup import BackupError, backup_database
-from annotate.domain.export import ratings_dataframe, write_ratings
-from annotate.domain.queue import queue
+from annotate.domain.exports.backup import BackupError, backup_database
+from annotate.domain.exports.export import ratings_dataframe, write_ratings
+from annotate.domain.rating.queue import queue
+from annotate.domain.study.accounts import find_account
 from annotate.services.demo import set_up_demo
 from annotate.services.rating import submit_rating
 from annotate.services.simulated import store_simulated_ratings

@@ -11,11 +11,11 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Pair
-from annotate.domain import accounts, blinding
-from annotate.domain.assignment import assign_pairs, planner, pool, study_pairs
-from annotate.domain.blinding import chosen_side, response_on, shuffled, side_of
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_or_create_study
+from annotate.domain.assignment import assign_pairs, blinding, planner, pool, study_pairs
+from annotate.domain.assignment.blinding import chosen_side, response_on, shuffled, side_of
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study
 from annotate.services.data import import_files
 
 RECORDS = [f"{d}_{i}_0" for d in range(3) for i in range(400)]

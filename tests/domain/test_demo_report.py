@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
-from analysis.render import render_report
+from analysis.renderers.render import render_report
 from annotate.services.demo import DEMO_STUDY, set_up_demo
 from annotate.services.reporting import study_ratings, study_report
 

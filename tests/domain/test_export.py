@@ -13,11 +13,16 @@ from sqlmodel import select
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.export import EXPORT_FORMATS, ratings_bytes, ratings_dataframe, write_ratings
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_or_create_study
+from annotate.domain.exports.export import (
+    EXPORT_FORMATS,
+    ratings_bytes,
+    ratings_dataframe,
+    write_ratings,
+)
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
@@ -205,8 +210,8 @@ def test_times_are_utc_whatever_the_servers_time_zone(db_url, tmp_path, write_re
 
 def test_gold_pairs_are_left_out_of_the_export(engine, rated):
     """Gold pairs (known answer, rated by everyone outside k) are quality control, not data."""
-    from annotate.domain.quality import mark_gold
-    from annotate.domain.studies import get_study
+    from annotate.domain.rating.quality import mark_gold
+    from annotate.domain.study.studies import get_study
 
     before = ratings_dataframe(engine, "main")
     with write_session(engine) as session:

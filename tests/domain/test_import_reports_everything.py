@@ -14,9 +14,9 @@ from sqlmodel import select
 
 from annotate.db import read_session
 from annotate.db.tables import Pair
-from annotate.domain.importer import DatasetError
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.problems import MAX_PROBLEMS_KEPT
+from annotate.domain.dataset.importer import DatasetError
+from annotate.domain.dataset.problems import MAX_PROBLEMS_KEPT
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services.data import import_files
 
 

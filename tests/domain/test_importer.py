@@ -16,8 +16,8 @@ from sqlmodel import select
 
 from annotate.db import read_session
 from annotate.db.tables import Pair, Study
-from annotate.domain.importer import DatasetError, Problem, domain_from_path
-from annotate.domain.permissions import SYSTEM
+from annotate.domain.dataset.importer import DatasetError, Problem, domain_from_path
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services.data import import_files
 
 DOMAIN = "Art_and_Entertainment"

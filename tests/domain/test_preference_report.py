@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment
-from annotate.domain.studies import update_study
+from annotate.domain.study.studies import update_study
 from annotate.services.demo import set_up_demo
 from annotate.services.rating import submit_rating
 from annotate.services.reporting import study_ratings, study_report
@@ -58,8 +58,8 @@ def test_a_study_without_the_preference_reports_as_before(engine):
 
 
 def test_the_report_splits_the_annotators_by_their_survey_answers(engine):
-    from annotate.domain.consent import save_survey
-    from annotate.domain.studies import get_study
+    from annotate.domain.crowd.consent import save_survey
+    from annotate.domain.study.studies import get_study
 
     question = {"id": "age", "text": "Age band", "kind": "choice", "options": ["18-49", "50+"]}
     demo = set_up_demo(engine)
@@ -81,7 +81,7 @@ def test_the_report_splits_the_annotators_by_their_survey_answers(engine):
 
 
 def test_the_rationales_join_the_comments_of_the_label_audit(engine):
-    from annotate.domain.reward_models import pair_comments
+    from annotate.domain.models.reward_models import pair_comments
 
     set_up_demo(engine)
     with write_session(engine) as session:

@@ -21,10 +21,10 @@ from sqlmodel import select
 from analysis.report import build_report
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair
-from annotate.domain import accounts
-from annotate.domain.export import ratings_bytes, ratings_dataframe
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.publish import RATINGS_COLUMNS
+from annotate.domain.exports.export import ratings_bytes, ratings_dataframe
+from annotate.domain.exports.publish import RATINGS_COLUMNS
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services import adjudication, flags
 from annotate.services.demo import DEMO_STUDY, set_up_demo
 from annotate.services.rating import skip_pair, submit_rating

@@ -10,11 +10,11 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Rating, RatingRevision, Study
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.ratings import RatingError, missing_scores
-from annotate.domain.studies import get_or_create_study
+from annotate.domain.rating.ratings import RatingError, missing_scores
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study
 from annotate.services.data import import_files
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.vocabulary import DIMENSIONS

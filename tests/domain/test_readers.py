@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from annotate.domain import readers
-from annotate.domain.importer import DatasetError, stage_files
-from annotate.domain.problems import MAX_PROBLEMS_KEPT, Problem
-from annotate.domain.readers import read_raw
+from annotate.domain.dataset import readers
+from annotate.domain.dataset.importer import DatasetError, stage_files
+from annotate.domain.dataset.problems import MAX_PROBLEMS_KEPT, Problem
+from annotate.domain.dataset.readers import read_raw
 
 ARRAY_ELEMENTS = [
     {"id": "a", "text": 'quote " and backslash \\ and brace } ] inside'},
@@ -91,7 +91,7 @@ def test_a_file_of_many_bad_lines_keeps_the_first_problems_and_counts_all(tmp_pa
 
 
 def test_staged_records_are_read_back_from_the_spool(tmp_path, make_record, monkeypatch):
-    from annotate.domain import importer
+    from annotate.domain.dataset import importer
 
     monkeypatch.setattr(importer, "SPOOL_MEMORY_BYTES", 1024)  # spill to disk at once
     path = tmp_path / "A_test.jsonl"

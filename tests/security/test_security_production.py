@@ -26,7 +26,7 @@ from annotate.cli import app, server
 from annotate.cli.server import APP_ENTRY, streamlit_command
 from annotate.config import MAX_UPLOAD_MB
 from annotate.db import make_engine
-from annotate.domain import accounts
+from annotate.domain.study import accounts
 from annotate.services.demo import set_up_demo
 from support.appserver import AppServer
 from tests.app.browser_helpers import settle, start_server

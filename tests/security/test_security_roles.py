@@ -41,9 +41,9 @@ from annotate.app.app_pages import admin_common
 from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import write_session
-from annotate.domain import accounts
 from annotate.domain.assignment import PairSelection
-from annotate.domain.permissions import PermissionDenied
+from annotate.domain.study import accounts
+from annotate.domain.study.permissions import PermissionDenied
 from annotate.services import (
     aspects,
     audited,

@@ -20,8 +20,8 @@ import secrets
 from security_helpers import all_stored_values
 
 from annotate.db import read_session, write_session
-from annotate.domain import accounts
-from annotate.domain.studies import create_study, get_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import create_study, get_study
 from annotate.services import people
 from annotate.services.enrolment import enrol
 

@@ -27,8 +27,8 @@ from annotate.cli.server import streamlit_command
 from annotate.config import MAX_UPLOAD_MB
 from annotate.db import read_session, write_session
 from annotate.db.tables import Pair
-from annotate.domain import accounts
-from annotate.domain.importer import DatasetError
+from annotate.domain.dataset.importer import DatasetError
+from annotate.domain.study import accounts
 from annotate.services import data as data_service
 from tests.foundation_helpers import make_record
 

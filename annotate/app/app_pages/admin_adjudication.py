@@ -12,7 +12,7 @@ from annotate.app.app_pages.admin_common import act, actor_id, choose_study, don
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
-from annotate.domain.adjudication import Candidate
+from annotate.domain.operations.adjudication import Candidate
 from annotate.services import adjudication
 
 

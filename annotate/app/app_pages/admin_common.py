@@ -21,7 +21,7 @@ import streamlit as st
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
 from annotate.config import APP_URL_ENV
-from annotate.domain.importer import DatasetError
+from annotate.domain.dataset.importer import DatasetError
 from annotate.errors import PrbError
 from annotate.services import studies
 

@@ -16,7 +16,7 @@ from annotate.app.app_pages.admin_common import (
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.config import MAX_UPLOAD_MB
-from annotate.domain.quality import GOLD_PREFERENCES
+from annotate.domain.rating.quality import GOLD_PREFERENCES
 from annotate.services import data, progress, studies
 
 NEW_STUDY = "(a new study)"

@@ -26,10 +26,9 @@ from annotate.app.score_widgets import draw_response, score_radio
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
-from annotate.domain import preference
-from annotate.domain.accounts import LoginNoLongerValid
-from annotate.domain.consent import completion_link
-from annotate.domain.queue import (
+from annotate.domain.crowd.consent import completion_link
+from annotate.domain.rating import preference
+from annotate.domain.rating.queue import (
     PROFILE_PREVIEW,
     PairView,
     QueueEntry,
@@ -40,7 +39,8 @@ from annotate.domain.queue import (
     queue,
     step,
 )
-from annotate.domain.ratings import RatingError, missing_scores
+from annotate.domain.rating.ratings import RatingError, missing_scores
+from annotate.domain.study.accounts import LoginNoLongerValid
 from annotate.errors import Unavailable
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator

@@ -8,21 +8,21 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from analysis.adjudication import adjudication_table
-from analysis.aspect_report import aspect_tables
-from analysis.attributes import attribute_table
-from analysis.charts import all_figures
-from analysis.power import make_plan, plan_power, power_text
-from analysis.preference import preference_table
-from analysis.render import render_report
-from analysis.report_types import Report
-from analysis.tables import Table, accuracy_table, dimension_table
+from analysis.core.power import make_plan, plan_power, power_text
+from analysis.designs.adjudication import adjudication_table
+from analysis.designs.aspect_report import aspect_tables
+from analysis.designs.attributes import attribute_table
+from analysis.designs.preference import preference_table
+from analysis.renderers.charts import all_figures
+from analysis.renderers.render import render_report
+from analysis.schema.report_types import Report
+from analysis.schema.tables import Table, accuracy_table, dimension_table
 from annotate.app import results_drilldown, results_models, results_rules
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
-from annotate.domain.export import EXPORT_FORMATS, ratings_bytes
-from annotate.domain.permissions import RESULTS_ROLES, require_role
+from annotate.domain.exports.export import EXPORT_FORMATS, ratings_bytes
+from annotate.domain.study.permissions import RESULTS_ROLES, require_role
 from annotate.services.reporting import StudyRatings, study_names, study_ratings, study_report
 
 REPORT_FORMATS = {

@@ -1,8 +1,9 @@
 """Assignment: who rates which pair, in which order, with which response on which side.
 
 Every assignment is one (annotator, pair) with a place in the annotator's shuffled queue and the
-side the chosen response is shown on (both drawn in `annotate.domain.blinding`). An annotator
-never gets the same pair twice (a unique constraint), not even after it was taken away from them.
+side the chosen response is shown on (both drawn in `annotate.domain.assignment.blinding`). An
+annotator never gets the same pair twice (a unique constraint), not even after it was taken away
+from them.
 
 The package, one concern per module:
 

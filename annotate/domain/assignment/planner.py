@@ -1,8 +1,8 @@
 """The fixed-plan planner: plain data in, plain plan out, no database.
 
 Pairs are named by their record ids and annotators by their names (both what the seeded draws of
-`annotate.domain.blinding` are computed from). Given the pairs to cover, the annotators to use,
-k, the work that exists already and the study's seed and gold rate, `plan` says which
+`annotate.domain.assignment.blinding` are computed from). Given the pairs to cover, the annotators
+to use, k, the work that exists already and the study's seed and gold rate, `plan` says which
 (annotator, pair) to add and which untouched items to move; `annotate.domain.assignment.fixed`
 reads the inputs from the database and writes the result.
 
@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from annotate.domain import blinding
+from annotate.domain.assignment import blinding
 
 
 @dataclass(frozen=True)

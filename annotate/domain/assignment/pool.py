@@ -19,8 +19,7 @@ from sqlalchemy import ColumnElement, and_, func, update
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Pair, Study
-from annotate.domain import blinding
-from annotate.domain.assignment import crowd
+from annotate.domain.assignment import blinding, crowd
 from annotate.domain.assignment.slots import (
     OPEN_STATUSES,
     as_utc,

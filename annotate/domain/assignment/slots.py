@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Study
-from annotate.domain.blinding import chosen_side, shuffled
+from annotate.domain.assignment.blinding import chosen_side, shuffled
 from annotate.errors import Conflict, Invalid
 from annotate.vocabulary import AssignmentStatus, Purpose
 

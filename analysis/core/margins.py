@@ -1,0 +1,116 @@
+"""Equivalence margins: in scale points or in SD units, their sensitivity table, and the
+pre-registration record (when the margin was set, and whether it changed after data arrived).
+
+A margin in SD units is converted per dimension with the observed SD of the paired differences
+of the per-pair means (``sd_diff``), so "0.3 SD" is a standardised-effect margin; the
+conversion uses the study's own data, which the methods text says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import pandas as pd
+
+from analysis.schema.report_types import MarginRecord, MarginSensitivity, PairedTest
+from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, MARGIN_UNITS, PERSONAL_DIMENSION
+
+MarginUnit = Literal["points", "sd"]  # MARGIN_UNITS, as a type
+SENSITIVITY_GRID = tuple(round(0.1 * i, 1) for i in range(1, 11))
+"""Margins of the sensitivity table, in the study's unit."""
+UNIT_WORDS = {"points": "scale points", "sd": "SD of the paired differences"}
+
+
+def check_unit(unit: str) -> MarginUnit:
+    if unit == "points":
+        return "points"
+    if unit == "sd":
+        return "sd"
+    raise ValueError(f"margin unit must be one of {', '.join(MARGIN_UNITS)}, got {unit!r}")
+
+
+def margin_points(margin: float, unit: MarginUnit, sd_diff: float | None) -> float | None:
+    """The margin in scale points; None in SD units when the SD is undefined or zero."""
+    if unit == "points":
+        return margin
+    return margin * sd_diff if sd_diff else None
+
+
+def margin_sensitivity(
+    results: Mapping[str, PairedTest],
+    unit: MarginUnit,
+    margins: Sequence[float] = SENSITIVITY_GRID,
+) -> MarginSensitivity:
+    """Would each general dimension tie, and would the study be validated, at each margin?
+
+    TOST at margin m holds exactly when the (1 - 2 alpha) CI lies inside (-m, m), i.e. when the
+    dimension's ``equivalence_bound`` is below m (in points; an SD-unit margin is converted with
+    that dimension's ``sd_diff``). Rubric alignment's superiority test does not depend on the
+    margin; when it diverges, validated at m = all general dimensions tie at m.
+    """
+    ties: dict[str, list[bool]] = {}
+    for dim in GENERAL_DIMENSIONS:
+        r = results[dim]
+        ties[dim] = [_ties_at(r, m, unit) for m in margins]
+    rubric = results[PERSONAL_DIMENSION]["verdict"] == "diverges"
+    validated = [
+        rubric and all(ties[d][i] for d in GENERAL_DIMENSIONS) for i in range(len(margins))
+    ]
+    smallest = next((m for m, ok in zip(margins, validated, strict=True) if ok), None)
+    return {
+        "unit": unit,
+        "margins": list(margins),
+        "ties": ties,
+        "validated": validated,
+        "smallest_validating_margin": smallest,
+        "equivalence_bounds": {d: _bound_in_unit(results[d], unit) for d in DIMENSIONS},
+    }
+
+
+def _ties_at(result: PairedTest, margin: float, unit: MarginUnit) -> bool:
+    bound = _bound_in_unit(result, unit)
+    return bound is not None and result["verdict"] != "insufficient_data" and bound < margin
+
+
+def _bound_in_unit(result: PairedTest, unit: MarginUnit) -> float | None:
+    bound = result["equivalence_bound"]
+    if bound is None or unit == "points":
+        return bound
+    sd = result["sd_diff"]
+    return bound / sd if sd else None
+
+
+def margin_record(
+    record: Mapping[str, object] | None, created_at: Sequence[str] | pd.Series
+) -> MarginRecord | None:
+    """Check a margin record ``{"set_at": ISO time, "history": [{"margin", "unit", "set_at"},
+    ...]}`` (the current setting and its earlier values) against the first rating's time:
+    ``changed_after_data`` when the margin was set or changed after ratings arrived."""
+    if record is None:
+        return None
+    stamps = pd.to_datetime(pd.Series(list(created_at)), utc=True, errors="coerce").dropna()
+    first = stamps.min() if len(stamps) else None
+    set_at = _time(record.get("set_at"), "set_at")
+    history = record.get("history") or []
+    if not isinstance(history, list):
+        raise ValueError("margin record: 'history' must be a list of {margin, unit, set_at}")
+    changes = [_time(h.get("set_at"), "history[].set_at") for h in history if isinstance(h, dict)]
+    times = [t for t in [set_at, *changes] if t is not None]
+    late = first is not None and any(t > first for t in times)
+    return {
+        "set_at": None if set_at is None else set_at.isoformat(),
+        "history": [dict(h) for h in history if isinstance(h, dict)],
+        "first_rating_at": None if first is None else first.isoformat(),
+        "changed_after_data": bool(late),
+        "note": "margin set or changed after data arrived" if late else "margin set before data",
+    }
+
+
+def _time(value: object, field: str) -> pd.Timestamp | None:
+    if value is None or value == "":
+        return None
+    stamp = pd.to_datetime(str(value), utc=True, errors="coerce")
+    if pd.isna(stamp):
+        raise ValueError(f"margin record: '{field}' must be an ISO date-time, got {value!r}")
+    return pd.Timestamp(stamp)

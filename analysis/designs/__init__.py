@@ -1,0 +1,2 @@
+"""Study designs: the aspect checklist, the direct preference, annotator attributes, adjudication,
+exclusion rules."""

@@ -1,0 +1,2 @@
+"""Reward models against the human verdicts: majority votes, accuracy, kappa, McNemar, their report
+tables."""

@@ -1,0 +1,336 @@
+"""The validation report's shape: typed dicts with exactly the JSON keys other tools read.
+
+`analysis.report.build_report` returns a :class:`Report`; the JSON rendering is the same dict
+dumped as is, so a key named here is a key in the JSON file. NaN never appears: an undefined
+figure is None.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+from analysis.schema.adjudication_types import AdjudicationSummary
+from analysis.schema.aspect_types import AspectSummary
+from analysis.schema.exclusion_types import ExclusionReport
+from analysis.schema.model_types import AuditRow, RewardModelResult
+from analysis.schema.preference_types import AttributeGroup, PreferenceSummary
+
+Interval = list[float]
+"""[low, high] of a confidence interval."""
+
+
+class PairedTest(TypedDict):
+    """Chosen against rejected on one dimension (per-pair means), from `analysis.core.paired`."""
+
+    n_pairs: int
+    mean_chosen: float | None
+    mean_rejected: float | None
+    ci95_chosen: Interval | None
+    ci95_rejected: Interval | None
+    mean_diff: float | None
+    sd_diff: float | None
+    ci95: Interval | None
+    ci_tost: Interval | None
+    margin: float
+    tost_p: float | None
+    tost_p_adjusted: float | None
+    superiority_p: float | None
+    superiority_p_adjusted: float | None
+    equivalence_bound: float | None
+    wilcoxon_statistic: float | None
+    wilcoxon_p: float | None
+    wilcoxon_p_adjusted: float | None
+    wilcoxon_method: str | None
+    sign_p: float | None
+    hodges_lehmann: float | None
+    hodges_lehmann_ci95: Interval | None
+    d_z: float | None
+    d_z_ci95: Interval | None
+    rule: str  # "equivalence" (general dimensions) or "superiority" (rubric alignment)
+    verdict: str  # tie, diverges, inconclusive, insufficient_data
+    notes: list[str]
+
+
+class DimensionAgreement(TypedDict):
+    """Krippendorff's alpha of one dimension, units (pair, response)."""
+
+    alpha_ordinal: float | None
+    alpha_ordinal_ci95: Interval | None
+    alpha_interval: float | None
+    alpha_interval_ci95: Interval | None
+    alpha_units: int
+    alpha_difference: float | None  # interval alpha on chosen - rejected, units = pairs
+    alpha_difference_ci95: Interval | None
+    alpha_note: str | None  # why alpha is missing, when it is
+
+
+class Histogram(TypedDict):
+    centres: list[float]
+    counts: list[int]
+
+
+class DimensionResult(PairedTest, DimensionAgreement):
+    """One row of the paper table: the paired test, agreement and the difference histogram."""
+
+    label: str
+    diff_histogram: Histogram
+
+
+class Checks(TypedDict):
+    general_quality_tie: bool
+    rubric_alignment_diverges: bool
+    validated: bool
+    insufficient_data: list[str]  # dimensions without enough data for a verdict
+    reliability_caveat: bool | None  # rubric alpha < 0.667 or undefined; None: not assessed
+
+
+class AccuracyFigure(TypedDict):
+    """One way of counting human accuracy, with its own Wilson 95% interval."""
+
+    value: float | None
+    ci95: Interval | None
+    n: int
+    label: str
+
+
+class TiesFigure(TypedDict):
+    count: int
+    share: float | None
+    ci95: Interval | None
+
+
+class HumanAccuracy(TypedDict):
+    strict: AccuracyFigure  # the headline: comparable to a reward model's strict accuracy
+    ties: TiesFigure
+    ties_as_half: AccuracyFigure
+    ties_dropped: AccuracyFigure
+    accuracy: float | None
+    ties_count_as: float
+    strict_accuracy: float | None
+    ci95: Interval | None
+    ci95_of: str
+    ci_method: str
+    ci95_ties_half: Interval | None
+    n_pairs: int
+    n_chosen_higher: int
+    n_ties: int
+    n_rejected_higher: int
+    reward_model_reference: float
+    reward_model_reference_source: str
+
+
+class PreferenceAgreement(TypedDict):
+    alpha_nominal: float | None
+    ci95: Interval | None
+    n_pairs: int
+    n_judgements: int
+    shares: dict[str, float]
+
+
+class AnnotatorPair(TypedDict):
+    annotator_a: str
+    annotator_b: str
+    n_shared: int
+    exact: float
+    within_one: float
+
+
+class AnnotatorRow(TypedDict):
+    annotator: str
+    n_pairs: int
+    n_scores: int
+    median_seconds: float | None
+    straight_lining: float | None
+    modal_value: int
+    modal_share: float
+    n_comparisons: int
+    exact: float | None
+    within_one: float | None
+    mean_abs_diff_from_others: float | None
+
+
+class Agreement(TypedDict):
+    preference: PreferenceAgreement
+    pairwise: list[AnnotatorPair]
+    pairwise_total: int
+    pairwise_truncated: bool
+
+
+class DomainResult(TypedDict):
+    n_pairs: int
+    dimensions: dict[str, PairedTest]
+    checks: Checks
+    human_accuracy: HumanAccuracy
+
+
+class SideTest(TypedDict):
+    """Chosen minus rejected per pair-rating, compared between pair-ratings that showed chosen
+    on side A and those that showed it on side B (from `analysis.core.position`)."""
+
+    n_chosen_on_a: int
+    n_chosen_on_b: int
+    diff_chosen_on_a: float | None
+    diff_chosen_on_b: float | None
+    side_a_advantage: float | None  # half the difference of the two: points gained on side A
+    side_a_advantage_ci95: Interval | None
+    t_p: float | None  # Welch two-sample t-test (the decision)
+    wilcoxon_p: float | None  # Wilcoxon rank-sum test (sensitivity)
+    wilcoxon_method: str | None
+    biased: bool
+
+
+class PositionBias(SideTest):
+    n_ratings: int
+    mean_a: float | None
+    mean_b: float | None
+    mean_diff: float | None  # descriptive A - B (mixes in the chosen/rejected effect)
+    n_dropped: int
+
+
+class DimensionExclusions(TypedDict):
+    n_excluded: int
+    no_chosen_scores: int
+    no_rejected_scores: int
+    no_scores: int
+    pairs: list[str]
+    pairs_truncated: bool
+
+
+class ExcludedPair(TypedDict):
+    """A pair an admin left out of the analysis (passed in by the caller, never guessed)."""
+
+    pair_id: str
+    reason: str
+    by: str
+    at: str
+
+
+class Exclusions(TypedDict):
+    dimensions: dict[str, DimensionExclusions]
+    n_excluded_total: int
+    incomplete_pair_ratings: int
+    note: str
+    excluded_pairs: list[ExcludedPair]  # left out of every figure, with the admin's reason
+
+
+class MarginSensitivity(TypedDict):
+    unit: str
+    margins: list[float]
+    ties: dict[str, list[bool]]  # per general dimension, at each margin
+    validated: list[bool]
+    smallest_validating_margin: float | None
+    equivalence_bounds: dict[str, float | None]  # in the margin's unit
+
+
+class MarginRecord(TypedDict):
+    set_at: str | None
+    history: list[dict[str, object]]
+    first_rating_at: str | None
+    changed_after_data: bool
+    note: str
+
+
+class TestPower(TypedDict):
+    test: str  # "tost" or "superiority"
+    true_diff: float
+    sd: float
+    power: float
+    pairs_needed: int | None  # for the target power; None when unreachable
+
+
+class PowerResult(TypedDict):
+    """The power planner's answer (`analysis.core.power.plan_power`)."""
+
+    n_pairs: int
+    annotators_per_pair: int
+    margin: float
+    alpha: float
+    target: float
+    sd: dict[str, float]
+    sd_source: str
+    true_diff: dict[str, float]
+    tests: dict[str, TestPower]
+    joint_power: float
+    joint_power_mc_se: float
+    joint_pairs_needed: int | None
+    simulations: int
+    seed: int
+    method: str
+    notes: list[str]
+
+
+class MixedDimension(TypedDict):
+    """Crossed mixed model of one dimension (`analysis.core.mixed`)."""
+
+    estimate: float | None  # mean chosen - rejected
+    ci95: Interval | None
+    ci_tost: Interval | None  # (1 - 2 alpha) Wald interval, for the verdict
+    side_a_advantage: float | None
+    side_a_advantage_ci95: Interval | None
+    var_pair: float | None
+    var_annotator: float | None
+    var_residual: float | None
+    n_ratings: int
+    n_pairs: int
+    n_annotators: int
+    converged: bool
+    verdict: str
+
+
+class MixedModel(TypedDict):
+    dimensions: dict[str, MixedDimension]
+    disagreements: list[str]  # dimensions whose verdict differs from the primary
+    note: str
+
+
+class Settings(TypedDict):
+    margin: float
+    margin_unit: str
+    margins_points: dict[str, float | None]  # the margin each dimension was tested at
+    min_pairs: int
+    alpha: float
+    holm: bool
+    n_boot: int
+    seed: int
+    scale_min: int
+    scale_max: int
+    ci_level: float
+
+
+class Report(TypedDict):
+    schema_version: int
+    n_pairs: int
+    n_annotators: int
+    n_scores: int
+    n_pair_ratings: int
+    studies: list[str]
+    domains: list[str]
+    dimensions: dict[str, DimensionResult]
+    checks: Checks
+    human_accuracy: HumanAccuracy
+    agreement: Agreement
+    by_domain: dict[str, DomainResult]
+    margin_sensitivity: MarginSensitivity
+    margin_record: MarginRecord | None
+    power: PowerResult | None
+    mixed_model: MixedModel
+    position_bias: dict[str, PositionBias]
+    exclusions: Exclusions
+    settings: Settings
+    methods: dict[str, str]
+    annotators: list[AnnotatorRow]
+    reward_models: NotRequired[dict[str, RewardModelResult]]  # analysis.models.reward_models
+    label_audit: NotRequired[list[AuditRow]]
+    preference: NotRequired[
+        PreferenceSummary
+    ]  # analysis.designs.preference: a study that asks for it
+    by_attribute: NotRequired[dict[str, dict[str, AttributeGroup]]]  # analysis.designs.attributes
+    aspects: NotRequired[
+        AspectSummary
+    ]  # analysis.designs.aspects: a study with the aspect checklist
+    exclusion_rules: NotRequired[
+        ExclusionReport
+    ]  # analysis.designs.exclusion_rules: a study's rules
+    adjudication: NotRequired[
+        AdjudicationSummary
+    ]  # analysis.designs.adjudication: adjudicated pairs

@@ -1,0 +1,137 @@
+"""Consent, a short survey and the crowd's way out (issue 14, items 4 and 5).
+
+A study may set a consent text: a participant then accepts or declines it before the Start step
+(`annotate.domain.crowd.enrolment.start` refuses until they accept). The decision is recorded once,
+with its time, in `Participation`; declining ends the participation with the study's screen-out
+code. A study may also define survey questions (choice or free text), answered once after
+consent and joined to the ratings export as annotator attributes. The done page sends people to
+the platform's completion URL (`completion_link`), with the completed or the screen-out code.
+
+These functions work in the caller's transaction (`annotate.services.consent` opens it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from sqlmodel import Session, select
+
+from annotate.db.tables import Participation, Study, stored_id, utcnow
+from annotate.errors import Invalid
+
+ACCEPTED = "accepted"
+DECLINED = "declined"
+MAX_ANSWER_CHARS = 500
+CODE_PLACEHOLDER = "{code}"
+
+
+class ConsentError(Invalid):
+    """A consent or survey step that cannot be taken; the message is meant for the participant."""
+
+
+def completion_link(study: Study, code: str) -> str | None:
+    """Where the done page sends a participant with `code` (None: the study sets no URL)."""
+    if not study.completion_url:
+        return None
+    if CODE_PLACEHOLDER in study.completion_url:
+        return study.completion_url.replace(CODE_PLACEHOLDER, quote(code, safe=""))
+    return study.completion_url
+
+
+# ---------------------------------------------------------------- a participant's steps
+
+
+def participation(session: Session, annotator_id: int, study_id: int) -> Participation | None:
+    return session.exec(
+        select(Participation).where(
+            Participation.annotator_id == annotator_id, Participation.study_id == study_id
+        )
+    ).first()
+
+
+def next_step(study: Study, found: Participation | None) -> str:
+    """What the participant must do before the Start step: 'consent', 'survey', 'declined'
+    (their participation has ended) or 'ready'. A study without consent text or survey is
+    always 'ready'."""
+    if found is not None and found.consent == DECLINED:
+        return "declined"
+    if study.consent_text.strip() and found is None:
+        return "consent"
+    if study.survey_questions and (found is None or found.survey_at is None):
+        return "survey"
+    return "ready"
+
+
+def decide_consent(session: Session, annotator_id: int, study: Study, accept: bool) -> str:
+    """Record the participant's decision with its time; return the next step. The first
+    decision stands (a second click, or the other button after it, changes nothing)."""
+    found = participation(session, annotator_id, stored_id(study))
+    if found is None:
+        found = Participation(
+            annotator_id=annotator_id,
+            study_id=stored_id(study),
+            consent=ACCEPTED if accept else DECLINED,
+            consent_at=utcnow(),
+        )
+        session.add(found)
+        session.flush()
+    return next_step(study, found)
+
+
+def save_survey(
+    session: Session, annotator_id: int, study: Study, answers: dict[str, str | None]
+) -> str:
+    """Check and store the survey answers (once); return the next step."""
+    found = participation(session, annotator_id, stored_id(study))
+    step = next_step(study, found)
+    if step in ("consent", "declined"):
+        raise ConsentError("Please answer the consent question first.")
+    if step == "ready":
+        return step  # answered already (a second click)
+    checked = check_answers(study.survey_questions, answers)
+    if found is None:  # a study with a survey but no consent text
+        found = Participation(
+            annotator_id=annotator_id, study_id=stored_id(study), consent=ACCEPTED
+        )
+    found.survey, found.survey_at = checked, utcnow()
+    session.add(found)
+    session.flush()
+    return next_step(study, found)
+
+
+def check_answers(
+    questions: list[dict[str, Any]], answers: dict[str, str | None]
+) -> dict[str, str]:
+    """The answers, trimmed; ConsentError naming every unanswered choice or wrong answer.
+    A free-text answer may be left empty."""
+    checked: dict[str, str] = {}
+    problems = []
+    for question in questions:
+        answer = str(answers.get(question["id"]) or "").strip()
+        if question["kind"] == "choice":
+            if answer not in [str(o).strip() for o in question["options"]]:
+                problems.append(f"please answer: {question['text']}")
+                continue
+        elif len(answer) > MAX_ANSWER_CHARS:
+            problems.append(f"at most {MAX_ANSWER_CHARS} characters: {question['text']}")
+            continue
+        checked[question["id"]] = answer
+    if problems:
+        raise ConsentError("; ".join(problems))
+    return checked
+
+
+def require_ready(session: Session, annotator_id: int, study: Study) -> None:
+    """Refuse the Start step until consent (and the survey) are done."""
+    step = next_step(study, participation(session, annotator_id, stored_id(study)))
+    if step == "declined":
+        raise ConsentError("You declined to take part in this study.")
+    if step != "ready":
+        raise ConsentError("Please answer the consent question (and the survey) first.")
+
+
+def survey_answers(session: Session, study_id: int) -> dict[int, dict[str, str]]:
+    """Annotator id -> survey answers, for one study (the export's annotator attributes)."""
+    rows = session.exec(select(Participation).where(Participation.study_id == study_id))
+    return {row.annotator_id: dict(row.survey or {}) for row in rows}

@@ -1,0 +1,240 @@
+"""Decoding one record's JSON strictly: values a record may not hold become located problems.
+
+Refused: nesting deeper than MAX_NESTING, a key repeated in one object (the decoder would keep
+the last value silently), NaN and infinities (unless the caller keeps them, as the reward-model
+import does), integers outside 64 bits, NUL characters and lone surrogates in texts or keys, and
+binary data. `describe_type` names a decoded value's type in the words of the error messages.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from annotate.domain.dataset.problems import DatasetError, Problem
+
+MAX_NESTING = 32
+"""Deepest nesting of lists and objects a record may have (the record itself is level 1)."""
+MAX_INTEGER = 2**63
+"""Integers must lie in [-MAX_INTEGER, MAX_INTEGER): what a 64-bit column and most JSON
+readers keep exactly."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
+
+
+class _Refused:
+    """A value JSON can spell but a record may not hold, left by the decoder's hooks in its
+    place; `check_value` finds it and names the record's field that holds it."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+class _RepeatedKey(dict[str, Any]):
+    """An object in which a key appears twice (the decoder keeps the last value)."""
+
+    message = ""
+    key = ""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    repeated = _RepeatedKey(value)
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            repeated.key = field_name(key)
+            repeated.message = (
+                f"the key {_short(key)!r} appears twice in one object; expected each key once"
+            )
+            break
+        seen.add(key)
+    return repeated
+
+
+def _constant(name: str) -> Any:
+    return _Refused(f"{name} is not allowed; expected a finite number")
+
+
+def _float(text: str) -> float | _Refused:
+    value = float(text)
+    if not math.isfinite(value):
+        return _Refused(f"the number {_short(text)} is out of range; expected a finite number")
+    return value
+
+
+def _int(text: str) -> int | _Refused:
+    if len(text) > 20 or not -MAX_INTEGER <= (value := int(text)) < MAX_INTEGER:
+        return _Refused(
+            f"the integer {_short(text)} ({len(text.lstrip('-'))} digits) is too large; "
+            "expected a 64-bit integer (write larger numbers as strings)"
+        )
+    return value
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_object, parse_float=_float, parse_int=_int, parse_constant=_constant
+)
+# For files where a non-finite number is data to count, not an error (a reward model's NaN
+# score): NaN, Infinity and 1e400 decode to floats.
+_NON_FINITE_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_int)
+
+
+def field_name(key: str) -> str:
+    """A record's key as it may be shown: at most 100 characters, escaped (`\\ud800`) when it
+    holds what no page or terminal can print."""
+    name = key[:100]
+    return name if _text_problem(name) is None else ascii(name)[1:-1]
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _nesting_problem() -> str:
+    return f"nested too deeply; expected at most {MAX_NESTING} levels of lists and objects"
+
+
+def check_value(value: Any, finite_only: bool = True) -> tuple[str | None, str] | None:
+    """Why a decoded record cannot be stored, as (top-level field or None, message); None if
+    it can. Refused: nesting deeper than MAX_NESTING, NUL characters and lone surrogates in
+    texts or keys (PostgreSQL and UTF-8 cannot store them), binary data, NaN and infinities,
+    integers outside 64 bits."""
+    if isinstance(value, _RepeatedKey):
+        return (value.key, value.message)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            message = _text_problem(key) if isinstance(key, str) else None
+            message = message or _walk(item, 2, finite_only)
+            if message:
+                return (field_name(str(key)), message)
+        return None
+    message = _walk(value, 1, finite_only)
+    return (None, message) if message else None
+
+
+def _walk(value: Any, depth: int, finite_only: bool) -> str | None:
+    """The first reason `value` (at nesting level `depth`) cannot be stored, or None.
+
+    Iterative (a deep value cannot exhaust the stack) and run on every record, so the common
+    cases are tested first: plain texts (`isascii` is O(1)), lists and objects.
+    """
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if "\x00" in item or not item.isascii():
+                message = _text_problem(item)
+                if message:
+                    return message
+            continue
+        if kind is list or kind is dict or kind is tuple or isinstance(item, dict | list):
+            if level > MAX_NESTING:
+                return _nesting_problem()
+            if isinstance(item, _RepeatedKey):
+                return item.message
+            if isinstance(item, dict):
+                message = _keys_problem(item)
+                if message:
+                    return message
+                item = item.values()
+            stack.extend([(child, level + 1) for child in item])
+            continue
+        message = _scalar_problem(item, finite_only)
+        if message:
+            return message
+    return None
+
+
+def _keys_problem(item: dict[Any, Any]) -> str | None:
+    for key in item:
+        if type(key) is str and ("\x00" in key or not key.isascii()):
+            message = _text_problem(key)
+            if message:
+                return message
+    return None
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "a text contains the NUL character (\\u0000); expected text without it"
+    if _SURROGATE.search(text):
+        return "a text contains a lone surrogate (e.g. \\ud800); expected valid Unicode"
+    return None
+
+
+def _scalar_problem(item: Any, finite_only: bool) -> str | None:
+    if isinstance(item, _Refused):
+        return item.message
+    if isinstance(item, bytes | bytearray | memoryview):
+        return "binary data; expected text (store the column as a UTF-8 string)"
+    if finite_only and isinstance(item, float) and not math.isfinite(item):
+        return f"{item} is not allowed; expected a finite number"
+    if isinstance(item, int) and not -MAX_INTEGER <= item < MAX_INTEGER:
+        return "an integer is too large; expected a 64-bit integer"
+    return None
+
+
+def _deep_field(text: str) -> str | None:
+    """The top-level key under which `text` (a JSON object) nests deeper than MAX_NESTING, for
+    a record too deep for the decoder itself."""
+    depth, key, last_text = 0, None, None
+    for token in _TOKEN.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return key
+        elif mark in "]}":
+            depth -= 1
+        elif mark == ":" and depth == 1 and last_text is not None:
+            key = field_name(json.loads(last_text))
+        last_text = mark if mark.startswith('"') else None
+    return None
+
+
+def decode_record(
+    file: str, location: str, text: str, line: int = 1, column: int = 1, finite_only: bool = True
+) -> Any:
+    """Decode one record's JSON text strictly: a value, or a located `Problem` for a value
+    that cannot be kept; DatasetError for text that is not JSON. `line` and `column` say where
+    the text starts in its file (for the location of a syntax error)."""
+    try:
+        value = (_DECODER if finite_only else _NON_FINITE_DECODER).decode(text)
+    except RecursionError:
+        return Problem(file, location, _nesting_problem(), field=_deep_field(text))
+    except json.JSONDecodeError as error:
+        at_line = line + error.lineno - 1
+        at_column = error.colno + (column - 1 if error.lineno == 1 else 0)
+        raise DatasetError(
+            [Problem(file, f"line {at_line}, column {at_column}", f"invalid JSON: {error.msg}")]
+        ) from None
+    found = check_value(value, finite_only)
+    if found is not None:
+        return Problem(file, location, found[1], field=found[0])
+    return value
+
+
+_TYPE_WORDS = {
+    "NoneType": "null",
+    "str": "a string",
+    "int": "a number",
+    "float": "a number",
+    "dict": "an object",
+    "list": "a list",
+    "bool": "true/false",
+}
+
+
+def describe_type(value: Any) -> str:
+    """What a decoded JSON value is, in the words of the error messages ("a string", "null")."""
+    name = type(value).__name__
+    return _TYPE_WORDS.get(name, name)

@@ -1,0 +1,342 @@
+"""The validation card: a folder ready to upload to a dataset hub (issue 15.8).
+
+`dataset_card` writes the folder's `README.md` from plain data (the study's protocol and the
+report as a JSON-like dict, so this module needs neither the database nor the statistics):
+YAML front matter (license, task, size, the ratings file as a config) and a body that states the
+protocol, the verdict with its figures, agreement, human accuracy and any reward models.
+`write_folder` puts the files in place all at once (a temporary folder renamed), never half.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotate.domain.exports.provenance import COLUMN_NOTES
+from annotate.errors import Conflict
+
+RATINGS_FILE = "ratings.parquet"
+ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
+REPORT_FILES = ("report.json", "report.md", "report.html")
+CARD_FILE = "README.md"
+DEFAULT_LICENSE = "cc-by-4.0"
+RATINGS_COLUMNS = {
+    "study": "the study's name",
+    "pair_id": "the benchmark record's id",
+    "domain": "the record's domain",
+    "annotator": "the annotator's pseudonymous account name",
+    "response": "'chosen' or 'rejected' (the benchmark's label; never shown to annotators)",
+    "side": "'A' or 'B': where the response was shown",
+    "dimension": "factuality, relevance, helpfulness or rubric_alignment",
+    "score": "the score given",
+    "seconds": "time on the pair, display to submit",
+    "created_at": "when the score was first given (UTC)",
+    **COLUMN_NOTES,
+    "excluded": "true when an admin left the pair out of the analysis (see Exclusions)",
+    "annotator_excluded": "why a pre-registered exclusion rule leaves the annotator out of the "
+    "primary analysis (empty: kept)",
+}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """What the card states about how the ratings were collected."""
+
+    study: str
+    scale_min: int
+    scale_max: int
+    anchors: dict[str, str]
+    margin: float
+    overlap: int
+    n_annotators: int
+    n_simulated: int
+    n_rows: int
+    exclusions: Sequence[Mapping[str, object]] = field(default_factory=list)
+    license: str = DEFAULT_LICENSE
+
+
+def size_category(n_rows: int) -> str:
+    """The hub's size category of a table of `n_rows` rows."""
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n_rows < limit:
+            return name
+    return "100K<n<1M" if n_rows < 1_000_000 else "n>1M"
+
+
+def _yaml(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML scalar
+
+
+def front_matter(protocol: Protocol) -> str:
+    lines = [
+        "---",
+        f"license: {_yaml(protocol.license)}",
+        f"pretty_name: {_yaml(f'Human validation of {protocol.study}')}",
+        "language:",
+        "- en",
+        "task_categories:",
+        "- text-classification",
+        "tags:",
+        "- human-evaluation",
+        "- reward-modeling",
+        "- personalization",
+        "- preference",
+        "size_categories:",
+        f"- {_yaml(size_category(protocol.n_rows))}",
+        "configs:",
+        "- config_name: ratings",
+        "  default: true",
+        "  data_files:",
+        "  - split: train",
+        f"    path: {RATINGS_FILE}",
+        "---",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _p(value: float | None) -> str:
+    return "< 0.0001" if value is not None and value < 0.0001 else _num(value, 4)
+
+
+def _interval(value: Sequence[float] | None) -> str:
+    return "n/a" if not value else f"[{_num(value[0])}, {_num(value[1])}]"
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    return out + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+
+
+def _margin_text(p: Protocol, report: Mapping[str, Any]) -> str:
+    """The equivalence margin as the report tested it (its unit; per dimension in points)."""
+    settings = report.get("settings", {})
+    unit = settings.get("margin_unit", "points")
+    margin = settings.get("margin", p.margin)
+    if unit == "points":
+        return f"{_num(margin, 2)} scale points (TOST on general quality)"
+    tested = settings.get("margins_points") or {}
+    per_dim = ", ".join(f"{dim} {_num(value, 2)}" for dim, value in tested.items())
+    text = f"{_num(margin, 2)} {unit} (TOST on general quality)"
+    return text + (f"; in scale points: {per_dim}" if per_dim else "")
+
+
+def _protocol_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
+    anchors = ", ".join(f"{k} = {v}" for k, v in sorted(p.anchors.items(), key=lambda i: int(i[0])))
+    real = p.n_annotators - p.n_simulated
+    pool = f"{p.n_annotators} annotator account(s) rated: {real} people"
+    if p.n_simulated:
+        pool += f" and {p.n_simulated} SIMULATED annotators (made-up ratings, not people)"
+    return [
+        "## Protocol",
+        "",
+        "- **Blinding**: each annotator saw the two responses as A and B, the side of the "
+        "benchmark's chosen response drawn per annotator and pair; the labels (chosen, "
+        "rejected) were never shown.",
+        f"- **Overlap**: {p.overlap} annotator(s) wanted per pair.",
+        f"- **Scale**: {p.scale_min} to {p.scale_max}" + (f" ({anchors})." if anchors else "."),
+        "- **Dimensions**: factuality, relevance, helpfulness (general quality) and "
+        "rubric_alignment (the benchmark's personalised criterion).",
+        f"- **Equivalence margin**: {_margin_text(p, report)}.",
+        f"- **Annotator pool**: {pool}.",
+    ]
+
+
+def _verdict_section(report: Mapping[str, Any]) -> list[str]:
+    checks = report["checks"]
+    rows = [
+        [
+            dim,
+            r["n_pairs"],
+            _num(r["mean_diff"]),
+            _interval(r["ci95"]),
+            _p(r["tost_p"]),
+            _p(r["wilcoxon_p"]),
+            r["verdict"],
+        ]
+        for dim, r in report["dimensions"].items()
+    ]
+    headers = ["dimension", "pairs", "mean diff", "95% CI", "TOST p", "Wilcoxon p", "verdict"]
+    word = "VALIDATED" if checks["validated"] else "NOT validated"
+    return [
+        "## Verdict",
+        "",
+        f"The benchmark's labels are **{word}** by these ratings: general quality ties "
+        f"({_num(checks['general_quality_tie'])}), rubric alignment diverges "
+        f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected.",
+        "",
+        *_table(headers, rows),
+    ]
+
+
+def _agreement_section(report: Mapping[str, Any]) -> list[str]:
+    pref = report["agreement"]["preference"]
+    rows = [
+        [dim, _num(r["alpha_ordinal"]), _interval(r["alpha_ordinal_ci95"]), r["alpha_units"]]
+        for dim, r in report["dimensions"].items()
+    ]
+    acc = report["human_accuracy"]
+    return [
+        "## Agreement",
+        "",
+        f"Preference agreement (nominal Krippendorff's alpha on each annotator's rubric "
+        f"preference): {_num(pref['alpha_nominal'])} {_interval(pref['ci95'])}, "
+        f"{pref['n_pairs']} pairs.",
+        "",
+        *_table(["dimension", "ordinal alpha", "95% CI", "units"], rows),
+        "",
+        "## Human accuracy",
+        "",
+        f"Share of pairs whose mean rubric_alignment is higher for the chosen response (ties "
+        f"count {acc['ties_count_as']}): **{_num(acc['accuracy'])}**, strict "
+        f"{_num(acc['strict_accuracy'])} {_interval(acc['ci95'])} over {acc['n_pairs']} pairs.",
+    ]
+
+
+def _models_section(report: Mapping[str, Any]) -> list[str]:
+    models = report.get("reward_models") or {}
+    if not models:
+        return []
+    rows = [
+        [
+            name,
+            m["kind"],
+            m["n_pairs"],
+            _num(m["accuracy_all"]),
+            _interval(m["accuracy_all_ci95"]),
+            _num(m["human_accuracy_same_pairs"]),
+        ]
+        for name, m in sorted(models.items())
+    ]
+    headers = ["model", "kind", "pairs", "accuracy", "95% CI", "humans, same pairs"]
+    return ["## Reward models", "", *_table(headers, rows)]
+
+
+def _exclusions_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
+    lines = ["## Exclusions", ""]
+    if p.exclusions:
+        lines.append(
+            f"{len(p.exclusions)} pair(s) left out of every figure by an admin (their ratings "
+            "are in the file, marked `excluded`):"
+        )
+        lines += [
+            "",
+            *_table(
+                ["pair", "reason", "by", "when"],
+                [[e["pair_id"], e["reason"], e["by"], e["at"]] for e in p.exclusions],
+            ),
+        ]
+    else:
+        lines.append("No pair was left out by an admin.")
+    n = report["exclusions"]["n_excluded_total"]
+    lines += ["", f"Pairs lacking chosen or rejected scores on a dimension, left out of it: {n}."]
+    return lines + _rules_lines(report.get("exclusion_rules"))
+
+
+def _rules_lines(found: Mapping[str, Any] | None) -> list[str]:
+    """The annotators the study's pre-registered exclusion rules left out (report key
+    `exclusion_rules`, analysis/designs/exclusion_rules.py)."""
+    if not found or not found["rules"]:
+        return ["", "No pre-registered exclusion rules: every annotator is analysed."]
+    rules = "; ".join(r["description"] for r in found["rules"])
+    lines = ["", f"Pre-registered exclusion rules ({found['record']['note']}): {rules}."]
+    excluded = [a for a in found["annotators"] if a["excluded_by"] and a["in_ratings"]]
+    if not excluded:
+        return [*lines, "They exclude no annotator."]
+    lines += [
+        f"{len(excluded)} annotator(s) left out of every figure (their ratings are in the file):",
+        "",
+        *_table(
+            ["annotator", "why"], [[a["annotator"], "; ".join(a["reasons"])] for a in excluded]
+        ),
+    ]
+    return lines
+
+
+def _files_section(report: Mapping[str, Any]) -> list[str]:
+    columns = [[name, text] for name, text in RATINGS_COLUMNS.items()]
+    aspects = (
+        [f"- `{ASPECTS_FILE}`: the aspect checklist, one row per annotator, pair, response and "
+         "rubric aspect (coverage 0 not covered, 1 partly, 2 well)."]
+        if "aspects" in report
+        else []
+    )  # fmt: skip
+    return [
+        "## Files",
+        "",
+        f"- `{RATINGS_FILE}`: one row per score.",
+        *aspects,
+        "- `report.json`, `report.md`, `report.html`: the full validation report.",
+        "",
+        *_table(["column", "meaning"], columns),
+        "",
+        "```python",
+        "import pandas as pd",
+        f'ratings = pd.read_parquet("{RATINGS_FILE}")',
+        "# or: datasets.load_dataset(",
+        f'#     "parquet", data_files="{RATINGS_FILE}")',
+        "```",
+    ]
+
+
+def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
+    """The README.md of the published folder."""
+    body = [
+        f"# Human validation: {protocol.study}",
+        "",
+        f"Ratings of {report['n_pairs']} benchmark pairs by {report['n_annotators']} "
+        f"annotators ({report['n_scores']} scores), collected with prb-annotate, and the "
+        "validation report computed from them.",
+        "",
+        *_protocol_section(protocol, report),
+        "",
+        *_verdict_section(report),
+        "",
+        *_agreement_section(report),
+        "",
+        *_models_section(report),
+        "",
+        *_exclusions_section(protocol, report),
+        "",
+        *_files_section(report),
+    ]
+    return front_matter(protocol) + "\n" + "\n".join(body).replace("\n\n\n", "\n\n") + "\n"
+
+
+def write_folder(folder: Path, files: Mapping[str, bytes]) -> list[Path]:
+    """Write `files` (name -> bytes) into `folder`, which must not exist or be empty: written
+    to a temporary folder beside it, then renamed into place (never half a folder)."""
+    folder = folder.resolve()
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise Conflict(f"{folder} already exists and is not an empty folder; choose a new one")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        staging.chmod(0o755)  # mkdtemp's folder is private; a folder to publish is not
+        for name, data in files.items():
+            (staging / name).write_bytes(data)
+        if folder.exists():
+            folder.rmdir()
+        staging.rename(folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return [folder / name for name in files]

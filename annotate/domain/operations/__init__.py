@@ -1,0 +1,1 @@
+"""Running a study: flags and skips, adjudication, pre-registered exclusion rules."""

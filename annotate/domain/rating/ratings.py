@@ -1,0 +1,232 @@
+"""Saving an annotator's scores for a pair: never duplicated, revisions kept; and skipping.
+
+The page knows only sides (A, B); the response behind each side is looked up here, server-side.
+These functions work in the caller's transaction (`annotate.services.rating` opens it and checks
+that the assignment is the caller's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, select
+
+from annotate.db.tables import (
+    Assignment,
+    Pair,
+    Rating,
+    RatingRevision,
+    Study,
+    stored_id,
+    utcnow,
+)
+from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit
+from annotate.domain.assignment.blinding import response_on
+from annotate.domain.rating import aspects, preference
+from annotate.errors import Forbidden, Invalid
+from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, SIDES, AssignmentStatus
+
+Scores = Mapping[str, Mapping[str, int | None]]
+"""side ('A' or 'B') -> dimension -> score (None when not given yet)."""
+
+
+class RatingError(Invalid):
+    pass
+
+
+class NotYours(Forbidden):
+    """The assignment is another annotator's (or does not exist)."""
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    status: str  # "saved" (first time), "revised" (changed scores) or "unchanged"
+    assignment_id: int
+
+
+def missing_scores(scores: Scores) -> list[str]:
+    """Human-readable names of the scores still missing, e.g. 'Response A: Factuality ...'."""
+    return [
+        f"Response {side}: {DIMENSION_LABELS[dim]}"
+        for side in SIDES
+        for dim in DIMENSIONS
+        if scores.get(side, {}).get(dim) is None
+    ]
+
+
+def _check_scores(scores: Scores, study: Study) -> None:
+    missing = missing_scores(scores)
+    if missing:
+        raise RatingError(
+            "Please give every score before submitting. Missing: " + "; ".join(missing)
+        )
+    for side in SIDES:
+        for dim in DIMENSIONS:
+            value = scores[side][dim]
+            on_scale = (
+                isinstance(value, int)
+                and not isinstance(value, bool)
+                and study.scale_min <= value <= study.scale_max
+            )
+            if not on_scale:
+                raise RatingError(
+                    f"Response {side}, {dim}: {value!r} is not on the scale "
+                    f"{study.scale_min}-{study.scale_max}"
+                )
+
+
+def _admit(
+    check: Callable[[Session, Assignment], None], session: Session, item: Assignment
+) -> None:
+    """Overlap guard (annotate.domain.assignment): no late submit may overfill a pair."""
+    try:
+        check(session, item)
+    except SlotTaken as error:
+        raise RatingError(str(error)) from None
+
+
+def owned_assignment(session: Session, annotator_id: int, assignment_id: int) -> Assignment:
+    """The assignment, if it belongs to this annotator; nobody touches another's work."""
+    assignment = session.get(Assignment, assignment_id)
+    if assignment is None or assignment.annotator_id != annotator_id:
+        raise NotYours("this pair is not in your queue")
+    return assignment
+
+
+def save_scores(
+    session: Session,
+    assignment: Assignment,
+    scores: Scores,
+    *,
+    seconds: float,
+    comment: str | None = None,
+    flag_reason: str | None = None,
+    side_preference: int | None = None,
+    rationale: str | None = None,
+    aspect_marks: aspects.AspectMarks | None = None,
+) -> SubmitResult:
+    """Save the 8 scores of one pair (and the direct preference by side, and the aspect marks
+    by side, when the study asks for them) and mark it done. The same answers again change
+    nothing."""
+    study = session.get(Study, assignment.study_id)
+    pair = session.get(Pair, assignment.pair_id)
+    assert study is not None
+    assert pair is not None
+    _check_scores(scores, study)
+    wrong = preference.problems(study, side_preference, rationale)
+    wrong += aspects.problems(study, len(pair.rubric_aspects), aspect_marks)
+    if wrong:
+        raise RatingError("; ".join(wrong))
+    _admit(admit_submit, session, assignment)
+    existing = {
+        (r.response, r.dimension): r
+        for r in session.exec(select(Rating).where(Rating.assignment_id == assignment.id))
+    }
+    now = utcnow()
+    changed = 0
+    for side in SIDES:
+        response = response_on(side, assignment.chosen_side)
+        for dim in DIMENSIONS:
+            given = scores[side][dim]
+            assert given is not None  # _check_scores refused a missing score
+            score = int(given)
+            rating = existing.get((response, dim))
+            if rating is None:
+                session.add(
+                    Rating(
+                        assignment_id=stored_id(assignment),
+                        response=response,
+                        dimension=dim,
+                        score=score,
+                        seconds=seconds,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+            elif rating.score != score:
+                _revise(session, rating, score, seconds, now)
+                changed += 1
+    if study.ask_preference:
+        changed += _save_preference(assignment, study, side_preference, rationale, now)
+    if study.aspect_checklist and aspect_marks is not None:
+        changed += aspects.save_marks(session, assignment, aspect_marks, now)[1]
+    _mark_done(session, assignment, comment, flag_reason, now)
+    status = "saved" if not existing else ("revised" if changed else "unchanged")
+    return SubmitResult(status, stored_id(assignment))
+
+
+def _save_preference(
+    assignment: Assignment,
+    study: Study,
+    side_preference: int | None,
+    rationale: str | None,
+    now: datetime,
+) -> bool:
+    """Store the direct preference; a changed answer keeps the earlier one in the assignment's
+    history. True when it changed."""
+    kept = (rationale or "").strip() or None if study.rationale != "off" else None
+    before = (assignment.side_preference, assignment.rationale)
+    if before == (side_preference, kept):
+        return False
+    if assignment.side_preference is not None:  # a revision, not the first answer
+        earlier = {"side_preference": before[0], "rationale": before[1]}
+        assignment.preference_history = [
+            *assignment.preference_history,
+            {**earlier, "replaced_at": now.isoformat()},
+        ]  # a new list: the JSON column sees the change
+    assignment.side_preference, assignment.rationale = side_preference, kept
+    return True
+
+
+def _revise(session: Session, rating: Rating, score: int, seconds: float, now: datetime) -> None:
+    """Keep the old score as a revision, then store the new one."""
+    session.add(
+        RatingRevision(
+            rating_id=stored_id(rating),
+            revision=rating.revision,
+            score=rating.score,
+            seconds=rating.seconds,
+            created_at=rating.updated_at,
+            replaced_at=now,
+        )
+    )
+    rating.score, rating.seconds = score, seconds
+    rating.revision += 1
+    rating.updated_at = now
+    session.add(rating)
+
+
+def _mark_done(
+    session: Session,
+    assignment: Assignment,
+    comment: str | None,
+    flag_reason: str | None,
+    now: datetime,
+) -> None:
+    assignment.status = AssignmentStatus.DONE
+    assignment.comment = comment or None
+    assignment.flagged = bool(flag_reason)
+    assignment.flag_reason = flag_reason or None
+    assignment.skip_reason = None
+    if assignment.completed_at is None:
+        assignment.completed_at = now
+    session.add(assignment)
+    session.flush()
+
+
+def check_skip_reason(reason: str) -> None:
+    if not reason.strip():
+        raise RatingError("Please say why you skip this pair.")
+
+
+def skip(session: Session, assignment: Assignment, reason: str) -> None:
+    """Mark a pair skipped, with the annotator's reason. Scores already given are kept."""
+    check_skip_reason(reason)
+    _admit(admit_skip, session, assignment)
+    if assignment.status == AssignmentStatus.DONE:
+        raise RatingError("This pair is already rated; revise it instead of skipping.")
+    assignment.status = AssignmentStatus.SKIPPED
+    assignment.skip_reason = reason.strip()
+    session.add(assignment)

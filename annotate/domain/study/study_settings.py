@@ -1,0 +1,177 @@
+"""A study's settings as a file (issue 14, item 6): exported as YAML or JSON, imported back.
+
+`StudySettings` lists, in one place, every setting a file carries; a setting added to studies
+later (in `annotate.domain.studies.EDITABLE`) joins the file with one line here. Left out on
+purpose: the name and the seed (each study draws its own), and the switches that open a study
+to people (the open pool, crowd enrolment), which an admin turns on deliberately.
+
+Reading is all or nothing: the file's syntax (with its line), then every field's type (with the
+field's path, e.g. `practice_pairs[0].expected.factuality.A`), then the study's own checks; each
+problem names the file. A file may give only some settings: the others are kept. The scale's
+anchors, the dimension labels and definitions are merged key by key, as in `studies edit`.
+Only `yaml.safe_load` reads YAML (no object tags), and aliases are refused (no "billion laughs").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePath
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from annotate.db.tables import Study
+from annotate.domain.study.training_rules import (
+    ComprehensionQuestion,
+    PracticePair,
+    validation_messages,
+)
+from annotate.errors import Conflict, Invalid
+from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, SCALE_MAX, SCALE_MIN
+
+FORMATS = ("yaml", "json")
+SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json"}
+MAX_FILE_BYTES = 5 * 2**20
+VERSION_KEY = "prb_annotate_settings"
+
+
+class SettingsFileError(Invalid):
+    """A settings file that cannot be applied; one line per problem, each naming the file."""
+
+
+class StudySettings(BaseModel):
+    """Every setting a study's settings file carries (the types a file must give)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    prb_annotate_settings: int = Field(default=1, description="the file format's version")
+    scale_min: int = SCALE_MIN
+    scale_max: int = SCALE_MAX
+    anchors: dict[str, str] = Field(default_factory=dict)
+    dimension_labels: dict[str, str] = Field(default_factory=dict)
+    dimension_definitions: dict[str, str] = Field(default_factory=dict)
+    guidelines: str = ""
+    equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
+    margin_unit: str = "points"
+    overlap: int = 3
+    reservation_minutes: int = 60
+    gold_rate: float = 0.0
+    pool_quota: int | None = None
+    completion_code: str | None = None
+    consent_text: str = ""
+    survey_questions: list[dict[str, Any]] = Field(default_factory=list)
+    screenout_code: str | None = None
+    completion_url: str | None = None
+    ask_preference: bool = False
+    rationale: str = "off"
+    practice_pairs: list[PracticePair] = Field(default_factory=list)
+    comprehension_questions: list[ComprehensionQuestion] = Field(default_factory=list)
+    comprehension_attempts: int = 2
+    aspect_checklist: bool = False
+    adjudication_threshold: float | None = None
+    exclusion_rules: dict[str, int | float] = Field(
+        default_factory=dict,
+        description="pre-registered: set through annotate.domain.operations.exclusion_rules "
+        "(refused once the study has ratings)",
+    )
+
+    @field_validator("anchors", mode="before")
+    @classmethod
+    def _point_keys(cls, value: object) -> object:
+        """`1: Very poor` in YAML has a number as its key: the scale point, as text."""
+        if isinstance(value, dict):
+            return {str(k) if isinstance(k, int) else k: v for k, v in value.items()}
+        return value
+
+
+SETTINGS = tuple(name for name in StudySettings.model_fields if name != VERSION_KEY)
+"""The study settings a file carries, in the file's order."""
+
+
+def settings_of(study: Study) -> StudySettings:
+    return StudySettings.model_validate({name: getattr(study, name) for name in SETTINGS})
+
+
+def settings_text(study: Study, fmt: str) -> str:
+    """The study's settings as a YAML or JSON document."""
+    data = settings_of(study).model_dump(mode="json")
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "yaml":
+        return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+    raise SettingsFileError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def format_of(file: str) -> str:
+    """'yaml' or 'json', from the file's name (.yaml, .yml or .json)."""
+    fmt = SUFFIXES.get(PurePath(file).suffix.lower())
+    if fmt is None:
+        raise SettingsFileError(f"{file}: expected a .yaml, .yml or .json file")
+    return fmt
+
+
+def read_settings(file: str, data: bytes) -> dict[str, Any]:
+    """The settings a file gives (only those it gives), checked for their types; a
+    SettingsFileError lists every problem, each with the file and the field's path."""
+    fmt = format_of(file)
+    if len(data) > MAX_FILE_BYTES:
+        raise SettingsFileError(f"{file}: at most {MAX_FILE_BYTES // 2**20} MB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SettingsFileError(f"{file}, byte {error.start}: not UTF-8 text") from None
+    parsed = _parsed(file, fmt, text)
+    if not isinstance(parsed, dict):
+        raise SettingsFileError(f"{file}: expected a mapping of setting names to values")
+    try:
+        settings = StudySettings.model_validate(parsed)
+    except ValidationError as error:
+        raise SettingsFileError(
+            "\n".join(f"{file}, {message}" for message in validation_messages(error))
+        ) from None
+    if settings.prb_annotate_settings != 1:
+        raise SettingsFileError(
+            f"{file}, field '{VERSION_KEY}': expected 1, not {settings.prb_annotate_settings}"
+        )
+    given = settings.model_fields_set - {VERSION_KEY}
+    return settings.model_dump(include=given)
+
+
+def _parsed(file: str, fmt: str, text: str) -> object:
+    if fmt == "json":
+        try:
+            return json.loads(text, object_pairs_hook=_unique_keys)
+        except json.JSONDecodeError as error:
+            raise SettingsFileError(
+                f"{file}, line {error.lineno}, column {error.colno}: not valid JSON ({error.msg})"
+            ) from None
+        except ValueError as error:
+            raise SettingsFileError(f"{file}: {error}") from None
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):  # a few bytes can stand for millions of items
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise SettingsFileError(
+                    f"{file}, line {line}: YAML aliases (*name) are not allowed"
+                )
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise SettingsFileError(f"{file}{where}: not valid YAML ({problem})") from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the key {key!r} is given twice in one object")
+        found[key] = value
+    return found
+
+
+def located(file: str, error: Invalid | Conflict) -> SettingsFileError:
+    """A study's own refusal of the file's settings, each problem prefixed with the file."""
+    return SettingsFileError("\n".join(f"{file}: {p}" for p in str(error).split("; ")))
