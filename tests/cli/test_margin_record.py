@@ -7,26 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from annotate.cli.common import State, app
-
-
-@pytest.fixture
-def run(db_url: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str) -> str:
-        try:
-            result = runner.invoke(app, ["--db", db_url, *args])
-        finally:
-            if State._engine is not None:
-                State._engine.dispose()
-        assert result.exit_code == 0, result.stdout + result.stderr
-        return result.stdout
-
-    return invoke
 
 
 def _rated_study(run, tmp_path: Path) -> None:

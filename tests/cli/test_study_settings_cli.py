@@ -20,16 +20,6 @@ from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS
 PROLIFIC = "https://app.prolific.com/submissions/complete?cc={code}"
 
 
-@pytest.fixture
-def run(cli):
-    def invoke(*args: str, code: int = 0) -> str:
-        result = cli(*args)
-        assert result.exit_code == code, result.stdout + result.stderr
-        return result.stdout + result.stderr
-
-    return invoke
-
-
 def _study(db_url: str, name: str):
     engine = make_engine(db_url)
     try:

@@ -529,64 +529,64 @@ def test_db_current_and_db_upgrade_commands(empty_db_url, monkeypatch):
     assert run("upgrade") == f"Already at the current schema ({HEAD_REVISION})."
 
 
-def test_existing_studies_and_assignments_keep_every_design_option_off(empty_db_url):
+# Each later option, upgraded from the first schema with data: what a study or an assignment
+# from before holds (off, empty, never set), and the option's own tables, empty.
+OPTIONS_OFF_AFTER_UPGRADE = [
+    pytest.param(
+        "study",
+        "consent_text, survey_questions, screenout_code, completion_url, ask_preference, rationale",
+        ("", [], None, None, False, "off"),
+        id="consent, survey, preference",
+    ),
+    pytest.param(
+        "assignment",
+        "side_preference, rationale, preference_history",
+        (None, None, []),
+        id="an assignment's preference",
+    ),
+    pytest.param("study", "aspect_checklist", (False,), id="aspect checklist"),
+    pytest.param(
+        "study",
+        "exclusion_rules, rules_set_at, rules_history",
+        ({}, None, []),
+        id="exclusion rules never set",
+    ),
+    pytest.param(
+        "study",
+        "practice_pairs, comprehension_questions, comprehension_attempts",
+        ([], [], 2),
+        id="no training",
+    ),
+]
+TABLES_EMPTY_AFTER_UPGRADE = ["participation", "aspectmark", "aspectjudge", "training"]
+
+
+def _plain(value: object) -> object:
+    """A JSON column's value as Python (SQLite hands back its text, PostgreSQL the value)."""
+    if isinstance(value, str) and value[:1] in ("[", "{"):
+        return json.loads(value)
+    return value
+
+
+@pytest.fixture
+def upgraded_from_first(empty_db_url):
+    """A database made at the first schema, given data there, then upgraded to the head."""
     engine = database_at(empty_db_url, FIRST_REVISION)
     try:
         first_schema_data(engine)
         upgrade_database(engine)
-        ((consent, survey, screenout, url, ask, rationale),) = rows(
-            engine,
-            "study",
-            "consent_text, survey_questions, screenout_code, completion_url, ask_preference, "
-            "rationale",
-        )
-        assert (consent, screenout, url, bool(ask), rationale) == ("", None, None, False, "off")
-        assert survey in ([], "[]")  # a JSON list (SQLite hands back its text)
-        assert set(rows(engine, "assignment", "side_preference, rationale")) == {(None, None)}
-        assert {str(h) for (h,) in rows(engine, "assignment", "preference_history")} == {"[]"}
-        assert rows(engine, "participation", "id") == []
+        yield engine
     finally:
         engine.dispose()
 
 
-def test_existing_studies_keep_the_aspect_checklist_off(empty_db_url):
-    engine = database_at(empty_db_url, FIRST_REVISION)
-    try:
-        first_schema_data(engine)
-        upgrade_database(engine)
-        assert {bool(on) for (on,) in rows(engine, "study", "aspect_checklist")} == {False}
-        assert rows(engine, "aspectmark", "id") == []
-        assert rows(engine, "aspectjudge", "id") == []
-    finally:
-        engine.dispose()
+@pytest.mark.parametrize(("table", "columns", "expected"), OPTIONS_OFF_AFTER_UPGRADE)
+def test_existing_data_keeps_a_later_option_off(upgraded_from_first, table, columns, expected):
+    found = [tuple(_plain(v) for v in row) for row in rows(upgraded_from_first, table, columns)]
+    assert found, f"no {table} rows to check"
+    assert all(row == expected for row in found), found
 
 
-def test_existing_studies_have_no_exclusion_rules_never_set(empty_db_url):
-    engine = database_at(empty_db_url, FIRST_REVISION)
-    try:
-        first_schema_data(engine)
-        upgrade_database(engine)
-        ((rules, set_at, history),) = rows(
-            engine, "study", "exclusion_rules, rules_set_at, rules_history"
-        )
-        assert rules in ({}, "{}")  # a JSON object (SQLite hands back its text)
-        assert set_at is None
-        assert history in ([], "[]")
-    finally:
-        engine.dispose()
-
-
-def test_existing_studies_get_no_training(empty_db_url):
-    engine = database_at(empty_db_url, FIRST_REVISION)
-    try:
-        first_schema_data(engine)
-        upgrade_database(engine)
-        ((pairs, questions, attempts),) = rows(
-            engine, "study", "practice_pairs, comprehension_questions, comprehension_attempts"
-        )
-        assert pairs in ([], "[]")
-        assert questions in ([], "[]")
-        assert attempts == 2
-        assert rows(engine, "training", "id") == []
-    finally:
-        engine.dispose()
+@pytest.mark.parametrize("table", TABLES_EMPTY_AFTER_UPGRADE)
+def test_a_later_option_starts_with_no_rows(upgraded_from_first, table):
+    assert rows(upgraded_from_first, table, "id") == []
