@@ -163,6 +163,16 @@ PREFERENCE_WORDS: dict[int, str] = {
     1: "B better",
     2: "B much better",
 }
+
+
+class PoolOrder(StrEnum):
+    """How the open pool picks among the pairs an annotator may still get."""
+
+    DEPTH = "depth"  # partly rated pairs first, so pairs reach k before new ones open
+    BREADTH = "breadth"  # the pairs with the fewest slots first (every pair once, then twice)
+
+
+POOL_ORDERS: tuple[str, ...] = tuple(o.value for o in PoolOrder)
 RATIONALE_MODES: tuple[str, ...] = ("off", "optional", "required")
 """Whether a rationale goes with the direct preference."""
 SURVEY_KINDS: tuple[str, ...] = ("choice", "text")

@@ -25,6 +25,7 @@ from annotate.vocabulary import (
     SCALE_MAX,
     SCALE_MIN,
     AssignmentStatus,
+    PoolOrder,
     PredictionStatus,
     Purpose,
     Role,
@@ -84,6 +85,11 @@ class Study(SQLModel, table=True):
     )
     pool_quota: int | None = Field(
         default=None, description="open pool: most pairs one annotator may pull (None: no limit)"
+    )
+    pool_order: str = Field(
+        default=PoolOrder.DEPTH,
+        description="open pool: 'depth' (partly rated pairs first, to k) or 'breadth' (fewest "
+        "slots first); studies from before 0014 keep 'breadth'",
     )
     enrolment_open: bool = Field(
         default=False, description="crowd links (?study=...&PROLIFIC_PID=...) may create accounts"

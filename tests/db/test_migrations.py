@@ -239,6 +239,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0011_exclusion_rules",
         "0012_adjudication",
         "0013_preference_history",
+        "0014_pool_order_and_roles",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -588,5 +589,18 @@ def test_existing_studies_get_no_training(empty_db_url):
         assert questions in ([], "[]")
         assert attempts == 2
         assert rows(engine, "training", "id") == []
+    finally:
+        engine.dispose()
+
+
+def test_existing_studies_keep_the_breadth_first_pool_and_new_ones_fill_pairs_first(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        assert rows(engine, "study", "pool_order") == [("breadth",)]
+        with annotate.db.write_session(engine) as session:
+            session.add(Study(name="new", seed=1))
+        assert sorted(rows(engine, "study", "pool_order")) == [("breadth",), ("depth",)]
     finally:
         engine.dispose()

@@ -16,6 +16,7 @@ from annotate.app.app_pages.admin_common import (
     confirmed,
     link_base,
     notify,
+    pool_order_select,
     show_notice,
 )
 from annotate.app.session import engine
@@ -131,6 +132,7 @@ def _draw_pool(study: Study) -> None:
             value=study.pool_quota or 0,
             key="pool_quota",
         )
+        order = pool_order_select(middle, study, "pool_order")
         saved = st.form_submit_button("Save pool settings", type="primary")
     if saved:
         changes = {
@@ -138,6 +140,7 @@ def _draw_pool(study: Study) -> None:
             "enrolment_open": enrolment,
             "reservation_minutes": int(minutes),
             "pool_quota": int(quota) or None,
+            "pool_order": order,
         }
         ask_settings_change("pool", study.name, changes)
     held = confirmed("pool", study.name)
