@@ -33,11 +33,13 @@ class Side(StrEnum):
 
 
 class Role(StrEnum):
-    """What an account may do: rate, administer, or read the results."""
+    """What an account may do: rate, administer, read the results, or adjudicate disputed
+    pairs (an adjudicator gets only adjudication work: no training, no ordinary slot)."""
 
     ANNOTATOR = "annotator"
     ADMIN = "admin"
     RESEARCHER = "researcher"
+    ADJUDICATOR = "adjudicator"
 
 
 class AssignmentStatus(StrEnum):

@@ -33,7 +33,7 @@ from annotate.domain.assignment.slots import (
     row_id,
     slot_clause,
 )
-from annotate.vocabulary import AssignmentStatus, PoolOrder
+from annotate.vocabulary import AssignmentStatus, PoolOrder, Role
 
 
 def release_lapsed(session: Session, study_id: int, now: datetime) -> int:
@@ -57,15 +57,17 @@ def pull_next(
     """Reserve the next pair for this annotator in an open-pool study; return the assignment id.
 
     An annotator holds at most one live reservation: while they have one, it is returned again.
-    None when the annotator is unknown or inactive, the pool is closed, the annotator reached
-    the study's quota, a crowd participant who has submitted nothing is over the study link's
-    limits (`assignment.crowd`), or no pair they never had still needs ratings.
+    None when the annotator is unknown, inactive or an adjudicator, the pool is closed, the
+    annotator reached the study's quota, a crowd participant who has submitted nothing is over
+    the study link's limits (`assignment.crowd`), or no pair they never had still needs ratings.
     """
     now = as_utc(now)
     study = lock_study(session, study_id)
     annotator = session.get(Annotator, annotator_id)
     if annotator is None or not annotator.active or not study.pool_open:
         return None
+    if annotator.role == Role.ADJUDICATOR:
+        return None  # adjudicators get only adjudication work
     release_lapsed(session, study_id, now)
     live = live_reservation(session, annotator_id, study_id, now)
     if live is not None:
