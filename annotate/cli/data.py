@@ -108,7 +108,9 @@ def pairs_command(
 @annotators_app.command("add")
 def annotators_add(
     names: Annotated[list[str], typer.Argument(help="One or more names.")],
-    role: Annotated[str, typer.Option(help="annotator, admin or researcher.")] = "annotator",
+    role: Annotated[
+        str, typer.Option(help="annotator, adjudicator, admin or researcher.")
+    ] = "annotator",
 ) -> None:
     """Create accounts and print each person's login link (shown only now)."""
     with refusals():

@@ -49,6 +49,14 @@ Pool = Annotated[bool | None, Opt("--pool/--no-pool", help="Open or close the op
 Quota = Annotated[
     int | None, Opt("--pool-quota", help="Open pool: most pairs per annotator (0: no limit).")
 ]
+PoolOrderOpt = Annotated[
+    str | None,
+    Opt(
+        "--pool-order",
+        help="Open pool: depth (fill partly rated pairs to k first; the default) or breadth "
+        "(the pairs with the fewest ratings first).",
+    ),
+]
 Enrolment = Annotated[
     bool | None, Opt("--enrolment/--no-enrolment", help="Accept crowd enrolment links.")
 ]
@@ -190,6 +198,7 @@ def _settings(
     gold_rate: float | None,
     pool: bool | None,
     pool_quota: int | None,
+    pool_order: str | None,
     enrolment: bool | None,
 ) -> dict[str, Any]:
     if guidelines_file is not None:
@@ -213,6 +222,7 @@ def _settings(
         "reservation_minutes": reservation_minutes,
         "gold_rate": gold_rate,
         "pool_open": pool,
+        "pool_order": pool_order,
         "enrolment_open": enrolment,
     }
     settings = {k: v for k, v in settings.items() if v is not None}
@@ -243,6 +253,7 @@ def studies_create(
     gold_rate: GoldRate = None,
     pool: Pool = None,
     pool_quota: Quota = None,
+    pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
     consent_file: ConsentFile = None,
     no_consent: NoConsent = False,
@@ -282,6 +293,7 @@ def studies_edit(
     gold_rate: GoldRate = None,
     pool: Pool = None,
     pool_quota: Quota = None,
+    pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
     consent_file: ConsentFile = None,
     no_consent: NoConsent = False,
@@ -338,6 +350,7 @@ def _show(study: Study) -> None:
         ("open pool", "open" if study.pool_open else "closed"),
         ("reservation minutes", study.reservation_minutes),
         ("pool quota", study.pool_quota or "no limit"),
+        ("pool order", study.pool_order),
         ("gold rate", study.gold_rate),
         ("crowd enrolment", "open" if study.enrolment_open else "closed"),
         ("consent page", _shortened(study.consent_text) or "-"),

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from annotate.vocabulary import (
@@ -25,6 +25,7 @@ from annotate.vocabulary import (
     SCALE_MAX,
     SCALE_MIN,
     AssignmentStatus,
+    PoolOrder,
     PredictionStatus,
     Purpose,
     Role,
@@ -84,6 +85,11 @@ class Study(SQLModel, table=True):
     )
     pool_quota: int | None = Field(
         default=None, description="open pool: most pairs one annotator may pull (None: no limit)"
+    )
+    pool_order: str = Field(
+        default=PoolOrder.DEPTH,
+        description="open pool: 'depth' (partly rated pairs first, to k) or 'breadth' (fewest "
+        "slots first); studies from before 0014 keep 'breadth'",
     )
     enrolment_open: bool = Field(
         default=False, description="crowd links (?study=...&PROLIFIC_PID=...) may create accounts"
@@ -186,10 +192,21 @@ class Annotator(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+LIVE_ADJUDICATION = "purpose = 'adjudication' AND status <> 'released'"
+"""A pair's live adjudication: at most one per pair (one adjudication per round)."""
+
+
 class Assignment(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("annotator_id", "pair_id", name="uq_assignment_annotator_pair"),
         Index("ix_assignment_queue", "annotator_id", "study_id", "position"),
+        Index(
+            "uq_assignment_live_adjudication",
+            "pair_id",
+            unique=True,
+            sqlite_where=text(LIVE_ADJUDICATION),
+            postgresql_where=text(LIVE_ADJUDICATION),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -15,11 +15,11 @@ from analysis.schema.report_types import Report
 from annotate.db import read_session
 from annotate.domain.exports import publish
 from annotate.domain.study import studies
+from annotate.domain.study.accounts import is_simulated
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.errors import Invalid
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models
-from annotate.services.simulated import is_simulated
 
 
 def publish_study(

@@ -53,6 +53,7 @@ def _designed(run, tmp_path: Path) -> None:
         "reservation_minutes": 30,
         "gold_rate": 0.1,
         "pool_quota": 40,
+        "pool_order": "breadth",
         "completion_code": "DONE-9",
         "consent_text": "Agree?",
         "survey_questions": [{"id": "age", "text": "Age", "kind": "choice", "options": ["a", "b"]}],

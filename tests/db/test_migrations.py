@@ -239,6 +239,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0011_exclusion_rules",
         "0012_adjudication",
         "0013_preference_history",
+        "0014_pool_order_and_roles",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -590,3 +591,55 @@ def test_existing_data_keeps_a_later_option_off(upgraded_from_first, table, colu
 @pytest.mark.parametrize("table", TABLES_EMPTY_AFTER_UPGRADE)
 def test_a_later_option_starts_with_no_rows(upgraded_from_first, table):
     assert rows(upgraded_from_first, table, "id") == []
+
+
+def test_existing_studies_keep_the_breadth_first_pool_and_new_ones_fill_pairs_first(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        assert rows(engine, "study", "pool_order") == [("breadth",)]
+        with annotate.db.write_session(engine) as session:
+            session.add(Study(name="new", seed=1))
+        assert sorted(rows(engine, "study", "pool_order")) == [("breadth",), ("depth",)]
+    finally:
+        engine.dispose()
+
+
+def test_two_live_adjudications_of_a_pair_become_one_when_upgraded(empty_db_url):
+    """Before 0014 a pair could be sent to several adjudicators; the upgrade keeps one live
+    adjudication per pair (a finished one first, else the oldest) and releases the others."""
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        ids = first_schema_data(engine)
+        upgrade_database(engine, "0013_preference_history")
+        made = {}
+        for name, pair, status in (
+            ("j1", "pair2", "pending"),
+            ("j2", "pair2", "done"),
+            ("j3", "pair2", "pending"),
+            ("j1", "pair0", "skipped"),
+            ("j2", "pair0", "pending"),
+        ):
+            if name not in ids:
+                ids[name] = insert(
+                    engine, "annotator", name=name, role="annotator", token_hash=f"t-{name}",
+                    active=True, created_at=when(engine, 2),
+                )  # fmt: skip
+            made[(name, pair)] = insert(
+                engine, "assignment", study_id=ids["study"], annotator_id=ids[name],
+                pair_id=ids[pair], position=9, chosen_side="A", status=status, flagged=False,
+                created_at=when(engine, 30), preference_history="[]", purpose="adjudication",
+            )  # fmt: skip
+        upgrade_database(engine)
+        status = dict(rows(engine, "assignment", "id, status"))
+        assert [status[made[(n, "pair2")]] for n in ("j1", "j2", "j3")] == [
+            "released",
+            "done",
+            "released",
+        ]
+        assert [status[made[(n, "pair0")]] for n in ("j1", "j2")] == ["skipped", "released"]
+        assert status[ids["alice0"]] == "done"  # ordinary ratings untouched
+        assert schema_differences(engine) == []
+    finally:
+        engine.dispose()

@@ -100,7 +100,7 @@ def demo_export(engine) -> pd.DataFrame:
         ).all()
     flags.exclude_pair(engine, SYSTEM, study=DEMO_STUDY, record_id=excluded, reason="typo")
     with write_session(engine) as session:
-        accounts.create_account(session, "judge")
+        accounts.create_account(session, "judge", role="adjudicator")
     adjudication.set_threshold(engine, SYSTEM, study=DEMO_STUDY, threshold=0)
     adjudication.send(engine, SYSTEM, study=DEMO_STUDY, record_id=adjudicated, adjudicator="judge")
     _rate(engine, _assignment(engine, "judge", 0), 1)

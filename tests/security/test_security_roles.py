@@ -96,6 +96,7 @@ ARGUMENTS: dict[str, Any] = {
     "assignment_id": 1,
     "action": "resolved",
     "note": "x",
+    "replaces": "open",
     "record_id": "p000",
     "reason": "x",
     "open_only": False,

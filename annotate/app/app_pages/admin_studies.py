@@ -17,6 +17,7 @@ from annotate.app.app_pages.admin_common import (
     confirmed,
     link_base,
     notify,
+    pool_order_select,
     show_notice,
 )
 from annotate.app.app_pages.study_files import draw_settings_file, draw_training_settings
@@ -197,11 +198,12 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         step=0.05,
         key=f"{key}_gold",
     )
-    toggles = st.columns(2)
+    toggles = st.columns(3)
     pool = toggles[0].toggle("Open pool", value=study.pool_open, key=f"{key}_pool")
     enrolment = toggles[1].toggle(
         "Crowd enrolment (needs the open pool)", value=study.enrolment_open, key=f"{key}_enrol"
     )
+    order = pool_order_select(toggles[2], study, f"{key}_pool_order")
     return {
         "equivalence_margin": float(margin),
         "margin_unit": unit,
@@ -211,6 +213,7 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         "pool_quota": int(quota) or None,
         "gold_rate": float(gold_rate),
         "pool_open": pool,
+        "pool_order": order,
         "enrolment_open": enrolment,
     }
 

@@ -19,7 +19,7 @@ from annotate.db.tables import Assignment, Pair, Rating, Study, utcnow
 from annotate.domain.study.crowd_settings import completion_url_problems, survey_problems
 from annotate.domain.study.training_rules import training_problems
 from annotate.errors import Invalid, NotFound
-from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, POOL_ORDERS, RATIONALE_MODES
 
 DEFAULT_STUDY = "default"
 MAX_NAME_CHARS = 200
@@ -40,6 +40,7 @@ EDITABLE = (
     "gold_rate",
     "pool_open",
     "pool_quota",
+    "pool_order",
     "enrolment_open",
     "consent_text",
     "survey_questions",
@@ -237,6 +238,8 @@ def study_problems(study: Study) -> list[str]:
         problems.append("gold rate must be at least 0 and below 1")
     if study.pool_quota is not None and study.pool_quota < 1:
         problems.append("pool quota must be at least 1 (or empty for no limit)")
+    if study.pool_order not in POOL_ORDERS:
+        problems.append(f"pool order must be one of {', '.join(POOL_ORDERS)}")
     if study.enrolment_open and not study.pool_open:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
     if study.rationale not in RATIONALE_MODES:
