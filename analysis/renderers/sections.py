@@ -35,11 +35,18 @@ def verdict_heading(report: Report) -> str:
     verdict = "VALIDATED" if checks["validated"] else "NOT VALIDATED"
     if checks["reliability_caveat"]:
         verdict += " (reliability caveat: rubric alpha below 0.667)"
+    plan = report.get("plan")
+    if plan is not None and plan["interim"]:
+        verdict = f"INTERIM, {verdict} ({plan['n_pairs_analysed']} of {plan['planned_pairs']} "
+        verdict += "planned pairs)"
+    if plan is not None and (plan["changed_after_data"] or plan["deviations"]):
+        verdict += " (not as pre-registered: see the analysis plan)"
     return f"Study verdict: {verdict}"
 
 
 SECTIONS: tuple[Section, ...] = (
     Section(verdict_heading, tables.verdict_table),
+    Section(_fixed("Analysis plan (pre-registered)"), tables.plan_table),
     Section(
         _fixed("Chosen vs rejected by dimension"),
         tables.dimension_table,

@@ -49,7 +49,7 @@ PG_MIGRATION_LOCK_KEY = 0x70726201  # "prb\1": held while a process upgrades the
 FIRST_REVISION = "0001_first_schema"
 # The newest revision, so that starting on an up-to-date database needs no Alembic import
 # (a test checks it against the scripts).
-HEAD_REVISION = "0014_pool_order_and_roles"
+HEAD_REVISION = "0015_analysis_plan"
 VERSION_TABLE = "alembic_version"
 # The columns each revision added, to recognise databases made before migrations existed.
 REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -91,6 +91,7 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("0012_adjudication", (("study", "adjudication_threshold"), ("assignment", "purpose"))),
     ("0013_preference_history", (("assignment", "preference_history"),)),
     ("0014_pool_order_and_roles", (("study", "pool_order"),)),
+    ("0015_analysis_plan", (("study", "alpha"), ("annotator", "simulated"))),
 )
 # Tables a revision created (marked by their `id` column): a database from before that revision
 # lacks them, which is how its revision is recognised, not a broken schema.

@@ -69,10 +69,33 @@ class Study(SQLModel, table=True):
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
     margin_unit: str = Field(default="points", description="'points' or 'sd' (of the differences)")
     margin_set_at: datetime | None = Field(
-        default_factory=utcnow, description="when the margin (or its unit) was last set"
+        default_factory=utcnow,
+        description="when the analysis plan (margin, its unit, smallest effect, alpha, planned "
+        "size) was last set",
     )
     margin_history: list[dict[str, Any]] = _json(
-        default_factory=list, description="earlier margins: {margin, unit, set_at}, oldest first"
+        default_factory=list,
+        description="earlier analysis plans: {margin, unit, smallest_effect, alpha, "
+        "planned_pairs, stopping_rule, set_at, changed_at, forced}, oldest first "
+        "(annotate.domain.study.plan)",
+    )
+    smallest_effect: float | None = Field(
+        default=None,
+        description="pre-registered smallest effect of interest, in the margin's unit "
+        "(None: the margin)",
+    )
+    alpha: float = Field(default=0.05, description="pre-registered significance level")
+    planned_pairs: int | None = Field(
+        default=None, description="pre-registered sample size: pairs to analyse (None: not set)"
+    )
+    stopping_rule: str = Field(
+        default="",
+        sa_column=Column(Text, nullable=False, default=""),
+        description="pre-registered stopping rule, in words (empty: none)",
+    )
+    count_simulated: bool = Field(
+        default=False,
+        description="simulated annotators' ratings count in the verdict and the card (demo)",
     )
     completion_code: str | None = None
     overlap: int = Field(default=3, description="k: distinct annotators wanted per pair")
@@ -188,6 +211,9 @@ class Annotator(SQLModel, table=True):
     )
     enrolment_session_hash: str | None = Field(
         default=None, description="hash of the crowd session id the participant enrolled with"
+    )
+    simulated: bool = Field(
+        default=False, description="a simulated annotator (made-up ratings, not a person)"
     )
     created_at: datetime = Field(default_factory=utcnow)
 

@@ -17,6 +17,7 @@ from annotate.domain.exports import publish
 from annotate.domain.study import studies
 from annotate.domain.study.accounts import is_simulated
 from annotate.domain.study.permissions import Actor, require_admin
+from annotate.domain.study.plan import plan_json
 from annotate.errors import Invalid
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models
@@ -77,6 +78,8 @@ def _files(data: StudyRatings, report: Report, protocol: publish.Protocol) -> di
         table = io.BytesIO()
         aspects.to_parquet(table, index=False)
         extra[publish.ASPECTS_FILE] = table.getvalue()
+    if data.plan is not None:
+        extra[publish.PLAN_FILE] = plan_json(data.plan).encode("utf-8")
     return extra | {
         publish.RATINGS_FILE: buffer.getvalue(),
         json_name: render_json(report).encode("utf-8"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import cast
+from typing import Any, cast
 
 import pandas as pd
 from sqlalchemy.engine import Engine
@@ -34,6 +34,7 @@ from annotate.domain.exports.export import ratings_dataframe
 from annotate.domain.operations.exclusion_rules import rules_record
 from annotate.domain.operations.flags import exclusions
 from annotate.domain.rating.quality import annotator_quality
+from annotate.domain.study.plan import plan_document
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
 
@@ -52,6 +53,9 @@ class StudyRatings:
     judges: pd.DataFrame | None = None  # LLM judges' aspect scores imported for it
     rules: dict[str, object] | None = None  # pre-registered exclusion rules and their record
     annotator_facts: list[AnnotatorFacts] = field(default_factory=list)  # what the rules read
+    alpha: float = 0.05  # the pre-registered alpha
+    smallest_effect: float | None = None  # the pre-registered smallest effect (None: margin)
+    plan: dict[str, Any] | None = None  # the plan document (annotate.domain.study.plan)
 
     def rule_values(self) -> Mapping[str, object]:
         """The study's exclusion rules, name -> threshold (empty without rules)."""
@@ -79,10 +83,15 @@ class StudyRatings:
         self, override: float | None = None
     ) -> tuple[float, str, dict[str, object] | None]:
         """(margin, unit, record) for the report: the study's own, or an override given in
-        scale points, which has no record."""
-        if override is None:
+        scale points, which has no record (the report's plan section says it departs from
+        the plan)."""
+        if override is None or (override == self.margin and self.margin_unit == "points"):
             return self.margin, self.margin_unit, self.margin_record
         return override, "points", None
+
+    def plan_options(self) -> dict[str, Any]:
+        """The report's keyword options from the study's pre-registered plan."""
+        return {"smallest_effect": self.smallest_effect, "plan": self.plan}
 
 
 def study_names(engine: Engine) -> list[str]:
@@ -103,6 +112,8 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         checklist = target.aspect_checklist
         rules = rules_record(session, target)
         facts = annotator_facts(session, stored_id(target))
+        alpha, sesoi = target.alpha, target.smallest_effect
+        plan = plan_document(session, target)
     ratings = mark_excluded(ratings_dataframe(engine, study), rules["rules"], facts)
     aspects = aspects_dataframe(engine, study) if checklist else None
     judges = judge_dataframe(engine, study) if checklist else None
@@ -117,6 +128,9 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         judges=judges,
         rules=rules,
         annotator_facts=facts,
+        alpha=alpha,
+        smallest_effect=sesoi,
+        plan=plan,
     )
 
 
@@ -161,15 +175,16 @@ def study_report(
     data: StudyRatings,
     *,
     margin: float | None = None,
-    alpha: float = 0.05,
+    alpha: float | None = None,
     holm: bool = False,
     n_boot: int = 0,
     seed: int = 0,
 ) -> Report:
     """The validation report of a study, without the annotators its exclusion rules exclude,
-    with the figures of the design options it uses (`with_study_options`); the margin defaults
-    to the study's setting (in its unit, with its record: a margin given here is in scale
-    points and has no record)."""
+    with the figures of the design options it uses (`with_study_options`); the margin and alpha
+    default to the study's pre-registered plan (the margin in its unit, with its record: a
+    margin given here is in scale points and has no record; the report says where it departs
+    from the plan)."""
     margin, unit, record = data.margin_settings(margin)
     ratings = data.primary()
     report = build_report(
@@ -177,7 +192,8 @@ def study_report(
         margin=margin,
         margin_unit=unit,
         margin_history=record,
-        alpha=alpha,
+        alpha=data.alpha if alpha is None else alpha,
+        **data.plan_options(),
         n_boot=n_boot,
         holm=holm,
         seed=seed,
@@ -219,5 +235,6 @@ def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
         scale_max=s["scale_max"],
         excluded_pairs=report["exclusions"]["excluded_pairs"],
         mixed=False,  # the sensitivity table reads no mixed-model figure
+        smallest_effect=s.get("smallest_effect"),
     )
     return attach_exclusion_rules(report, data.ratings, data.rules, data.annotator_facts, variant)

@@ -86,7 +86,10 @@ def test_rules_set_before_the_data_are_recorded_and_audited(planned):
     assert len(audit(engine)) == 1
     changed = set_study_rules(engine, SYSTEM, "s", {"min_gold_accuracy": 0.5})
     (earlier,) = changed["history"]
-    assert earlier == {"rules": {"max_gold_failures": 1}, "set_at": record["set_at"]}
+    assert earlier["rules"] == {"max_gold_failures": 1}
+    assert earlier["set_at"] == record["set_at"]
+    assert earlier["forced"] is False  # replaced before any rating
+    assert earlier["changed_at"] == changed["set_at"]
     cleared = set_study_rules(engine, SYSTEM, "s", {})
     assert cleared["rules"] == {}
     assert len(cleared["history"]) == 2

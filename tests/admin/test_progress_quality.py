@@ -180,7 +180,7 @@ def test_cli_gold_accounts_and_progress(tmp_path, demo_files):
     ]
     run("annotators", "add", "ann1", "ann2")
     run("studies", "edit", "demo", "--gold-rate", "0.1")
-    run("assign", "ann1", "ann2", "--study", "demo", "-k", "1")
+    run("assign", "ann1", "ann2", "--study", "demo", "-k", "1", "--yes")
     out = run("progress", "--study", "demo")
     assert "ann1" in out
     assert "Society_and_Culture" in out

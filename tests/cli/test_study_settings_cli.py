@@ -49,6 +49,11 @@ def _designed(run, tmp_path: Path) -> None:
         "guidelines": "Read *twice*.",
         "equivalence_margin": 0.4,
         "margin_unit": "sd",
+        "smallest_effect": 0.2,
+        "alpha": 0.01,
+        "planned_pairs": 120,
+        "stopping_rule": "Stop at 120 pairs rated by 3 people, or on 31 March.",
+        "count_simulated": True,
         "overlap": 5,
         "reservation_minutes": 30,
         "gold_rate": 0.1,
@@ -135,7 +140,7 @@ def test_edit_takes_a_settings_file_and_its_own_options_win(run, db_url, tmp_pat
     run("studies", "create", "s")
     path = tmp_path / "s.json"
     path.write_text(json.dumps({"overlap": 2, "practice_pairs": PRACTICE_PAIRS}), encoding="utf-8")
-    run("studies", "edit", "s", "--settings", str(path), "--overlap", "6")
+    run("studies", "edit", "s", "--settings", str(path), "--overlap", "6", "--yes")
     study = _study(db_url, "s")
     assert (study.overlap, [p["id"] for p in study.practice_pairs]) == (6, ["p1", "p2"])
 

@@ -240,6 +240,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0012_adjudication",
         "0013_preference_history",
         "0014_pool_order_and_roles",
+        "0015_analysis_plan",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -641,5 +642,42 @@ def test_two_live_adjudications_of_a_pair_become_one_when_upgraded(empty_db_url)
         assert [status[made[(n, "pair0")]] for n in ("j1", "j2")] == ["skipped", "released"]
         assert status[ids["alice0"]] == "done"  # ordinary ratings untouched
         assert schema_differences(engine) == []
+    finally:
+        engine.dispose()
+
+
+def test_an_existing_study_keeps_its_analysis_and_its_simulated_ratings(empty_db_url):
+    """0015: the plan of a study from before is what it was tested with (alpha 0.05,
+    superiority over 0, no planned size: never interim) and its simulated ratings still count;
+    `sim-NN` accounts are marked simulated, people are not."""
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        for name in ("sim-01", "sim-team"):  # the second is a person's name
+            insert(engine, "annotator", name=name, role="annotator", token_hash=f"t-{name}",
+                   active=True, created_at=when(engine, 3))  # fmt: skip
+        upgrade_database(engine, "0013_preference_history")
+        assert schema_differences(engine) != []
+        upgrade_database(engine)
+        ((sesoi, alpha, planned, stopping, counted),) = rows(
+            engine, "study", "smallest_effect, alpha, planned_pairs, stopping_rule, count_simulated"
+        )
+        assert (sesoi, alpha, planned, stopping, bool(counted)) == (0.0, 0.05, None, "", True)
+        marked = dict(rows(engine, "annotator", "name, simulated"))
+        assert {k: bool(v) for k, v in marked.items()} == {
+            "alice": False, "bob": False, "sim-01": True, "sim-team": False
+        }  # fmt: skip
+        from annotate.db.tables import Study as StudyRow
+        from annotate.domain.study.plan import plan_document
+
+        with read_session(engine) as session:
+            study = session.exec(select(StudyRow)).one()
+            document = plan_document(session, study)
+        assert document["plan"]["smallest_effect"] == 0.0
+        assert document["changes"] == []  # the upgrade changed no plan setting
+        assert document["changed_after_data"] is False
+        # a new study gets the default: the smallest effect of interest is the margin
+        assert StudyRow(name="new", seed=1).smallest_effect is None
+        assert StudyRow(name="new", seed=1).count_simulated is False
     finally:
         engine.dispose()

@@ -175,14 +175,15 @@ def confirmed(key: str, study: str) -> Any | None:
     return None
 
 
-def ask_settings_change(key: str, study: str, changes: dict[str, Any]) -> None:
-    """Show what `changes` would change in `study` (nothing written) and hold them until the
-    admin confirms (`confirmed(key, study)`)."""
+def ask_settings_change(key: str, study: str, changes: dict[str, Any], payload: Any = None) -> None:
+    """Show what `changes` would change in `study` (nothing written) and hold them (or
+    `payload`, when the form sends more than the settings) until the admin confirms
+    (`confirmed(key, study)`)."""
     preview = act(lambda: studies.preview_study_changes(engine(), actor_id(), study, **changes))
     if preview == {}:
         st.info(f"Nothing to change in {study}.", icon=":material/info:")
     elif preview:
-        ask_confirmation(key, study, preview, changes)
+        ask_confirmation(key, study, preview, changes if payload is None else payload)
 
 
 POOL_ORDER_WORDS = {

@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotate.app import study_plan
 from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
@@ -69,18 +70,25 @@ def _draw_create() -> None:
 
 def _draw_settings(study: Study) -> None:
     key = f"study_{study.id}"
+    plan = act(lambda: studies.study_plan(engine(), actor_id(), study.name)) or {}
     with st.form(f"settings_{study.id}"):
         changes = _scale_inputs(study, key)
         changes |= _wording_inputs(study, key)
         changes |= _work_inputs(study, key)
+        changes |= study_plan.plan_inputs(study, key, plan)
+        force = study_plan.force_box(key, plan)
         changes |= _design_inputs(study, key)
         saved = st.form_submit_button("Save settings", type="primary")
     if saved and isinstance(changes["survey_questions"], str):
         st.error(changes["survey_questions"])  # the survey's JSON, located
     elif saved:
-        ask_settings_change("settings", study.name, changes)
+        ask_settings_change("settings", study.name, changes, {"changes": changes, "force": force})
     if (held := confirmed("settings", study.name)) is not None:
-        updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **held))
+        updated = act(
+            lambda: studies.update_study(
+                engine(), actor_id(), study.name, force=held["force"], **held["changes"]
+            )
+        )
         if updated is not None:
             notify(f"Settings of {study.name} saved.")
             st.rerun()
@@ -160,7 +168,8 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         min_value=0.01,
         step=0.1,
         key=f"{key}_margin",
-        help="Set it before the data arrive: a later change is shown in the report.",
+        help="Pre-registered: locked once the study has ratings (a forced change is audited "
+        "and shown in the report and the card).",
     )
     unit = unit_box.selectbox(
         "Unit",

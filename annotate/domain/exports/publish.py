@@ -24,6 +24,7 @@ RATINGS_FILE = "ratings.parquet"
 ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
 REPORT_FILES = ("report.json", "report.md", "report.html")
 CARD_FILE = "README.md"
+PLAN_FILE = "plan.json"  # the study's pre-registered analysis plan (annotate.domain.study.plan)
 DEFAULT_LICENSE = "cc-by-4.0"
 RATINGS_COLUMNS = {
     "study": "the study's name",
@@ -176,15 +177,59 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
     ]
     headers = ["dimension", "pairs", "mean diff", "95% CI", "TOST p", "Wilcoxon p", "verdict"]
     word = "VALIDATED" if checks["validated"] else "NOT validated"
+    plan = report.get("plan")
+    if plan is not None and plan["interim"]:
+        word = f"INTERIM: {word}"
     return [
         "## Verdict",
         "",
+        *_plan_warning(plan),
         f"The benchmark's labels are **{word}** by these ratings: general quality ties "
         f"({_num(checks['general_quality_tie'])}), rubric alignment diverges "
         f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected.",
         "",
         *_table(headers, rows),
     ]
+
+
+def _plan_warning(plan: Mapping[str, Any] | None) -> list[str]:
+    """The plan's standing above the verdict when it is not as pre-registered."""
+    if plan is None or plan["note"] == "as pre-registered":
+        return []
+    return [f"**Analysis plan: {_cell(plan['note'])}** (see Analysis plan).", ""]
+
+
+def _plan_section(report: Mapping[str, Any]) -> list[str]:
+    """The pre-registered analysis plan, and each change with its before, after and time."""
+    plan = report.get("plan")
+    if plan is None:
+        return []
+    sesoi = plan["smallest_effect"]
+    size = plan["planned_pairs"]
+    lines = [
+        "## Analysis plan",
+        "",
+        f"Pre-registered in prb-annotate (`{PLAN_FILE}`), set at {plan['set_at'] or 'unknown'}; "
+        f"first rating at {plan['first_rating_at'] or 'n/a'}.",
+        "",
+        f"- **Equivalence margin**: {_num(plan['margin'], 2)} {plan['margin_unit']}",
+        "- **Smallest effect of interest**: "
+        + ("the margin" if sesoi is None else _num(float(sesoi), 2)),
+        f"- **Alpha**: {plan['alpha']:g}",
+        "- **Planned sample size**: "
+        + (f"{size} pairs ({plan['n_pairs_analysed']} analysed)" if size else "not set"),
+        f"- **Stopping rule**: {_cell(plan['stopping_rule']) or 'none'}",
+        f"- **Standing**: {_cell(plan['note'])}",
+    ]
+    changes = plan["changes"]
+    if not changes:
+        return [*lines, "", "No change to the plan since it was set."]
+    rows = [
+        [c["setting"], _cell(c["before"]), _cell(c["after"]), c["at"] or "unknown",
+         "after data" if c["after_data"] else "before data"]
+        for c in changes
+    ]  # fmt: skip
+    return [*lines, "", *_table(["setting", "from", "to", "when", ""], rows)]
 
 
 def _agreement_section(report: Mapping[str, Any]) -> list[str]:
@@ -285,6 +330,14 @@ def _files_section(report: Mapping[str, Any]) -> list[str]:
         f"- `{RATINGS_FILE}`: one row per score.",
         *aspects,
         "- `report.json`, `report.md`, `report.html`: the full validation report.",
+        *(
+            [
+                f"- `{PLAN_FILE}`: the pre-registered analysis plan with every change "
+                "(`python -m analysis report ratings.parquet` reads it)."
+            ]
+            if "plan" in report
+            else []
+        ),
         "",
         *_table(["column", "meaning"], columns),
         "",
@@ -309,6 +362,8 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         *_protocol_section(protocol, report),
         "",
         *_verdict_section(report),
+        "",
+        *_plan_section(report),
         "",
         *_agreement_section(report),
         "",

@@ -54,6 +54,13 @@ class StudySettings(BaseModel):
     guidelines: str = ""
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
     margin_unit: str = "points"
+    smallest_effect: float | None = Field(
+        default=None, description="pre-registered: in the margin's unit (empty: the margin)"
+    )
+    alpha: float = Field(default=0.05, description="pre-registered significance level")
+    planned_pairs: int | None = Field(default=None, description="pre-registered sample size")
+    stopping_rule: str = Field(default="", description="pre-registered stopping rule in words")
+    count_simulated: bool = False
     overlap: int = 3
     reservation_minutes: int = 60
     gold_rate: float = 0.0
