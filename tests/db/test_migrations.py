@@ -239,6 +239,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0011_exclusion_rules",
         "0012_adjudication",
         "0013_preference_history",
+        "0016_participants_data",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -557,8 +558,9 @@ OPTIONS_OFF_AFTER_UPGRADE = [
         ([], [], 2),
         id="no training",
     ),
+    pytest.param("study", "retention_days", (None,), id="kept until erased"),
 ]
-TABLES_EMPTY_AFTER_UPGRADE = ["participation", "aspectmark", "aspectjudge", "training"]
+TABLES_EMPTY_AFTER_UPGRADE = ["participation", "aspectmark", "aspectjudge", "training", "erasure"]
 
 
 def _plain(value: object) -> object:
@@ -590,3 +592,13 @@ def test_existing_data_keeps_a_later_option_off(upgraded_from_first, table, colu
 @pytest.mark.parametrize("table", TABLES_EMPTY_AFTER_UPGRADE)
 def test_a_later_option_starts_with_no_rows(upgraded_from_first, table):
     assert rows(upgraded_from_first, table, "id") == []
+
+
+def test_an_upgraded_and_a_fresh_database_each_get_their_own_pseudonym_secret(
+    upgraded_from_first, engine
+):
+    (upgraded,) = rows(upgraded_from_first, "sitesecret", "name, value")
+    ((name, value),) = rows(engine, "sitesecret", "name, value")  # made fresh by create_all
+    assert upgraded[0] == name == "pseudonym"
+    assert len(upgraded[1]) == len(value) == 64
+    assert value != upgraded[1]
