@@ -47,9 +47,7 @@ def study_members(session: Session, study_id: int) -> list[tuple[int, str]]:
     the study."""
     ids: set[int] = set()
     for table in (Assignment, Participation, Training):
-        found = session.exec(
-            select(table.annotator_id).where(table.study_id == study_id)
-        )
+        found = session.exec(select(table.annotator_id).where(table.study_id == study_id))
         ids.update(int(i) for i in found)
     if not ids:
         return []
