@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 from analysis.designs.adjudication import attach_adjudication
 from analysis.designs.aspects import attach_aspects
 from analysis.designs.attributes import attach_attributes
+from analysis.designs.erasures import attach_erasures
 from analysis.designs.exclusion_rules import (
     EXCLUDED_COLUMN,
     attach_exclusion_rules,
@@ -250,6 +251,7 @@ def with_study_options(report: Report, data: StudyRatings) -> Report:
     # free-text answers would make a group of one: never tables by them
     report = attach_attributes(report, ratings.drop(columns=list(data.free_text), errors="ignore"))
     report = attach_adjudication(report, ratings)
+    report = attach_erasures(report, data.erasures)
     return with_exclusion_rules(report, data)
 
 

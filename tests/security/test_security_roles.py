@@ -48,6 +48,7 @@ from annotate.services import (
     aspects,
     audited,
     data,
+    erasure,
     exclusion_rules,
     flags,
     people,
@@ -112,6 +113,9 @@ ARGUMENTS: dict[str, Any] = {
     "path": Path(tempfile.gettempdir()) / "prb-security-judge.jsonl",
     "judge": "x",
     "replace": False,
+    "disclose": (),
+    "days": 30,
+    "erase": False,
 }
 
 
@@ -128,6 +132,7 @@ ADMIN_SERVICES = (
     study_settings,
     training,
     aspects,
+    erasure,
 )
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 
