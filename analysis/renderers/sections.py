@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from analysis.designs import adjudication, aspect_report, exclusion_tables
 from analysis.designs.attributes import attribute_table
+from analysis.designs.erasures import erasure_table
 from analysis.designs.preference import preference_table
 from analysis.models import model_report
 from analysis.schema import tables
@@ -88,6 +89,7 @@ SECTIONS: tuple[Section, ...] = (
         aspect_report.judge_table,
     ),
     Section(_fixed("Exclusions"), tables.exclusion_table),
+    Section(_fixed("Participants' data erased"), erasure_table),
     Section(_fixed("Pre-registered exclusion rules"), exclusion_tables.rules_table),
     Section(_fixed("Exclusion rules: sensitivity"), exclusion_tables.rules_sensitivity_table),
     Section(

@@ -329,6 +329,16 @@ class Settings(TypedDict):
     smallest_effect: float | None  # pre-registered smallest effect of interest; None: the margin
 
 
+class ErasureEntry(TypedDict):
+    """One participant's data erased (issue 24.2): when (a date), why, how many scores, and
+    whether other people's ratings were in by then. Nothing about who."""
+
+    at: str
+    reason: str
+    n_scores: int
+    after_ratings: bool
+
+
 class Report(TypedDict):
     schema_version: int
     n_pairs: int
@@ -367,3 +377,4 @@ class Report(TypedDict):
     adjudication: NotRequired[
         AdjudicationSummary
     ]  # analysis.designs.adjudication: adjudicated pairs
+    erasures: NotRequired[list[ErasureEntry]]  # analysis.designs.erasures: participants erased

@@ -178,12 +178,28 @@ def publish_command(
     ] = DEFAULT_N_BOOT,
     seed: Annotated[int, Opt(help="Seed of the bootstrap.")] = 0,
     license: Annotated[str, Opt(help="The dataset's license (hub identifier).")] = DEFAULT_LICENSE,
+    disclose: Annotated[
+        list[str] | None,
+        Opt(
+            "--disclose",
+            help="Publish this free-text field (repeat per field: comment, rationale, "
+            "flag_reason, flag_note, skip_reason, survey_<id>); none by default.",
+        ),
+    ] = None,
 ) -> None:
     """Write the study's validation card: ratings (Parquet), report (JSON, Markdown, HTML) and a
-    README.md dataset card, ready to upload to a dataset hub."""
+    README.md dataset card, ready to upload to a dataset hub. Annotators are named by pseudonym,
+    times given to the minute, free text left out unless disclosed field by field."""
     with refusals():
         written = publish.publish_study(
-            State.engine(), ACTOR, study, folder, n_boot=bootstrap, seed=seed, license=license
+            State.engine(),
+            ACTOR,
+            study,
+            folder,
+            disclose=disclose or (),
+            n_boot=bootstrap,
+            seed=seed,
+            license=license,
         )
     for path in written:
         _print(f"wrote {path}")

@@ -171,6 +171,11 @@ class Study(SQLModel, table=True):
         description="a pair goes to adjudication when the spread (max - min) of its annotators' "
         "chosen - rejected rubric-alignment differences is at least this; None: flags only",
     )
+    retention_days: int | None = Field(
+        default=None,
+        description="participants' platform ids and free text older than this many days are "
+        "listed and erased by `prb-annotate retention` (None: kept until erased)",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -284,6 +289,9 @@ class Participation(SQLModel, table=True):
         default=None, sa_column=Column(JSON, nullable=True), description="question id -> answer"
     )
     survey_at: datetime | None = None
+    withdrawn_at: datetime | None = Field(
+        default=None, description="when the participant withdrew from the study (None: did not)"
+    )
 
 
 class Training(SQLModel, table=True):
@@ -474,3 +482,26 @@ class FlagResolution(SQLModel, table=True):
     note: str = Field(sa_column=Column(Text, nullable=False))
     by: str
     at: datetime = Field(default_factory=utcnow)
+
+
+class SiteSecret(SQLModel, table=True):
+    """A secret of this database (made by the schema's creation or migration 0016), e.g. the key
+    of the annotators' pseudonyms: never exported, never shown."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    value: str
+
+
+class Erasure(SQLModel, table=True):
+    """A participant's data erased from a study (on request, on withdrawal or by retention),
+    recorded without anything about the person: the report and the card read this log."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    at: datetime = Field(default_factory=utcnow)
+    reason: str = Field(description="'request' (an admin), 'withdrawal' (the participant)")
+    n_scores: int = Field(default=0, description="scores removed with the person's data")
+    after_ratings: bool = Field(
+        default=False, description="the study had other people's ratings then (a verdict)"
+    )

@@ -71,6 +71,7 @@ def _designed(run, tmp_path: Path) -> None:
         "comprehension_attempts": 3,
         "aspect_checklist": True,
         "adjudication_threshold": 2.0,
+        "retention_days": 90,
         "exclusion_rules": {"max_gold_failures": 1, "min_median_seconds": 5.0},
     }
     assert set(source) == set(SETTINGS)  # every setting of the file is exercised

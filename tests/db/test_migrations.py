@@ -241,6 +241,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0013_preference_history",
         "0014_pool_order_and_roles",
         "0015_analysis_plan",
+        "0016_participants_data",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -559,8 +560,9 @@ OPTIONS_OFF_AFTER_UPGRADE = [
         ([], [], 2),
         id="no training",
     ),
+    pytest.param("study", "retention_days", (None,), id="kept until erased"),
 ]
-TABLES_EMPTY_AFTER_UPGRADE = ["participation", "aspectmark", "aspectjudge", "training"]
+TABLES_EMPTY_AFTER_UPGRADE = ["participation", "aspectmark", "aspectjudge", "training", "erasure"]
 
 
 def _plain(value: object) -> object:
@@ -681,3 +683,13 @@ def test_an_existing_study_keeps_its_analysis_and_its_simulated_ratings(empty_db
         assert StudyRow(name="new", seed=1).count_simulated is False
     finally:
         engine.dispose()
+
+
+def test_an_upgraded_and_a_fresh_database_each_get_their_own_pseudonym_secret(
+    upgraded_from_first, engine
+):
+    (upgraded,) = rows(upgraded_from_first, "sitesecret", "name, value")
+    ((name, value),) = rows(engine, "sitesecret", "name, value")  # made fresh by create_all
+    assert upgraded[0] == name == "pseudonym"
+    assert len(upgraded[1]) == len(value) == 64
+    assert value != upgraded[1]

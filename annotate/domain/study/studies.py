@@ -59,6 +59,7 @@ EDITABLE = (
     "comprehension_questions",
     "comprehension_attempts",
     "adjudication_threshold",
+    "retention_days",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 
@@ -246,6 +247,8 @@ def study_problems(study: Study) -> list[str]:
     threshold = study.adjudication_threshold
     if threshold is not None and not threshold >= 0:
         problems.append("adjudication threshold must be 0 or more (or empty: flags only)")
+    if study.retention_days is not None and not 1 <= study.retention_days <= 36_500:
+        problems.append("retention must be 1 to 36,500 days (or empty: kept until erased)")
     problems += survey_problems(study.survey_questions)
     problems += completion_url_problems(study.completion_url)
     problems += training_problems(

@@ -78,6 +78,7 @@ class StudySettings(BaseModel):
     comprehension_attempts: int = 2
     aspect_checklist: bool = False
     adjudication_threshold: float | None = None
+    retention_days: int | None = None
     exclusion_rules: dict[str, int | float] = Field(
         default_factory=dict,
         description="pre-registered: set through annotate.domain.operations.exclusion_rules "
