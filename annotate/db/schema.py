@@ -49,7 +49,7 @@ PG_MIGRATION_LOCK_KEY = 0x70726201  # "prb\1": held while a process upgrades the
 FIRST_REVISION = "0001_first_schema"
 # The newest revision, so that starting on an up-to-date database needs no Alembic import
 # (a test checks it against the scripts).
-HEAD_REVISION = "0013_preference_history"
+HEAD_REVISION = "0017_downstream"
 VERSION_TABLE = "alembic_version"
 # The columns each revision added, to recognise databases made before migrations existed.
 REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -90,6 +90,15 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("0011_exclusion_rules", (("study", "exclusion_rules"),)),
     ("0012_adjudication", (("study", "adjudication_threshold"), ("assignment", "purpose"))),
     ("0013_preference_history", (("assignment", "preference_history"),)),
+    (
+        "0017_downstream",
+        (
+            ("study", "comparison"),
+            ("aspectjudge", "unparsed"),
+            ("downstreamcondition", "id"),
+            ("downstreamoutput", "id"),
+        ),
+    ),
 )
 # Tables a revision created (marked by their `id` column): a database from before that revision
 # lacks them, which is how its revision is recognised, not a broken schema.

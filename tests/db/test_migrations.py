@@ -239,6 +239,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0011_exclusion_rules",
         "0012_adjudication",
         "0013_preference_history",
+        "0017_downstream",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -588,5 +589,17 @@ def test_existing_studies_get_no_training(empty_db_url):
         assert questions in ([], "[]")
         assert attempts == 2
         assert rows(engine, "training", "id") == []
+    finally:
+        engine.dispose()
+
+
+def test_existing_studies_are_no_comparison_and_judges_keep_no_unparsed_answers(empty_db_url):
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine)
+        assert {str(c) for (c,) in rows(engine, "study", "comparison")} == {"{}"}
+        assert rows(engine, "downstreamcondition", "id") == []
+        assert rows(engine, "downstreamoutput", "id") == []
     finally:
         engine.dispose()
