@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from analysis.designs.aspects import quadratic_kappa
 from analysis.downstream.claim import permutation_p, rank_statistics
 from analysis.downstream.gains import human_gain, judge_gain
 from analysis.downstream.judge_human import agreement
 from analysis.downstream.summary import downstream_summary
-from analysis.designs.aspects import quadratic_kappa
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="needs GNU R")
 
