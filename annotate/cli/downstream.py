@@ -75,7 +75,7 @@ def import_command(
         line += f", {summary.n_unknown} unknown ids skipped"
     if summary.n_judged:
         line += f", {summary.n_judged} judged ({summary.n_unparsed} answers not usable)"
-    out.print(line + ".", highlight=False)
+    out.print(line + ".", highlight=False, emoji=False, markup=False)
 
 
 @downstream_app.command("list")
@@ -84,12 +84,19 @@ def list_command(study: StudyOption = DEFAULT_STUDY) -> None:
     with refusals():
         rows = downstream.list_conditions(State.engine(), ACTOR, study)
     if not rows:
-        out.print(f"Study {study!r} has no downstream outputs.", highlight=False)
+        out.print(
+            f"Study {study!r} has no downstream outputs.",
+            highlight=False,
+            emoji=False,
+            markup=False,
+        )
     for row in rows:
         out.print(
             f"{row.name}: {row.n_records - row.n_unknown} outputs, {row.n_judged} judged, "
             f"{row.n_unparsed} not usable ({', '.join(row.source_files)})",
             highlight=False,
+            emoji=False,
+            markup=False,
         )
 
 
@@ -125,4 +132,6 @@ def compare_command(
         f"{summary.baseline}, {summary.n_questions} questions, {summary.n_pairs} pairs to rate, "
         f"{summary.n_identical} identical (not shown, zero gain).",
         highlight=False,
+        emoji=False,
+        markup=False,
     )
