@@ -105,9 +105,7 @@ def test_judge_import_keeps_every_unusable_answer_as_written(run, records, tmp_p
     ]
 
 
-def test_judge_import_of_an_answer_matching_neither_response_is_located(
-    run, records, tmp_path
-):
+def test_judge_import_of_an_answer_matching_neither_response_is_located(run, records, tmp_path):
     path = lines(tmp_path / "eval.jsonl", [answer("r0", "some other text", [2.0, 1.0]),
                                            answer("zz", "x", [1.0])])  # fmt: skip
     out = run("judge", "import", str(path), "--name", "q", "--study", "b", code=1)
