@@ -3,11 +3,13 @@ outputs with its judge's answers, list them, build a comparison study from two c
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from analysis.downstream import tables
 from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
 from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import downstream
@@ -135,3 +137,38 @@ def compare_command(
         emoji=False,
         markup=False,
     )
+
+
+@downstream_app.command("report")
+def report_command(
+    study: StudyOption = DEFAULT_STUDY,
+    fmt: Annotated[str, Opt("--format", help="json or md.")] = "md",
+    n_boot: Annotated[int, Opt(help="Resamples for the correlation intervals.")] = 1000,
+    seed: Annotated[int, Opt(help="The resampling seed.")] = 0,
+) -> None:
+    """The downstream figures of a benchmark study: each comparison's gains, the scaling curve,
+    the judge against the humans, the correlation claim."""
+    if fmt not in ("json", "md"):
+        raise fail(f"--format must be json or md, got {fmt!r}")
+    with refusals():
+        summary = downstream.downstream_report(
+            State.engine(), ACTOR, study, n_boot=n_boot, seed=seed
+        )
+    if summary is None:
+        raise fail(f"study {study!r} has no downstream outputs")
+    if fmt == "json":
+        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        return
+    report = {"downstream": summary}
+    for title, table in (
+        ("Comparisons", tables.comparison_table(report)),
+        ("Scaling curve", tables.scaling_table(report)),
+        ("LLM judge against the humans", tables.judge_table(report)),
+        ("The correlation claim", tables.claim_table(report)),
+    ):
+        if table is None:
+            continue
+        lines = [f"## {title}", "", "| " + " | ".join(table.headers) + " |"]
+        lines.append("|" + "---|" * len(table.headers))
+        lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+        typer.echo("\n".join([*lines, "", table.note, ""]))
