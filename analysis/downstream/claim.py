@@ -173,15 +173,18 @@ def sentence(result: dict[str, Any]) -> str:
             f"(Kendall's tau {tau:.2f}, exact p = {p:.3g}, {strength})"
         )
 
-    confirmed = (
-        human["kendall_tau"] is not None
-        and human["kendall_tau"] > 0
-        and human["p_tau"] is not None
-        and human["p_tau"] < 0.05
-    )
-    verdict = "confirm" if confirmed else "do not confirm"
+    tau, p = human["kendall_tau"], human["p_tau"]
+    if tau is None or p is None:
+        verdict = "cannot test"
+    elif p < 0.05:
+        verdict = "confirm" if tau > 0 else "contradict"
+    else:
+        verdict = "point the same way as, but do not confirm," if tau > 0 else "do not confirm"
+    floor = ""
+    if n <= EXACT_UP_TO and 2 / math.factorial(n) >= 0.05:
+        floor = f" With {n} models no exact p-value below {2 / math.factorial(n):.3g} is possible."
     return (
         f"Over {n} reward models, the humans {verdict} the benchmark's correlation claim: "
         f"benchmark accuracy and the human downstream gain show {said(human)}; "
-        f"with the judge's gain, {said(judge)}."
+        f"with the judge's gain, {said(judge)}.{floor}"
     )

@@ -32,6 +32,7 @@ from annotate.vocabulary import COVERAGE_POINTS
 
 UNIT = ["condition", "pair_id", "aspect_index"]
 DRILLDOWN_SHOWN = 20
+POINTS_KEPT = 2000  # responses kept for the judge-human chart
 
 
 def marks_by_condition(marks: pd.DataFrame, comparisons: list[dict[str, Any]]) -> pd.DataFrame:
@@ -89,8 +90,9 @@ def agreement(labelled: pd.DataFrame, judge: pd.DataFrame) -> dict[str, Any]:
 def average_correlation(
     labelled: pd.DataFrame, outputs: pd.DataFrame
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Spearman's rho of the judge's average with the humans' mean coverage per response, and
-    the responses where they differ most, first."""
+    """Spearman's rho of the judge's average with the humans' mean coverage per response (and
+    the first POINTS_KEPT responses' two values, `points`, for the chart), and the responses
+    where they differ most, first."""
     human = labelled.groupby(["condition", "pair_id"])["coverage"].mean().rename("human_mean")
     usable = outputs[outputs["judge_status"] == "ok"].set_index(["condition", "pair_id"])
     joined = usable[["judge_average"]].join(human, how="inner").reset_index()
@@ -109,7 +111,11 @@ def average_correlation(
         }
         for r in joined.head(DRILLDOWN_SHOWN).itertuples()
     ]
-    return dict(correlation), drill
+    points = [
+        [float(h), float(j)]
+        for h, j in zip(joined["human_mean"], joined["judge_average"], strict=True)
+    ][:POINTS_KEPT]
+    return {**correlation, "points": points}, drill
 
 
 def scaling_curve(labelled: pd.DataFrame, outputs: pd.DataFrame) -> list[dict[str, Any]]:

@@ -39,8 +39,8 @@ def comparison_table(report: Report | Mapping[str, Any]) -> Table | None:
             ]
         )
     return Table(
-        ["expected", "baseline", "questions", "identical", "human gain", "95% CI",
-         "annotators preferring expected", "judge gain", "95% CI"],
+        ["expected", "baseline", "questions", "identical", "human gain", "human 95% CI",
+         "annotators preferring expected", "judge gain", "judge 95% CI"],
         rows,
         [False, False, True, True, True, False, True, True, False],
         note="Human gain: mean rubric-alignment difference (expected minus baseline, scale "
@@ -67,8 +67,8 @@ def scaling_table(report: Report | Mapping[str, Any]) -> Table | None:
         for p in found["scaling"]
     ]  # fmt: skip
     return Table(
-        ["reward model", "k", "human coverage", "95% CI", "questions", "judge mean", "95% CI",
-         "questions", "judge answers not usable"],
+        ["reward model", "k", "human coverage", "human 95% CI", "human questions",
+         "judge mean", "judge 95% CI", "judge questions", "judge answers not usable"],
         rows,
         [False, True, True, False, True, True, False, True, True],
         note="Mean coverage of the rubric aspects on the 0/1/2 scale: the annotators' aspect "
@@ -120,7 +120,15 @@ def claim_table(report: Report | Mapping[str, Any]) -> Table | None:
         )
     exact = "exact" if claim["human"]["exact"] else "estimated"
     return Table(
-        ["accuracy vs", "Kendall tau", "95% CI", "p", "Spearman rho", "95% CI", "p"],
+        [
+            "accuracy vs",
+            "Kendall tau",
+            "tau 95% CI",
+            "tau p",
+            "Spearman rho",
+            "rho 95% CI",
+            "rho p",
+        ],
         rows,
         [False, True, False, True, True, False, True],
         note=f"{claim['sentence']} Over the models {', '.join(claim['models'])}; {exact} "

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from analysis.schema.style import OKABE_ITO
 
+LEGEND_BELOW = {"orientation": "h", "y": -0.25, "x": 0}  # leaves the plot its width on a phone
 PALETTE = [OKABE_ITO[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky_blue")]
 
 
@@ -23,6 +24,7 @@ def scaling_figure(summary: Mapping[str, Any]) -> go.Figure:
     """Human mean coverage by k beside the judge's, per reward model, with 95% intervals."""
     fig = go.Figure()
     models = sorted({p["model"] for p in summary["scaling"]})
+    ks_all = sorted({p["k"] for p in summary["scaling"]})
     for number, model in enumerate(models):
         points = [p for p in summary["scaling"] if p["model"] == model]
         ks = [p["k"] for p in points]
@@ -39,17 +41,18 @@ def scaling_figure(summary: Mapping[str, Any]) -> go.Figure:
     fig.update_layout(
         title="Scaling curve: rubric coverage by best-of-k",
         template="plotly_white",
-        height=380,
-        xaxis={"title": "k (log scale)", "type": "log"},
-        yaxis={"title": "mean coverage (0-2)", "range": [0, 2]},
+        xaxis={"title": "k (log scale)", "type": "log", "tickvals": ks_all, "ticktext": ks_all},
+        yaxis={"title": "mean coverage (0-2)", "range": [0, 2.1]},
+        legend=LEGEND_BELOW,
+        height=460,
     )
     return fig
 
 
 def judge_human_figure(summary: Mapping[str, Any]) -> go.Figure:
-    """The judge's average against the humans' mean coverage, one point per response shown
-    in the drill-down (the largest gaps), with the diagonal of agreement."""
-    gaps = summary["largest_gaps"]
+    """The judge's average against the humans' mean coverage, one point per rated response,
+    with the diagonal of agreement."""
+    points = summary["judge_average_vs_humans"].get("points", [])
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(x=[0, 2], y=[0, 2], mode="lines", name="agreement",
@@ -57,12 +60,11 @@ def judge_human_figure(summary: Mapping[str, Any]) -> go.Figure:
     )  # fmt: skip
     fig.add_trace(
         go.Scatter(
-            x=[g["human_mean"] for g in gaps],
-            y=[g["judge_average"] for g in gaps],
+            x=[p[0] for p in points],
+            y=[p[1] for p in points],
             mode="markers",
-            name="responses (largest gaps)",
-            text=[f"{g['pair_id']} · {g['condition']}" for g in gaps],
-            marker={"color": OKABE_ITO["vermillion"]},
+            name="rated responses",
+            marker={"color": OKABE_ITO["vermillion"], "opacity": 0.6},
         )
     )
     fig.update_layout(
@@ -71,5 +73,6 @@ def judge_human_figure(summary: Mapping[str, Any]) -> go.Figure:
         height=380,
         xaxis={"title": "humans' mean coverage (0-2)", "range": [-0.05, 2.05]},
         yaxis={"title": "judge's average (0-2)", "range": [-0.05, 2.05]},
+        legend=LEGEND_BELOW,
     )
     return fig

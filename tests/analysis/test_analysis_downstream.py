@@ -195,3 +195,21 @@ def test_a_contradicting_ranking_is_said_so():
     assert "do not confirm" in claim["sentence"]
     assert "negative rank correlation" in claim["sentence"]
     json.dumps(claim)  # plain JSON
+
+
+def test_too_few_models_for_significance_are_said_so_and_a_reversed_ranking_contradicts():
+    marks = pd.DataFrame(
+        columns=["study", "pair_id", "annotator", "response", "aspect_index", "coverage"]
+    )
+    four = {"m1": 1.0, "m2": 0.6, "m3": 0.1, "m4": -0.5}
+    outputs, comparisons, ratings = make_inputs(four, seed=3)
+    accuracy = {"m1": 0.60, "m2": 0.64, "m3": 0.69, "m4": 0.72}
+    claim = downstream_summary(outputs, comparisons, ratings, marks, accuracy, n_boot=20)["claim"]
+    assert claim["sentence"].endswith("With 4 models no exact p-value below 0.0833 is possible.")
+    five = {"m1": 1.0, "m2": 0.5, "m3": 0.0, "m4": -0.5, "m5": -1.0}
+    outputs, comparisons, ratings = make_inputs(five, seed=4)
+    accuracy = {"m1": 0.60, "m2": 0.64, "m3": 0.69, "m4": 0.72, "m5": 0.76}
+    claim = downstream_summary(outputs, comparisons, ratings, marks, accuracy, n_boot=20)["claim"]
+    assert claim["human"]["kendall_tau"] == pytest.approx(-1.0)
+    assert claim["human"]["p_tau"] == pytest.approx(2 / 120)  # exact: 2 of the 5! orders
+    assert claim["sentence"].startswith("Over 5 reward models, the humans contradict the")
