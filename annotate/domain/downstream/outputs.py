@@ -211,7 +211,7 @@ def outputs_frame(
             col(DownstreamCondition.variant),
             col(DownstreamCondition.k),
             col(Pair.record_id),
-            col(Pair.rubric_aspects),
+            col(Pair.id),
             col(DownstreamOutput.rm_score),
             col(DownstreamOutput.judge_scores),
             col(DownstreamOutput.judge_average),
@@ -225,5 +225,6 @@ def outputs_frame(
     )
     if conditions is not None:
         query = query.where(col(DownstreamCondition.name).in_([c.name for c in conditions]))
-    rows = [(*r[:6], len(r[6] or []), *r[7:]) for r in session.execute(query)]
+    sizes = dict(_pairs(session, study_id).values())  # pair id -> aspects, one decode a pair
+    rows = [(*r[:6], sizes.get(r[6], 0), *r[7:]) for r in session.execute(query)]
     return pd.DataFrame(rows, columns=list(OUTPUT_COLUMNS))
