@@ -176,6 +176,12 @@ class Study(SQLModel, table=True):
         description="participants' platform ids and free text older than this many days are "
         "listed and erased by `prb-annotate retention` (None: kept until erased)",
     )
+    comparison: dict[str, Any] = _json(
+        default_factory=dict,
+        description="a comparison study of two downstream conditions (annotate.domain."
+        "downstream.comparison): {source_study, expected, baseline, identical, n_questions}; "
+        "'chosen' is the expected condition's output (never sent to the browser); empty: not one",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -386,6 +392,11 @@ class AspectJudge(SQLModel, table=True):
     source_file: str
     content_hash: str = Field(description="hash of the imported scores (idempotent import)")
     n_pairs: int = 0
+    unparsed: list[dict[str, Any]] = _json(
+        default_factory=list,
+        description="answers the judge did not give properly (the eval shape): {pair_id, "
+        "response, scores, problem}; stored and counted, never scored",
+    )
     imported_at: datetime = Field(default_factory=utcnow)
 
 
@@ -444,6 +455,53 @@ class ModelPrediction(SQLModel, table=True):
     parse_failed: bool = False
     raw_output: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     status: str = PredictionStatus.OK
+
+
+class DownstreamCondition(SQLModel, table=True):
+    """One downstream condition's outputs imported for a benchmark study: best-of-k responses
+    picked by a reward model (`bon:<model>:k<k>`) or a policy's responses (`ppo:<policy>:<tag>`),
+    with the LLM judge's scores when its eval file was given (never shown to annotators)."""
+
+    __table_args__ = (
+        UniqueConstraint("study_id", "name", name="uq_downstreamcondition_study_name"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    name: str = Field(description="e.g. 'bon:skywork-3b:k16', 'ppo:qwen-0.5b:step300'")
+    kind: str = Field(description="'bon' or 'ppo'")
+    model: str = Field(description="the reward model (bon) or the policy (ppo)")
+    variant: str = Field(description="'k<k>' (bon) or the policy's tag (ppo)")
+    k: int | None = Field(default=None, description="bon: best of how many samples")
+    source_files: list[str] = _json(default_factory=list)
+    content_hash: str = Field(description="hash of the imported content (idempotent import)")
+    n_records: int = 0
+    n_unknown: int = Field(default=0, description="ids not in the study, skipped when told")
+    n_judged: int = Field(default=0, description="outputs with the judge's scores")
+    n_unparsed: int = Field(default=0, description="judge answers not given properly")
+    imported_at: datetime = Field(default_factory=utcnow)
+
+
+class DownstreamOutput(SQLModel, table=True):
+    """One condition's output for one question (a benchmark pair of the study), the reward
+    model's score of it (bon) and the judge's per-aspect scores as written (`judge_scores`),
+    their mean as written, and whether they are usable (`judge_status`)."""
+
+    __table_args__ = (
+        UniqueConstraint("condition_id", "pair_id", name="uq_downstreamoutput_condition_pair"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    condition_id: int = Field(foreign_key="downstreamcondition.id", index=True)
+    pair_id: int = Field(foreign_key="pair.id", index=True)
+    output: str = Field(sa_column=Column(Text, nullable=False))
+    rm_score: float | None = None
+    judge_scores: list[float] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    judge_average: float | None = None
+    judge_status: str | None = Field(
+        default=None,
+        description="'ok', 'empty', 'out_of_scale', 'wrong_count'; None: no eval file",
+    )
 
 
 class AuditEntry(SQLModel, table=True):

@@ -32,7 +32,14 @@ def export_aspects(engine: Engine, actor: Actor, study: str | None = None) -> pd
 
 
 def import_judge(
-    engine: Engine, actor: Actor, path: Path, *, study: str, judge: str, replace: bool = False
+    engine: Engine,
+    actor: Actor,
+    path: Path | list[Path],
+    *,
+    study: str,
+    judge: str,
+    replace: bool = False,
+    response: str | None = None,
 ) -> JudgeImportSummary:
     """Import one judge's aspect scores into `study`: every record, or nothing.
 
@@ -42,11 +49,17 @@ def import_judge(
     with read_session(engine) as session:
         require_admin(session, actor)
     check_model_name(judge)
-    staged = judge_aspects.stage_judge_file(path)
+    paths = path if isinstance(path, list) else [path]
+    staged = judge_aspects.stage_judge_files(paths, response)
     with admin_change(engine, actor, "judge.import", study) as change:
         summary = judge_aspects.store_judge(
             change.session, staged, study=study, name=judge, replace=replace
         )
-        change.after = {"judge": judge, "outcome": summary.outcome, "pairs": summary.n_pairs}
+        change.after = {
+            "judge": judge,
+            "outcome": summary.outcome,
+            "pairs": summary.n_pairs,
+            "unparsed": summary.n_unparsed,
+        }
         change.changed = summary.outcome != "unchanged"
         return summary

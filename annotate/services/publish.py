@@ -32,6 +32,7 @@ from annotate.domain.study.accounts import is_simulated
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.plan import plan_json
 from annotate.errors import Invalid
+from annotate.services.downstream import with_downstream
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models
 
@@ -66,6 +67,7 @@ def card_files(
         study_report(data, n_boot=n_boot, seed=seed),
         model_inputs(engine, actor, study, data.ratings),
     )
+    report = with_downstream(engine, actor, study, report, n_boot=n_boot or 200, seed=seed)
     protocol = publish.Protocol(
         study=study,
         scale_min=target.scale_min,

@@ -24,3 +24,27 @@ def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     text = "\n".join(str(m.value) for m in at.markdown)
     assert "Joint verdict (validated): power" in text
     assert "pilot (20 pairs), k = 3" in text
+
+
+def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
+    page_engine, open_page
+) -> None:
+    from annotate.services.demo import demo_data_folder, set_up_demo_downstream
+
+    set_up_demo_downstream(page_engine, demo_data_folder(), 3)
+    store_simulated_ratings(page_engine, "demo-downstream", n_annotators=2, seed=3)
+    with write_session(page_engine) as session:
+        token = accounts.create_account(session, "reader", role="researcher")[1]
+    at = open_page(token=token, pick="demo-downstream")
+    assert "Downstream" in [h.value for h in at.subheader]
+    text = "\n".join(str(m.value) for m in at.markdown)
+    assert "Over 3 reward models, the humans" in text
+    assert len(at.get("plotly_chart")) >= 2  # the scaling curve and the judge-human chart
+    assert not at.exception
+    at = open_page(token=token, pick="demo-bon-madeup-rm-a")
+    infos = "\n".join(str(i.value) for i in at.info)
+    assert "Comparison study" in infos
+    verdicts = "\n".join(str(s.value) for s in [*at.success, *at.warning])
+    assert "Validated" not in verdicts
+    assert "Not validated" not in verdicts
+    assert not at.exception

@@ -242,6 +242,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0014_pool_order_and_roles",
         "0015_analysis_plan",
         "0016_participants_data",
+        "0017_downstream",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -548,6 +549,7 @@ OPTIONS_OFF_AFTER_UPGRADE = [
         id="an assignment's preference",
     ),
     pytest.param("study", "aspect_checklist", (False,), id="aspect checklist"),
+    pytest.param("study", "comparison", ({},), id="no comparison study"),
     pytest.param(
         "study",
         "exclusion_rules, rules_set_at, rules_history",

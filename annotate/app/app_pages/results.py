@@ -17,7 +17,7 @@ from analysis.renderers.charts import all_figures
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
-from annotate.app import results_drilldown, results_models, results_rules
+from annotate.app import results_downstream, results_drilldown, results_models, results_rules
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
@@ -91,6 +91,7 @@ def draw() -> None:
     data = study_ratings(engine(), study)
     if data.ratings.empty:
         st.info("No ratings in this study yet.")
+        results_downstream.draw(study, account)
         return
     margin, alpha, holm, n_boot = _settings(data)
     latest = str(data.ratings["created_at"].max())
@@ -106,11 +107,16 @@ def draw() -> None:
     except ValueError as error:
         st.error(f"The statistics cannot be computed: {error}")
         return
-    _draw_verdict(report)
+    comparison = results_downstream.comparison(study, account)
+    if comparison is None:
+        _draw_verdict(report)
+    else:  # a comparison of downstream conditions: no tie/divergence verdict
+        results_downstream.draw_comparison(comparison)
     _draw_tables(report)
     _draw_charts(report)
     results_drilldown.draw(study, data, account)
     results_models.draw(study, report, account)
+    results_downstream.draw(study, account)
     _draw_power(data, margin)
     _draw_downloads(study, data, report)
 

@@ -2,8 +2,9 @@
 
 A study's design options add columns after the fixed ones (`annotate.vocabulary`): the direct
 preference (mapped to the responses here, on the server) when a study asks for it, and each
-survey question's answer as an annotator attribute (`survey_<id>`). The provenance columns come
-last, in every export (`annotate.domain.exports.provenance`: revisions, comment, flag, skip, queue
+survey question's answer as an annotator attribute (`survey_<id>`), and in a comparison study
+the downstream condition of each response (`condition`). The provenance columns come last, in
+every export (`annotate.domain.exports.provenance`: revisions, comment, flag, skip, queue
 position, display time, exclusion, adjudication), with one row per skipped assignment.
 """
 
@@ -39,6 +40,8 @@ _DESIGN_COLUMNS = (
 )
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
+CONDITION_COLUMN = "condition"
+"""A comparison study's export: the downstream condition each response stands for."""
 CSV_LINE_END = "\r\n"
 """CSV rows end in CRLF (RFC 4180), so that a text holding a lone carriage return (a comment, a
 rationale) is quoted and stays in its cell; with pandas' default '\n' it would end the row."""
@@ -91,6 +94,7 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         }
     _add_preference(frame, [s for s in exported if s.ask_preference])
     _add_survey(frame, [s for s in exported if s.survey_questions], answers)
+    _add_condition(frame, [s for s in exported if s.comparison])
     frame = add_provenance(engine, frame, study)
     return frame.drop(columns=list(_DESIGN_COLUMNS))
 
@@ -145,6 +149,18 @@ def _add_survey(
                 frame[column] = pd.Series(pd.NA, index=frame.index, dtype="string")
             values = {a: g[question["id"]] for a, g in given.items() if question["id"] in g}
             frame.loc[here, column] = frame.loc[here, "_annotator_id"].map(values)
+
+
+def _add_condition(frame: pd.DataFrame, comparing: list[Study]) -> None:
+    """A comparison study's downstream condition of each response (`condition`; `chosen` is
+    the expected condition's output); empty for other studies."""
+    if not comparing:
+        return
+    frame[CONDITION_COLUMN] = pd.Series(pd.NA, index=frame.index, dtype="string")
+    for study in comparing:
+        here = frame["_study_id"] == study.id
+        names = {"chosen": study.comparison["expected"], "rejected": study.comparison["baseline"]}
+        frame.loc[here, CONDITION_COLUMN] = frame.loc[here, "response"].map(names)
 
 
 def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:

@@ -280,6 +280,30 @@ def _models_section(report: Mapping[str, Any]) -> list[str]:
     return ["## Reward models", "", *_table(headers, rows)]
 
 
+def _downstream_section(report: Mapping[str, Any]) -> list[str]:
+    """The downstream comparisons and the correlation claim (issue 25), when the report has
+    them (`analysis.downstream`)."""
+    found = report.get("downstream")
+    if not found or not found.get("comparisons"):
+        return []
+    rows = [
+        [
+            c["expected"],
+            c["baseline"],
+            c["human"]["n_questions"],
+            _num(c["human"]["share_identical"]),
+            _num(c["human"]["gain"]["estimate"]),
+            _interval(c["human"]["gain"]["ci"]),
+            _num(c["judge"]["gain"]["estimate"]),
+        ]
+        for c in found["comparisons"]
+    ]
+    headers = ["expected", "baseline", "questions", "identical", "human gain", "95% CI", "judge"]
+    claim = found.get("claim")
+    sentence = [claim["sentence"], ""] if claim else []
+    return ["## Downstream (Best-of-N, PPO)", "", *sentence, *_table(headers, rows)]
+
+
 def _exclusions_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
     lines = ["## Exclusions", ""]
     if p.exclusions:
@@ -399,6 +423,8 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         *_agreement_section(report),
         "",
         *_models_section(report),
+        "",
+        *_downstream_section(report),
         "",
         *_exclusions_section(protocol, report),
         "",

@@ -1,0 +1,131 @@
+"""The human preference for the expected condition of a comparison study, and its gain.
+
+Input: the comparison study's ratings export (`chosen` is the expected condition's output,
+`rejected` the baseline's; `annotate.domain.downstream.comparison`), and its identical
+questions (not rated: both conditions gave the same output).
+
+The gain is the mean rubric-alignment difference, expected minus baseline, over the questions,
+on the scale's points. Each (question, annotator) gives one difference; the estimate and its
+interval come from `_human_preference_interval`, over pairs and annotators. Identical questions
+count as zero gain: with n_rated rated questions and n_identical identical ones, the gain is
+n_rated / (n_rated + n_identical) times the rated questions' estimate, and so are its standard
+error and interval (the identical questions are fixed zeros, they add no variance).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from annotate.vocabulary import PERSONAL_DIMENSION
+
+
+class Estimate(TypedDict):
+    estimate: float | None
+    se: float | None
+    df: float | None
+    ci: list[float] | None
+    method: str
+
+
+def _human_preference_interval(
+    values: np.ndarray[Any, Any],
+    pairs: np.ndarray[Any, Any],
+    annotators: np.ndarray[Any, Any],  # noqa: ARG001  (used once the crossed model is in)
+    level: float = 0.95,
+) -> Estimate:
+    """The mean of `values` (one per question and annotator) with its interval.
+
+    Per-question fallback until `analysis.core.crossed.crossed_mean` (pairs and annotators
+    crossed, as the main verdict) is on main: the annotators of a question averaged, then a t
+    interval over the questions. Switching is this one function's body.
+    """
+    frame = pd.DataFrame({"value": values, "pair": pairs})
+    means = frame.groupby("pair")["value"].mean().to_numpy(float)
+    n = len(means)
+    if n == 0:
+        return {"estimate": None, "se": None, "df": None, "ci": None, "method": "per-question"}
+    mean = float(means.mean())
+    if n < 2:
+        return {"estimate": mean, "se": None, "df": None, "ci": None, "method": "per-question"}
+    se = float(means.std(ddof=1) / np.sqrt(n))
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * se
+    ci = [mean - half, mean + half]
+    return {"estimate": mean, "se": se, "df": float(n - 1), "ci": ci, "method": "per-question"}
+
+
+def rubric_differences(ratings: pd.DataFrame) -> pd.DataFrame:
+    """One row per (pair, annotator): `diff`, the rubric-alignment score of chosen (the
+    expected condition) minus rejected (the baseline)."""
+    personal = ratings[ratings["dimension"] == PERSONAL_DIMENSION]
+    wide = personal.pivot_table(
+        index=["pair_id", "annotator"], columns="response", values="score", aggfunc="mean"
+    ).reindex(columns=["chosen", "rejected"])
+    wide = wide.dropna()
+    return (wide["chosen"] - wide["rejected"]).rename("diff").reset_index()
+
+
+def scaled(estimate: Estimate, factor: float) -> Estimate:
+    """The estimate with identical questions counted as zero gain (`factor` = share rated)."""
+
+    def times(x: float | None) -> float | None:
+        return None if x is None else x * factor
+
+    ci = estimate["ci"]
+    return {
+        "estimate": times(estimate["estimate"]),
+        "se": times(estimate["se"]),
+        "df": estimate["df"],
+        "ci": None if ci is None else [ci[0] * factor, ci[1] * factor],
+        "method": estimate["method"],
+    }
+
+
+def human_gain(ratings: pd.DataFrame, n_identical: int, level: float = 0.95) -> dict[str, Any]:
+    """The comparison's human gain (see the module's docstring) and its parts."""
+    diffs = rubric_differences(ratings)
+    n_rated = int(diffs["pair_id"].nunique())
+    n_total = n_rated + n_identical
+    raw = _human_preference_interval(
+        diffs["diff"].to_numpy(float),
+        diffs["pair_id"].to_numpy(),
+        diffs["annotator"].to_numpy(),
+        level,
+    )
+    factor = n_rated / n_total if n_total else 0.0
+    return {
+        "n_questions": n_total,
+        "n_rated": n_rated,
+        "n_identical": n_identical,
+        "share_identical": n_identical / n_total if n_total else None,
+        "n_annotators": int(diffs["annotator"].nunique()),
+        "share_expected_higher": float(np.mean(diffs["diff"] > 0)) if len(diffs) else None,
+        "gain_rated": raw,
+        "gain": scaled(raw, factor),
+    }
+
+
+def judge_gain(
+    outputs: pd.DataFrame, expected: str, baseline: str, level: float = 0.95
+) -> dict[str, Any]:
+    """The judge's gain on its 0-2 mean: per question with a usable answer for both
+    conditions, `judge_average` of the expected condition minus the baseline's; a t interval
+    over the questions."""
+    usable = outputs[outputs["judge_status"] == "ok"]
+    first = usable[usable["condition"] == expected].set_index("pair_id")["judge_average"]
+    second = usable[usable["condition"] == baseline].set_index("pair_id")["judge_average"]
+    diff = (first - second).dropna().to_numpy(float)
+    pairs = np.arange(len(diff))
+    estimate = _t_estimate(diff, pairs, level)
+    return {"n_questions": len(diff), "gain": estimate}
+
+
+def _t_estimate(
+    values: np.ndarray[Any, Any], pairs: np.ndarray[Any, Any], level: float
+) -> Estimate:
+    estimate = _human_preference_interval(values, pairs, pairs, level)
+    estimate["method"] = "t over questions"
+    return estimate
