@@ -21,6 +21,7 @@ from tests.app.apptest_helpers import (
     count_ratings,
     current_assignment,
     expected_scores,
+    field,
     messages,
     pair_of,
     progress,
@@ -134,7 +135,7 @@ def test_revise_an_earlier_pair_keeps_the_old_score_as_a_revision(open_app, demo
     assert shown_scores(at, first) == SCORES  # the saved scores are shown again
     assert any("rated this pair already" in i for i in messages(at.info))
 
-    at.radio(key=score_key("helpfulness", "B")).set_value(5)
+    at.radio(key=score_key("helpfulness", "B", first)).set_value(5)
     submit(at, first)
 
     chosen_side = assignment_row(engine, first).chosen_side
@@ -177,8 +178,8 @@ def test_comment_and_flag_are_saved_with_the_pair(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
     set_scores(at, first)
-    at.text_area(key="comment").set_value("  Both are fine.  ")
-    at.text_input(key="flag").set_value("Response B is cut off")
+    at.text_area(key=field(at, "comment")).set_value("  Both are fine.  ")
+    at.text_input(key=field(at, "flag")).set_value("Response B is cut off")
     submit(at, first)
 
     assignment = assignment_row(engine, first)
@@ -188,14 +189,14 @@ def test_comment_and_flag_are_saved_with_the_pair(open_app, demo, engine):
         "Response B is cut off",
     )
     click(at, "nav_previous")
-    assert at.text_area(key="comment").value == "Both are fine."
-    assert at.text_input(key="flag").value == "Response B is cut off"
+    assert at.text_area(key=field(at, "comment")).value == "Both are fine."
+    assert at.text_input(key=field(at, "flag")).value == "Response B is cut off"
 
 
 def test_skip_with_a_reason(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key="skip_reason").set_value("I know nothing about this topic")
+    at.text_input(key=field(at, "skip_reason")).set_value("I know nothing about this topic")
     click(at, "skip")
 
     assignment = assignment_row(engine, first)
@@ -210,7 +211,7 @@ def test_skip_with_a_reason(open_app, demo, engine):
 def test_skip_without_a_reason_is_refused(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key="skip_reason").set_value("   ")
+    at.text_input(key=field(at, "skip_reason")).set_value("   ")
     click(at, "skip")
 
     assert messages(at.error) == ["Please say why you skip this pair."]
@@ -222,7 +223,7 @@ def test_skip_without_a_reason_is_refused(open_app, demo, engine):
 def test_a_skipped_pair_can_still_be_rated(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key="skip_reason").set_value("later")
+    at.text_input(key=field(at, "skip_reason")).set_value("later")
     click(at, "skip")
     click(at, "nav_previous")
 
@@ -458,7 +459,7 @@ def test_a_skip_reason_is_shown_back_as_text(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
     reason = "see ![pic](http://127.0.0.1:9/x.png) <b>bold</b>"
-    at.text_input(key="skip_reason").set_value(reason)
+    at.text_input(key=field(at, "skip_reason")).set_value(reason)
     click(at, "skip")
     assert assignment_row(engine, first).skip_reason == reason  # stored as typed
     click(at, "nav_previous")

@@ -1,10 +1,17 @@
 """The annotator's page: one blinded pair, scored on four dimensions per response.
 
-Speed: the pair and its form are one fragment (a submit redraws only them), and every widget has
-a key that does not change between pairs, so the browser keeps its elements and only their values
-and texts change. The values are reset when a new pair is drawn (`_reset_widgets`). A hidden
-widget in the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still
-showing an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
+One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
+rationale, comment, flag, skip reason) has a widget key of its own for each pair (`field_key`),
+so nothing typed or picked on one pair can appear on or be saved with another, whichever way the
+pair is left (issue 22, item 1: with keys shared by every pair, the browser kept a focused text
+box's words when the next pair opened and sent them with it). Each field sits in a container
+whose key is the same for every pair (`.st-key-factuality_A`, `.st-key-rationale`): the page
+script, the style and the tests find a question by it. A new pair's fields get its saved values
+(or none) before they are drawn (`_reset_widgets`).
+
+Speed: the pair and its form are one fragment (a submit redraws only them). A hidden widget in
+the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still showing
+an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
 
 Why one module of ~460 lines: the pair, its form, the callbacks that save or skip it and the
 navigation share one set of widget keys and session-state entries; kept together, a newcomer sees
@@ -22,7 +29,7 @@ from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
-from annotate.app.score_widgets import draw_response, score_radio
+from annotate.app.score_widgets import draw_response, field_key, score_radio
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
@@ -53,12 +60,13 @@ SKIP_ERROR = "skip_error"
 ERRORS_SHOWN = "errors_shown"  # a new number for every error: the page script scrolls to it
 SCALE_SHOWN = "scale_shown"  # the scale of the pair shown, for the list of keys
 
-# Widget keys: the same for every pair.
+# Keys the same for every pair: the hidden pair token and the navigation.
 PAIR_TOKEN = "pair_token"
+JUMP = "nav_jump"
+# The pair's fields: a container with this key holds the widget `field_key(name, pair)`.
 COMMENT = "comment"
 FLAG = "flag"
 SKIP_REASON = "skip_reason"
-JUMP = "nav_jump"
 PREFERENCE = "preference"  # by side only: -2 A much better .. +2 B much better
 RATIONALE = "rationale"
 TASK = (
@@ -132,19 +140,20 @@ def _go_to(entry: QueueEntry | None) -> None:
 
 
 def _reset_widgets(view: PairView) -> None:
-    """A pair the browser does not show yet: its saved values (or none) in the stable widgets."""
+    """A pair the browser does not show yet: its saved values (or none) in its own fields."""
     state = st.session_state
     if state.get(PAIR_TOKEN) == str(view.assignment_id):
         return  # the same pair again (a refused submit, a navigation error): entries kept
+    key = view.assignment_id
     for side in SIDES:
         for dim in DIMENSIONS:
-            state[score_key(dim, side)] = view.scores.get(side, {}).get(dim)
-    state[COMMENT] = view.comment
-    state[FLAG] = view.flag_reason
-    state[SKIP_REASON] = ""
+            state[field_key(score_key(dim, side), key)] = view.scores.get(side, {}).get(dim)
+    state[field_key(COMMENT, key)] = view.comment
+    state[field_key(FLAG, key)] = view.flag_reason
+    state[field_key(SKIP_REASON, key)] = ""
     if view.scale is not None and view.scale.ask_preference:
-        state[PREFERENCE] = view.side_preference
-        state[RATIONALE] = view.rationale
+        state[field_key(PREFERENCE, key)] = view.side_preference
+        state[field_key(RATIONALE, key)] = view.rationale
     aspect_checklist.reset(view)
     state[JUMP] = view.assignment_id
     state[PAIR_TOKEN] = str(view.assignment_id)
@@ -254,15 +263,21 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
                             scale.dimension_labels[dim],
                             scale.dimension_definitions[dim],
                         )
-                        score_radio(side, label, definition, anchors, score_key(dim, side))
+                        name = score_key(dim, side)
+                        with st.container(key=name):
+                            key = field_key(name, view.assignment_id)
+                            score_radio(side, label, definition, anchors, key)
         aspect_checklist.draw(view)
         if scale.ask_preference:
-            _draw_preference(scale.rationale)
+            _draw_preference(scale.rationale, view.assignment_id)
         comment, flag = st.columns(2, gap="medium")
-        comment.text_area("Comment (optional)", key=COMMENT, height=68)
-        flag.text_input(
+        with comment.container(key=COMMENT):
+            st.text_area(
+                "Comment (optional)", key=field_key(COMMENT, view.assignment_id), height=68
+            )
+        flag.container(key=FLAG).text_input(
             "Flag this pair: describe the problem (optional)",
-            key=FLAG,
+            key=field_key(FLAG, view.assignment_id),
             help="For broken, offensive or impossible-to-judge pairs. Flagged pairs still count.",
         )
         # Saved in a callback, before the run that follows the click: that run draws the next
@@ -282,7 +297,7 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         st.text_input("pair", key=PAIR_TOKEN, label_visibility="collapsed")  # hidden by CSS
 
 
-def _draw_preference(rationale: str) -> None:
+def _draw_preference(rationale: str, assignment_id: int) -> None:
     """The direct preference, by side only (the page never knows which response is chosen)."""
     with st.container(key="preference_box"):
         st.radio(
@@ -291,12 +306,12 @@ def _draw_preference(rationale: str) -> None:
             index=None,  # the value comes from `_reset_widgets`
             format_func=PREFERENCE_WORDS.__getitem__,
             horizontal=True,
-            key=PREFERENCE,
+            key=field_key(PREFERENCE, assignment_id),
         )
         if rationale != "off":
-            st.text_area(
+            st.container(key=RATIONALE).text_area(
                 f"Why? ({rationale})",
-                key=RATIONALE,
+                key=field_key(RATIONALE, assignment_id),
                 height=68,
                 max_chars=preference.MAX_RATIONALE_CHARS,
             )
@@ -322,12 +337,16 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     state = st.session_state
     if state.get(PAIR_TOKEN) != str(view.assignment_id):
         return  # sent by a page still showing an earlier pair (a double click): not this pair's
-    scores = {side: {dim: state.get(score_key(dim, side)) for dim in DIMENSIONS} for side in SIDES}
+
+    def value(name: str) -> Any:
+        return state.get(field_key(name, view.assignment_id))
+
+    scores = {side: {dim: value(score_key(dim, side)) for dim in DIMENSIONS} for side in SIDES}
     scale = view.scale
     assert scale is not None
     asked = scale.ask_preference
-    side_preference = state.get(PREFERENCE) if asked else None
-    rationale = (state.get(RATIONALE) or "").strip() if asked else None
+    side_preference = value(PREFERENCE) if asked else None
+    rationale = (value(RATIONALE) or "").strip() if asked else None
     missing = missing_scores(scores)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
     missing += aspect_checklist.missing(view)
@@ -346,8 +365,8 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             assignment_id=view.assignment_id,
             scores=scores,
             seconds=round(seconds, 3),
-            comment=(state.get(COMMENT) or "").strip(),
-            flag_reason=(state.get(FLAG) or "").strip(),
+            comment=(value(COMMENT) or "").strip(),
+            flag_reason=(value(FLAG) or "").strip(),
             token=login_token() or "",
             side_preference=side_preference,
             rationale=rationale,
@@ -386,7 +405,7 @@ def _skip(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             engine(),
             annotator_id=account_id,
             assignment_id=view.assignment_id,
-            reason=st.session_state.get(SKIP_REASON) or "",
+            reason=st.session_state.get(field_key(SKIP_REASON, view.assignment_id)) or "",
             token=login_token() or "",
         )
     except LoginNoLongerValid as error:
@@ -430,7 +449,9 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
     with skip.popover(
         "Skip this pair", icon=":material/skip_next:", disabled=view.status == "done"
     ):
-        st.text_input("Why do you skip it?", key=SKIP_REASON)
+        st.container(key=SKIP_REASON).text_input(
+            "Why do you skip it?", key=field_key(SKIP_REASON, view.assignment_id)
+        )
         st.button("Skip", key="skip", on_click=_skip, args=(account_id, view, entries))
         failed = st.session_state.pop(SKIP_ERROR, None)
         st.session_state.pop(REFUSED, None)  # said here, not again on the login page
