@@ -11,6 +11,9 @@ from annotate.app.safe_text import inert_markdown
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Study
 from annotate.domain.rating.queue import pair_view
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import update_study
+from annotate.services.flags import flag_queue
 from annotate.services.rating import skip_pair, submit_rating
 from tests.app.apptest_helpers import (
     DIMENSIONS,
@@ -38,8 +41,10 @@ from tests.app.apptest_helpers import (
 
 
 def missing_named(error: str) -> list[str]:
-    """The names in the error's bullet list ('- Response B: ...')."""
-    lines = error.split("\n")[1:]
+    """The names in the error's bullet list ('- Response B: ...'), before its closing hint."""
+    listed, hint = error.split("\n\n")
+    assert "Flag this pair" in hint
+    lines = listed.split("\n")[1:]
     assert all(line.startswith("- ") for line in lines), lines
     return [line[2:] for line in lines]
 
@@ -322,6 +327,10 @@ def test_a_session_cannot_keep_an_old_account_after_the_token_changes(
     assert current_assignment(at) != first_a
 
 
+CODE = "PRB-DEMO-2026"
+PLATFORM = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
 def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     order = queue_ids(engine, demo.annotator)
     me = annotator_id(engine, demo.annotator)
@@ -330,6 +339,8 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
             engine, annotator_id=me, assignment_id=assignment_id, scores=SCORES, seconds=5.0
         )
     skip_pair(engine, annotator_id=me, assignment_id=order[-2], reason="unclear question")
+    with write_session(engine) as session:
+        update_study(session, "demo", completion_url=PLATFORM)
 
     at = open_app(demo.token)
     assert current_assignment(at) == order[-1]
@@ -354,10 +365,45 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     # A fresh session goes straight to the done screen; "Review" opens pair 1 again.
     again = open_app(demo.token)
     assert [t.value for t in again.title] == ["All done, thank you!"]
-    again.button[0].click()
-    again.run()
+    again.button(key="review").click().run()
     assert current_assignment(again) == order[0]
     assert shown_scores(again, order[0]) == SCORES
+    # Reviewing, then back to the end: the code again, and nothing sends them away on its own
+    # (no redirect script; the platform link is a button; issue 22.7).
+    again.button(key="nav_end").click().run()
+    assert [t.value for t in again.title] == ["All done, thank you!"]
+    assert [b.proto.url for b in again.get("link_button")] == [PLATFORM.format(code=CODE)]
+    assert not any("location" in h.proto.body for h in again.get("html"))
+
+
+def test_a_flag_needs_only_its_reason(open_app, demo, engine):
+    """Issue 22.7: a flag with no scores sets the pair aside as a skip does (no rating row) and
+    enters the Flags queue as a flag; with neither scores nor a reason, the error asks for both."""
+    at = open_app(demo.token)
+    first = current_assignment(at)
+    at.radio(key=score_key("factuality", "A", first)).set_value(2)  # one score of eight
+    submit(at, first)
+    (error,) = messages(at.error)
+    assert "Flag this pair" in error
+    assert assignment_row(engine, first).status == "pending"
+
+    at.text_input(key=field(at, "flag")).set_value("  Response B is cut off mid-sentence ")
+    submit(at, first)
+    row = assignment_row(engine, first)
+    assert (row.status, row.flagged, row.flag_reason, row.skip_reason) == (
+        "skipped",
+        True,
+        "Response B is cut off mid-sentence",
+        None,
+    )
+    assert stored_ratings(engine, first) == []
+    assert messages(at.success) == ["Pair 1 flagged without scores; thank you for reporting it."]
+    assert current_assignment(at) == queue_ids(engine, demo.annotator)[1]
+    assert [(i.assignment_id, i.kind, i.reason) for i in flag_queue(engine, SYSTEM, "demo")] == [
+        (first, "flag", "Response B is cut off mid-sentence")
+    ]
+    click(at, "nav_previous")  # told what happened; still open to rating
+    assert any("You flagged this pair without scores" in w for w in messages(at.warning))
 
 
 def test_done_screen_without_a_completion_code_shows_none(open_app, demo, engine):

@@ -21,7 +21,8 @@ every reader and writer of that state in one place. The logic they call lives in
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -53,6 +54,7 @@ from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
 from annotate.vocabulary import DIMENSIONS, PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
 
+_T = TypeVar("_T")
 CURRENT = "current_assignment"
 SHOWN_AT = "shown_at"
 SUBMIT_ERROR = "submit_error"
@@ -171,6 +173,9 @@ def _draw_progress(view: PairView) -> None:
         st.markdown(TASK, width="stretch")
     if view.status == "done":
         st.info("You have rated this pair already. Change any score and submit to revise it.")
+    elif view.status == "skipped" and view.flag_reason:
+        reason = inert_markdown(view.flag_reason)  # typed by the annotator: text, not markup
+        st.warning(f"You flagged this pair without scores ({reason}). You can still rate it.")
     elif view.status == "skipped":
         reason = inert_markdown(view.skip_reason)  # typed by the annotator: text, not markup
         st.warning(f"You skipped this pair ({reason}). You can still rate it.")
@@ -333,7 +338,8 @@ NOT_SAVED = (
 
 
 def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
-    """Form callback: save the pair's scores, or leave an error for the page to show."""
+    """Form callback: save the pair's scores, or leave an error for the page to show. A flag
+    with answers missing is a flag without scores: the pair is set aside as a skip is."""
     state = st.session_state
     if state.get(PAIR_TOKEN) != str(view.assignment_id):
         return  # sent by a page still showing an earlier pair (a double click): not this pair's
@@ -347,40 +353,41 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     asked = scale.ask_preference
     side_preference = value(PREFERENCE) if asked else None
     rationale = (value(RATIONALE) or "").strip() if asked else None
+    flag_reason = (value(FLAG) or "").strip()
     missing = missing_scores(scores)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
     missing += aspect_checklist.missing(view)
+    if missing and flag_reason:
+        _set_aside(account_id, view, entries, flag_reason, flag=True)
+        return
     if missing:
         state[SUBMIT_ERROR] = (
             view.assignment_id,
             "Please give every score before submitting. Missing:\n"
-            + "\n".join(f"- {name}" for name in missing),
+            + "\n".join(f"- {name}" for name in missing)
+            + "\n\nA broken or offensive pair can be sent without scores: describe the "
+            'problem under "Flag this pair".',
         )
         return
     seconds = time.time() - state[SHOWN_AT].get(view.assignment_id, time.time())
-    try:
-        result = submit_rating(
+    result = _attempt(
+        SUBMIT_ERROR,
+        view,
+        lambda: submit_rating(
             engine(),
             annotator_id=account_id,
             assignment_id=view.assignment_id,
             scores=scores,
             seconds=round(seconds, 3),
             comment=(value(COMMENT) or "").strip(),
-            flag_reason=(value(FLAG) or "").strip(),
+            flag_reason=flag_reason,
             token=login_token() or "",
             side_preference=side_preference,
             rationale=rationale,
             aspect_marks=aspect_checklist.marks(view),
-        )
-    except LoginNoLongerValid as error:
-        state[SUBMIT_ERROR] = (view.assignment_id, str(error))
-        state[REFUSED] = str(error)  # for the login page, if the next run draws it
-        return
-    except RatingError as error:
-        state[SUBMIT_ERROR] = (view.assignment_id, str(error))
-        return
-    except Unavailable:
-        state[SUBMIT_ERROR] = (view.assignment_id, NOT_SAVED)
+        ),
+    )
+    if result is None:
         return
     state[SHOWN_AT].pop(view.assignment_id, None)
     state[NOTICE] = {
@@ -389,6 +396,20 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
         "unchanged": f"Pair {view.number} was already saved with these scores.",
     }[result.status]
     _go_to(next_open_after(_with_status(entries, view.assignment_id, "done"), view.assignment_id))
+
+
+def _attempt(error_key: str, view: PairView, save: Callable[[], _T]) -> _T | None:
+    """Run a save; on a refusal, leave its message for the page (None): the entries stay."""
+    try:
+        return save()
+    except LoginNoLongerValid as error:
+        st.session_state[error_key] = (view.assignment_id, str(error))
+        st.session_state[REFUSED] = str(error)  # for the login page, if the next run draws it
+    except RatingError as error:
+        st.session_state[error_key] = (view.assignment_id, str(error))
+    except Unavailable:
+        st.session_state[error_key] = (view.assignment_id, NOT_SAVED)
+    return None
 
 
 def _with_status(entries: list[QueueEntry], assignment_id: int, status: str) -> list[QueueEntry]:
@@ -400,25 +421,33 @@ def _with_status(entries: list[QueueEntry], assignment_id: int, status: str) -> 
 
 def _skip(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     """Skip button callback: mark the pair skipped with the reason typed, then move on."""
-    try:
+    reason = st.session_state.get(field_key(SKIP_REASON, view.assignment_id)) or ""
+    _set_aside(account_id, view, entries, reason, flag=False)
+
+
+def _set_aside(
+    account_id: int, view: PairView, entries: list[QueueEntry], reason: str, *, flag: bool
+) -> None:
+    """Skip the pair, or flag it without scores; then move on."""
+
+    def save() -> bool:
         skip_pair(
             engine(),
             annotator_id=account_id,
             assignment_id=view.assignment_id,
-            reason=st.session_state.get(field_key(SKIP_REASON, view.assignment_id)) or "",
+            reason=reason,
             token=login_token() or "",
+            flag=flag,
         )
-    except LoginNoLongerValid as error:
-        st.session_state[SKIP_ERROR] = (view.assignment_id, str(error))
-        st.session_state[REFUSED] = str(error)
+        return True
+
+    if _attempt(SUBMIT_ERROR if flag else SKIP_ERROR, view, save) is None:
         return
-    except RatingError as error:
-        st.session_state[SKIP_ERROR] = (view.assignment_id, str(error))
-        return
-    except Unavailable:
-        st.session_state[SKIP_ERROR] = (view.assignment_id, NOT_SAVED)
-        return
-    st.session_state[NOTICE] = f"Pair {view.number} skipped."
+    st.session_state[NOTICE] = (
+        f"Pair {view.number} flagged without scores; thank you for reporting it."
+        if flag
+        else f"Pair {view.number} skipped."
+    )
     skipped = _with_status(entries, view.assignment_id, "skipped")
     _go_to(next_open_after(skipped, view.assignment_id))
 
@@ -457,6 +486,14 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
         st.session_state.pop(REFUSED, None)  # said here, not again on the login page
         if failed and failed[0] == view.assignment_id:
             st.error(failed[1])
+    if next_open(entries) is None:  # reviewing after the last pair: the way back to the end
+        st.button(
+            "Back to the end",
+            icon=":material/flag:",
+            key="nav_end",
+            on_click=_go_to,
+            args=(None,),
+        )
     labels = {e.assignment_id: f"Pair {e.number} ({_STATUS_WORDS[e.status]})" for e in entries}
     jump.selectbox(
         "Go to pair",
@@ -482,7 +519,9 @@ def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
         finished = finished_studies(session, account_id)
     for study in finished:
         if study.completion_code:
-            draw_exit(study.completion_code, completion_link(study, study.completion_code))
+            link = completion_link(study, study.completion_code)
+            draw_exit(study.completion_code, link, redirect=False)  # they may review first
+    st.caption("You can look through your ratings and change any of them before you leave.")
     st.button(
         "Review my ratings",
         icon=":material/history:",
