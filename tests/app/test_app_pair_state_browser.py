@@ -338,3 +338,38 @@ def test_a_reload_opens_the_pair_as_stored(world, new_page):
     wait_for_pair(page, 2)
     assert _empty_form(page) == {}
     assert _stored(world.engine, first) == _expected(SECOND, n)
+
+
+def _open_skip(page: Any) -> Any:
+    page.get_by_role("button", name="Skip this pair").click()
+    box = page.get_by_label("Why do you skip it?")
+    box.wait_for()
+    return box
+
+
+def test_enter_in_the_skip_reason_skips_and_tab_keeps_the_text(world, new_page):
+    """Issue 22.9: Tab in the skip reason moves to the Skip button with the popover open and
+    the text kept, and Enter there skips; Enter in the box itself skips too."""
+    page = new_page(LAPTOP)
+    _open(page, world, "skip-keys")
+    first = current_assignment(page)
+    box = _open_skip(page)
+    box.click()
+    box.press_sequentially("broken pair")
+    page.keyboard.press("Tab")
+    settle(page)
+    assert box.is_visible()
+    assert box.input_value() == "broken pair"
+    assert page.evaluate("() => document.activeElement.innerText.trim()") == "Skip"
+    page.keyboard.press("Enter")
+    page.get_by_text("Pair 1 skipped.").wait_for()
+    wait_for_pair(page, 2)
+    second = current_assignment(page)
+    box = _open_skip(page)
+    box.click()
+    box.press_sequentially("not my field")
+    page.keyboard.press("Enter")
+    page.get_by_text("Pair 2 skipped.").wait_for()
+    wait_for_pair(page, 3)
+    assert _stored(world.engine, first) == NOTHING | {"status": "skipped", "skip": "broken pair"}
+    assert _stored(world.engine, second) == NOTHING | {"status": "skipped", "skip": "not my field"}

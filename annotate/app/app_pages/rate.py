@@ -478,10 +478,15 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
     with skip.popover(
         "Skip this pair", icon=":material/skip_next:", disabled=view.status == "done"
     ):
-        st.container(key=SKIP_REASON).text_input(
-            "Why do you skip it?", key=field_key(SKIP_REASON, view.assignment_id)
-        )
-        st.button("Skip", key="skip", on_click=_skip, args=(account_id, view, entries))
+        # A form of its own (issue 22.9): typing, Tab or a click elsewhere runs nothing (a run
+        # would close the popover); Enter in the box skips, like the Skip button.
+        with st.form("skip_form", border=False, enter_to_submit=True):
+            st.container(key=SKIP_REASON).text_input(
+                "Why do you skip it?", key=field_key(SKIP_REASON, view.assignment_id)
+            )
+            st.form_submit_button(
+                "Skip", key="skip", on_click=_skip, args=(account_id, view, entries)
+            )
         failed = st.session_state.pop(SKIP_ERROR, None)
         st.session_state.pop(REFUSED, None)  # said here, not again on the login page
         if failed and failed[0] == view.assignment_id:
