@@ -62,15 +62,22 @@ def _submit_once(
 
 
 def skip_pair(
-    engine: Engine, *, annotator_id: int, assignment_id: int, reason: str, token: str | None = None
+    engine: Engine,
+    *,
+    annotator_id: int,
+    assignment_id: int,
+    reason: str,
+    token: str | None = None,
+    flag: bool = False,
 ) -> None:
     """Mark a pair skipped, with the annotator's reason. Scores already given are kept.
 
-    `token`: as for `submit_rating`.
+    `flag`: the reason is a flag sent without scores (set aside as a skip, in the Flags queue
+    as a flag: `ratings.skip`). `token`: as for `submit_rating`.
     """
-    ratings.check_skip_reason(reason)
+    ratings.check_skip_reason(reason, flag=flag)
     with write_session(engine) as session:
         if token is not None:
             accounts.require_current_login(session, token, annotator_id)
         assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
-        ratings.skip(session, assignment, reason)
+        ratings.skip(session, assignment, reason, flag=flag)

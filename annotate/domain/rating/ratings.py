@@ -225,17 +225,26 @@ def _mark_done(
     session.flush()
 
 
-def check_skip_reason(reason: str) -> None:
+def check_skip_reason(reason: str, *, flag: bool = False) -> None:
     if not reason.strip():
-        raise RatingError("Please say why you skip this pair.")
+        raise RatingError(
+            "Please describe the problem." if flag else "Please say why you skip this pair."
+        )
 
 
-def skip(session: Session, assignment: Assignment, reason: str) -> None:
-    """Mark a pair skipped, with the annotator's reason. Scores already given are kept."""
-    check_skip_reason(reason)
+def skip(session: Session, assignment: Assignment, reason: str, *, flag: bool = False) -> None:
+    """Mark a pair skipped, with the annotator's reason. Scores already given are kept.
+
+    With `flag`, the reason is a flag (a broken or offensive pair) sent without scores (issue
+    22.7): the pair is set aside exactly as a skip sets it aside (its slot held until its
+    reservation lapses, like any skip) and enters the Flags queue as a flag.
+    """
+    check_skip_reason(reason, flag=flag)
     _admit(admit_skip, session, assignment)
     if assignment.status == AssignmentStatus.DONE:
         raise RatingError("This pair is already rated; revise it instead of skipping.")
     assignment.status = AssignmentStatus.SKIPPED
-    assignment.skip_reason = reason.strip()
+    assignment.flagged = flag
+    assignment.flag_reason = reason.strip() if flag else None
+    assignment.skip_reason = None if flag else reason.strip()
     session.add(assignment)
