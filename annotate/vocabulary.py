@@ -229,4 +229,4 @@ PROVENANCE_EXPORT_COLUMNS: tuple[str, ...] = (
 """Added to every ratings export after the fixed columns (and the design options' columns):
 where each score comes from. A skipped assignment is one row with `status` 'skipped' and
 empty response, side, dimension and score; the analysis leaves those rows, and the rows of
-adjudications (`purpose` 'adjudication'), out of its ordinary figures (README: Ratings export)."""
+adjudications (`purpose` 'adjudication'), out of its ordinary figures (docs/reference/export.md)."""
