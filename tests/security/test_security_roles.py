@@ -77,6 +77,7 @@ ARGUMENTS: dict[str, Any] = {
     "study": "x",
     "filename": "x.jsonl",
     "data": b"",
+    "response": None,  # judge import: which response an eval file's answers are
     "domain": None,
     "max_bytes": 10,
     "names": ["newcomer"],
