@@ -184,6 +184,10 @@ def _rate(hits: list[int]) -> str:
     return f"{100 * p:5.1f}% (MC SE {100 * math.sqrt(p * (1 - p) / n):.1f})"
 
 
+def _line(name: str, crossed: tuple[int, ...], per_pair: tuple[int, ...]) -> None:
+    print(f"  {name:<32} crossed {_rate(list(crossed))}   per-pair t {_rate(list(per_pair))}")
+
+
 def _run(fn: Callable[..., tuple[int, ...]], jobs: list, workers: int) -> list[tuple[int, ...]]:
     if workers <= 1:
         return [fn(j) for j in jobs]
@@ -227,15 +231,9 @@ def main() -> None:
         cols = list(zip(*cov, strict=True))
         t1 = list(zip(*typ, strict=True))
         print(f"\n{design.name}  ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f})")
-        print(
-            f"  coverage of the 95% CI, rubric   crossed {_rate(list(cols[0]))}   per-pair t {_rate(list(cols[1]))}"
-        )
-        print(
-            f"  type-I at the margin (tie)       crossed {_rate(list(t1[0]))}   per-pair t {_rate(list(t1[1]))}"
-        )
-        print(
-            f"  power: general at 0 reads tie    crossed {_rate(list(cols[2]))}   per-pair t {_rate(list(cols[3]))}"
-        )
+        _line("coverage of the 95% CI, rubric", cols[0], cols[1])
+        _line("type-I at the margin (tie)", t1[0], t1[1])
+        _line("power: general at 0 reads tie", cols[2], cols[3])
         print(f"  power: rubric > SESOI {SESOI}      crossed {_rate(list(cols[4]))}")
         print(f"  coverage, human accuracy CI      crossed {_rate(list(cols[5]))}")
         sys.stdout.flush()

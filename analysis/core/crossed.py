@@ -32,6 +32,9 @@ Fallbacks, named in ``method`` (see :data:`METHODS`):
 * ``pair means t``: the values do not vary within any pair (residual variance 0, so the model
   is on its boundary): the t interval of the pair means (df pairs - 1);
 * ``degenerate``: fewer than 2 values or no variance at all: the mean, no interval.
+
+Where Satterthwaite's df is undefined (the Hessian of the variance parameters has no positive
+direction), df = the fewer levels of pairs or annotators - 1, named in ``df_method``.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import linalg, optimize, sparse, stats
+from threadpoolctl import threadpool_limits
 
 from analysis.core.coded import FloatArray, IntArray
 
@@ -48,8 +52,11 @@ CROSSED, PAIR_ONLY, ANNOTATOR_ONLY = "crossed", "pair only", "annotator only"
 ONE_SAMPLE_T, PAIR_MEANS_T, DEGENERATE = "one-sample t", "pair means t", "degenerate"
 METHODS = (CROSSED, PAIR_ONLY, ANNOTATOR_ONLY, ONE_SAMPLE_T, PAIR_MEANS_T, DEGENERATE)
 DF_METHOD = "Satterthwaite"
+DF_FALLBACK = "fewer levels of pairs or annotators - 1 (Satterthwaite undefined)"
 STARTS = ((0.5, 0.5), (0.1, 0.1), (2.0, 0.3))
 """Starting relative SDs (pair, annotator); the best REML optimum wins."""
+SMALL_DATA = 2_000
+"""Up to this many values a few Nelder-Mead starts check the quasi-Newton optimum."""
 TOLERANCE = 1e-9
 DENSE_MAX = 4_000_000
 """Up to this many (big level, small level) cells their counts are held dense."""
@@ -74,6 +81,7 @@ class CrossedMean:
     var_pair: float | None = None
     var_annotator: float | None = None
     var_residual: float | None = None
+    df_method: str = DF_METHOD
 
     def interval(self, level: float) -> list[float] | None:
         """The t interval estimate +- t_{df} se at ``level``; None without a finite se > 0."""
@@ -142,9 +150,14 @@ def crossed_mean(
         if pair_varies
         else ANNOTATOR_ONLY
     )
-    fit = fit_reml(y, np.ones((n, 1)), factors["pair"], factors["annotator"])
+    with threadpool_limits(1, "blas"):  # small matrices: BLAS threads only contend (40x slower
+        # on a loaded 2-core machine)
+        fit = fit_reml(y, np.ones((n, 1)), factors["pair"], factors["annotator"])
+        df = satterthwaite_df(fit, 0)
     se = float(np.sqrt(fit.cov[0, 0]))
-    df = satterthwaite_df(fit, 0)
+    df_method = DF_METHOD
+    if df is None:  # the variance parameters' Hessian has no positive direction
+        df, df_method = float(max(min(n_p, n_a) - 1, 1)), DF_FALLBACK
     result = CrossedMean(
         float(fit.beta[0]),
         se,
@@ -156,6 +169,7 @@ def crossed_mean(
         var_pair=fit.s2_pair if pair_varies else None,
         var_annotator=fit.s2_annotator if annotator_varies else None,
         var_residual=fit.s2_residual,
+        df_method=df_method,
     )
     return _with_ci(result)
 
@@ -295,17 +309,23 @@ def fit_reml(
         ratios = np.square(np.concatenate([t, np.zeros(2 - n_theta)]))
         return model.profiled(ratios)
 
-    best = None
-    for start in STARTS:
-        result = optimize.minimize(
-            criterion,
-            np.asarray(start[:n_theta]),
-            method="Nelder-Mead",
-            options={"xatol": 1e-8, "fatol": 1e-12, "maxfev": 2000},
-        )
-        if best is None or result.fun < best.fun:
-            best = result
-    assert best is not None
+    best = optimize.minimize(
+        criterion,
+        np.full(n_theta, 0.5),
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * n_theta,
+        options={"ftol": 1e-13, "gtol": 1e-9, "maxiter": 200},
+    )
+    if not best.success or len(y) <= SMALL_DATA:  # guard against a local optimum
+        for start in STARTS:
+            result = optimize.minimize(
+                criterion,
+                np.asarray(start[:n_theta]),
+                method="Nelder-Mead",
+                options={"xatol": 1e-8, "fatol": 1e-12, "maxfev": 2000},
+            )
+            if result.fun < best.fun - 1e-9:
+                best = result
     theta = np.abs(best.x)
     ratios = np.square(np.concatenate([theta, np.zeros(2 - n_theta)]))
     gram, _ = model.gram(1.0, float(ratios[0]), float(ratios[1]))
@@ -343,9 +363,12 @@ def satterthwaite_df(fit: RemlFit, index: int) -> float | None:
     """lmerTest's Satterthwaite df of the fixed effect ``index``; None when undefined."""
     x0 = fit.varpar
     try:
-        hessian = _hessian(fit.deviance, x0)
-        grad = _gradient(lambda vp: float(fit.vcov(vp)[index, index]), x0)
+        with np.errstate(all="ignore"):
+            hessian = _hessian(fit.deviance, x0)
+            grad = _gradient(lambda vp: float(fit.vcov(vp)[index, index]), x0)
     except (np.linalg.LinAlgError, linalg.LinAlgError, ValueError):
+        return None
+    if not (np.all(np.isfinite(hessian)) and np.all(np.isfinite(grad))):
         return None
     values, vectors = np.linalg.eigh(hessian)
     positive = values > TOLERANCE * max(float(np.max(np.abs(values))), 1.0)

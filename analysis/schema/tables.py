@@ -258,27 +258,37 @@ def plan_table(report: Report) -> Table | None:
 
 def accuracy_table(report: Report) -> Table:
     acc = report["human_accuracy"]
+    ties = acc["ties"]
+    majority = acc["panel_majority"]
     rows = [
         [f["label"], pct(f["value"]), pct_interval(f["ci95"]), str(f["n"])]
-        for f in (acc["strict"], acc["ties_as_half"], acc["ties_dropped"])
+        for f in (acc["single_annotator"], acc["strict"])
     ]
-    ties = acc["ties"]
-    rows.insert(
-        1,
+    rows.append(
         [
-            "Ties (equal mean rubric score)",
+            "Single annotator rates both equally (tie share)",
             pct(ties["share"]),
             pct_interval(ties["ci95"]),
             str(ties["count"]),
-        ],
+        ]
+    )
+    rows.append(
+        [
+            majority["label"],
+            pct(majority["value"]),
+            pct_interval(majority["ci95"]),
+            f"{majority['n']} pairs",
+        ]
     )
     rows.extend(_reference_row(report))
     return Table(
-        headers=["Measure", "Value", "95% Wilson CI", "Pairs"],
+        headers=["Measure", "Value", "95% CI", "Ratings"],
         rows=rows,
         numeric=[False, True, True, True],
-        note=f"Headline: strict win rate, comparable to a reward model's accuracy. Pairs: "
-        f"{acc['n_chosen_higher']} chosen higher / {acc['n_ties']} tie / "
+        note="Headline: the probability that a single annotator puts chosen above rejected "
+        "(ties as half), comparable to a reward model's accuracy; interval over pairs and "
+        "annotators. The panel majority grows with the annotators per pair (Wilson interval "
+        f"over pairs). Ratings: {acc['n_chosen_higher']} chosen higher / {acc['n_ties']} tie / "
         f"{acc['n_rejected_higher']} rejected higher.",
     )
 
@@ -289,7 +299,7 @@ def _reference_row(report: Report) -> list[list[str]]:
         return []
     return [
         [
-            "Reward-model reference (published; strict accuracy)",
+            "Reward-model reference (published accuracy)",
             pct(report["human_accuracy"]["reward_model_reference"], 2),
             DASH,
             DASH,
@@ -358,11 +368,11 @@ def domain_table(report: Report) -> Table:
         acc = d["human_accuracy"]
         cells += [
             yes_no(d["checks"]["validated"]),
-            f"{pct(acc['strict_accuracy'])} {pct_interval(acc['ci95'])}",
+            f"{pct(acc['accuracy'])} {pct_interval(acc['ci95'])}",
         ]
         rows.append(cells)
     return Table(
-        headers=["Domain", "Pairs", *DIMENSIONS, "Validated", "Strict accuracy [95% CI]"],
+        headers=["Domain", "Pairs", *DIMENSIONS, "Validated", "Human accuracy [95% CI]"],
         rows=rows,
         numeric=[False, True] + [False] * (len(DIMENSIONS) + 1) + [True],
         note="Exploratory. Cells: verdict (mean chosen − rejected). "
