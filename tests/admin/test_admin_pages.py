@@ -226,7 +226,7 @@ def test_deactivate_rotate_and_change_role(page_engine, open_page, boss):
     (block,) = [c.value for c in at.code]
     assert block.startswith("a1\thttp")
     assert "token=" in block
-    at.selectbox(key="manage_account").set_value("a2")
+    at.selectbox(key="manage_account").set_value("a2").run()  # a browser reruns on each pick
     at.selectbox(key="manage_role").set_value("researcher")
     _button(at, "Set role").click().run()
     with read_session(page_engine) as session:

@@ -14,6 +14,7 @@ from annotate.app.app_pages.admin_common import (
     ask_settings_change,
     choose_study,
     confirmed,
+    fresh_for,
     link_base,
     notify,
     pool_order_select,
@@ -63,6 +64,8 @@ def _draw_plan(study: Study, annotators: list[str]) -> None:
         "touched. Rebalancing also moves untouched pending pairs to people with fewer."
     )
     domains = act(lambda: data.study_domains(engine(), actor_id(), study.name)) or []
+    plan_keys = ("plan_people", "plan_domains", "plan_n", "plan_k", "plan_rebalance")
+    fresh_for("plan", (study.name, study.overlap), *plan_keys)
     with st.form("plan"):
         people = st.multiselect(
             "Annotators (choose them: none is preselected)",
@@ -122,6 +125,15 @@ def _draw_pool(study: Study) -> None:
         "a while. A pair is never rated by more than k people; reservations that run out go "
         "back to the pool."
     )
+    stored = (
+        study.pool_open,
+        study.enrolment_open,
+        study.reservation_minutes,
+        study.pool_quota,
+        study.pool_order,
+    )
+    pool_keys = ("pool_open", "pool_enrol", "pool_min", "pool_quota", "pool_order")
+    fresh_for("pool", (study.name, stored), *pool_keys)
     with st.form("pool"):
         left, middle, right = st.columns(3)
         pool = left.toggle("Open pool", value=study.pool_open, key="pool_open")

@@ -116,6 +116,20 @@ def _succeeded(change: Callable[[], None]) -> bool:
     return True
 
 
+def fresh_for(scope: str, item: object, *keys: str) -> None:
+    """Start the widgets `keys` from their defaults whenever the item a form acts on (a flag,
+    a pair, an account, a study) is not the one it was drawn for last time in this session:
+    nothing picked, typed or marked for one item shows on, or is saved with, the next.
+
+    Call it before the widgets are drawn; `scope` names the form."""
+    marker = f"admin_form_item_{scope}"
+    if marker in st.session_state and st.session_state[marker] == item:
+        return
+    for key in keys:
+        st.session_state.pop(key, None)
+    st.session_state[marker] = item
+
+
 def notify(message: str) -> None:
     """A success message shown after the next rerun."""
     st.session_state[NOTICE] = message

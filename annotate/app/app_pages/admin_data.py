@@ -10,6 +10,7 @@ from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
     choose_study,
+    fresh_for,
     notify,
     show_notice,
 )
@@ -106,6 +107,7 @@ def _draw_gold(study: str) -> None:
         return
     gold = {g.record_id: g.expect for g in board.gold}
     ordinary = sorted(board.coverage)
+    fresh_for("gold", study, "gold_pairs", "gold_expect")
     with st.form("gold"):
         picked = st.multiselect("Pairs", sorted(set(ordinary) | set(gold)), key="gold_pairs")
         expect = st.radio(

@@ -7,7 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, choose_study, done, show_notice
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    choose_study,
+    done,
+    fresh_for,
+    show_notice,
+)
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
@@ -110,8 +117,13 @@ def _draw_item(study: str, item: FlagItem) -> None:
 
 
 def _draw_actions(study: str, item: FlagItem) -> None:
+    fresh_for("flag", (study, item.assignment_id), "flag_action", "flag_note", "exclude_why")
+    actions = [str(a) for a in ACTIONS.values()]
+    current = actions.index(item.resolution.action) if item.resolution else 0
     with st.form(f"flag_action_{item.assignment_id}"):
-        action = st.radio("Action", list(ACTIONS), horizontal=True, key="flag_action")
+        action = st.radio(
+            "Action", list(ACTIONS), index=current, horizontal=True, key="flag_action"
+        )
         note = st.text_area("Note (what was decided, and why)", key="flag_note", height=68)
         saved = st.form_submit_button("Save", type="primary", icon=":material/check:")
     if saved:
