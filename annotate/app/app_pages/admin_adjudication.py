@@ -13,6 +13,7 @@ from annotate.app.app_pages.admin_common import (
     actor_id,
     choose_study,
     done,
+    draw_pending,
     fresh_for,
     show_notice,
 )
@@ -26,6 +27,7 @@ from annotate.services import adjudication
 def draw() -> None:
     study = choose_study()
     page_title("Adjudication", study)
+    draw_pending()
     show_notice()
     if study is None:
         return

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, choose_study
+from annotate.app.app_pages.admin_common import act, actor_id, choose_study, draw_pending
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.services import audited
@@ -16,6 +16,7 @@ from annotate.services import audited
 def draw() -> None:
     study = choose_study()
     page_title("Audit log", study)
+    draw_pending()
     every = st.toggle("Every study and the accounts", value=study is None, key="audit_every")
     if study is None and not every:
         return

@@ -10,6 +10,7 @@ from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
     choose_study,
+    draw_pending,
     fresh_for,
     notify,
     show_notice,
@@ -26,6 +27,7 @@ NEW_STUDY = "(a new study)"
 def draw() -> None:
     study = choose_study()
     page_title("Data and gold pairs", study)
+    draw_pending()
     show_notice()
     _draw_upload()
     if study is not None:

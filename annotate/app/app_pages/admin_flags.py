@@ -12,6 +12,7 @@ from annotate.app.app_pages.admin_common import (
     actor_id,
     choose_study,
     done,
+    draw_pending,
     fresh_for,
     show_notice,
 )
@@ -31,6 +32,7 @@ ACTIONS = {
 def draw() -> None:
     study = choose_study()
     page_title("Flags and skips", study)
+    draw_pending()
     show_notice()
     if study is None:
         return

@@ -8,6 +8,7 @@ from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
     done,
+    draw_pending,
     fresh_for,
     link_base,
     show_notice,
@@ -21,6 +22,7 @@ NEW_LINKS = "admin_new_links"
 
 def draw() -> None:
     st.title("Annotators")
+    draw_pending()
     show_notice()
     _draw_new_links()
     _draw_create()

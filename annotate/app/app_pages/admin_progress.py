@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, choose_study
+from annotate.app.app_pages.admin_common import act, actor_id, choose_study, draw_pending
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.domain.rating.progress import Totals
@@ -18,6 +18,7 @@ STATUS_COLOURS = {"done": "#2e7d32", "skipped": "#f9a825", "pending": "#90a4ae"}
 def draw() -> None:
     study = choose_study()
     page_title("Progress", study)
+    draw_pending()
     if study is None:
         return
     board = act(lambda: progress.dashboard(engine(), actor_id(), study))

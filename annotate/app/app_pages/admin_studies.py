@@ -14,7 +14,7 @@ from annotate.app.app_pages.admin_common import (
     actor_id,
     ask_settings_change,
     choose_study,
-    confirmed,
+    draw_pending,
     link_base,
     notify,
     pool_order_select,
@@ -37,6 +37,7 @@ SURVEY_HELP = (
 def draw() -> None:
     name = choose_study()
     page_title("Studies", name)
+    draw_pending()
     show_notice()
     _draw_create()
     if name is None:
@@ -78,12 +79,7 @@ def _draw_settings(study: Study) -> None:
     if saved and isinstance(changes["survey_questions"], str):
         st.error(changes["survey_questions"])  # the survey's JSON, located
     elif saved:
-        ask_settings_change("settings", study.name, changes)
-    if (held := confirmed("settings", study.name)) is not None:
-        updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **held))
-        if updated is not None:
-            notify(f"Settings of {study.name} saved.")
-            st.rerun()
+        ask_settings_change("settings", study.name, changes, f"Settings of {study.name} saved.")
     if study.enrolment_open:
         st.markdown("**Crowd enrolment link** (paste it into the platform's study URL):")
         st.code(
