@@ -90,7 +90,10 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("0011_exclusion_rules", (("study", "exclusion_rules"),)),
     ("0012_adjudication", (("study", "adjudication_threshold"), ("assignment", "purpose"))),
     ("0013_preference_history", (("assignment", "preference_history"),)),
-    ("0014_pool_order_and_roles", (("study", "pool_order"),)),
+    (
+        "0014_pool_order_and_roles",
+        (("study", "pool_order"), ("study", "finish_minimum"), ("participation", "finished_at")),
+    ),
 )
 # Tables a revision created (marked by their `id` column): a database from before that revision
 # lacks them, which is how its revision is recognised, not a broken schema.
