@@ -23,6 +23,7 @@ import streamlit as st
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
+from annotate.app.study_rules import RULE_WORDS
 from annotate.config import APP_URL_ENV
 from annotate.db.tables import Study
 from annotate.domain.dataset.importer import DatasetError
@@ -258,10 +259,7 @@ SETTING_WORDS = {
     "comprehension_attempts": "attempts at the comprehension check",
     "adjudication_threshold": "adjudication threshold",
     "exclusion_rules": "exclusion rules",
-    "min_gold_accuracy": "least gold accuracy",
-    "max_gold_failures": "most gold failures",
-    "max_straightlining_share": "most straight-lined share",
-    "min_median_seconds": "least median seconds per pair",
+    **RULE_WORDS,
 }
 
 
