@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -118,6 +118,26 @@ def done(change: Callable[[], None], *, message: str) -> None:
 def _succeeded(change: Callable[[], None]) -> bool:
     change()
     return True
+
+
+WIDE_TABLE_HINT = (
+    "Scroll the table sideways for every column (the first stays in place); a text cut short "
+    "shows whole when you point at it or double-click it."
+)
+
+
+def wide_table(
+    rows: Any, *, pinned: str, texts: Sequence[str] = (), narrow: Sequence[str] = ()
+) -> None:
+    """A table with more columns than a laptop or a phone shows at once (issue 22.9): the
+    `pinned` column stays while the others scroll sideways, long `texts` get a medium width
+    (the whole text on hover), `narrow` columns a small one, and a hint says how to see it all.
+    """
+    config: dict[str, Any] = {pinned: st.column_config.Column(pinned=True)}
+    config |= {name: st.column_config.TextColumn(width="medium") for name in texts}
+    config |= {name: st.column_config.Column(width="small") for name in narrow}
+    st.dataframe(rows, hide_index=True, width="stretch", column_config=config)
+    st.caption(WIDE_TABLE_HINT)
 
 
 def fresh_for(scope: str, item: object, *keys: str) -> None:

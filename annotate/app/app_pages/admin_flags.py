@@ -15,6 +15,7 @@ from annotate.app.app_pages.admin_common import (
     draw_pending,
     fresh_for,
     show_notice,
+    wide_table,
 )
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
@@ -41,7 +42,12 @@ def draw() -> None:
     if not items:
         st.info("No flagged or skipped pair to handle.", icon=":material/task_alt:")
     else:
-        st.dataframe(_queue_table(items), hide_index=True, width="stretch")
+        wide_table(
+            _queue_table(items),
+            pinned="item",
+            texts=("reason", "comment", "scores chosen/rejected"),
+            narrow=("domain",),
+        )
         labels = {i.assignment_id: _label(i) for i in items}
         chosen = st.selectbox(
             "Open an item", list(labels), format_func=labels.__getitem__, key="flags_item"
@@ -69,14 +75,14 @@ def _queue_table(items: list[FlagItem]) -> pd.DataFrame:
             {
                 "item": i.assignment_id,
                 "pair": i.record_id,
-                "domain": i.domain,
                 "annotator": i.annotator,
                 "kind": i.kind,
+                "handled": i.resolution.action if i.resolution else "",
+                "excluded": i.excluded,
                 "reason": i.reason,
                 "comment": i.comment,
                 "scores chosen/rejected": _score_text(i.scores),
-                "handled": i.resolution.action if i.resolution else "",
-                "excluded": i.excluded,
+                "domain": i.domain,
             }
             for i in items
         ]
