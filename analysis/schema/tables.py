@@ -10,6 +10,7 @@ how a table is laid out finds every one here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from analysis.schema.plan_words import WORDS, value_words
 from analysis.schema.report_types import Interval, Report
@@ -48,6 +49,20 @@ def pct(value: float | None, digits: int = 1) -> str:
 
 def pct_interval(ci: Interval | None) -> str:
     return DASH if ci is None else f"[{pct(ci[0])}, {pct(ci[1])}]"
+
+
+def minute(iso: str | None, missing: str = DASH) -> str:
+    """An ISO time as the tables show it, to the minute in UTC ('2026-12-04 18:32 UTC'); text
+    that is not an ISO time is shown as it is."""
+    if not iso:
+        return missing
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def yes_no(flag: bool) -> str:
@@ -149,8 +164,8 @@ def margin_table(report: Report) -> Table:
     record = report["margin_record"]
     if record is not None:
         note += (
-            f" Margin set at {record['set_at'] or 'unknown time'}; first rating at "
-            f"{record['first_rating_at'] or DASH}: {record['note']}."
+            f" Margin set at {minute(record['set_at'], 'unknown time')}; first rating at "
+            f"{minute(record['first_rating_at'])}: {record['note']}."
         )
         if record["changed_after_data"]:
             note += " CHANGED AFTER DATA ARRIVED."

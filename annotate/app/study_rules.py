@@ -36,6 +36,15 @@ RULE_INPUTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 
+RULE_WORDS = {
+    "min_gold_accuracy": "least gold accuracy",
+    "max_gold_failures": "most gold failures",
+    "max_straightlining_share": "most straight-lined share",
+    "min_median_seconds": "least median seconds per pair",
+}
+"""Each rule in words, for the status line and the confirmation tables."""
+
+
 def draw_rules(study: str, actor: int, act: Act, notify: Callable[[str], None]) -> None:
     """The rules' section of the study's settings; the page passes the acting admin and its
     `act` and `notify` (`admin_common`: refusals shown in one place, a notice after rerun)."""
@@ -82,7 +91,8 @@ def _minute(iso: str) -> str:
 
 
 def _status(record: dict[str, Any]) -> str:
-    rules = ", ".join(f"{k} = {v:g}" for k, v in record["rules"].items()) or "none"
+    shown = [f"{RULE_WORDS.get(k, k)} {v:g}" for k, v in record["rules"].items()]
+    rules = ", ".join(shown) or "none"
     when = f"set {_minute(record['set_at'])}" if record["set_at"] else "never set"
     first = record["first_rating_at"]
     late = first is not None and record["set_at"] is not None and record["set_at"] > first

@@ -359,6 +359,7 @@ def db_current_command() -> None:
 
 
 PortOption = Annotated[int, typer.Option(help="Port to serve the app on.")]
+DEMO_ADDRESS = "127.0.0.1"
 
 
 @app.command("serve")
@@ -379,6 +380,13 @@ def demo_command(
         int, typer.Option(help="Simulated annotators who also rate every pair (for the results).")
     ] = 5,
     no_serve: Annotated[bool, typer.Option("--no-serve", help="Set up only.")] = False,
+    address: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on: this computer only by default (the demo's login links "
+            "are printed here); 0.0.0.0 to let other machines in (e.g. in a container)."
+        ),
+    ] = DEMO_ADDRESS,
 ) -> None:
     """Set up the demo (bundled data, demo study, demo accounts), print the links, serve."""
     from annotate.cli.server import serve
@@ -391,7 +399,7 @@ def demo_command(
         f"{setup.simulated_scores} simulated scores added; made-up reward-model outputs: "
         f"{', '.join(setup.models) or 'none'} (data/demo/model_outputs/README.md)."
     )
-    base = f"http://localhost:{port}"
+    base = f"http://{demo_host(address)}:{port}"
     out.print(
         f"Annotator ({setup.annotator}): {accounts.login_link(setup.token, base)}",
         highlight=False,
@@ -403,4 +411,11 @@ def demo_command(
         markup=False,
     )
     if not no_serve:
-        serve(State.db, port)  # becomes the server process
+        serve(State.db, port, address)  # becomes the server process
+
+
+def demo_host(address: str) -> str:
+    """The host of the demo's printed links: localhost for this computer or every address."""
+    if address in (DEMO_ADDRESS, "0.0.0.0", "::", "localhost"):
+        return "localhost"
+    return f"[{address}]" if ":" in address else address

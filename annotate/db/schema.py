@@ -91,7 +91,10 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("0011_exclusion_rules", (("study", "exclusion_rules"),)),
     ("0012_adjudication", (("study", "adjudication_threshold"), ("assignment", "purpose"))),
     ("0013_preference_history", (("assignment", "preference_history"),)),
-    ("0014_pool_order_and_roles", (("study", "pool_order"),)),
+    (
+        "0014_pool_order_and_roles",
+        (("study", "pool_order"), ("study", "finish_minimum"), ("participation", "finished_at")),
+    ),
     ("0015_analysis_plan", (("study", "alpha"), ("annotator", "simulated"))),
     (
         "0016_participants_data",

@@ -109,6 +109,11 @@ class Study(SQLModel, table=True):
     pool_quota: int | None = Field(
         default=None, description="open pool: most pairs one annotator may pull (None: no limit)"
     )
+    finish_minimum: int | None = Field(
+        default=None,
+        description="crowd: pairs a participant rates before they may finish early with the "
+        "completion code (None: at the pool quota)",
+    )
     pool_order: str = Field(
         default=PoolOrder.DEPTH,
         description="open pool: 'depth' (partly rated pairs first, to k) or 'breadth' (fewest "
@@ -297,6 +302,9 @@ class Participation(SQLModel, table=True):
     survey_at: datetime | None = None
     withdrawn_at: datetime | None = Field(
         default=None, description="when the participant withdrew from the study (None: did not)"
+    )
+    finished_at: datetime | None = Field(
+        default=None, description="when the participant chose Finish (no further pairs)"
     )
 
 

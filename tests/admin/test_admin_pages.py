@@ -103,10 +103,11 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     at.toggle(key=f"{key}_pool").set_value(True)
     at.toggle(key=f"{key}_enrol").set_value(True)
     _button(at, "Save settings").click().run()
-    assert "Study pilot**: confirm to change these settings." in _texts(at)
+    assert "Study pilot: not saved yet.** Confirm to change these settings" in _texts(at)
     preview = at.dataframe[0].value.set_index("setting")
-    assert preview.loc["overlap", "now"] == "3"
-    assert preview.loc["overlap", "after"] == "4"
+    assert preview.loc["annotators per pair (k)", "now"] == "3"  # words, not setting names
+    assert preview.loc["annotators per pair (k)", "after"] == "4"
+    assert tuple(preview.loc["open pool"]) == ("off", "on")
     with read_session(page_engine) as session:
         assert get_study(session, "pilot").overlap == 3  # nothing saved before the confirmation
     _button(at, "Confirm").click().run()
@@ -226,7 +227,7 @@ def test_deactivate_rotate_and_change_role(page_engine, open_page, boss):
     (block,) = [c.value for c in at.code]
     assert block.startswith("a1\thttp")
     assert "token=" in block
-    at.selectbox(key="manage_account").set_value("a2")
+    at.selectbox(key="manage_account").set_value("a2").run()  # a browser reruns on each pick
     at.selectbox(key="manage_role").set_value("researcher")
     _button(at, "Set role").click().run()
     with read_session(page_engine) as session:

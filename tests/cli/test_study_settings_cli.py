@@ -58,6 +58,7 @@ def _designed(run, tmp_path: Path) -> None:
         "reservation_minutes": 30,
         "gold_rate": 0.1,
         "pool_quota": 40,
+        "finish_minimum": 20,
         "pool_order": "breadth",
         "completion_code": "DONE-9",
         "consent_text": "Agree?",

@@ -604,6 +604,7 @@ def test_existing_studies_keep_the_breadth_first_pool_and_new_ones_fill_pairs_fi
         first_schema_data(engine)
         upgrade_database(engine)
         assert rows(engine, "study", "pool_order") == [("breadth",)]
+        assert rows(engine, "study", "finish_minimum") == [(None,)]  # Finish at the quota
         with annotate.db.write_session(engine) as session:
             session.add(Study(name="new", seed=1))
         assert sorted(rows(engine, "study", "pool_order")) == [("breadth",), ("depth",)]

@@ -10,6 +10,8 @@ from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
     choose_study,
+    draw_pending,
+    fresh_for,
     notify,
     show_notice,
 )
@@ -25,6 +27,7 @@ NEW_STUDY = "(a new study)"
 def draw() -> None:
     study = choose_study()
     page_title("Data and gold pairs", study)
+    draw_pending()
     show_notice()
     _draw_upload()
     if study is not None:
@@ -106,6 +109,7 @@ def _draw_gold(study: str) -> None:
         return
     gold = {g.record_id: g.expect for g in board.gold}
     ordinary = sorted(board.coverage)
+    fresh_for("gold", study, "gold_pairs", "gold_expect")
     with st.form("gold"):
         picked = st.multiselect("Pairs", sorted(set(ordinary) | set(gold)), key="gold_pairs")
         expect = st.radio(

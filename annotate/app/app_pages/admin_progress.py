@@ -6,7 +6,13 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, choose_study
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    choose_study,
+    draw_pending,
+    wide_table,
+)
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.domain.rating.progress import Totals
@@ -18,6 +24,7 @@ STATUS_COLOURS = {"done": "#2e7d32", "skipped": "#f9a825", "pending": "#90a4ae"}
 def draw() -> None:
     study = choose_study()
     page_title("Progress", study)
+    draw_pending()
     if study is None:
         return
     board = act(lambda: progress.dashboard(engine(), actor_id(), study))
@@ -29,9 +36,9 @@ def draw() -> None:
     else:
         _draw_chart(board)
         st.subheader("Per annotator")
-        st.dataframe(_annotator_table(board), hide_index=True, width="stretch")
+        wide_table(_annotator_table(board), pinned="annotator")
     st.subheader("Per domain")
-    st.dataframe(_domain_table(board), hide_index=True, width="stretch")
+    wide_table(_domain_table(board), pinned="domain")
     _draw_flags(board)
 
 
@@ -166,7 +173,7 @@ def _draw_flags(board: progress.Dashboard) -> None:
         st.caption("No annotator has flagged a pair.")
         return
     st.caption("Open, resolve or exclude them on the Flags and skips page.")
-    st.dataframe(
+    wide_table(
         pd.DataFrame(
             [
                 {
@@ -180,8 +187,9 @@ def _draw_flags(board: progress.Dashboard) -> None:
                 for f in board.flagged
             ]
         ),
-        hide_index=True,
-        width="stretch",
+        pinned="pair",
+        texts=("reason", "comment"),
+        narrow=("domain",),
     )
 
 

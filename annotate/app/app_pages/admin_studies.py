@@ -15,7 +15,7 @@ from annotate.app.app_pages.admin_common import (
     actor_id,
     ask_settings_change,
     choose_study,
-    confirmed,
+    draw_pending,
     link_base,
     notify,
     pool_order_select,
@@ -26,6 +26,7 @@ from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.app.study_rules import draw_rules
 from annotate.db.tables import Study
+from annotate.domain.study.studies import DEFAULT_CROWD_QUOTA
 from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
 
@@ -38,6 +39,7 @@ SURVEY_HELP = (
 def draw() -> None:
     name = choose_study()
     page_title("Studies", name)
+    draw_pending()
     show_notice()
     _draw_create()
     if name is None:
@@ -82,16 +84,15 @@ def _draw_settings(study: Study) -> None:
     if saved and isinstance(changes["survey_questions"], str):
         st.error(changes["survey_questions"])  # the survey's JSON, located
     elif saved:
-        ask_settings_change("settings", study.name, changes, {"changes": changes, "force": force})
-    if (held := confirmed("settings", study.name)) is not None:
-        updated = act(
-            lambda: studies.update_study(
-                engine(), actor_id(), study.name, force=held["force"], **held["changes"]
-            )
+        ask_settings_change(
+            "settings", study.name, changes, f"Settings of {study.name} saved.", force=force
         )
-        if updated is not None:
-            notify(f"Settings of {study.name} saved.")
-            st.rerun()
+    if study.enrolment_open and not study.completion_code:
+        st.warning(
+            "Crowd enrolment is open but the study has no completion code: participants who "
+            "finish get no code to prove it. Set one above.",
+            icon=":material/warning:",
+        )
     if study.enrolment_open:
         st.markdown("**Crowd enrolment link** (paste it into the platform's study URL):")
         st.code(
@@ -160,8 +161,7 @@ def _wording_inputs(study: Study, key: str) -> dict[str, Any]:
 
 def _work_inputs(study: Study, key: str) -> dict[str, Any]:
     st.markdown("##### Analysis, overlap and the open pool")
-    cols = st.columns(3)
-    margin_box, unit_box = cols[0].columns([3, 2])
+    margin_box, unit_box, code_box, k_box = st.columns(4)
     margin = margin_box.number_input(
         "Equivalence margin",
         value=float(study.equivalence_margin),
@@ -178,28 +178,37 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         format_func=lambda u: {"points": "scale points", "sd": "SD of differences"}[u],
         key=f"{key}_margin_unit",
     )
-    code = cols[1].text_input(
+    code = code_box.text_input(
         "Completion code", value=study.completion_code or "", key=f"{key}_code"
     )
-    overlap = cols[2].number_input(
+    overlap = k_box.number_input(
         "Annotators per pair (k)", value=study.overlap, min_value=1, step=1, key=f"{key}_k"
     )
-    cols = st.columns(3)
-    reservation = cols[0].number_input(
+    reservation_box, quota_box, gold_box, minimum_box = st.columns(4)
+    reservation = reservation_box.number_input(
         "Reservation (minutes)",
         value=study.reservation_minutes,
         min_value=1,
         step=5,
         key=f"{key}_reservation",
     )
-    quota = cols[1].number_input(
+    quota = quota_box.number_input(
         "Pairs per person from the pool (0: no limit)",
         value=study.pool_quota or 0,
         min_value=0,
         step=1,
         key=f"{key}_quota",
     )
-    gold_rate = cols[2].number_input(
+    minimum = minimum_box.number_input(
+        "Crowd: pairs before Finish (0: the pairs per person)",
+        value=study.finish_minimum or 0,
+        min_value=0,
+        step=1,
+        key=f"{key}_finish_minimum",
+        help="A crowd participant who has rated this many may finish with the completion code. "
+        f"Opening crowd enrolment sets {DEFAULT_CROWD_QUOTA} pairs per person when none is set.",
+    )
+    gold_rate = gold_box.number_input(
         "Gold rate (share of each queue)",
         value=float(study.gold_rate),
         min_value=0.0,
@@ -220,6 +229,7 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         "overlap": int(overlap),
         "reservation_minutes": int(reservation),
         "pool_quota": int(quota) or None,
+        "finish_minimum": int(minimum) or None,
         "gold_rate": float(gold_rate),
         "pool_open": pool,
         "pool_order": order,

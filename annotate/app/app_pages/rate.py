@@ -49,7 +49,8 @@ from annotate.domain.rating.queue import (
 )
 from annotate.domain.rating.ratings import RatingError, missing_scores
 from annotate.domain.study.accounts import LoginNoLongerValid
-from annotate.errors import Unavailable
+from annotate.errors import PrbError, Unavailable
+from annotate.services.enrolment import finish_offers, finish_study
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
 from annotate.vocabulary import DIMENSIONS, PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
@@ -124,6 +125,7 @@ def _pair_page(account_id: int) -> None:
     _draw_context(view)
     _draw_form(account_id, view, entries)
     _draw_navigation(account_id, view, entries)
+    _draw_finish(account_id)
     scale = view.scale
     assert scale is not None
     shown = (scale.minimum, scale.maximum, scale.ask_preference, scale.aspect_checklist)
@@ -512,6 +514,26 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
 
 
 _STATUS_WORDS = {"pending": "to do", "done": "rated", "skipped": "skipped"}
+
+
+def _draw_finish(account_id: int) -> None:
+    """A crowd participant who has rated the study's minimum may finish (issue 22.4): their
+    open pair goes back to the pool and the done page gives the completion code."""
+    for number, offer in enumerate(finish_offers(engine(), account_id)):
+        with st.container(border=True, key=f"finish_box_{number}"):
+            quota = f" (at most {offer.quota})" if offer.quota else ""
+            st.markdown(
+                f"You have rated **{offer.rated}** pairs; {offer.minimum} were asked{quota}. "
+                "You may stop here and get your completion code, or go on."
+            )
+            if st.button("Finish and get my completion code", key=f"finish_{number}"):
+                try:
+                    finish_study(engine(), account_id, study=offer.study, token=login_token())
+                except PrbError as error:
+                    st.error(str(error))
+                    return
+                st.session_state.pop(CURRENT, None)
+                st.rerun()
 
 
 def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:

@@ -19,7 +19,7 @@ from sqlalchemy import distinct, func
 from sqlmodel import Session, col, select
 
 from annotate.config import enrolment_limits
-from annotate.db.tables import Annotator, Assignment, Study
+from annotate.db.tables import Annotator, Assignment, Participation, Study
 from annotate.domain.assignment.slots import row_id
 from annotate.vocabulary import AssignmentStatus
 
@@ -93,3 +93,14 @@ def _recent_unproven(session: Session, study_id: int, since: datetime) -> int:
             col(Assignment.annotator_id).not_in(done),
         )
     ).one()
+
+
+def has_finished(session: Session, annotator_id: int, study_id: int) -> bool:
+    """Whether the participant chose Finish in the study (`annotate.domain.crowd.finish`):
+    the pool gives them nothing more."""
+    finished = session.exec(
+        select(Participation.finished_at).where(
+            Participation.annotator_id == annotator_id, Participation.study_id == study_id
+        )
+    ).first()
+    return finished is not None

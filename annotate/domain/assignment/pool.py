@@ -57,9 +57,10 @@ def pull_next(
     """Reserve the next pair for this annotator in an open-pool study; return the assignment id.
 
     An annotator holds at most one live reservation: while they have one, it is returned again.
-    None when the annotator is unknown, inactive or an adjudicator, the pool is closed, the
-    annotator reached the study's quota, a crowd participant who has submitted nothing is over
-    the study link's limits (`assignment.crowd`), or no pair they never had still needs ratings.
+    None when the annotator is unknown, inactive, an adjudicator or finished (chose Finish), the
+    pool is closed, the annotator reached the study's quota, a crowd participant who has
+    submitted nothing is over the study link's limits (`assignment.crowd`), or no pair they
+    never had still needs ratings.
     """
     now = as_utc(now)
     study = lock_study(session, study_id)
@@ -68,6 +69,8 @@ def pull_next(
         return None
     if annotator.role == Role.ADJUDICATOR:
         return None  # adjudicators get only adjudication work
+    if crowd.has_finished(session, annotator_id, study_id):
+        return None  # the participant chose Finish
     release_lapsed(session, study_id, now)
     live = live_reservation(session, annotator_id, study_id, now)
     if live is not None:

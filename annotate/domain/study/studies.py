@@ -22,6 +22,9 @@ from annotate.errors import Invalid, NotFound
 from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, POOL_ORDERS, RATIONALE_MODES
 
 DEFAULT_STUDY = "default"
+DEFAULT_CROWD_QUOTA = 10
+"""Pairs per person a study open to crowd enrolment gets when none is set: a participant
+always has a way to finish (issue 22.4)."""
 MAX_NAME_CHARS = 200
 MAX_STOPPING_RULE_CHARS = 2000
 
@@ -46,6 +49,7 @@ EDITABLE = (
     "gold_rate",
     "pool_open",
     "pool_quota",
+    "finish_minimum",
     "pool_order",
     "enrolment_open",
     "consent_text",
@@ -177,6 +181,8 @@ def _apply(study: Study, changes: dict[str, Any]) -> None:
     study.anchors = {
         k: v for k, v in study.anchors.items() if study.scale_min <= _as_int(k) <= study.scale_max
     }
+    if study.enrolment_open and study.pool_quota is None:
+        study.pool_quota = DEFAULT_CROWD_QUOTA  # shown in the confirmation as a change
 
 
 def _ensure_enrolment_key(study: Study) -> None:
@@ -240,6 +246,14 @@ def study_problems(study: Study) -> list[str]:
         problems.append("pool quota must be at least 1 (or empty for no limit)")
     if study.pool_order not in POOL_ORDERS:
         problems.append(f"pool order must be one of {', '.join(POOL_ORDERS)}")
+    minimum = study.finish_minimum
+    if minimum is not None and minimum < 1:
+        problems.append("the minimum before Finish must be at least 1 pair (or empty: the quota)")
+    if minimum is not None and study.pool_quota is not None and minimum > study.pool_quota:
+        problems.append(
+            f"the minimum before Finish ({minimum}) cannot exceed the pairs per person "
+            f"({study.pool_quota})"
+        )
     if study.enrolment_open and not study.pool_open:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
     if study.rationale not in RATIONALE_MODES:

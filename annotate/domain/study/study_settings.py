@@ -65,6 +65,7 @@ class StudySettings(BaseModel):
     reservation_minutes: int = 60
     gold_rate: float = 0.0
     pool_quota: int | None = None
+    finish_minimum: int | None = None
     pool_order: str = "depth"
     completion_code: str | None = None
     consent_text: str = ""

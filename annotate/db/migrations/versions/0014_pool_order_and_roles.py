@@ -10,6 +10,9 @@ pair keeps one before the index is made: an unfinished one is released when a fi
 older one exists, then of several finished ones the oldest stays.
 The adjudicator role needs no column (`annotator.role` is text).
 
+A crowd participant's way to finish (issue 22.4): `study.finish_minimum` (pairs rated before
+Finish is offered; None: at the pool quota, as before) and `participation.finished_at`.
+
 Revision ID: 0014_pool_order_and_roles
 Revises: 0013_preference_history
 Create Date: 2026-12-05
@@ -51,6 +54,9 @@ def upgrade() -> None:
         )
     with op.batch_alter_table("study") as batch:
         batch.alter_column("pool_order", server_default=None)
+        batch.add_column(sa.Column("finish_minimum", sa.Integer(), nullable=True))
+    with op.batch_alter_table("participation") as batch:
+        batch.add_column(sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True))
     for sql in (RELEASE_OPEN_DUPLICATES, RELEASE_LATER_DONE):
         op.execute(sql)
     op.create_index(
@@ -65,5 +71,8 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_index("uq_assignment_live_adjudication", table_name="assignment")
+    with op.batch_alter_table("participation") as batch:
+        batch.drop_column("finished_at")
     with op.batch_alter_table("study") as batch:
+        batch.drop_column("finish_minimum")
         batch.drop_column("pool_order")
