@@ -219,6 +219,9 @@ def verdict_table(report: Report) -> Table:
     plan = report.get("plan")
     if plan is not None:
         rows.append(["Analysis plan", plan["note"]])
+    simulated = report.get("simulated")
+    if simulated is not None:
+        rows.append(["Simulated ratings", simulated["note"]])
     return Table(headers=["Check", "Result"], rows=rows)
 
 

@@ -20,7 +20,6 @@ from annotate.domain.study.plan import plan_json
 from annotate.errors import Invalid
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models
-from annotate.services.simulated import is_simulated
 
 
 def publish_study(
@@ -52,7 +51,7 @@ def publish_study(
         margin=target.equivalence_margin,
         overlap=target.overlap,
         n_annotators=int(ordinary_rows(data.ratings)["annotator"].nunique()),  # no adjudicator
-        n_simulated=_simulated(data),
+        n_simulated=simulated_annotators(data),
         n_rows=len(data.ratings),
         exclusions=list(data.excluded),
         license=license,
@@ -60,8 +59,11 @@ def publish_study(
     return publish.write_folder(folder, _files(data, report, protocol))
 
 
-def _simulated(data: StudyRatings) -> int:
-    return sum(1 for name in data.ratings["annotator"].unique() if is_simulated(str(name)))
+def simulated_annotators(data: StudyRatings) -> int:
+    """The simulated annotators in the card's figures (0 unless the study counts them)."""
+    if data.simulated is None or not data.simulated["counted"]:
+        return 0
+    return data.simulated["n_annotators"]
 
 
 def _files(data: StudyRatings, report: Report, protocol: publish.Protocol) -> dict[str, bytes]:

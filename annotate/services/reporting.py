@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any, cast
 
 import pandas as pd
+from sqlalchemy import distinct, func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -26,9 +27,9 @@ from analysis.designs.exclusion_rules import (
 from analysis.designs.preference import attach_preference
 from analysis.report import build_report
 from analysis.schema.exclusion_types import AnnotatorFacts
-from analysis.schema.report_types import ExcludedPair, Report
+from analysis.schema.report_types import ExcludedPair, Report, SimulatedRatings
 from annotate.db import read_session
-from annotate.db.tables import Study, stored_id
+from annotate.db.tables import Annotator, Assignment, Rating, Study, stored_id
 from annotate.domain.exports.aspect_export import aspects_dataframe, judge_dataframe
 from annotate.domain.exports.export import ratings_dataframe
 from annotate.domain.operations.exclusion_rules import rules_record
@@ -56,6 +57,7 @@ class StudyRatings:
     alpha: float = 0.05  # the pre-registered alpha
     smallest_effect: float | None = None  # the pre-registered smallest effect (None: margin)
     plan: dict[str, Any] | None = None  # the plan document (annotate.domain.study.plan)
+    simulated: SimulatedRatings | None = None  # a study holding simulated ratings
 
     def rule_values(self) -> Mapping[str, object]:
         """The study's exclusion rules, name -> threshold (empty without rules)."""
@@ -114,8 +116,11 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         facts = annotator_facts(session, stored_id(target))
         alpha, sesoi = target.alpha, target.smallest_effect
         plan = plan_document(session, target)
-    ratings = mark_excluded(ratings_dataframe(engine, study), rules["rules"], facts)
-    aspects = aspects_dataframe(engine, study) if checklist else None
+        counted = target.count_simulated
+        simulated = simulated_summary(session, stored_id(target), counted)
+    ratings = ratings_dataframe(engine, study, simulated=counted)
+    ratings = mark_excluded(ratings, rules["rules"], facts)
+    aspects = aspects_dataframe(engine, study, simulated=counted) if checklist else None
     judges = judge_dataframe(engine, study) if checklist else None
     return StudyRatings(
         study,
@@ -131,7 +136,27 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         alpha=alpha,
         smallest_effect=sesoi,
         plan=plan,
+        simulated=simulated,
     )
+
+
+def simulated_summary(session: Session, study_id: int, counted: bool) -> SimulatedRatings | None:
+    """The study's simulated ratings (None: it has none), counted in its figures or not."""
+    annotators, scores = session.exec(
+        select(func.count(distinct(col(Annotator.id))), func.count(col(Rating.id)))
+        .select_from(Rating)
+        .join(Assignment, col(Rating.assignment_id) == col(Assignment.id))
+        .join(Annotator, col(Assignment.annotator_id) == col(Annotator.id))
+        .where(col(Assignment.study_id) == study_id, col(Annotator.simulated).is_(True))
+    ).one()
+    if not scores:
+        return None
+    what = f"{annotators} SIMULATED annotator(s) (made-up ratings, not people): {scores:,} scores"
+    if counted:
+        note = f"{what}, COUNTED in every figure (the study opts in)"
+    else:
+        note = f"{what}, left out of every figure (the study does not count simulated ratings)"
+    return {"n_annotators": annotators, "n_scores": scores, "counted": counted, "note": note}
 
 
 def ratings_export(engine: Engine, study: str | None = None) -> pd.DataFrame:
@@ -213,6 +238,8 @@ def with_study_options(report: Report, data: StudyRatings) -> Report:
     report = attach_aspects(report, data.primary_aspects(), ratings, data.judges, left_out)
     report = attach_attributes(report, ratings)
     report = attach_adjudication(report, ratings)
+    if data.simulated is not None:
+        report["simulated"] = data.simulated
     return with_exclusion_rules(report, data)
 
 

@@ -39,7 +39,9 @@ JUDGE_COLUMNS: tuple[str, ...] = (
 """An imported judge's aspect scores (`analysis.designs.aspects` compares them with the humans')."""
 
 
-def aspects_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
+def aspects_dataframe(
+    engine: Engine, study: str | None = None, *, simulated: bool = True
+) -> pd.DataFrame:
     """Every current aspect mark of one study, or of every study (ASPECT_EXPORT_COLUMNS)."""
     side = side_shown(col(AspectMark.response))
     columns: tuple[Any, ...] = (
@@ -69,6 +71,8 @@ def aspects_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
     )
     if study is not None:
         query = query.where(col(Study.name) == study)
+    if not simulated:  # the analysis of a study that does not count simulated ratings
+        query = query.where(col(Annotator.simulated).is_(False))
     with engine.connect() as connection:
         rows = connection.execute(query).all()
     frame = pd.DataFrame(rows, columns=list(ASPECT_EXPORT_COLUMNS))

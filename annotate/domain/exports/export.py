@@ -44,7 +44,9 @@ CSV_LINE_END = "\r\n"
 rationale) is quoted and stays in its cell; with pandas' default '\n' it would end the row."""
 
 
-def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
+def ratings_dataframe(
+    engine: Engine, study: str | None = None, *, simulated: bool = True
+) -> pd.DataFrame:
     """All current scores (earlier revisions in `revision_history`) of one study, or of every
     study, and one row per skipped assignment.
 
@@ -89,6 +91,8 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
     )
     if study is not None:
         query = query.where(col(Study.name) == study)
+    if not simulated:  # the analysis of a study that does not count simulated ratings
+        query = query.where(col(Annotator.simulated).is_(False))
     with engine.connect() as connection:
         rows = connection.execute(query).all()
     frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS, *HIDDEN_COLUMNS])

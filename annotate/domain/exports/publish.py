@@ -184,6 +184,7 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
         "## Verdict",
         "",
         *_plan_warning(plan),
+        *_simulated_warning(report.get("simulated")),
         f"The benchmark's labels are **{word}** by these ratings: general quality ties "
         f"({_num(checks['general_quality_tie'])}), rubric alignment diverges "
         f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected.",
@@ -197,6 +198,13 @@ def _plan_warning(plan: Mapping[str, Any] | None) -> list[str]:
     if plan is None or plan["note"] == "as pre-registered":
         return []
     return [f"**Analysis plan: {_cell(plan['note'])}** (see Analysis plan).", ""]
+
+
+def _simulated_warning(simulated: Mapping[str, Any] | None) -> list[str]:
+    """Made-up ratings said above the verdict: counted in it (the study opts in) or left out."""
+    if simulated is None:
+        return []
+    return [f"**Simulated ratings: {simulated['note']}.**", ""]
 
 
 def _plan_section(report: Mapping[str, Any]) -> list[str]:
