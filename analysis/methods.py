@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from analysis.core.paired import EXACT_MAX_N, MIN_PAIRS
-from analysis.schema.plan_words import change_words
+from analysis.schema.plan_words import change_words, time_words
 from analysis.schema.report_types import AnalysisPlan, Report
 
 ALPHA_TENTATIVE, ALPHA_RELIABLE = 0.667, 0.8
@@ -143,9 +143,9 @@ def plan_sentences(plan: AnalysisPlan) -> str:
     )
     text = (
         f"The analysis plan (margin {plan['margin']:g} {plan['margin_unit']}, smallest effect of "
-        f"interest {sesoi_words}, alpha {plan['alpha']:g}, sample size: {size}) was set on "
-        f"{plan['set_at'] or 'an unknown date'}, before the first rating "
-        f"({plan['first_rating_at'] or 'none yet'})"
+        f"interest {sesoi_words}, alpha {plan['alpha']:g}, sample size: {size}) was last set "
+        f"on {time_words(plan['set_at'])}; the first rating came on "
+        f"{time_words(plan['first_rating_at']) if plan['first_rating_at'] else '(none yet)'}"
     )
     late = [c for c in plan["changes"] if c["after_data"]]
     if late:

@@ -73,7 +73,9 @@ def run(folder: Path, url: str, args: argparse.Namespace) -> None:
     timed("set-up: import pairs", lambda: import_files(engine, SYSTEM, files, study=STUDY))
     timed(
         f"set-up: {args.annotators} simulated annotators rate every pair",
-        lambda: store_simulated_ratings(engine, STUDY, n_annotators=args.annotators, seed=1),
+        lambda: store_simulated_ratings(
+            engine, STUDY, n_annotators=args.annotators, seed=1, count=True
+        ),
     )
     ids = dataset_ids(files)
     outputs = []

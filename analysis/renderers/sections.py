@@ -37,6 +37,9 @@ def verdict_heading(report: Report) -> str:
     verdict = "VALIDATED" if checks["validated"] else "NOT VALIDATED"
     if checks["reliability_caveat"]:
         verdict += " (reliability caveat: rubric alpha below 0.667)"
+    simulated = report.get("simulated")
+    if simulated is not None and simulated["counted"]:
+        verdict += " (includes SIMULATED ratings: not people)"
     plan = report.get("plan")
     if plan is not None and plan["interim"]:
         verdict = f"INTERIM, {verdict} ({plan['n_pairs_analysed']} of {plan['planned_pairs']} "

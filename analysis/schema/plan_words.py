@@ -4,6 +4,7 @@ report's note, its tables, the methods paragraph)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 
 from analysis.schema.report_types import PlanChange
 
@@ -29,8 +30,21 @@ def value_words(value: object) -> str:
     return str(value)
 
 
+def time_words(iso: str | None) -> str:
+    """An ISO time as people read it: '2026-12-01 10:00 UTC' (to the minute)."""
+    if not iso:
+        return "an unknown time"
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def change_words(change: PlanChange) -> str:
-    """'equivalence margin 0.3 -> 0.6 on 2026-12-01T10:00:00+00:00'."""
+    """'equivalence margin 0.3 -> 0.6 on 2026-12-01 10:00 UTC'."""
     name = WORDS.get(change["setting"], change["setting"])
     before, after = value_words(change["before"]), value_words(change["after"])
-    return f"{name} {before} -> {after} on {change['at'] or 'an unknown date'}"
+    return f"{name} {before} -> {after} on {time_words(change['at'])}"

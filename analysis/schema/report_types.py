@@ -319,6 +319,15 @@ class AnalysisPlan(TypedDict):
     note: str
 
 
+class SimulatedRatings(TypedDict):
+    """Made-up ratings of simulated annotators in the study (prb-annotate synth ratings)."""
+
+    n_annotators: int
+    n_scores: int
+    counted: bool  # in every figure (the study opts in) or left out of all of them
+    note: str
+
+
 class MarginRecord(TypedDict):
     set_at: str | None
     history: list[dict[str, object]]
@@ -422,6 +431,7 @@ class Report(TypedDict):
     margin_sensitivity: MarginSensitivity
     margin_record: MarginRecord | None
     plan: NotRequired[AnalysisPlan]  # analysis.core.plan: the study's pre-registered plan
+    simulated: NotRequired[SimulatedRatings]  # a study holding simulated ratings
     power: PowerResult | None
     mixed_model: MixedModel
     position_bias: dict[str, PositionBias]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from analysis.schema.plan_words import WORDS, value_words
+from analysis.schema.plan_words import WORDS, time_words, value_words
 from analysis.schema.report_types import Interval, Report
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 
@@ -234,6 +234,9 @@ def verdict_table(report: Report) -> Table:
     plan = report.get("plan")
     if plan is not None:
         rows.append(["Analysis plan", plan["note"]])
+    simulated = report.get("simulated")
+    if simulated is not None:
+        rows.append(["Simulated ratings", simulated["note"]])
     return Table(headers=["Check", "Result"], rows=rows)
 
 
@@ -259,15 +262,16 @@ def plan_table(report: Report) -> Table | None:
     ]  # fmt: skip
     rows += [
         [f"Changed: {WORDS.get(c['setting'], c['setting'])}", value_words(c["before"]),
-         f"{value_words(c['after'])} on {c['at'] or 'unknown date'}"
+         f"{value_words(c['after'])} on {time_words(c['at'])}"
          + (" (AFTER DATA)" if c["after_data"] else "")]
         for c in plan["changes"]
     ]  # fmt: skip
     return Table(
         headers=["Setting", "Pre-registered", "This report"],
         rows=rows,
-        note=f"Plan set at {plan['set_at'] or 'an unknown time'}; first rating at "
-        f"{plan['first_rating_at'] or DASH}. {plan['note'].capitalize()}.",
+        note=f"Plan set at {time_words(plan['set_at'])}; first rating at "
+        f"{time_words(plan['first_rating_at']) if plan['first_rating_at'] else DASH}. "
+        f"{plan['note'][0].upper()}{plan['note'][1:]}.",
     )
 
 

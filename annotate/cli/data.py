@@ -221,16 +221,56 @@ def synth_ratings(
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    count: Annotated[
+        bool,
+        typer.Option(
+            "--count",
+            help="The study counts simulated ratings in its verdict and card, labelled (a "
+            "study setting, as `studies edit --count-simulated`); without it they are left out.",
+        ),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Add them although the study holds real ratings (audited)."),
+    ] = False,
 ) -> None:
-    """Have simulated annotators rate every pair of a study (for demos and tests)."""
+    """Have simulated annotators rate every pair of a study (for demos and tests): scores, aspect
+    marks, the direct preference and its rationale, as the study asks. Refused for a study with
+    real ratings unless --force; audited; `synth remove` takes them out again."""
     from annotate.services.simulated import store_simulated_ratings
 
     effects = _parse_effects(effect) if effect else None
     with refusals():
         stored = store_simulated_ratings(
-            State.engine(), study, n_annotators=annotators, effects=effects, seed=seed
+            State.engine(),
+            study,
+            n_annotators=annotators,
+            effects=effects,
+            seed=seed,
+            force=force,
+            count=count,
         )
-    out.print(f"Stored {stored} simulated scores in study {study!r}.")
+    counted = (
+        "counted in the verdict and card"
+        if count
+        else "see `studies show` for whether the verdict counts them"
+    )
+    out.print(f"Stored {stored} simulated scores in study {study!r} ({counted}).", markup=False)
+
+
+@synth_app.command("remove")
+def synth_remove(study: StudyOption) -> None:
+    """Remove every simulated rating of a study (scores, revisions, aspect marks, preferences,
+    their assignments, and simulated accounts left with no work); real ratings stay. Audited."""
+    from annotate.services.simulated import remove_simulated
+
+    with refusals():
+        removed = remove_simulated(State.engine(), study)
+    out.print(
+        f"Removed {removed['scores']} simulated scores, {removed['assignments']} assignments "
+        f"and {removed['accounts']} simulated accounts from study {study!r}.",
+        markup=False,
+    )
 
 
 @app.command("report")

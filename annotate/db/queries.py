@@ -54,10 +54,13 @@ def export_rows(
     detail: type[Rating] | type[AspectMark],
     then_by: Sequence[Any],
     study: str | None = None,
+    *,
+    simulated: bool = True,
 ) -> Sequence[Row[Any]]:
     """The rows of an export: `columns` over each assignment's `detail` rows (its current scores,
     or its aspect marks) with the study, gold pairs left out, of one `study` or of every study,
-    ordered by study, pair and annotator, then by `then_by`.
+    ordered by study, pair and annotator, then by `then_by`; without `simulated`, simulated
+    annotators' rows are left out (a study that does not count them).
 
     Gold pairs are quality-control items with a known answer, given to every annotator outside
     the plan's k: they would weigh too much in the validation, so no export holds them."""
@@ -70,5 +73,7 @@ def export_rows(
     )
     if study is not None:
         query = query.where(col(Study.name) == study)
+    if not simulated:
+        query = query.where(col(Annotator.simulated).is_(False))
     with engine.connect() as connection:
         return connection.execute(query).all()

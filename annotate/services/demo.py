@@ -72,8 +72,13 @@ def set_up_demo(
         created = assign_pairs(session, study, annotator, study_pairs(session, study))
     simulated = 0
     if simulated_annotators:
-        simulated = store_simulated_ratings(
-            engine, DEMO_STUDY, n_annotators=simulated_annotators, seed=DEMO_SEED
+        simulated = store_simulated_ratings(  # the demo counts them, labelled as simulated
+            engine,
+            DEMO_STUDY,
+            n_annotators=simulated_annotators,
+            seed=DEMO_SEED,
+            force=True,  # a re-run after the demo annotator rated in the app
+            count=True,
         )
     models = _import_demo_models(engine, folder)
     if simulated_annotators:  # the results page's demo: its Downstream section too

@@ -28,7 +28,6 @@ from annotate.domain.exports.published import (
     published_times,
 )
 from annotate.domain.study import studies
-from annotate.domain.study.accounts import is_simulated
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.plan import plan_json
 from annotate.errors import Invalid
@@ -76,7 +75,7 @@ def card_files(
         margin=target.equivalence_margin,
         overlap=target.overlap,
         n_annotators=int(ordinary_rows(data.ratings)["annotator"].nunique()),  # no adjudicator
-        n_simulated=_simulated(data),
+        n_simulated=simulated_annotators(data),
         n_rows=len(data.ratings),
         exclusions=list(data.excluded),
         license=license,
@@ -116,8 +115,11 @@ def card_zip(files: dict[str, bytes], study: str) -> bytes:
     return buffer.getvalue()
 
 
-def _simulated(data: StudyRatings) -> int:
-    return sum(1 for name in data.ratings["annotator"].unique() if is_simulated(str(name)))
+def simulated_annotators(data: StudyRatings) -> int:
+    """The simulated annotators in the card's figures (0 unless the study counts them)."""
+    if data.simulated is None or not data.simulated["counted"]:
+        return 0
+    return data.simulated["n_annotators"]
 
 
 def _files(

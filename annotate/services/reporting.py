@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any, cast
 
 import pandas as pd
+from sqlalchemy import distinct, func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -27,9 +28,9 @@ from analysis.designs.exclusion_rules import (
 from analysis.designs.preference import attach_preference
 from analysis.report import build_report
 from analysis.schema.exclusion_types import AnnotatorFacts
-from analysis.schema.report_types import ExcludedPair, Report
+from analysis.schema.report_types import ExcludedPair, Report, SimulatedRatings
 from annotate.db import read_session
-from annotate.db.tables import Erasure, Study, stored_id
+from annotate.db.tables import Annotator, Assignment, Erasure, Rating, Study, stored_id
 from annotate.domain.exports.aspect_export import aspects_dataframe, judge_dataframe
 from annotate.domain.exports.export import ratings_dataframe
 from annotate.domain.exports.pseudonyms import pseudonymised, pseudonyms
@@ -62,6 +63,7 @@ class StudyRatings:
     plan: dict[str, Any] | None = None  # the plan document (annotate.domain.study.plan)
     free_text: dict[str, str] = field(default_factory=dict)  # free-text column -> what it holds
     erasures: list[dict[str, object]] = field(default_factory=list)  # participants erased
+    simulated: SimulatedRatings | None = None  # a study holding simulated ratings
 
     def rule_values(self) -> Mapping[str, object]:
         """The study's exclusion rules, name -> threshold (empty without rules)."""
@@ -124,9 +126,12 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         erased = erasure_log(session, stored_id(target))
         alpha, sesoi = target.alpha, target.smallest_effect
         plan = plan_document(session, target)
-    ratings = pseudonymised(ratings_dataframe(engine, study), names)
+        counted = target.count_simulated
+        simulated = simulated_summary(session, stored_id(target), counted)
+    ratings = pseudonymised(ratings_dataframe(engine, study, simulated=counted), names)
     ratings = mark_excluded(ratings, rules["rules"], facts)
-    aspects = pseudonymised(aspects_dataframe(engine, study), names) if checklist else None
+    aspects = aspects_dataframe(engine, study, simulated=counted) if checklist else None
+    aspects = pseudonymised(aspects, names) if aspects is not None else None
     judges = judge_dataframe(engine, study) if checklist else None
     return StudyRatings(
         study,
@@ -144,6 +149,7 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         plan=plan,
         free_text=free_text,
         erasures=erased,
+        simulated=simulated,
     )
 
 
@@ -180,6 +186,25 @@ def erasure_log(session: Session, study_id: int) -> list[dict[str, object]]:
         }
         for e in rows
     ]
+
+
+def simulated_summary(session: Session, study_id: int, counted: bool) -> SimulatedRatings | None:
+    """The study's simulated ratings (None: it has none), counted in its figures or not."""
+    annotators, scores = session.exec(
+        select(func.count(distinct(col(Annotator.id))), func.count(col(Rating.id)))
+        .select_from(Rating)
+        .join(Assignment, col(Rating.assignment_id) == col(Assignment.id))
+        .join(Annotator, col(Assignment.annotator_id) == col(Annotator.id))
+        .where(col(Assignment.study_id) == study_id, col(Annotator.simulated).is_(True))
+    ).one()
+    if not scores:
+        return None
+    what = f"{annotators} SIMULATED annotator(s) (made-up ratings, not people): {scores:,} scores"
+    if counted:
+        note = f"{what}, COUNTED in every figure (the study opts in)"
+    else:
+        note = f"{what}, left out of every figure (the study does not count simulated ratings)"
+    return {"n_annotators": annotators, "n_scores": scores, "counted": counted, "note": note}
 
 
 def ratings_export(engine: Engine, study: str | None = None) -> pd.DataFrame:
@@ -268,6 +293,8 @@ def with_study_options(report: Report, data: StudyRatings) -> Report:
     report = attach_attributes(report, ratings.drop(columns=list(data.free_text), errors="ignore"))
     report = attach_adjudication(report, ratings)
     report = attach_erasures(report, data.erasures)
+    if data.simulated is not None:
+        report["simulated"] = data.simulated
     return with_exclusion_rules(report, data)
 
 

@@ -11,7 +11,7 @@ from annotate.services.simulated import store_simulated_ratings
 
 def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     make_study(page_engine, "s", pairs=20, overlap=2)
-    store_simulated_ratings(page_engine, "s", n_annotators=3, seed=5)
+    store_simulated_ratings(page_engine, "s", n_annotators=3, seed=5, count=True)
     with write_session(page_engine) as session:
         token = accounts.create_account(session, "reader", role="researcher")[1]
     at = open_page(token=token, pick="s")  # a researcher lands on Results, picks the study

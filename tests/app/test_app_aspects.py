@@ -112,7 +112,7 @@ def test_the_results_page_shows_the_aspect_tables_only_with_the_checklist(open_a
 
     with write_session(engine) as session:
         _, token = accounts.create_account(session, "res", role=Role.RESEARCHER)
-    store_simulated_ratings(engine, "demo", n_annotators=2, seed=1)
+    store_simulated_ratings(engine, "demo", n_annotators=2, seed=1, count=True)
     title = "Aspect checklist: chosen vs rejected coverage"
     at = open_app(token, pick="demo")
     assert [m for m in at.metric if m.label == "Pairs"]  # the report is drawn
@@ -120,7 +120,9 @@ def test_the_results_page_shows_the_aspect_tables_only_with_the_checklist(open_a
     assert not [b for b in at.get("download_button") if "aspects" in str(b.proto.id)]
     _on(engine)
     st.cache_data.clear()
-    store_simulated_ratings(engine, "demo", n_annotators=3, seed=2)  # sim-03 marks aspects
+    store_simulated_ratings(
+        engine, "demo", n_annotators=3, seed=2, count=True
+    )  # sim-03 marks aspects
     at = open_app(token, pick="demo")
     labels = [e.label for e in at.expander]
     assert title in labels

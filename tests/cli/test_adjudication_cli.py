@@ -20,7 +20,7 @@ def rated(cli, tmp_path, make_record, write_records) -> None:
     """Study `s`: 5 pairs rated by 3 simulated annotators; `judge` has no pair."""
     dataset = write_records(tmp_path / "Art_test.jsonl", [make_record(f"r{i}") for i in range(5)])
     assert cli("import", str(dataset), "--study", "s").exit_code == 0
-    assert cli("synth", "ratings", "--study", "s", "--annotators", "3").exit_code == 0
+    assert cli("synth", "ratings", "--study", "s", "--annotators", "3", "--count").exit_code == 0
     assert cli("annotators", "add", "judge", "--role", "adjudicator").exit_code == 0
 
 

@@ -155,7 +155,7 @@ def test_the_study_report_from_the_command_line_has_the_aspect_sections(run, db_
     run("studies", "create", "asp", "--aspect-checklist")
     run("import", *map(str, demo_files), "--study", "asp")
     engine = make_engine(db_url)
-    store_simulated_ratings(engine, "asp", n_annotators=2, seed=4)
+    store_simulated_ratings(engine, "asp", n_annotators=2, seed=4, count=True)
     engine.dispose()
     said = run("report", "--study", "asp", "--format", "md", "--bootstrap", "0")
     assert "## Aspect checklist: chosen vs rejected coverage" in said

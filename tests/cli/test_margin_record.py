@@ -12,7 +12,7 @@ import pytest
 def _rated_study(run, tmp_path: Path) -> None:
     run("synth", "dataset", str(tmp_path / "data"), "--scale", "0.005", "--profile-size", "2")
     run("import", *map(str, sorted((tmp_path / "data").glob("*.jsonl"))), "--study", "s")
-    run("synth", "ratings", "--study", "s", "--annotators", "3")
+    run("synth", "ratings", "--study", "s", "--annotators", "3", "--count")
 
 
 def _record(cli) -> dict:

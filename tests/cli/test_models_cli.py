@@ -16,7 +16,7 @@ def rated(cli, tmp_path, make_record, write_records) -> Iterator[Path]:
     """A study of 12 pairs rated by 3 simulated annotators; yields the dataset file."""
     dataset = write_records(tmp_path / "Art_test.jsonl", [make_record(f"r{i}") for i in range(12)])
     assert cli("import", str(dataset), "--study", "s").exit_code == 0
-    assert cli("synth", "ratings", "--study", "s", "--annotators", "3").exit_code == 0
+    assert cli("synth", "ratings", "--study", "s", "--annotators", "3", "--count").exit_code == 0
     return dataset
 
 

@@ -19,7 +19,7 @@ def flagged(cli, db_url, tmp_path, make_record, write_records) -> int:
     that assignment's id (the item number `flags list` shows)."""
     dataset = write_records(tmp_path / "Art_test.jsonl", [make_record(f"r{i}") for i in range(8)])
     assert cli("import", str(dataset), "--study", "s").exit_code == 0
-    assert cli("synth", "ratings", "--study", "s", "--annotators", "3").exit_code == 0
+    assert cli("synth", "ratings", "--study", "s", "--annotators", "3", "--count").exit_code == 0
     engine = make_engine(db_url)
     try:
         with write_session(engine) as session:

@@ -25,7 +25,7 @@ def rated(cli, tmp_path, make_record, write_records) -> Path:
     """Study `s`: 10 pairs rated by 3 simulated annotators, r3 excluded, one reward model."""
     dataset = write_records(tmp_path / "Art_test.jsonl", [make_record(f"r{i}") for i in range(10)])
     assert cli("import", str(dataset), "--study", "s").exit_code == 0
-    assert cli("synth", "ratings", "--study", "s", "--annotators", "3").exit_code == 0
+    assert cli("synth", "ratings", "--study", "s", "--annotators", "3", "--count").exit_code == 0
     outputs = tmp_path / "rm.jsonl"
     made = cli("synth", "model-outputs", str(dataset), "-o", str(outputs), "--accuracy", "0.8")
     assert made.exit_code == 0, made.output

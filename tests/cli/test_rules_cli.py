@@ -15,7 +15,7 @@ def _ok(result) -> str:
 def _rated_study(cli, tmp_path: Path) -> None:
     _ok(cli("synth", "dataset", str(tmp_path / "d"), "--scale", "0.005", "--profile-size", "2"))
     _ok(cli("import", *map(str, sorted((tmp_path / "d").glob("*.jsonl"))), "--study", "s"))
-    _ok(cli("synth", "ratings", "--study", "s", "--annotators", "3"))
+    _ok(cli("synth", "ratings", "--study", "s", "--annotators", "3", "--count"))
 
 
 def test_rules_are_shown_set_merged_and_cleared(cli) -> None:

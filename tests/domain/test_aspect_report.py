@@ -26,7 +26,7 @@ def _study(engine, demo_files, *, checklist: bool) -> None:
         get_or_create_study(session, "s", seed=3)
         update_study(session, "s", aspect_checklist=checklist)
     import_files(engine, SYSTEM, demo_files, study="s")
-    store_simulated_ratings(engine, "s", n_annotators=3, seed=1)
+    store_simulated_ratings(engine, "s", n_annotators=3, seed=1, count=True)
 
 
 def test_a_study_with_the_checklist_reports_its_aspects(engine, demo_files, tmp_path):

@@ -80,7 +80,7 @@ def test_backup_refuses_to_overwrite_and_explains_postgres(engine, tmp_path: Pat
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_export_round_trips_into_the_analysis_unchanged(engine, tmp_path: Path, fmt) -> None:
     set_up_demo(engine)
-    store_simulated_ratings(engine, "demo", n_annotators=4, seed=3)
+    store_simulated_ratings(engine, "demo", n_annotators=4, seed=3, count=True)
     direct = ratings_dataframe(engine, "demo")
     path = tmp_path / f"ratings.{fmt}"
     write_ratings(direct, path, fmt)

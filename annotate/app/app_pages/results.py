@@ -159,6 +159,10 @@ def _draw_verdict(report: Report) -> None:
         )
     else:
         st.warning(f"{interim}**Not validated.** {words}.", icon=":material/report:")
+    simulated = report.get("simulated")
+    if simulated is not None:
+        show = st.warning if simulated["counted"] else st.info
+        show(f"**Simulated ratings:** {simulated['note']}.", icon=":material/smart_toy:")
     if plan is not None and plan["note"] != "as pre-registered":
         st.warning(f"**Analysis plan:** {inert_markdown(plan['note'])}.", icon=":material/history:")
     if checks["reliability_caveat"]:

@@ -39,7 +39,9 @@ JUDGE_COLUMNS: tuple[str, ...] = (
 """An imported judge's aspect scores (`analysis.designs.aspects` compares them with the humans')."""
 
 
-def aspects_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
+def aspects_dataframe(
+    engine: Engine, study: str | None = None, *, simulated: bool = True
+) -> pd.DataFrame:
     """Every current aspect mark of one study, or of every study (ASPECT_EXPORT_COLUMNS)."""
     side = side_shown(col(AspectMark.response))
     columns: tuple[Any, ...] = (
@@ -55,7 +57,7 @@ def aspects_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         col(Assignment.purpose),
     )
     then_by = (col(AspectMark.response), col(AspectMark.aspect_index))
-    rows = export_rows(engine, columns, AspectMark, then_by, study)
+    rows = export_rows(engine, columns, AspectMark, then_by, study, simulated=simulated)
     frame = pd.DataFrame(rows, columns=list(ASPECT_EXPORT_COLUMNS))
     return _typed(frame)
 

@@ -47,7 +47,9 @@ CSV_LINE_END = "\r\n"
 rationale) is quoted and stays in its cell; with pandas' default '\n' it would end the row."""
 
 
-def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
+def ratings_dataframe(
+    engine: Engine, study: str | None = None, *, simulated: bool = True
+) -> pd.DataFrame:
     """All current scores (earlier revisions in `revision_history`) of one study, or of every
     study, and one row per skipped assignment.
 
@@ -78,7 +80,7 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         col(Rating.updated_at),
     )
     then_by = (col(Rating.response), col(Rating.dimension))
-    rows = export_rows(engine, columns, Rating, then_by, study)
+    rows = export_rows(engine, columns, Rating, then_by, study, simulated=simulated)
     frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS, *HIDDEN_COLUMNS])
     frame["score"] = frame["score"].astype("int64")
     frame["seconds"] = frame["seconds"].astype("float64")

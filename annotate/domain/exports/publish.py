@@ -189,6 +189,7 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
         "## Verdict",
         "",
         *_plan_warning(plan),
+        *_simulated_warning(report.get("simulated")),
         f"The benchmark's labels are **{word}** by these ratings: general quality ties "
         f"({_num(checks['general_quality_tie'])}), rubric alignment diverges "
         f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected.",
@@ -204,6 +205,19 @@ def _plan_warning(plan: Mapping[str, Any] | None) -> list[str]:
     return [f"**Analysis plan: {_cell(plan['note'])}** (see Analysis plan).", ""]
 
 
+def _minute(iso: str | None) -> str:
+    """An ISO time in the card, to the minute ('2026-12-01 10:00 UTC'; the exact time is in
+    plan.json)."""
+    return "n/a" if not iso else iso[:16].replace("T", " ") + " UTC"
+
+
+def _simulated_warning(simulated: Mapping[str, Any] | None) -> list[str]:
+    """Made-up ratings said above the verdict: counted in it (the study opts in) or left out."""
+    if simulated is None:
+        return []
+    return [f"**Simulated ratings: {simulated['note']}.**", ""]
+
+
 def _plan_section(report: Mapping[str, Any]) -> list[str]:
     """The pre-registered analysis plan, and each change with its before, after and time."""
     plan = report.get("plan")
@@ -214,8 +228,8 @@ def _plan_section(report: Mapping[str, Any]) -> list[str]:
     lines = [
         "## Analysis plan",
         "",
-        f"Pre-registered in prb-annotate (`{PLAN_FILE}`), set at {plan['set_at'] or 'unknown'}; "
-        f"first rating at {plan['first_rating_at'] or 'n/a'}.",
+        f"Pre-registered in prb-annotate (`{PLAN_FILE}`), last set {_minute(plan['set_at'])}; "
+        f"first rating {_minute(plan['first_rating_at'])}.",
         "",
         f"- **Equivalence margin**: {_num(plan['margin'], 2)} {plan['margin_unit']}",
         "- **Smallest effect of interest**: "
@@ -230,7 +244,7 @@ def _plan_section(report: Mapping[str, Any]) -> list[str]:
     if not changes:
         return [*lines, "", "No change to the plan since it was set."]
     rows = [
-        [c["setting"], _cell(c["before"]), _cell(c["after"]), c["at"] or "unknown",
+        [c["setting"], _cell(c["before"]), _cell(c["after"]), _minute(c["at"]),
          "after data" if c["after_data"] else "before data"]
         for c in changes
     ]  # fmt: skip
