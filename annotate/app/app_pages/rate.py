@@ -30,7 +30,12 @@ from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
-from annotate.app.score_widgets import draw_response, field_key, score_radio
+from annotate.app.score_widgets import (
+    draw_response,
+    field_key,
+    preference_question,
+    score_radio,
+)
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
@@ -52,7 +57,7 @@ from annotate.domain.study.accounts import LoginNoLongerValid
 from annotate.errors import Unavailable
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
-from annotate.vocabulary import DIMENSIONS, PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
+from annotate.vocabulary import DIMENSIONS, SIDES
 
 _T = TypeVar("_T")
 CURRENT = "current_assignment"
@@ -314,7 +319,10 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
                             score_radio(side, label, definition, anchors, key)
         aspect_checklist.draw(view)
         if scale.ask_preference:
-            _draw_preference(scale.rationale, view.assignment_id)
+            pair = view.assignment_id
+            preference_question(
+                scale.rationale, field_key(PREFERENCE, pair), field_key(RATIONALE, pair)
+            )
         comment, flag = st.columns(2, gap="medium")
         with comment.container(key=COMMENT):
             st.text_area(
@@ -340,26 +348,6 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         )
         _draw_error(SUBMIT_ERROR, view)
         st.text_input("pair", key=PAIR_TOKEN, label_visibility="collapsed")  # hidden by CSS
-
-
-def _draw_preference(rationale: str, assignment_id: int) -> None:
-    """The direct preference, by side only (the page never knows which response is chosen)."""
-    with st.container(key="preference_box"):
-        st.radio(
-            "Which response fits this user better?",
-            PREFERENCE_POINTS,
-            index=None,  # the value comes from `_reset_widgets`
-            format_func=PREFERENCE_WORDS.__getitem__,
-            horizontal=True,
-            key=field_key(PREFERENCE, assignment_id),
-        )
-        if rationale != "off":
-            st.container(key=RATIONALE).text_area(
-                f"Why? ({rationale})",
-                key=field_key(RATIONALE, assignment_id),
-                height=68,
-                max_chars=preference.MAX_RATIONALE_CHARS,
-            )
 
 
 def _draw_error(name: str, view: PairView) -> None:
