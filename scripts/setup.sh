@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create ./.venv (if missing) and install prb-annotate into it. Usage: scripts/setup.sh [EXTRA]
-# EXTRA "test" also installs the test tools, and Chromium, HAProxy and GNU R (Debian's packages)
-# for the browser and deployment tests and the checks against R.
+# EXTRA "test" also installs the test tools, and Chromium, HAProxy, GNU R and stress-ng (Debian's
+# packages) for the browser and deployment tests, the checks against R and the browser tests
+# under load (scripts/browser_stress.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-}"
@@ -15,6 +16,7 @@ if [ "$extra" = "test" ]; then
   command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
   command -v haproxy >/dev/null 2>&1 || missing="$missing haproxy"
   command -v Rscript >/dev/null 2>&1 || missing="$missing r-base-core"
+  command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
   if [ -n "$missing" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       echo "Installing$missing for the tests (apt-get)..."
