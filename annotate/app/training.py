@@ -119,8 +119,10 @@ def _draw_practice(account_id: int, step: TrainingStep) -> None:
         "After each, you see the answers the study expects and why. Practice answers are not "
         "part of the results."
     )
-    if st.session_state.get(SHOWN) != (step.study, practice.id):
-        st.session_state[SHOWN] = (step.study, practice.id)  # (fresh keys: fresh widgets)
+    if st.session_state.get(SHOWN) != (step.study, practice.id):  # a new practice pair
+        for name in _fields(practice):  # (the keys repeat for another study's pair 1)
+            st.session_state[_key(practice, name)] = None
+        st.session_state[SHOWN] = (step.study, practice.id)
     with st.container(key="practice_question", border=True):
         category = f" · *{inert_markdown(practice.category)}*" if practice.category else ""
         st.markdown(f"**The user's question**{category}\n\n" + inert_markdown(practice.question))
@@ -144,6 +146,13 @@ def _asks_aspects(step: TrainingStep) -> bool:
 def _key(practice: PracticeView, name: str) -> str:
     """A practice widget's key: its own for each practice pair (as the rating page's)."""
     return field_key(f"practice_{name}", practice.number)
+
+
+def _fields(practice: PracticeView) -> list[str]:
+    """The names of every question a practice pair can ask (scores, marks, preference)."""
+    names = [f"{dim}_{side}" for dim in DIMENSIONS for side in SIDES]
+    names += [f"aspect_{side}_{i}" for side in SIDES for i in range(len(practice.rubric_aspects))]
+    return [*names, "preference", "rationale"]
 
 
 def _draw_practice_questions(step: TrainingStep, practice: PracticeView) -> None:
