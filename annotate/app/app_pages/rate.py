@@ -331,7 +331,9 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         flag.container(key=FLAG).text_input(
             "Flag this pair: describe the problem (optional)",
             key=field_key(FLAG, view.assignment_id),
-            help="For broken, offensive or impossible-to-judge pairs. Flagged pairs still count.",
+            help="For broken, offensive or impossible-to-judge pairs. With every answer given, "
+            "the pair counts as rated; with answers left out, it is sent to the organisers "
+            "without scores and set aside like a skipped pair.",
         )
         # Saved in a callback, before the run that follows the click: that run draws the next
         # pair at once (no second run to draw the old pair and then rerun).
