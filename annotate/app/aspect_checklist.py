@@ -10,6 +10,9 @@ pair's saved marks (or none) into them when a new pair is drawn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
@@ -66,8 +69,13 @@ def missing(view: PairView) -> list[str]:
 
 def draw(view: PairView) -> None:
     """One line per aspect: its words, then the coverage of Response A and of Response B."""
-    if not asked(view) or not view.rubric_aspects:
-        return
+    if asked(view) and view.rubric_aspects:
+        draw_marks(view.rubric_aspects, lambda side, index: mark_field(view, side, index))
+
+
+def draw_marks(rubric: list[dict[str, Any]], key: Callable[[str, int], str]) -> None:
+    """The checklist's widgets (the rating page's and the training's practice pairs'): the
+    radio of aspect `index` for `side` has the widget key `key(side, index)`."""
     with st.container(key="aspect_checklist"):
         with st.container(key="aspect_heading"):  # its side names are hidden on a phone
             heading = st.columns(COLUMNS, gap="small")
@@ -75,7 +83,7 @@ def draw(view: PairView) -> None:
                             help=HELP)  # fmt: skip
         for side, column in zip(SIDES, heading[1:], strict=True):
             column.markdown(f"**Response {side}**")
-        for index, aspect in enumerate(view.rubric_aspects):
+        for index, aspect in enumerate(rubric):
             text = inert_markdown(aspects.aspect_text(aspect))
             columns = st.columns(COLUMNS, vertical_alignment="center", gap="small")
             columns[0].markdown(f"{index + 1}. {text}")
@@ -86,7 +94,7 @@ def draw(view: PairView) -> None:
                     index=None,  # the value comes from `reset`
                     format_func=_word,
                     horizontal=True,
-                    key=mark_field(view, side, index),
+                    key=key(side, index),
                 )
 
 

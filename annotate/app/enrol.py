@@ -69,8 +69,8 @@ def enrol_from_link(account: CurrentAccount | None) -> CurrentAccount | None:
     if account is not None and not has_started(
         engine(), account.id, st.query_params.get(STUDY_PARAM, "")
     ):
-        _draw_before_start(account)
-        _draw_start(account)
+        step = _draw_before_start(account)
+        _draw_start(account, step)
     return account
 
 
@@ -81,7 +81,7 @@ def _link() -> dict[str, str]:
     }
 
 
-def _draw_before_start(account: CurrentAccount) -> None:
+def _draw_before_start(account: CurrentAccount) -> Step:
     """Consent, then the survey, when the study has them (else nothing is drawn)."""
     try:
         step = participant_step(engine(), account.id, **_link())
@@ -95,6 +95,7 @@ def _draw_before_start(account: CurrentAccount) -> None:
         _draw_declined(step)
     elif training_before_start(account.id, _link()["study"]):  # the study's training
         st.stop()
+    return step
 
 
 def _draw_consent(account: CurrentAccount, step: Step) -> None:
@@ -159,15 +160,13 @@ def _stop_with(message: str) -> NoReturn:
     st.stop()
 
 
-def _draw_start(account: CurrentAccount) -> None:
+def _draw_start(account: CurrentAccount, step: Step) -> None:
     """The study's first step: nothing is reserved until the participant presses Start."""
     st.title("Welcome")
     minutes = enrolment_limits().first_reservation_minutes
     st.markdown(
-        "You will read a question, what its asker expects of an answer, and two answers, and "
-        "score each answer on four questions. When you press **Start**, your first pair is "
-        f"kept for you for up to {minutes} minutes; once you have rated it, the next ones come "
-        "one at a time."
+        f"{step.task} When you press **Start**, your first pair is kept for you for up to "
+        f"{minutes} minutes; once you have rated it, the next ones come one at a time."
     )
     if st.button("Start", type="primary", key=START_KEY, icon=":material/play_arrow:"):
         try:

@@ -14,7 +14,9 @@
   const stops = () => [...document.querySelectorAll(STOPS)]; // in page order
   const groupOf = (el) => (el && el.closest ? el.closest(GROUPS) : null);
   const stopOf = (el) => (el && el.closest ? el.closest(STOPS) : null);
-  const submitButton = () => document.querySelector(".st-key-submit button");
+  // The rating page's Submit, or a training practice pair's (the same questions and keys).
+  const submitButton = () =>
+    document.querySelector(".st-key-submit button, .st-key-practice_submit button");
   const rationaleBox = () => document.querySelector(".st-key-rationale textarea");
   const radios = (group) => [...group.querySelectorAll("input[type='radio']")];
 

@@ -30,7 +30,12 @@ from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
-from annotate.app.score_widgets import draw_response, field_key, score_radio
+from annotate.app.score_widgets import (
+    draw_response,
+    field_key,
+    preference_question,
+    score_radio,
+)
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
@@ -53,10 +58,11 @@ from annotate.errors import PrbError, Unavailable
 from annotate.services.enrolment import finish_offers, finish_study
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
-from annotate.vocabulary import DIMENSIONS, PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
+from annotate.vocabulary import DIMENSIONS, SIDES
 
 _T = TypeVar("_T")
 CURRENT = "current_assignment"
+LAST_SHOWN = "last_shown"  # (queue, pair view) drawn last: drawn again if the database is down
 SHOWN_AT = "shown_at"
 SUBMIT_ERROR = "submit_error"
 SKIP_ERROR = "skip_error"
@@ -83,10 +89,15 @@ def score_key(dim: str, side: str) -> str:
 
 
 def draw() -> None:
-    if training_gate(st.session_state["account_id"]):
+    account_id = st.session_state["account_id"]
+    try:
+        training = training_gate(account_id)
+    except Unavailable:  # the pair shown last is drawn again below, if there is one
+        training = False
+    if training:
         return  # a study of this annotator's asks for training first (annotate/app/training.py)
     inject_keyboard()
-    _pair_page(st.session_state["account_id"])
+    _pair_page(account_id)
     scale = st.session_state.get(SCALE_SHOWN)
     if scale:  # (outside the fragment: not redrawn at each submit)
         with st.container(key="shortcuts"):
@@ -97,28 +108,13 @@ def draw() -> None:
 def _pair_page(account_id: int) -> None:
     st.session_state.pop(SCALE_SHOWN, None)
     _draw_notice()  # a save is confirmed before anything else is said
-    # (A fragment run does not pass through the entry script.) A write just refused for the
-    # link is said next to the form, with the annotator's entries kept on the page.
-    if current_account() is None and REFUSED not in st.session_state:
-        st.error(
-            "This login link is no longer valid: it was replaced or deactivated. Please ask "
-            "the study organisers for a new link."
-        )
+    try:
+        loaded = _load(account_id)
+    except Unavailable:
+        loaded = _last_shown()
+    if loaded is None:
         return
-    with read_session(engine()) as session:
-        entries = queue(session, account_id)
-    if next_open(entries) is None and pull_for_annotator(engine(), account_id) is not None:
-        with read_session(engine()) as session:
-            entries = queue(session, account_id)  # an open pool gave the next pair
-    if not entries:
-        st.info("No pairs have been assigned to you yet. Please come back later.")
-        return
-    current = _current_entry(entries)
-    if current is None:
-        _draw_done(account_id, entries)
-        return
-    with read_session(engine()) as session:
-        view = pair_view(session, account_id, current.assignment_id)
+    entries, view = loaded
     st.session_state.setdefault(SHOWN_AT, {}).setdefault(view.assignment_id, time.time())
     _reset_widgets(view)
     _draw_progress(view)
@@ -130,6 +126,55 @@ def _pair_page(account_id: int) -> None:
     assert scale is not None
     shown = (scale.minimum, scale.maximum, scale.ask_preference, scale.aspect_checklist)
     st.session_state[SCALE_SHOWN] = shown
+
+
+def _load(account_id: int) -> tuple[list[QueueEntry], PairView] | None:
+    """The annotator's queue and the pair to draw; None when something else was drawn (a link
+    no longer valid, no pairs, the done page). Raises `Unavailable` before drawing anything."""
+    # (A fragment run does not pass through the entry script.) A write just refused for the
+    # link is said next to the form, with the annotator's entries kept on the page.
+    if current_account() is None and REFUSED not in st.session_state:
+        st.error(
+            "This login link is no longer valid: it was replaced or deactivated. Please ask "
+            "the study organisers for a new link."
+        )
+        return None
+    with read_session(engine()) as session:
+        entries = queue(session, account_id)
+    if next_open(entries) is None and pull_for_annotator(engine(), account_id) is not None:
+        with read_session(engine()) as session:
+            entries = queue(session, account_id)  # an open pool gave the next pair
+    if not entries:
+        st.info("No pairs have been assigned to you yet. Please come back later.")
+        return None
+    current = _current_entry(entries)
+    if current is None:
+        _draw_done(account_id, entries)
+        st.session_state.pop(LAST_SHOWN, None)
+        return None
+    with read_session(engine()) as session:
+        view = pair_view(session, account_id, current.assignment_id)
+    st.session_state[LAST_SHOWN] = (entries, view)
+    return entries, view
+
+
+OFFLINE = (
+    "Not saved: the database did not answer. Your entries are still here; please try again "
+    "in a moment."
+)
+
+
+def _last_shown() -> tuple[list[QueueEntry], PairView] | None:
+    """The database did not answer (issue 24.5): the pair drawn last, drawn again with the
+    annotator's entries (its fields keep their values only if they are drawn), and the
+    message; with no pair drawn yet, the message and a button to try again."""
+    shown: tuple[list[QueueEntry], PairView] | None = st.session_state.get(LAST_SHOWN)
+    failed = st.session_state.get(SUBMIT_ERROR) or st.session_state.get(SKIP_ERROR)
+    if shown is None or failed is None or failed[0] != shown[1].assignment_id:
+        st.error(OFFLINE, icon=":material/cloud_off:")  # (else said next to the form)
+    if shown is None:
+        st.button("Try again", key="retry", icon=":material/refresh:")
+    return shown
 
 
 def _current_entry(entries: list[QueueEntry]) -> QueueEntry | None:
@@ -276,7 +321,10 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
                             score_radio(side, label, definition, anchors, key)
         aspect_checklist.draw(view)
         if scale.ask_preference:
-            _draw_preference(scale.rationale, view.assignment_id)
+            pair = view.assignment_id
+            preference_question(
+                scale.rationale, field_key(PREFERENCE, pair), field_key(RATIONALE, pair)
+            )
         comment, flag = st.columns(2, gap="medium")
         with comment.container(key=COMMENT):
             st.text_area(
@@ -285,7 +333,9 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         flag.container(key=FLAG).text_input(
             "Flag this pair: describe the problem (optional)",
             key=field_key(FLAG, view.assignment_id),
-            help="For broken, offensive or impossible-to-judge pairs. Flagged pairs still count.",
+            help="For broken, offensive or impossible-to-judge pairs. With every answer given, "
+            "the pair counts as rated; with answers left out, it is sent to the organisers "
+            "without scores and set aside like a skipped pair.",
         )
         # Saved in a callback, before the run that follows the click: that run draws the next
         # pair at once (no second run to draw the old pair and then rerun).
@@ -304,26 +354,6 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         st.text_input("pair", key=PAIR_TOKEN, label_visibility="collapsed")  # hidden by CSS
 
 
-def _draw_preference(rationale: str, assignment_id: int) -> None:
-    """The direct preference, by side only (the page never knows which response is chosen)."""
-    with st.container(key="preference_box"):
-        st.radio(
-            "Which response fits this user better?",
-            PREFERENCE_POINTS,
-            index=None,  # the value comes from `_reset_widgets`
-            format_func=PREFERENCE_WORDS.__getitem__,
-            horizontal=True,
-            key=field_key(PREFERENCE, assignment_id),
-        )
-        if rationale != "off":
-            st.container(key=RATIONALE).text_area(
-                f"Why? ({rationale})",
-                key=field_key(RATIONALE, assignment_id),
-                height=68,
-                max_chars=preference.MAX_RATIONALE_CHARS,
-            )
-
-
 def _draw_error(name: str, view: PairView) -> None:
     failed = st.session_state.pop(name, None)
     st.session_state.pop(REFUSED, None)  # said here, not again on the login page
@@ -331,12 +361,6 @@ def _draw_error(name: str, view: PairView) -> None:
         shown = st.session_state[ERRORS_SHOWN] = st.session_state.get(ERRORS_SHOWN, 0) + 1
         with st.container(key=f"submit_error_{shown}"):
             st.error(failed[1])
-
-
-NOT_SAVED = (
-    "Not saved: the database did not answer. Your entries are still here; "
-    "please try again in a moment."
-)
 
 
 def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
@@ -410,7 +434,7 @@ def _attempt(error_key: str, view: PairView, save: Callable[[], _T]) -> _T | Non
     except RatingError as error:
         st.session_state[error_key] = (view.assignment_id, str(error))
     except Unavailable:
-        st.session_state[error_key] = (view.assignment_id, NOT_SAVED)
+        st.session_state[error_key] = (view.assignment_id, OFFLINE)
     return None
 
 
@@ -537,13 +561,13 @@ def _draw_finish(account_id: int) -> None:
 
 
 def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
+    with read_session(engine()) as session:  # read before anything is drawn
+        finished = finished_studies(session, account_id)
     st.title("All done, thank you!")
     done = sum(e.status == "done" for e in entries)
     skipped = sum(e.status == "skipped" for e in entries)
     pairs = "pair" if done == 1 else "pairs"
     st.markdown(f"You rated **{done}** {pairs}" + (f" and skipped {skipped}." if skipped else "."))
-    with read_session(engine()) as session:
-        finished = finished_studies(session, account_id)
     for study in finished:
         if study.completion_code:
             link = completion_link(study, study.completion_code)
