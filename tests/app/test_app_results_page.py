@@ -1,7 +1,7 @@
 """The results page computes what it shows (issue 26, item 2), AppTest on the real entry script:
-one chart of the chart tabs built and sent (the open tab's; another's when it is opened), and a report without the
-mixed model, whose figures it never shows; its report downloads are the full report, the same
-as `prb-annotate report` computes."""
+one chart of the chart tabs built and sent (the open tab's; another's when it is opened), and a
+report without the mixed model, whose figures it never shows; its report downloads are the full
+report, the same as `prb-annotate report` computes."""
 
 from __future__ import annotations
 

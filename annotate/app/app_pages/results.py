@@ -69,12 +69,15 @@ def _report(
     account: int | None,
     excluded: str,  # noqa: ARG001
     mixed: bool = False,
+    _data: StudyRatings | None = None,
 ) -> Report:
     """Cached per study state (score count, newest score, imported models, excluded pairs)
     and settings. The page shows no mixed-model figure, so its report skips the model (about
-    half the time of a report); `mixed` True builds the full report, for its downloads."""
+    half the time of a report); `mixed` True builds the full report, for its downloads.
+    `_data`, the ratings the page has read already (not hashed: the other arguments are the
+    key), spares reading them again."""
     report = study_report(
-        study_ratings(engine(), study),
+        _data if _data is not None else study_ratings(engine(), study),
         margin=margin,
         alpha=alpha,
         holm=holm,
@@ -124,6 +127,7 @@ def draw() -> None:
             "models": models,
             "account": account,
             "excluded": excluded,
+            "_data": data,
         }
         report = _report(**state)
     except ValueError as error:
