@@ -76,6 +76,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]
 
 
 def severe_findings(page: Any, name: str, viewport: str) -> list[Finding]:
+    """axe's serious and critical violations, once every element is drawn (no placeholder
+    left while an element's script loads)."""
+    page.wait_for_function(
+        "() => !document.querySelector(\"[data-testid='stSkeleton']\")", timeout=UI_TIMEOUT_MS
+    )
     results = Axe().run(page)
     found = []
     for violation in results.response["violations"]:
