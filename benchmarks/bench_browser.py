@@ -375,13 +375,20 @@ async def admin_and_results(browser: Any, url: str) -> None:
     """Every admin page, then Results on its first visit and again (study picked)."""
     from annotate.app.app_pages.admin_common import ADMIN_PAGES
 
-    context = await browser.new_context(viewport=LAPTOP)
-    page = await context.new_page()
-    start = time.perf_counter()
-    await page.goto(url)
-    await page.get_by_role("heading", name="Progress", exact=True).wait_for(timeout=TIMEOUT_MS)
-    print(f"admin link -> Progress heading: {(time.perf_counter() - start) * 1000:.0f} ms")
-    await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
+    for visit in ("first admin on this server", "again, new browser context"):
+        context = await browser.new_context(viewport=LAPTOP)
+        page = await context.new_page()
+        start = time.perf_counter()
+        await page.goto(url)
+        await page.get_by_role("heading", name="Progress", exact=True).wait_for(timeout=TIMEOUT_MS)
+        shown = time.perf_counter() - start
+        await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
+        print(
+            f"admin link -> Progress heading ({visit}): {shown * 1000:.0f} ms, run finished "
+            f"{(time.perf_counter() - start) * 1000:.0f} ms"
+        )
+        if visit.startswith("first"):
+            await context.close()
     await page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
     await page.get_by_role("option", name="demo", exact=True).click()
     await page.get_by_role("heading", name="Progress: demo", exact=True).wait_for()
