@@ -20,12 +20,18 @@ pairs; the app server is the production command (`support.appserver.AppServer`).
   websocket opening to the first pair drawn (in the page), and the bytes transferred. With
   `--potato PATH` (a `potato` command, Potato 2.12.1 in its own virtualenv) the same for Potato on
   the same pairs, from its login page to its first item.
+* the **admin and results pages** (issue 26, item 2): the demo's admin link on the warm server
+  (the demo rated by 3 simulated annotators), the study picked, then each page of the sidebar
+  in turn: from the click to its heading ("first content") and to the end of its run; the
+  Results page on the study's first visit (nothing cached) and again.
 
-Run:  python benchmarks/bench_browser.py [--cycles 12] [--first-open-only] [--potato PATH]
+Run:  python benchmarks/bench_browser.py [--cycles 12] [--first-open-only] [--pages-only]
+                                        [--potato PATH]
 Targets (issue 11, quiet 2-core machine): visible p50 <= 150 ms at one annotator; cold open
 <= 1.5 s on a fresh server; server <= 260 MB with 8 sessions. Issue 26: websocket open -> first
 pair <= 200 ms; first open on the throttled connection <= Potato's (9.9 s in the issue), on
-loopback <= 1.2x Potato's (669 ms).
+loopback <= 1.2x Potato's (669 ms); first content on every admin page <= 1 s warm, the results
+page <= 2 s on the demo study's first visit.
 """
 
 from __future__ import annotations
@@ -142,8 +148,8 @@ async (deadline) => {
 def build_database(folder: Path) -> tuple[str, dict[str, str]]:
     db = folder / "bench_browser.db"
     engine = make_engine(str(db))
-    demo = set_up_demo(engine)
-    tokens = {"cold": demo.token}
+    demo = set_up_demo(engine, simulated_annotators=3)  # the results page has data
+    tokens = {"cold": demo.token, "admin": demo.admin_token}
     with write_session(engine) as session:
         study = get_study(session, "demo")
         for level in LEVELS:
@@ -352,6 +358,54 @@ async def first_opens(
         process.wait(timeout=30)
 
 
+SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
+async def timed_page(page: Any, title: str, heading: str) -> tuple[float, float]:
+    """Click `title` in the sidebar: seconds to its heading, and to the end of its run."""
+    start = time.perf_counter()
+    await page.locator("[data-testid='stSidebarNav']").get_by_text(title, exact=True).click()
+    await page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=TIMEOUT_MS)
+    shown = time.perf_counter() - start
+    await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
+    return shown, time.perf_counter() - start
+
+
+async def admin_and_results(browser: Any, url: str) -> None:
+    """Every admin page, then Results on its first visit and again (study picked)."""
+    from annotate.app.app_pages.admin_common import ADMIN_PAGES
+
+    for visit in ("first admin on this server", "again, new browser context"):
+        context = await browser.new_context(viewport=LAPTOP)
+        page = await context.new_page()
+        start = time.perf_counter()
+        await page.goto(url)
+        await page.get_by_role("heading", name="Progress", exact=True).wait_for(timeout=TIMEOUT_MS)
+        shown = time.perf_counter() - start
+        await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
+        print(
+            f"admin link -> Progress heading ({visit}): {shown * 1000:.0f} ms, run finished "
+            f"{(time.perf_counter() - start) * 1000:.0f} ms"
+        )
+        if visit.startswith("first"):
+            await context.close()
+    await page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
+    await page.get_by_role("option", name="demo", exact=True).click()
+    await page.get_by_role("heading", name="Progress: demo", exact=True).wait_for()
+    await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
+    titles = [title for _, title, _, _ in ADMIN_PAGES]
+    for title, heading, label in [
+        *((t, f"{t}: demo" if t != "Annotators" else t, t) for t in titles[1:]),
+        (titles[0], f"{titles[0]}: demo", titles[0]),
+        ("Results", "Results: demo", "Results, first visit"),
+        (titles[0], f"{titles[0]}: demo", f"{titles[0]} again"),
+        ("Results", "Results: demo", "Results again"),
+    ]:
+        shown, done = await timed_page(page, title, heading)
+        print(f"  {label}: first content {shown * 1000:.0f} ms, run finished {done * 1000:.0f} ms")
+    await context.close()
+
+
 async def ready_page(browser: Any, url: str) -> Any:
     """An annotator's page on its first pair, the server's run finished."""
     page, _ = await open_first_pair(browser, url)
@@ -372,7 +426,7 @@ async def cycles_on(page: Any, cycles: int) -> list[dict[str, float]]:
     return results
 
 
-async def run(cycles: int, first_open_only: bool, potato: str | None) -> None:
+async def run(cycles: int, first_open_only: bool, pages_only: bool, potato: str | None) -> None:
     print(f"load before: {Path('/proc/loadavg').read_text().strip()}")
     folder = Path(tempfile.mkdtemp(prefix="bench_browser_"))
     db, tokens = build_database(folder)
@@ -383,6 +437,10 @@ async def run(cycles: int, first_open_only: bool, potato: str | None) -> None:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
+            if pages_only:
+                await first_open_prb(browser, f"{server.url}/?token={tokens['cold']}", False)
+                await admin_and_results(browser, f"{server.url}/?token={tokens['admin']}")
+                return
             if first_open_only:
                 await first_open_prb(browser, f"{server.url}/?token={tokens['cold']}", False)
                 await first_opens(browser, folder, db, tokens, server.url, potato)
@@ -416,6 +474,7 @@ async def run(cycles: int, first_open_only: bool, potato: str | None) -> None:
                     f"RSS {server.memory_mb():.0f} MB"
                 )
             await first_opens(browser, folder, db, tokens, server.url, potato)
+            await admin_and_results(browser, f"{server.url}/?token={tokens['admin']}")
         finally:
             await browser.close()
             server.stop()
@@ -426,9 +485,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cycles", type=int, default=12, help="submits per annotator per level")
     parser.add_argument("--first-open-only", action="store_true", help="only the first opens")
+    parser.add_argument("--pages-only", action="store_true", help="only the admin pages")
     parser.add_argument("--potato", help="Potato's `potato` command, to measure it too")
     args = parser.parse_args()
-    asyncio.run(run(args.cycles, args.first_open_only, args.potato))
+    asyncio.run(run(args.cycles, args.first_open_only, args.pages_only, args.potato))
     return 0
 
 

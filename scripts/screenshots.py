@@ -41,12 +41,20 @@ def settle(page: Any) -> None:
     )
 
 
+def drawn(page: Any) -> None:
+    """Until no element is a placeholder (Streamlit draws one while its script loads)."""
+    page.wait_for_function(
+        "() => !document.querySelector(\"[data-testid='stSkeleton']\")", timeout=TIMEOUT_MS
+    )
+
+
 def rating_page(browser: Any, url: str, viewport: dict[str, int], out: Path) -> None:
     page = browser.new_page(viewport=viewport)
     page.goto(url)
     page.get_by_text("Pair 1 of 27", exact=True).wait_for(timeout=TIMEOUT_MS)
     page.locator(".st-key-response_B[tabindex='0']").wait_for(timeout=TIMEOUT_MS)
     settle(page)
+    drawn(page)
     page.screenshot(path=str(out / f"rate_{viewport['width']}x{viewport['height']}.png"))
     page.close()
 
@@ -59,10 +67,13 @@ def admin_pages(browser: Any, url: str, out: Path) -> None:
     page.get_by_role("option", name="demo", exact=True).click()
     page.get_by_role("heading", name="Progress: demo", exact=True).wait_for(timeout=TIMEOUT_MS)
     settle(page)
+    page.locator("[data-testid='stMetricValue']").first.wait_for(timeout=TIMEOUT_MS)
+    drawn(page)
     page.screenshot(path=str(out / "admin_progress_1366x768.png"))
     page.locator("[data-testid='stSidebarNav']").get_by_text("Results", exact=True).click()
     page.get_by_role("heading", name="Results: demo", exact=True).wait_for(timeout=TIMEOUT_MS)
     settle(page)
+    drawn(page)
     page.screenshot(path=str(out / "results_1366x768.png"))
     page.close()
 

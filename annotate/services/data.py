@@ -28,7 +28,6 @@ from annotate.domain.dataset.readers import ProgressCallback
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
-from annotate.services.reporting import ratings_export
 
 UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -216,6 +215,10 @@ def study_domains(engine: Engine, actor: Actor, study: str) -> list[str]:
 
 def export_ratings(engine: Engine, actor: Actor, study: str | None = None) -> pd.DataFrame:
     """The ratings export (one row per score) of one study, or of all when `study` is None."""
+    # The reporting service imports the statistics (scipy, statsmodels: ~3 s the first time);
+    # the Data page imports this module, and only its export button needs them.
+    from annotate.services.reporting import ratings_export
+
     with read_session(engine) as session:
         require_admin(session, actor)
         if study is not None:

@@ -257,12 +257,14 @@ def study_report(
     holm: bool = False,
     n_boot: int = 0,
     seed: int = 0,
+    mixed: bool = True,
 ) -> Report:
     """The validation report of a study, without the annotators its exclusion rules exclude,
     with the figures of the design options it uses (`with_study_options`); the margin and alpha
     default to the study's pre-registered plan (the margin in its unit, with its record: a
     margin given here is in scale points and has no record; the report says where it departs
-    from the plan)."""
+    from the plan). `mixed` False skips the mixed model (the results page shows none of its
+    figures; its report downloads are built in full)."""
     margin, unit, record = data.margin_settings(margin)
     ratings = data.primary()
     report = build_report(
@@ -278,6 +280,7 @@ def study_report(
         scale_min=data.scale_min,
         scale_max=data.scale_max,
         excluded_pairs=data.excluded,
+        mixed=mixed,
     )
     return with_study_options(report, data)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -127,15 +127,22 @@ WIDE_TABLE_HINT = (
 
 
 def wide_table(
-    rows: Any, *, pinned: str, texts: Sequence[str] = (), narrow: Sequence[str] = ()
+    rows: Any,
+    *,
+    pinned: str,
+    texts: Sequence[str] = (),
+    narrow: Sequence[str] = (),
+    columns: Mapping[str, Any] | None = None,
 ) -> None:
     """A table with more columns than a laptop or a phone shows at once (issue 22.9): the
     `pinned` column stays while the others scroll sideways, long `texts` get a medium width
     (the whole text on hover), `narrow` columns a small one, and a hint says how to see it all.
+    `columns`: other columns' configuration (e.g. a progress bar).
     """
     config: dict[str, Any] = {pinned: st.column_config.Column(pinned=True)}
     config |= {name: st.column_config.TextColumn(width="medium") for name in texts}
     config |= {name: st.column_config.Column(width="small") for name in narrow}
+    config |= dict(columns or {})
     st.dataframe(rows, hide_index=True, width="stretch", column_config=config)
     st.caption(WIDE_TABLE_HINT)
 
