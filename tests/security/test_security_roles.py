@@ -133,6 +133,7 @@ ADMIN_SERVICES = (
     training,
     aspects,
     erasure,
+    payments,
 )
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 
