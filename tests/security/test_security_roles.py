@@ -51,6 +51,7 @@ from annotate.services import (
     erasure,
     exclusion_rules,
     flags,
+    payments,
     people,
     plans,
     progress,
