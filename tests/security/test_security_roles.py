@@ -115,6 +115,7 @@ ARGUMENTS: dict[str, Any] = {
     "judge": "x",
     "replace": False,
     "disclose": (),
+    "uploads": [("x.jsonl", b"")],
     "days": 30,
     "erase": False,
 }
