@@ -5,13 +5,25 @@ that holds platform ids, and says so (in its name's advice and on stderr)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from typer import Option as Opt
 
-from annotate.cli.common import ACTOR, State, StudyOption, annotators_app, app, fail, out, refusals
-from annotate.services import erasure
+from annotate.cli.common import (
+    ACTOR,
+    State,
+    StudyOption,
+    annotators_app,
+    app,
+    err,
+    fail,
+    out,
+    refusals,
+)
+from annotate.services import erasure, payments
 
 participants_app = typer.Typer(
     help="Crowd participants: the payments and approval export.", no_args_is_help=True
@@ -70,3 +82,38 @@ def retention_command(
         )
     verb = "erased" if erase else "due"
     out.print(f"{len(lines)} participant(s) {verb}", markup=False)
+
+
+@participants_app.command("payments")
+def payments_command(
+    study: StudyOption,
+    output: Annotated[
+        Path | None, Opt("--output", "-o", help="Write the CSV here (default: stdout).")
+    ] = None,
+    hourly_rate: Annotated[
+        float | None, Opt("--hourly-rate", min=0, help="Suggest a pay at this rate per hour.")
+    ] = None,
+) -> None:
+    """Each participant's platform id, status (completed, screened out, withdrawn, excluded by
+    which rule), completion code and time taken, as CSV for the platform's bulk approval (on
+    Prolific the `participant_id` column is what it reads); the median time taken on stderr.
+    The file holds platform ids: keep it private."""
+    with refusals():
+        found = payments.participant_payments(State.engine(), ACTOR, study)
+    text = payments.payments_csv(found)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+    err.print(payments.HOLDS_PLATFORM_IDS, markup=False)
+    counts = Counter(r.status for r in found.rows)
+    err.print(
+        ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no participant", markup=False
+    )
+    if found.median_minutes is None:
+        err.print("median time taken: nobody has completed yet", markup=False)
+        return
+    line = f"median time taken: {found.median_minutes} minutes"
+    if hourly_rate is not None:
+        line += f"; at {hourly_rate}/hour, pay {found.pay_for(hourly_rate):.2f} per participant"
+    err.print(line, markup=False)

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Study, stored_id
-from annotate.domain.exports.pseudonyms import pseudonym, secret_key
+from annotate.domain.exports.pseudonyms import pseudonym, secret_key, study_members
 from annotate.domain.operations import erasure
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import Actor, require_admin
@@ -110,3 +110,12 @@ def set_retention(engine: Engine, actor: Actor, study: str, days: int | None) ->
         change.before = {"retention_days": change.study.retention_days}
         update_study(change.session, study, retention_days=days)
         change.after = {"retention_days": days}
+
+
+def study_people(engine: Engine, actor: Actor, study: str) -> list[str]:
+    """The account names of everyone with data in `study` (whom `erase_person` can erase)."""
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        return sorted(
+            name for _, name in study_members(session, stored_id(get_study(session, study)))
+        )

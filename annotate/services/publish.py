@@ -77,7 +77,7 @@ def card_files(
         n_annotators=int(ordinary_rows(data.ratings)["annotator"].nunique()),  # no adjudicator
         n_simulated=simulated_annotators(data),
         n_rows=len(data.ratings),
-        exclusions=list(data.excluded),
+        exclusions=published_times(list(data.excluded)),
         license=license,
         free_text=data.free_text,
         disclosed=sorted(disclosure.free_text),

@@ -153,11 +153,13 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
     )
 
 
-def pseudonymous(engine: Engine, frame: pd.DataFrame) -> pd.DataFrame:
+def pseudonymous(engine: Engine, frame: pd.DataFrame, study: str | None = None) -> pd.DataFrame:
     """An export of one study or several with each annotator named by their pseudonym in the
-    row's study."""
+    row's study (a frame without a `study` column: of `study`)."""
     if frame.empty:
         return frame
+    if "study" not in frame:
+        return pseudonymous(engine, frame.assign(study=study)).drop(columns="study")
     parts = []
     with read_session(engine) as session:
         for name, rows in frame.groupby("study", sort=False):

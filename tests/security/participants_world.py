@@ -59,7 +59,7 @@ def study_key(engine) -> str:
     return key
 
 
-def take_part(engine, person: Person, n: int, tag: str) -> Person:
+def take_part(engine, person: Person, n: int, tag: str, pace: float = 12.5) -> Person:
     """Enrol `person` through the link, consent, answer the survey (a free-text job naming
     them), rate `n` pairs with a comment, a rationale and a flag on the first, skip one more."""
     link = {"study": STUDY, "key": study_key(engine)}
@@ -80,7 +80,7 @@ def take_part(engine, person: Person, n: int, tag: str) -> Person:
             annotator_id=person.annotator_id,
             assignment_id=assignment,
             scores=scores(3, rubric_alignment=2 + (i % 3)),
-            seconds=12.5 + i,
+            seconds=pace + i,
             comment=comment if first else None,
             flag_reason=flag if first else None,
             side_preference=1,

@@ -34,6 +34,13 @@ from annotate.services.reporting import study_ratings, study_report
 from tests.security.participants_world import study_key, two_participants
 
 MINUTE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:00Z")
+TIME = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?")
+
+
+def _finer_than_minutes(data: bytes) -> list[bytes]:
+    """The times in `data` given to more than the minute (seconds or fractions not zero)."""
+    found = [m.group(0) for m in TIME.finditer(data)]
+    return [t for t in found if re.search(rb":\d\d:(?!00(\.0+)?$)\d\d", t)]
 
 
 def _leaks(data: bytes, secrets: list[str]) -> list[str]:
@@ -74,6 +81,8 @@ def test_no_published_file_holds_a_platform_id_a_session_id_the_key_or_free_text
             assert _leaks(_cells(table).encode(), secrets) == [], path.name
         else:
             assert _leaks(data.decode("utf-8").encode("utf-8"), secrets) == [], path.name
+        cells = _cells(pd.read_parquet(path)).encode() if path.suffix == ".parquet" else data
+        assert _finer_than_minutes(cells) == [], path.name
     ratings = pd.read_parquet(tmp_path / "card" / "ratings.parquet")
     assert len(ratings) > 0
     assert ratings["annotator"].str.fullmatch(r"a-[0-9a-f]{12}").all()

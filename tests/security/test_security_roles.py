@@ -51,6 +51,7 @@ from annotate.services import (
     erasure,
     exclusion_rules,
     flags,
+    payments,
     people,
     plans,
     progress,
@@ -116,6 +117,7 @@ ARGUMENTS: dict[str, Any] = {
     "judge": "x",
     "replace": False,
     "disclose": (),
+    "uploads": [("x.jsonl", b"")],
     "days": 30,
     "erase": False,
 }
@@ -135,6 +137,7 @@ ADMIN_SERVICES = (
     training,
     aspects,
     erasure,
+    payments,
 )
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 

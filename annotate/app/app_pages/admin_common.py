@@ -44,7 +44,9 @@ ADMIN_PAGES = (
     ("admin_studies.py", "Studies", ":material/tune:", "admin-studies"),
     ("admin_data.py", "Data and gold pairs", ":material/upload_file:", "admin-data"),
     ("admin_people.py", "Annotators", ":material/group:", "admin-annotators"),
+    ("admin_participants.py", "Participants", ":material/badge:", "admin-participants"),
     ("admin_assign.py", "Assignments", ":material/assignment_ind:", "admin-assignments"),
+    ("admin_publish.py", "Publish", ":material/publish:", "admin-publish"),
     ("admin_audit.py", "Audit log", ":material/history:", "admin-audit"),
 )
 

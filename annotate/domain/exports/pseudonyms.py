@@ -16,12 +16,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Participation, SiteSecret, Training
 from annotate.errors import Broken
+
+if TYPE_CHECKING:  # the annotator's pages use the ids only: no pandas for them
+    import pandas as pd
 
 SECRET_NAME = "pseudonym"
 PREFIX = "a-"

@@ -71,7 +71,7 @@ def minute(values: pd.Series) -> pd.Series:
 
 
 def _minute_text(value: object) -> object:
-    if not isinstance(value, str) or not value:
+    if not isinstance(value, str) or "T" not in value:  # not a time (a date stays a date)
         return value
     stamp = pd.to_datetime(value, utc=True, errors="coerce")
     return value if pd.isna(stamp) else stamp.floor("min").strftime(MINUTE_FORMAT)
@@ -117,12 +117,12 @@ def withheld_fields(
 
 
 def published_times(value: Any) -> Any:
-    """A copy of a JSON-like value (the report) with every time under a key ending in `_at`
-    given to the minute (the first rating's time would otherwise be a participant's, to the
-    microsecond)."""
+    """A copy of a JSON-like value (the report, the card's exclusions) with every time under a
+    key `at` or ending in `_at` given to the minute (the first rating's time would otherwise be
+    a participant's, to the microsecond)."""
     if isinstance(value, Mapping):
         return {
-            k: _minute_text(v) if str(k).endswith("_at") else published_times(v)
+            k: _minute_text(v) if str(k) == "at" or str(k).endswith("_at") else published_times(v)
             for k, v in value.items()
         }
     if isinstance(value, list):

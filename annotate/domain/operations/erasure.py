@@ -153,11 +153,7 @@ def erase(session: Session, account: Annotator, study: Study, reason: str = REQU
     """Remove everything `account` left in `study` (see the module), log it without the person."""
     study_id, annotator_id = stored_id(study), stored_id(account)
     work = _in_study(session, annotator_id, study_id)
-    in_study = bool(work) or any(
-        session.exec(select(table.id).where(*_mine(table, annotator_id, study_id))).first()
-        for table in (Participation, Training)
-    )
-    if not in_study:
+    if not (work or _has_records(session, annotator_id, study_id)):
         raise Invalid(f"{account.name!r} has no data in study {study.name!r}: nothing to erase")
     after_ratings = _others_rated(session, study_id, annotator_id)
     n_scores = _remove_work(session, work)
@@ -175,12 +171,27 @@ def erase(session: Session, account: Annotator, study: Study, reason: str = REQU
     return Erased(len(work), n_scores, removed)
 
 
+def _has_records(session: Session, annotator_id: int, study_id: int) -> bool:
+    """Whether the person has a participation or a training row in the study."""
+    return any(
+        session.exec(select(table.id).where(*_mine(table, annotator_id, study_id))).first()
+        for table in (Participation, Training)
+    )
+
+
 def withdraw(session: Session, account: Annotator, study: Study, *, erase_data: bool) -> Erased:
     """The participant leaves `study` now: unfinished pairs released, the account deactivated,
-    the withdrawal kept; with `erase_data` everything of theirs erased (`erase`)."""
-    if erase_data:
-        return erase(session, account, study, WITHDRAWAL)
+    the withdrawal kept; with `erase_data` everything of theirs erased (`erase`; someone who
+    only opened the link has just the account, which goes, with nothing to log)."""
     study_id, annotator_id = stored_id(study), stored_id(account)
+    in_study = bool(_in_study(session, annotator_id, study_id))
+    if erase_data and (in_study or _has_records(session, annotator_id, study_id)):
+        return erase(session, account, study, WITHDRAWAL)
+    if erase_data and not _holds_elsewhere(session, annotator_id):
+        scrub_audit(session, [account.name, account.external_id or ""])
+        session.delete(account)
+        session.flush()
+        return Erased(0, 0, True)
     pending = _ids(
         session,
         select(Assignment.id).where(
