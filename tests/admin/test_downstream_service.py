@@ -7,14 +7,17 @@ Runs on SQLite, and on PostgreSQL with PRB_TEST_DATABASE_URL (conftest)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from analysis.renderers.render import render_report
+from analysis.schema.jsonable import to_jsonable
 from annotate.db import write_session
 from annotate.domain.exports.export import CONDITION_COLUMN, ratings_dataframe
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
-from annotate.errors import Forbidden
+from annotate.errors import Conflict, Forbidden
 from annotate.services import downstream, publish
 from annotate.services.demo import (
     DOWNSTREAM_STUDY,
@@ -99,3 +102,14 @@ def test_only_the_results_roles_see_the_figures(world):
             world, researcher.id, study=DOWNSTREAM_STUDY, condition="bon:x:k1",
             eval_file=demo_data_folder() / "downstream/bon/madeup-rm-a/Art_eval_k1.jsonl",
         )  # fmt: skip
+
+
+def test_the_analysis_runs_from_the_exported_files_alike(world, tmp_path):
+    from analysis.downstream.bundle import summary_from_folder
+
+    downstream.export_bundle(world, SYSTEM, DOWNSTREAM_STUDY, tmp_path / "bundle")
+    from_files = summary_from_folder(tmp_path / "bundle", n_boot=30)
+    from_database = downstream.downstream_report(world, SYSTEM, DOWNSTREAM_STUDY, n_boot=30)
+    assert json.loads(json.dumps(to_jsonable(from_files))) == from_database
+    with pytest.raises(Conflict, match="already holds"):
+        downstream.export_bundle(world, SYSTEM, DOWNSTREAM_STUDY, tmp_path / "bundle")
