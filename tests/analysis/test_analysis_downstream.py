@@ -213,3 +213,24 @@ def test_too_few_models_for_significance_are_said_so_and_a_reversed_ranking_cont
     assert claim["human"]["kendall_tau"] == pytest.approx(-1.0)
     assert claim["human"]["p_tau"] == pytest.approx(2 / 120)  # exact: 2 of the 5! orders
     assert claim["sentence"].startswith("Over 5 reward models, the humans contradict the")
+
+
+def test_adjudicators_and_excluded_pairs_are_left_out():
+    ratings = ratings_for("c", {("q1", "a"): 2, ("q2", "a"): 1, ("q3", "a"): 0})
+    ratings["purpose"] = "rating"
+    ratings["pair_excluded"] = ratings["pair_id"] == "q3"
+    adjudicator = ratings_for("c", {("q1", "z"): -4})
+    adjudicator["purpose"], adjudicator["pair_excluded"] = "adjudication", False
+    both = pd.concat([ratings, adjudicator], ignore_index=True)
+    marks = pd.DataFrame(
+        columns=["study", "pair_id", "annotator", "response", "aspect_index", "coverage"]
+    )
+    outputs = pd.DataFrame(
+        columns=["condition", "kind", "model", "variant", "k", "pair_id", "n_aspects",
+                 "rm_score", "judge_scores", "judge_average", "judge_status"]
+    )  # fmt: skip
+    comparison = {"study": "c", "expected": "bon:m:k4", "baseline": "bon:m:k1", "identical": []}
+    summary = downstream_summary(outputs, [comparison], both, marks, {}, n_boot=10)
+    gain = summary["comparisons"][0]["human"]
+    assert (gain["n_rated"], gain["n_annotators"]) == (2, 1)
+    assert gain["gain"]["estimate"] == pytest.approx(1.5)
