@@ -70,14 +70,16 @@ def test_the_report_the_card_and_the_export_carry_it(world, tmp_path):
     report = downstream.with_downstream(
         world, SYSTEM, DOWNSTREAM_STUDY, study_report(data), n_boot=20
     )
-    markdown = render_report(report, "md")
-    for heading in (
+    headings = (
         "Downstream: comparisons",
         "Downstream: scaling curve",
         "Downstream: LLM judge against the humans",
         "Downstream: the correlation claim",
-    ):
-        assert heading in markdown  # fmt: skip
+    )
+    for fmt in ("md", "html", "latex"):
+        rendered = render_report(report, fmt)
+        assert all(h in rendered for h in headings), fmt
+    assert "bon:madeup-rm-a:k16" in render_report(report, "md")
     assert "Downstream" not in render_report(study_report(data), "md")
     # the benchmark study published (it needs ratings of its own: the simulated annotators')
     store_simulated_ratings(world, DOWNSTREAM_STUDY, n_annotators=2, seed=1)
