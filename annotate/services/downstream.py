@@ -182,6 +182,13 @@ def _empty(columns: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(columns=list(columns))
 
 
+def _columns(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """`frame`'s `columns` that it has (all of them, empty, for an empty frame)."""
+    if frame.empty:
+        return _empty(columns)
+    return frame[[c for c in columns if c in frame.columns]]
+
+
 def comparison_of(engine: Engine, actor: Actor, study: str) -> dict[str, Any] | None:
     """A comparison study's record (expected and baseline conditions, identical questions), or
     None for any other study (which keeps its tie/divergence verdict)."""
@@ -213,8 +220,9 @@ def export_bundle(engine: Engine, actor: Actor, study: str, folder: Path) -> lis
     outputs_frame["judge_scores"] = [
         None if v is None else json.dumps(v) for v in outputs_frame["judge_scores"]
     ]
-    ratings = inputs.ratings if not inputs.ratings.empty else _empty(RATING_COLUMNS)
-    marks = inputs.marks if not inputs.marks.empty else _empty(MARK_COLUMNS)
+    # only what the analysis reads: no comment, rationale or other free text
+    ratings = _columns(inputs.ratings, (*RATING_COLUMNS, "purpose", "pair_excluded"))
+    marks = _columns(inputs.marks, (*MARK_COLUMNS, "purpose"))
     outputs_frame.to_csv(paths[0], index=False)
     paths[1].write_text(json.dumps(inputs.comparisons, indent=1), encoding="utf-8")
     ratings.to_csv(paths[2], index=False)

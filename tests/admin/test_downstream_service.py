@@ -113,5 +113,7 @@ def test_the_analysis_runs_from_the_exported_files_alike(world, tmp_path):
     from_files = summary_from_folder(tmp_path / "bundle", n_boot=30)
     from_database = downstream.downstream_report(world, SYSTEM, DOWNSTREAM_STUDY, n_boot=30)
     assert json.loads(json.dumps(to_jsonable(from_files))) == from_database
+    ratings = (tmp_path / "bundle" / "ratings.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert ratings == "study,pair_id,annotator,response,dimension,score,purpose,pair_excluded"
     with pytest.raises(Conflict, match="already holds"):
         downstream.export_bundle(world, SYSTEM, DOWNSTREAM_STUDY, tmp_path / "bundle")
