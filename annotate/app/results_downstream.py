@@ -87,12 +87,8 @@ def draw(study: str, actor: Actor) -> None:
     scaling.plotly_chart(scaling_figure(summary), width="stretch")
     judge.plotly_chart(judge_human_figure(summary), width="stretch")
     report = {"downstream": summary}
-    for title, table in (
-        ("Comparisons", tables.comparison_table(report)),
-        ("Scaling curve", tables.scaling_table(report)),
-        ("LLM judge against the humans", tables.judge_table(report)),
-        ("The correlation claim", tables.claim_table(report)),
-    ):
+    for title, build in tables.SECTIONS:
+        table = build(report)
         if table is not None:
             with st.expander(title, expanded=title == "Comparisons"):
                 st.dataframe(_frame(table), hide_index=True, width="stretch")

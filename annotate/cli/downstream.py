@@ -163,19 +163,7 @@ def report_command(
     if fmt == "json":
         typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
         return
-    report = {"downstream": summary}
-    for title, table in (
-        ("Comparisons", tables.comparison_table(report)),
-        ("Scaling curve", tables.scaling_table(report)),
-        ("LLM judge against the humans", tables.judge_table(report)),
-        ("The correlation claim", tables.claim_table(report)),
-    ):
-        if table is None:
-            continue
-        lines = [f"## {title}", "", "| " + " | ".join(table.headers) + " |"]
-        lines.append("|" + "---|" * len(table.headers))
-        lines += ["| " + " | ".join(row) + " |" for row in table.rows]
-        typer.echo("\n".join([*lines, "", table.note, ""]))
+    typer.echo(tables.markdown(summary))
 
 
 @downstream_app.command("export")

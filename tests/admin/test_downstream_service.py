@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from typer.testing import CliRunner
 
+from analysis import cli as analysis_cli
 from analysis.renderers.render import render_report
 from analysis.schema.jsonable import to_jsonable
 from annotate.db import write_session
@@ -113,6 +115,11 @@ def test_the_analysis_runs_from_the_exported_files_alike(world, tmp_path):
     from_files = summary_from_folder(tmp_path / "bundle", n_boot=30)
     from_database = downstream.downstream_report(world, SYSTEM, DOWNSTREAM_STUDY, n_boot=30)
     assert json.loads(json.dumps(to_jsonable(from_files))) == from_database
+    result = CliRunner().invoke(
+        analysis_cli.app, ["downstream", str(tmp_path / "bundle"), "--bootstrap", "30"]
+    )
+    assert result.exit_code == 0, result.output
+    assert from_files["claim"]["sentence"] in result.output
     ratings = (tmp_path / "bundle" / "ratings.csv").read_text(encoding="utf-8").splitlines()[0]
     assert ratings == "study,pair_id,annotator,response,dimension,score,purpose,pair_excluded"
     with pytest.raises(Conflict, match="already holds"):
