@@ -80,7 +80,8 @@ def downstream_summary(
         if found is not None and found[1] > chosen.get(found[0], (0,))[0]:
             chosen[found[0]] = (found[1], comparison, human, judge)
     labelled = marks_by_condition(marks, comparisons)
-    judge = judge_long(outputs)
+    compared = {c[k] for c in comparisons for k in ("expected", "baseline")}
+    judge = judge_long(outputs[outputs["condition"].isin(list(compared))])  # the rated ones
     correlation, drill = average_correlation(labelled, outputs)
     claim = _claim(chosen, ratings, outputs, accuracy, n_boot, seed)
     return {
