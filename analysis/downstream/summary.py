@@ -9,6 +9,7 @@ Inputs:
 - `ratings`, `marks`: the comparison studies' ratings export and aspect table;
 - `accuracy`: each reward model's accuracy on the benchmark (from `models import`).
 
+An adjudicator's ratings and marks are left out, and so are the pairs an admin excluded.
 A reward model's gain for the correlation claim comes from its comparison of best-of-k against
 its own best-of-1 with the largest k.
 """
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.core.ratings import purpose_mask
 from analysis.downstream.claim import GainData, correlation_claim
 from analysis.downstream.gains import human_gain, judge_gain, rubric_differences
 from analysis.downstream.judge_human import (
@@ -29,6 +31,8 @@ from analysis.downstream.judge_human import (
     marks_by_condition,
     scaling_curve,
 )
+
+EXCLUDED = "pair_excluded"
 
 
 def _parts(condition: str) -> tuple[str, str, str]:
@@ -63,6 +67,7 @@ def downstream_summary(
     """Every figure of the downstream section (None without outputs or comparisons)."""
     if outputs.empty and not comparisons:
         return None
+    ratings, marks = ordinary(ratings, marks)
     rows = []
     chosen: dict[str, tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]]] = {}
     for comparison in comparisons:
@@ -75,7 +80,8 @@ def downstream_summary(
         if found is not None and found[1] > chosen.get(found[0], (0,))[0]:
             chosen[found[0]] = (found[1], comparison, human, judge)
     labelled = marks_by_condition(marks, comparisons)
-    judge = judge_long(outputs)
+    compared = {c[k] for c in comparisons for k in ("expected", "baseline")}
+    judge = judge_long(outputs[outputs["condition"].isin(list(compared))])  # the rated ones
     correlation, drill = average_correlation(labelled, outputs)
     claim = _claim(chosen, ratings, outputs, accuracy, n_boot, seed)
     return {
@@ -87,6 +93,21 @@ def downstream_summary(
         "claim": claim,
         "judge_unusable": _unusable(outputs),
     }
+
+
+def ordinary(ratings: pd.DataFrame, marks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ordinary ratings and marks: an adjudicator's (`purpose`) are left out, and so are
+    the pairs an admin excluded from the analysis (`pair_excluded`), as from every figure."""
+    ratings, marks = ratings[purpose_mask(ratings)], marks[purpose_mask(marks)]
+    if EXCLUDED in ratings.columns:
+        flagged = ratings[ratings[EXCLUDED].fillna(False).astype(bool)]
+        left_out = set(zip(flagged["study"], flagged["pair_id"], strict=True))
+        if left_out:
+            keys = list(zip(ratings["study"], ratings["pair_id"], strict=True))
+            ratings = ratings[np.array([k not in left_out for k in keys], dtype=bool)]
+            mark_keys = list(zip(marks["study"], marks["pair_id"], strict=True))
+            marks = marks[np.array([k not in left_out for k in mark_keys], dtype=bool)]
+    return ratings, marks
 
 
 def _meta(comparison: dict[str, Any]) -> dict[str, Any]:

@@ -135,3 +135,27 @@ def claim_table(report: Report | Mapping[str, Any]) -> Table | None:
         "permutation p-values; intervals from resampling questions and annotators, the "
         "models fixed.",
     )
+
+
+SECTIONS = (
+    ("Comparisons", comparison_table),
+    ("Scaling curve", scaling_table),
+    ("LLM judge against the humans", judge_table),
+    ("The correlation claim", claim_table),
+)
+
+
+def markdown(summary: Mapping[str, Any]) -> str:
+    """The downstream figures alone as Markdown (both command lines print it)."""
+    report = {"downstream": summary}
+    parts = []
+    for title, build in SECTIONS:
+        table = build(report)
+        if table is None:
+            continue
+        lines = [f"## {title}", "", "| " + " | ".join(table.headers) + " |"]
+        lines.append("|" + "---|" * len(table.headers))
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+                  for row in table.rows]  # fmt: skip
+        parts.append("\n".join([*lines, "", table.note, ""]))
+    return "\n".join(parts)

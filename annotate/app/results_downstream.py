@@ -53,6 +53,13 @@ def draw_comparison(found: dict[str, Any]) -> None:
     )
 
 
+def comparison_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The dimension table of a comparison study: chosen and rejected named for what they are
+    (the expected and the baseline condition), without the Verdict column."""
+    names = {"Mean chosen": "Mean expected", "Mean rejected": "Mean baseline"}
+    return frame.drop(columns=["Verdict"], errors="ignore").rename(columns=names)
+
+
 @st.cache_data(show_spinner="Computing the downstream figures…", max_entries=8, ttl=600)
 def _summary(study: str, actor: Actor, state: str) -> dict[str, Any] | None:  # noqa: ARG001
     return downstream.downstream_report(engine(), actor, study, n_boot=PAGE_RESAMPLES)
@@ -80,12 +87,8 @@ def draw(study: str, actor: Actor) -> None:
     scaling.plotly_chart(scaling_figure(summary), width="stretch")
     judge.plotly_chart(judge_human_figure(summary), width="stretch")
     report = {"downstream": summary}
-    for title, table in (
-        ("Comparisons", tables.comparison_table(report)),
-        ("Scaling curve", tables.scaling_table(report)),
-        ("LLM judge against the humans", tables.judge_table(report)),
-        ("The correlation claim", tables.claim_table(report)),
-    ):
+    for title, build in tables.SECTIONS:
+        table = build(report)
         if table is not None:
             with st.expander(title, expanded=title == "Comparisons"):
                 st.dataframe(_frame(table), hide_index=True, width="stretch")

@@ -439,6 +439,13 @@ def demo_command(
         f"{setup.simulated_scores} simulated scores added; made-up reward-model outputs: "
         f"{', '.join(setup.models) or 'none'} (data/demo/model_outputs/README.md)."
     )
+    if setup.comparisons:
+        out.print(
+            "Downstream demo (made-up files, data/demo/downstream/README.md): study "
+            f"'demo-downstream' and its comparison studies {', '.join(setup.comparisons)}.",
+            highlight=False,
+            markup=False,
+        )
     base = f"http://{demo_host(address)}:{port}"
     out.print(
         f"Annotator ({setup.annotator}): {accounts.login_link(setup.token, base)}",

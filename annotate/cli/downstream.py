@@ -113,6 +113,9 @@ def compare_command(
     ],
     study: StudyOption = DEFAULT_STUDY,
     overlap: Annotated[int, Opt(help="Annotators wanted per pair (k).")] = 3,
+    ask_preference: Annotated[
+        bool, Opt("--ask-preference", help="Also ask which response fits the user better.")
+    ] = False,
     seed: Annotated[int | None, Opt(help="The new study's seed (default: random).")] = None,
 ) -> None:
     """Build a comparison study: each question of both conditions a blinded A/B pair (identical
@@ -128,6 +131,7 @@ def compare_command(
             baseline=baseline,
             overlap=overlap,
             seed=seed,
+            ask_preference=ask_preference,
         )
     out.print(
         f"Created comparison study {summary.study!r}: {summary.expected} against "
@@ -159,16 +163,16 @@ def report_command(
     if fmt == "json":
         typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
         return
-    report = {"downstream": summary}
-    for title, table in (
-        ("Comparisons", tables.comparison_table(report)),
-        ("Scaling curve", tables.scaling_table(report)),
-        ("LLM judge against the humans", tables.judge_table(report)),
-        ("The correlation claim", tables.claim_table(report)),
-    ):
-        if table is None:
-            continue
-        lines = [f"## {title}", "", "| " + " | ".join(table.headers) + " |"]
-        lines.append("|" + "---|" * len(table.headers))
-        lines += ["| " + " | ".join(row) + " |" for row in table.rows]
-        typer.echo("\n".join([*lines, "", table.note, ""]))
+    typer.echo(tables.markdown(summary))
+
+
+@downstream_app.command("export")
+def export_command(
+    folder: Annotated[Path, typer.Argument(help="Where to write the files (created).")],
+    study: StudyOption = DEFAULT_STUDY,
+) -> None:
+    """The downstream analysis's inputs as files (outputs.csv, comparisons.json, ratings.csv,
+    aspects.csv, accuracy.json), for `analysis.downstream.bundle` without the database."""
+    with refusals():
+        paths = downstream.export_bundle(State.engine(), ACTOR, study, folder)
+    out.print(f"Wrote {len(paths)} files to {folder}.", highlight=False, emoji=False, markup=False)

@@ -44,6 +44,7 @@ class DemoSetup:
     admin_token: str
     simulated_scores: int
     models: tuple[str, ...] = ()
+    comparisons: tuple[str, ...] = ()  # the downstream demo's comparison studies
 
 
 def set_up_demo(
@@ -81,10 +82,19 @@ def set_up_demo(
             count=True,
         )
     models = _import_demo_models(engine, folder)
+    comparisons: list[str] = []
     if simulated_annotators:  # the results page's demo: its Downstream section too
-        set_up_demo_downstream(engine, folder, simulated_annotators)
+        comparisons = set_up_demo_downstream(engine, folder, simulated_annotators)
     return DemoSetup(
-        summary, DEMO_ANNOTATOR, token, len(created), DEMO_ADMIN, admin_token, simulated, models
+        summary,
+        DEMO_ANNOTATOR,
+        token,
+        len(created),
+        DEMO_ADMIN,
+        admin_token,
+        simulated,
+        models,
+        tuple(comparisons),
     )
 
 

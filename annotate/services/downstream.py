@@ -7,6 +7,7 @@ win are never part of anything an annotator is sent.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -14,6 +15,7 @@ from typing import Any, cast
 import pandas as pd
 from sqlalchemy.engine import Engine
 
+from analysis.downstream.bundle import FILES
 from analysis.downstream.summary import downstream_summary
 from analysis.models.reward_models import model_preferences
 from analysis.schema.jsonable import to_jsonable
@@ -30,6 +32,7 @@ from annotate.domain.exports.export import ratings_dataframe
 from annotate.domain.models import reward_models
 from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_admin, require_role
 from annotate.domain.study.studies import get_study, list_studies
+from annotate.errors import Conflict
 from annotate.services.audited import admin_change
 
 
@@ -179,6 +182,13 @@ def _empty(columns: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(columns=list(columns))
 
 
+def _columns(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """`frame`'s `columns` that it has (all of them, empty, for an empty frame)."""
+    if frame.empty:
+        return _empty(columns)
+    return frame[[c for c in columns if c in frame.columns]]
+
+
 def comparison_of(engine: Engine, actor: Actor, study: str) -> dict[str, Any] | None:
     """A comparison study's record (expected and baseline conditions, identical questions), or
     None for any other study (which keeps its tie/divergence verdict)."""
@@ -195,3 +205,28 @@ def with_downstream(
     renderers and the card then carry the section)."""
     found = downstream_report(engine, actor, study, n_boot=n_boot, seed=seed)
     return report if found is None else cast(Report, {**report, "downstream": found})
+
+
+def export_bundle(engine: Engine, actor: Actor, study: str, folder: Path) -> list[Path]:
+    """The downstream analysis's inputs as files (`analysis.downstream.bundle`), so it can be
+    run without the database; `folder` is created (it must not hold these files already)."""
+    inputs = downstream_inputs(engine, actor, study)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / name for name in FILES]
+    taken = [p.name for p in paths if p.exists()]
+    if taken:
+        raise Conflict(f"{folder} already holds {', '.join(taken)}")
+    outputs_frame = inputs.outputs.copy()
+    outputs_frame["judge_scores"] = [
+        None if v is None else json.dumps(v) for v in outputs_frame["judge_scores"]
+    ]
+    # only what the analysis reads: no comment, rationale or other free text
+    ratings = _columns(inputs.ratings, (*RATING_COLUMNS, "purpose", "pair_excluded"))
+    marks = _columns(inputs.marks, (*MARK_COLUMNS, "purpose"))
+    outputs_frame.to_csv(paths[0], index=False)
+    paths[1].write_text(json.dumps(inputs.comparisons, indent=1), encoding="utf-8")
+    ratings.to_csv(paths[2], index=False)
+    marks.to_csv(paths[3], index=False)
+    accuracy = benchmark_accuracy(inputs.predictions)
+    paths[4].write_text(json.dumps(accuracy, indent=1), encoding="utf-8")
+    return paths

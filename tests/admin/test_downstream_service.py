@@ -7,14 +7,19 @@ Runs on SQLite, and on PostgreSQL with PRB_TEST_DATABASE_URL (conftest)."""
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from typer.testing import CliRunner
+
+from analysis import cli as analysis_cli
 from analysis.renderers.render import render_report
+from analysis.schema.jsonable import to_jsonable
 from annotate.db import write_session
 from annotate.domain.exports.export import CONDITION_COLUMN, ratings_dataframe
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
-from annotate.errors import Forbidden
+from annotate.errors import Conflict, Forbidden
 from annotate.services import downstream, publish
 from annotate.services.demo import (
     DOWNSTREAM_STUDY,
@@ -67,14 +72,16 @@ def test_the_report_the_card_and_the_export_carry_it(world, tmp_path):
     report = downstream.with_downstream(
         world, SYSTEM, DOWNSTREAM_STUDY, study_report(data), n_boot=20
     )
-    markdown = render_report(report, "md")
-    for heading in (
+    headings = (
         "Downstream: comparisons",
         "Downstream: scaling curve",
         "Downstream: LLM judge against the humans",
         "Downstream: the correlation claim",
-    ):
-        assert heading in markdown  # fmt: skip
+    )
+    for fmt in ("md", "html", "latex"):
+        rendered = render_report(report, fmt)
+        assert all(h in rendered for h in headings), fmt
+    assert "bon:madeup-rm-a:k16" in render_report(report, "md")
     assert "Downstream" not in render_report(study_report(data), "md")
     # the benchmark study published (it needs ratings of its own: the simulated annotators')
     store_simulated_ratings(world, DOWNSTREAM_STUDY, n_annotators=2, seed=1)
@@ -99,3 +106,21 @@ def test_only_the_results_roles_see_the_figures(world):
             world, researcher.id, study=DOWNSTREAM_STUDY, condition="bon:x:k1",
             eval_file=demo_data_folder() / "downstream/bon/madeup-rm-a/Art_eval_k1.jsonl",
         )  # fmt: skip
+
+
+def test_the_analysis_runs_from_the_exported_files_alike(world, tmp_path):
+    from analysis.downstream.bundle import summary_from_folder
+
+    downstream.export_bundle(world, SYSTEM, DOWNSTREAM_STUDY, tmp_path / "bundle")
+    from_files = summary_from_folder(tmp_path / "bundle", n_boot=30)
+    from_database = downstream.downstream_report(world, SYSTEM, DOWNSTREAM_STUDY, n_boot=30)
+    assert json.loads(json.dumps(to_jsonable(from_files))) == from_database
+    result = CliRunner().invoke(
+        analysis_cli.app, ["downstream", str(tmp_path / "bundle"), "--bootstrap", "30"]
+    )
+    assert result.exit_code == 0, result.output
+    assert from_files["claim"]["sentence"] in result.output
+    ratings = (tmp_path / "bundle" / "ratings.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert ratings == "study,pair_id,annotator,response,dimension,score,purpose,pair_excluded"
+    with pytest.raises(Conflict, match="already holds"):
+        downstream.export_bundle(world, SYSTEM, DOWNSTREAM_STUDY, tmp_path / "bundle")

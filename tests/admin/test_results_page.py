@@ -47,4 +47,7 @@ def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
     verdicts = "\n".join(str(s.value) for s in [*at.success, *at.warning])
     assert "Validated" not in verdicts
     assert "Not validated" not in verdicts
+    (table,) = [d.value for d in at.dataframe if "Dimension" in d.value.columns]
+    assert "Verdict" not in table.columns
+    assert {"Mean expected", "Mean baseline"} <= set(table.columns)
     assert not at.exception

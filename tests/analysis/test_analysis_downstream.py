@@ -18,7 +18,7 @@ from scipy import stats
 from analysis.designs.aspects import quadratic_kappa
 from analysis.downstream.claim import permutation_p, rank_statistics
 from analysis.downstream.gains import human_gain, judge_gain
-from analysis.downstream.judge_human import agreement
+from analysis.downstream.judge_human import agreement, scaling_curve
 from analysis.downstream.summary import downstream_summary
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="needs GNU R")
@@ -213,3 +213,74 @@ def test_too_few_models_for_significance_are_said_so_and_a_reversed_ranking_cont
     assert claim["human"]["kendall_tau"] == pytest.approx(-1.0)
     assert claim["human"]["p_tau"] == pytest.approx(2 / 120)  # exact: 2 of the 5! orders
     assert claim["sentence"].startswith("Over 5 reward models, the humans contradict the")
+
+
+def test_adjudicators_and_excluded_pairs_are_left_out():
+    ratings = ratings_for("c", {("q1", "a"): 2, ("q2", "a"): 1, ("q3", "a"): 0})
+    ratings["purpose"] = "rating"
+    ratings["pair_excluded"] = ratings["pair_id"] == "q3"
+    adjudicator = ratings_for("c", {("q1", "z"): -4})
+    adjudicator["purpose"], adjudicator["pair_excluded"] = "adjudication", False
+    both = pd.concat([ratings, adjudicator], ignore_index=True)
+    marks = pd.DataFrame(
+        columns=["study", "pair_id", "annotator", "response", "aspect_index", "coverage"]
+    )
+    outputs = pd.DataFrame(
+        columns=["condition", "kind", "model", "variant", "k", "pair_id", "n_aspects",
+                 "rm_score", "judge_scores", "judge_average", "judge_status"]
+    )  # fmt: skip
+    comparison = {"study": "c", "expected": "bon:m:k4", "baseline": "bon:m:k1", "identical": []}
+    summary = downstream_summary(outputs, [comparison], both, marks, {}, n_boot=10)
+    gain = summary["comparisons"][0]["human"]
+    assert (gain["n_rated"], gain["n_annotators"]) == (2, 1)
+    assert gain["gain"]["estimate"] == pytest.approx(1.5)
+
+
+def test_the_judge_is_one_more_coder_in_the_ordinal_alpha():
+    import krippendorff
+
+    # 4 (condition, question, aspect) units, two annotators and the judge
+    human_a, human_b, judge = [0, 1, 2, 2], [0, 2, 2, 1], [1, 1, 2, 0]
+    units = [("c", f"q{i}", 0) for i in range(4)]
+    labelled = pd.DataFrame(
+        [(c, q, i, v, who) for who, values in (("a", human_a), ("b", human_b))
+         for (c, q, i), v in zip(units, values, strict=True)],
+        columns=["condition", "pair_id", "aspect_index", "coverage", "annotator"],
+    )  # fmt: skip
+    scores = pd.DataFrame(
+        [(c, q, i, v) for (c, q, i), v in zip(units, judge, strict=True)],
+        columns=["condition", "pair_id", "aspect_index", "coverage"],
+    )
+    # the reliability matrix (coders x units), through krippendorff's own path
+    expected = krippendorff.alpha(
+        reliability_data=np.array([human_a, human_b, judge], float),
+        level_of_measurement="ordinal",
+        value_domain=[0, 1, 2],
+    )
+    found = agreement(labelled, scores)
+    assert found["alpha_ordinal_with_judge"] == pytest.approx(expected)
+    # consensus: medians 0, 1.5 -> 1 (a half toward "partly"), 2, 1.5 -> 1; judge 1, 1, 2, 0
+    assert found["exact_agreement"] == pytest.approx(2 / 4)
+
+
+def test_the_scaling_curve_by_hand():
+    outputs = pd.DataFrame(
+        [("bon:m:k1", "bon", "m", "k1", 1, "q1", 2.0, "ok"),
+         ("bon:m:k1", "bon", "m", "k1", 1, "q2", 0.0, "ok"),
+         ("bon:m:k1", "bon", "m", "k1", 1, "q3", 0.0, "empty"),
+         ("bon:m:k16", "bon", "m", "k16", 16, "q1", 1.5, "ok"),
+         ("bon:m:k16", "bon", "m", "k16", 16, "q2", 2.0, "ok")],
+        columns=["condition", "kind", "model", "variant", "k", "pair_id", "judge_average",
+                 "judge_status"],
+    )  # fmt: skip
+    labelled = pd.DataFrame(
+        [("bon:m:k1", "q1", 0, 1), ("bon:m:k1", "q1", 1, 2), ("bon:m:k1", "q2", 0, 0),
+         ("bon:m:k16", "q1", 0, 2), ("bon:m:k16", "q2", 0, 2)],
+        columns=["condition", "pair_id", "aspect_index", "coverage"],
+    )  # fmt: skip
+    low, high = scaling_curve(labelled, outputs)
+    # k1: humans q1 1.5, q2 0 -> 0.75; judge 2 and 0 (q3 not usable) -> 1.0, one not usable
+    assert (low["k"], low["human_mean"], low["judge_mean"], low["n_unusable"]) == (1, 0.75, 1.0, 1)
+    # t interval of (1.5, 0): mean 0.75, sd 1.06066, se 0.75, qt(0.975, 1) = 12.7062 (R)
+    assert low["human_ci"] == pytest.approx([0.75 - 12.7062 * 0.75, 0.75 + 12.7062 * 0.75], 1e-4)
+    assert (high["k"], high["human_mean"], high["judge_mean"]) == (16, 2.0, 1.75)

@@ -141,3 +141,17 @@ def test_downstream_import_list_and_compare(run, records, tmp_path):
     assert "give --outputs, --eval or both" in run(
         "downstream", "import", "-c", "bon:m:k2", "--study", "b", code=1
     )
+
+
+def test_the_demo_sets_up_the_downstream_section(run):
+    out = run("demo", "--no-serve", "--simulated", "2")
+    assert (
+        "Downstream demo (made-up files, data/demo/downstream/README.md): study "
+        "'demo-downstream' and its comparison studies demo-bon-madeup-rm-a, "
+        "demo-bon-madeup-rm-b, demo-bon-madeup-rm-c, demo-ppo." in out
+    )
+    listed = run("downstream", "list", "--study", "demo-downstream")
+    assert "bon:madeup-rm-a:k16: 9 outputs, 9 judged, 1 not usable" in listed
+    assert "ppo:madeup-policy:step300: 9 outputs, 9 judged, 1 not usable" in listed
+    report = run("downstream", "report", "--study", "demo-downstream", "--n-boot", "20")
+    assert "## The correlation claim" in report

@@ -140,7 +140,7 @@ def draw() -> None:
         _draw_verdict(report)
     else:  # a comparison of downstream conditions: no tie/divergence verdict
         results_downstream.draw_comparison(comparison)
-    _draw_tables(report)
+    _draw_tables(report, comparison is not None)
     _draw_charts(report)
     results_drilldown.draw(study, data, account)
     results_models.draw(study, report, account)
@@ -217,9 +217,12 @@ def _frame(table: Table) -> pd.DataFrame:
     return pd.DataFrame(table.rows, columns=table.headers)
 
 
-def _draw_tables(report: Report) -> None:
+def _draw_tables(report: Report, comparison: bool = False) -> None:
     table = dimension_table(report)
-    st.dataframe(_frame(table), hide_index=True, width="stretch")
+    frame = _frame(table)
+    if comparison:  # expected against baseline, and no tie/divergence verdict
+        frame = results_downstream.comparison_frame(frame)
+    st.dataframe(frame, hide_index=True, width="stretch")
     st.caption(table.note)
     with st.expander("Human accuracy"):
         st.dataframe(_frame(accuracy_table(report)), hide_index=True)
