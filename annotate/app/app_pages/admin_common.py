@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
 from annotate.config import APP_URL_ENV
@@ -178,7 +179,7 @@ def ask_settings_change(key: str, study: str, changes: dict[str, Any]) -> None:
     admin confirms (`confirmed(key, study)`)."""
     preview = act(lambda: studies.preview_study_changes(engine(), actor_id(), study, **changes))
     if preview == {}:
-        st.info(f"Nothing to change in {study}.", icon=":material/info:")
+        st.info(f"Nothing to change in {plain_text(study)}.", icon=":material/info:")
     elif preview:
         ask_confirmation(key, study, preview, changes)
 

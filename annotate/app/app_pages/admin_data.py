@@ -13,6 +13,7 @@ from annotate.app.app_pages.admin_common import (
     notify,
     show_notice,
 )
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.config import MAX_UPLOAD_MB
@@ -90,12 +91,12 @@ def _import(study: str, filename: str, content: BinaryIO, domain: str | None) ->
         f"{f.unchanged} already there"
         for f in summary.files
     ]
-    notify(f"Imported into {study}. " + " ".join(lines))
+    notify(f"Imported into {plain_text(study)}. " + " ".join(lines))
     st.rerun()
 
 
 def _draw_gold(study: str) -> None:
-    st.subheader(f"Gold pairs of {study}")
+    st.subheader(f"Gold pairs of {plain_text(study)}")
     st.caption(
         "Gold pairs have a known answer: which response fits the user's rubric better. They are "
         "mixed into every queue at the study's gold rate (set on the Studies page), look like "

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import act, actor_id, choose_study, done, show_notice
-from annotate.app.safe_text import inert_markdown
+from annotate.app.safe_text import inert_markdown, plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.domain.operations.flags import FlagItem
@@ -79,7 +79,7 @@ def _draw_item(study: str, item: FlagItem) -> None:
     if text is None:
         return
     with st.container(border=True):
-        st.markdown(f"**{item.kind.title()} by {item.annotator}**: ")
+        st.markdown(f"**{item.kind.title()} by {plain_text(item.annotator)}**: ")
         st.text(item.reason or "(no reason given)")
         if item.comment:
             st.caption("Comment")

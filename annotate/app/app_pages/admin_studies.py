@@ -20,6 +20,7 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
 )
 from annotate.app.app_pages.study_files import draw_settings_file, draw_training_settings
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.app.study_rules import draw_rules
@@ -42,7 +43,7 @@ def draw() -> None:
         return
     study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
     study = next(s for s in study_rows if s.name == name)
-    st.subheader(f"Settings of {study.name}")
+    st.subheader(f"Settings of {plain_text(study.name)}")
     _draw_settings(study)
     draw_rules(study.name, actor_id(), act, notify)
     draw_training_settings(study)
@@ -62,7 +63,7 @@ def _draw_create() -> None:
             study = act(lambda: studies.create_study(engine(), actor_id(), name, **settings))
             if study is not None:
                 st.session_state[STUDY] = study.name
-                notify(f"Study {study.name} created.")
+                notify(f"Study {plain_text(study.name)} created.")
                 st.rerun()
 
 
@@ -81,7 +82,7 @@ def _draw_settings(study: Study) -> None:
     if (held := confirmed("settings", study.name)) is not None:
         updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **held))
         if updated is not None:
-            notify(f"Settings of {study.name} saved.")
+            notify(f"Settings of {plain_text(study.name)} saved.")
             st.rerun()
     if study.enrolment_open:
         st.markdown("**Crowd enrolment link** (paste it into the platform's study URL):")

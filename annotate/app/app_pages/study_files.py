@@ -16,6 +16,7 @@ import streamlit as st
 import yaml
 
 from annotate.app.app_pages.admin_common import act, actor_id, ask_confirmation, confirmed, notify
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.db.tables import Study
 from annotate.services import study_settings
@@ -89,7 +90,7 @@ def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
         return
     settings, preview = found
     if not preview:
-        st.info(f"Nothing to change in {study}.", icon=":material/info:")
+        st.info(f"Nothing to change in {plain_text(study)}.", icon=":material/info:")
         return
     ask_confirmation(form, study, preview, {"source": source, "settings": settings})
 
@@ -104,5 +105,5 @@ def _apply_confirmed(study: str, form: str) -> None:
         )
     )
     if applied is not None:
-        notify(f"Settings of {study} saved (from {held['source']}).")
+        notify(f"Settings of {plain_text(study)} saved (from {plain_text(held['source'])}).")
         st.rerun()
