@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.services import exclusion_rules
 
@@ -73,7 +74,7 @@ def draw_rules(study: str, actor: int, act: Act, notify: Callable[[str], None]) 
     if saved:
         given = {k: v for k, v in rules.items() if v is not None}
         if act(lambda: exclusion_rules.set_study_rules(engine(), actor, study, given, force=force)):
-            notify(f"Exclusion rules of {study} saved.")
+            notify(f"Exclusion rules of {plain_text(study)} saved.")
             st.rerun()
 
 

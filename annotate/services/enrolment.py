@@ -14,7 +14,7 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator
 from annotate.domain.assignment import pool
 from annotate.domain.crowd import enrolment, finish
-from annotate.domain.crowd.enrolment import Enrolment
+from annotate.domain.crowd.enrolment import Enrolment, Visit
 from annotate.domain.crowd.finish import FinishOffer
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import get_study
@@ -42,6 +42,14 @@ def _enrol(engine: Engine, study: str, key: str, participant_id: str, session_id
         if enrolment.has_started(session, found.annotator_id, study):
             assignment_id = pool.pull_next(session, found.annotator_id, found.study_id)
     return Enrolment(found.annotator_id, found.name, found.token, found.created, assignment_id)
+
+
+def visit(engine: Engine, *, study: str, key: str, participant_id: str, session_id: str) -> Visit:
+    """Check a visitor's link (EnrolmentError if it cannot enrol) and say what they see first;
+    nothing is written."""
+    participant_id, _ = enrolment.check_platform_ids(participant_id, session_id)
+    with read_session(engine) as session:
+        return enrolment.visit(session, study=study, key=key, participant_id=participant_id)
 
 
 def has_started(engine: Engine, actor_id: int, study: str) -> bool:

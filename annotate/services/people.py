@@ -9,6 +9,8 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
 from annotate.db.tables import Annotator, stored_id
+from annotate.domain.assignment import as_utc
+from annotate.domain.crowd import purge
 from annotate.domain.operations import adjudication
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import Actor, require_admin
@@ -94,3 +96,14 @@ def set_account_role(engine: Engine, actor: Actor, name: str, role: str) -> None
 def _is(acting: Annotator | None, names: Sequence[str]) -> bool:
     """Whether the acting account (None: the command line) is one of `names`."""
     return acting is not None and acting.name in names
+
+
+def purge_unstarted(engine: Engine, actor: Actor, study: str) -> int:
+    """Remove the study's crowd accounts that never started and have expired
+    (`annotate.domain.crowd.purge`); audited with their number, not their platform ids."""
+    with admin_change(engine, actor, "crowd.purge", study) as change:
+        target = change.study
+        assert target is not None
+        purged = purge.purge_unstarted(change.session, target, as_utc())
+        change.after = {"purged_accounts": purged, "expired_after_hours": purge.UNSTARTED_HOURS}
+        return purged

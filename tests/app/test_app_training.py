@@ -156,6 +156,7 @@ def _crowd_link(open_app, engine, **training):
     for name, value in link.items():
         at.query_params[name] = value
     at.run()
+    at.button(key="crowd_begin").click().run()  # the first deliberate action creates the account
     return at, key
 
 

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from annotate.app.safe_text import inert_markdown
+from annotate.app.safe_text import inert_markdown, plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
 from annotate.app.study_rules import RULE_WORDS
@@ -251,7 +251,7 @@ def ask_settings_change(
     lock once ratings exist (audited by the service)."""
     preview = act(lambda: studies.preview_study_changes(engine(), actor_id(), study, **changes))
     if preview == {}:
-        st.info(f"Nothing to change in {study}.", icon=":material/info:")
+        st.info(f"Nothing to change in {plain_text(study)}.", icon=":material/info:")
     elif preview:
         ask_confirmation(form, study, preview, partial(_update_study, study, changes, done, force))
 

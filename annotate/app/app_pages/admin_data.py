@@ -17,6 +17,7 @@ from annotate.app.app_pages.admin_common import (
     notify,
     show_notice,
 )
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.config import MAX_UPLOAD_MB
@@ -106,7 +107,9 @@ def _import(study: str, uploads: list[tuple[str, BinaryIO]], domain: str | None)
         return
     st.session_state[STUDY] = study
     st.session_state[UPLOADED] = data.upload_lines(files, summary)
-    notify(f"Imported {len(summary.files)} file(s) into {study}: {summary.added} new pair(s).")
+    notify(
+        f"Imported {len(summary.files)} file(s) into {plain_text(study)}: {summary.added} new pair(s)."
+    )
     st.rerun()
 
 
@@ -133,7 +136,7 @@ def _draw_upload_table(lines: list[data.UploadLine] | None) -> None:
 
 
 def _draw_gold(study: str) -> None:
-    st.subheader(f"Gold pairs of {study}")
+    st.subheader(f"Gold pairs of {plain_text(study)}")
     st.caption(
         "Gold pairs have a known answer: which response fits the user's rubric better. They are "
         "mixed into every queue at the study's gold rate (set on the Studies page), look like "

@@ -17,7 +17,7 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
     wide_table,
 )
-from annotate.app.safe_text import inert_markdown
+from annotate.app.safe_text import inert_markdown, plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.domain.operations.flags import UNHANDLED, FlagItem
@@ -94,7 +94,7 @@ def _draw_item(study: str, item: FlagItem) -> None:
     if text is None:
         return
     with st.container(border=True):
-        st.markdown(f"**{item.kind.title()} by {item.annotator}**: ")
+        st.markdown(f"**{item.kind.title()} by {plain_text(item.annotator)}**: ")
         st.text(item.reason or "(no reason given)")
         if item.comment:
             st.caption("Comment")

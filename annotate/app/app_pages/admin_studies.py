@@ -22,6 +22,7 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
 )
 from annotate.app.app_pages.study_files import draw_settings_file, draw_training_settings
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.app.study_rules import draw_rules
@@ -46,7 +47,7 @@ def draw() -> None:
         return
     study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
     study = next(s for s in study_rows if s.name == name)
-    st.subheader(f"Settings of {study.name}")
+    st.subheader(f"Settings of {plain_text(study.name)}")
     _draw_settings(study)
     draw_rules(study.name, actor_id(), act, notify)
     draw_training_settings(study)
@@ -66,7 +67,7 @@ def _draw_create() -> None:
             study = act(lambda: studies.create_study(engine(), actor_id(), name, **settings))
             if study is not None:
                 st.session_state[STUDY] = study.name
-                notify(f"Study {study.name} created.")
+                notify(f"Study {plain_text(study.name)} created.")
                 st.rerun()
 
 
@@ -85,7 +86,11 @@ def _draw_settings(study: Study) -> None:
         st.error(changes["survey_questions"])  # the survey's JSON, located
     elif saved:
         ask_settings_change(
-            "settings", study.name, changes, f"Settings of {study.name} saved.", force=force
+            "settings",
+            study.name,
+            changes,
+            f"Settings of {plain_text(study.name)} saved.",
+            force=force,
         )
     if study.enrolment_open and not study.completion_code:
         st.warning(

@@ -29,7 +29,7 @@ import streamlit as st
 from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
-from annotate.app.safe_text import inert_markdown
+from annotate.app.safe_text import inert_markdown, plain_text
 from annotate.app.score_widgets import (
     draw_response,
     field_key,
@@ -225,7 +225,7 @@ def _draw_progress(view: PairView) -> None:
         st.warning(f"You flagged this pair without scores ({reason}). You can still rate it.")
     elif view.status == "skipped":
         reason = inert_markdown(view.skip_reason)  # typed by the annotator: text, not markup
-        st.warning(f"You skipped this pair ({reason}). You can still rate it.")
+        st.warning(f"You skipped this pair ({plain_text(reason)}). You can still rate it.")
 
 
 def _draw_context(view: PairView) -> None:
@@ -571,7 +571,7 @@ def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
     for study in finished:
         if study.completion_code:
             link = completion_link(study, study.completion_code)
-            draw_exit(study.completion_code, link, redirect=False)  # they may review first
+            draw_exit(study.completion_code, link)  # they may review first: no redirect
     st.caption("You can look through your ratings and change any of them before you leave.")
     st.button(
         "Review my ratings",

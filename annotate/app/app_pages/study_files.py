@@ -16,6 +16,7 @@ import streamlit as st
 import yaml
 
 from annotate.app.app_pages.admin_common import act, actor_id, ask_confirmation
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.db.tables import Study
 from annotate.services import study_settings
@@ -87,7 +88,7 @@ def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
         return
     settings, preview = found
     if not preview:
-        st.info(f"Nothing to change in {study}.", icon=":material/info:")
+        st.info(f"Nothing to change in {plain_text(study)}.", icon=":material/info:")
         return
     apply = partial(_apply, study, source, settings)
     ask_confirmation(form, study, preview, apply)
@@ -95,4 +96,4 @@ def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
 
 def _apply(study: str, source: str, settings: dict[str, Any]) -> str:
     study_settings.apply_settings(engine(), actor_id(), study, source, settings)
-    return f"Settings of {study} saved (from {source})."
+    return f"Settings of {plain_text(study)} saved (from {plain_text(source)})."

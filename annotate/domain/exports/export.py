@@ -22,6 +22,7 @@ from annotate.db.queries import export_rows, side_shown
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
 from annotate.domain.crowd.consent import survey_answers
 from annotate.domain.exports.provenance import HIDDEN_COLUMNS, add_provenance
+from annotate.domain.exports.spreadsheet import CSV_LINE_END, inert_frame
 from annotate.domain.rating.preference import chosen_terms
 from annotate.vocabulary import (
     EXPORT_COLUMNS,
@@ -42,9 +43,6 @@ _DESIGN_COLUMNS = (
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 CONDITION_COLUMN = "condition"
 """A comparison study's export: the downstream condition each response stands for."""
-CSV_LINE_END = "\r\n"
-"""CSV rows end in CRLF (RFC 4180), so that a text holding a lone carriage return (a comment, a
-rationale) is quoted and stays in its cell; with pandas' default '\n' it would end the row."""
 
 
 def ratings_dataframe(
@@ -180,12 +178,15 @@ def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
 
 
 def csv_text(frame: pd.DataFrame) -> str:
-    """The export as CSV: rows end in CRLF, and true/false are written TRUE/FALSE, which both
-    R's `read.csv` (logical; it reads pandas' True/False as text) and pandas (bool) read."""
+    """The export as CSV: rows end in CRLF, true/false are written TRUE/FALSE, which both
+    R's `read.csv` (logical; it reads pandas' True/False as text) and pandas (bool) read, and a
+    text a spreadsheet would run as a formula (a comment "=HYPERLINK(...)") starts with an
+    apostrophe (`annotate.domain.exports.spreadsheet`); Parquet and JSONL keep the raw values."""
     logical = {
         c: frame[c].map({True: "TRUE", False: "FALSE"}) for c in frame if frame[c].dtype == bool
     }
-    text: str = frame.assign(**logical).to_csv(index=False, lineterminator=CSV_LINE_END)
+    safe = inert_frame(frame.assign(**logical))
+    text: str = safe.to_csv(index=False, lineterminator=CSV_LINE_END)
     return text
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from annotate.domain.exports.provenance import COLUMN_NOTES
 from annotate.errors import Conflict
+from annotate.markup import markdown_cell, markdown_text
 
 RATINGS_FILE = "ratings.parquet"
 ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
@@ -124,7 +125,7 @@ def _interval(value: Sequence[float] | None) -> str:
 
 
 def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return markdown_cell(text)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
@@ -146,7 +147,9 @@ def _margin_text(p: Protocol, report: Mapping[str, Any]) -> str:
 
 
 def _protocol_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
-    anchors = ", ".join(f"{k} = {v}" for k, v in sorted(p.anchors.items(), key=lambda i: int(i[0])))
+    anchors = ", ".join(
+        f"{k} = {markdown_text(v)}" for k, v in sorted(p.anchors.items(), key=lambda i: int(i[0]))
+    )
     real = p.n_annotators - p.n_simulated
     pool = f"{p.n_annotators} annotator account(s) rated: {real} people"
     if p.n_simulated:
@@ -422,7 +425,7 @@ def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> l
 def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
     """The README.md of the published folder."""
     body = [
-        f"# Human validation: {protocol.study}",
+        f"# Human validation: {markdown_text(protocol.study)}",
         "",
         f"Ratings of {report['n_pairs']} benchmark pairs by {report['n_annotators']} "
         f"annotators ({report['n_scores']} scores), collected with prb-annotate, and the "
