@@ -107,9 +107,8 @@ def _import(study: str, uploads: list[tuple[str, BinaryIO]], domain: str | None)
         return
     st.session_state[STUDY] = study
     st.session_state[UPLOADED] = data.upload_lines(files, summary)
-    notify(
-        f"Imported {len(summary.files)} file(s) into {plain_text(study)}: {summary.added} new pair(s)."
-    )
+    into = plain_text(study)
+    notify(f"Imported {len(summary.files)} file(s) into {into}: {summary.added} new pair(s).")
     st.rerun()
 
 
