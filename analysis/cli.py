@@ -12,12 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import pandas as pd
 import typer
 
 from analysis.core.drilldown import FIGURE_HELP, figure_pairs
+from analysis.core.plan import read_plan, sidecar_plan
 from analysis.core.ratings import RatingsError, load_ratings, read_raw
 from analysis.designs.adjudication import attach_adjudication
 from analysis.downstream import tables as downstream_tables
@@ -40,6 +41,7 @@ from analysis.options import (
 from analysis.renderers.render import render_report
 from analysis.report import build_report
 from analysis.schema.jsonable import to_jsonable
+from analysis.schema.plan_words import change_words
 from analysis.schema.report_types import ExcludedPair, Report
 from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_N_BOOT, SCALE_MAX, SCALE_MIN
 
@@ -74,10 +76,13 @@ def emit_report(
     margin_history: Mapping[str, object] | None = None,
     excluded_pairs: Sequence[ExcludedPair] = (),
     planned: dict[str, float] | None = None,
+    smallest_effect: float | None = None,
+    plan: Mapping[str, Any] | None = None,
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error.
     `extend` adds sections from outside the ratings (the database's reward models);
-    `excluded_pairs` are left out (see `build_report`)."""
+    `excluded_pairs` are left out (see `build_report`); with a `plan`, where the report departs
+    from it or comes before its planned size is said on stderr too."""
     try:
         result = build_report(
             data,
@@ -92,9 +97,12 @@ def emit_report(
             margin_history=margin_history,
             excluded_pairs=excluded_pairs,
             planned=planned,
+            smallest_effect=smallest_effect,
+            plan=plan,
         )
         if extend is not None:
             result = extend(result)
+        _say_plan(result)
         text = render_report(result, fmt.value)
         if output is None:
             typer.echo(text, nl=False)
@@ -106,6 +114,24 @@ def emit_report(
         raise typer.Exit(code=1) from None
 
 
+def _say_plan(report: Report) -> None:
+    """Where the report stands against the pre-registered plan, on stderr."""
+    plan = report.get("plan")
+    if plan is None:
+        return
+    for deviation in plan["deviations"]:
+        typer.echo(f"note: this option differs from the analysis plan: {deviation}", err=True)
+    if plan["interim"]:
+        typer.echo(
+            f"note: INTERIM verdict: {plan['n_pairs_analysed']} of {plan['planned_pairs']} "
+            "planned pairs analysed",
+            err=True,
+        )
+    for change in plan["changes"]:
+        if change["after_data"]:
+            typer.echo(f"note: the plan changed after data: {change_words(change)}", err=True)
+
+
 @app.callback()
 def main() -> None:
     """Validation statistics for prb-annotate ratings exports."""
@@ -114,9 +140,38 @@ def main() -> None:
 @app.command()
 def report(
     ratings_file: Annotated[Path, typer.Argument(help="Ratings export: .csv, .jsonl or .parquet.")],
-    margin: MarginOption = DEFAULT_EQUIVALENCE_MARGIN,
-    margin_unit: MarginUnitOption = MarginUnit.points,
-    alpha: AlphaOption = 0.05,
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin",
+            help="TOST equivalence margin (default: the plan's, else "
+            f"{DEFAULT_EQUIVALENCE_MARGIN}).",
+        ),
+    ] = None,
+    margin_unit: Annotated[
+        MarginUnit | None,
+        typer.Option("--margin-unit", help="Unit of --margin (default: the plan's, else points)."),
+    ] = None,
+    alpha: Annotated[
+        float | None,
+        typer.Option("--alpha", help="Significance level (default: the plan's, else 0.05)."),
+    ] = None,
+    smallest_effect: Annotated[
+        float | None,
+        typer.Option(
+            "--smallest-effect",
+            help="Smallest effect of interest, in the margin's unit (default: the plan's, else "
+            "the margin).",
+        ),
+    ] = None,
+    plan_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan",
+            help="The study's analysis plan (plan.json, `prb-annotate studies export-plan`); "
+            "default: <export>.plan.json or plan.json beside the export, if there.",
+        ),
+    ] = None,
     holm: HolmOption = True,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
@@ -139,7 +194,21 @@ def report(
         ),
     ] = None,
 ) -> None:
-    """Compute the validation report for a ratings export."""
+    """Compute the validation report for a ratings export. With an analysis plan (given, or
+    carried beside the export), options not given take the plan's values, and the report says
+    where the options given differ from the plan."""
+    plan = _plan(ratings_file, plan_file)
+    planned_values_of = (plan or {}).get("plan", {})
+    if margin is None and margin_unit is None:
+        margin_unit = MarginUnit(planned_values_of.get("unit", "points"))
+    margin = (
+        float(planned_values_of.get("margin", DEFAULT_EQUIVALENCE_MARGIN))
+        if margin is None
+        else margin
+    )
+    alpha = float(planned_values_of.get("alpha", 0.05)) if alpha is None else alpha
+    if smallest_effect is None and "smallest_effect" in planned_values_of:
+        smallest_effect = planned_values_of["smallest_effect"]
     emit_report(
         ratings_file,
         margin=margin,
@@ -151,10 +220,26 @@ def report(
         output=output,
         scale_min=scale_min,
         scale_max=scale_max,
-        margin_unit=margin_unit.value,
+        margin_unit=(margin_unit or MarginUnit.points).value,
         planned=planned_values(plan_pairs, plan_annotators),
         extend=partial(_with_files, ratings_file, aspects_file, (scale_min, scale_max)),
+        smallest_effect=smallest_effect,
+        plan=plan,
     )
+
+
+def _plan(ratings_file: Path, given: Path | None) -> dict[str, Any] | None:
+    """The plan given with --plan, else the one carried beside the export (None: none)."""
+    path = given or sidecar_plan(ratings_file)
+    if path is None:
+        return None
+    try:
+        plan = read_plan(path)
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(code=1) from None
+    typer.echo(f"reading the analysis plan in {path}", err=True)
+    return plan
 
 
 def _with_files(

@@ -7,7 +7,8 @@
 from __future__ import annotations
 
 from analysis.core.paired import EXACT_MAX_N, MIN_PAIRS
-from analysis.schema.report_types import Report
+from analysis.schema.plan_words import change_words
+from analysis.schema.report_types import AnalysisPlan, Report
 
 ALPHA_TENTATIVE, ALPHA_RELIABLE = 0.667, 0.8
 
@@ -57,9 +58,9 @@ def methods(report: Report) -> dict[str, str]:
         "an intersection-union test (Berger, 1982), every component at level alpha, so the "
         "joint claim holds at level alpha with no multiplicity correction.",
         "by_domain": f"By-domain results are exploratory and {holm}.",
-        "margin_sensitivity": "Whether each general dimension would tie, and the study be "
-        "validated, at each margin of the grid (a TOST holds at margin m exactly when "
-        "equivalence_bound < m).",
+        "margin_sensitivity": "Sensitivity only: whether each general dimension would tie, and "
+        "the joint verdict hold, at each margin of the grid (a TOST holds at margin m exactly "
+        "when equivalence_bound < m); the verdict uses the pre-registered margin.",
         "wilcoxon": "Sensitivity analysis (tests a pseudo-median, not the mean): two-sided "
         "Wilcoxon signed-rank test, exact when fewer than "
         f"{EXACT_MAX_N + 1} differences, none zero and no ties, else normal approximation "
@@ -109,6 +110,9 @@ def methods_paragraph(report: Report) -> str:
     parts = [
         m[key] for key in ("pair_means", "tost", "superiority", "verdict", "validated", "by_domain")
     ]
+    plan = report.get("plan")
+    if plan is not None:
+        parts.append(plan_sentences(plan))
     adjudicated = report.get("adjudication")
     if adjudicated is not None:
         parts.append(
@@ -125,6 +129,36 @@ def methods_paragraph(report: Report) -> str:
     if "aspects" in report:
         parts.append(ASPECT_METHOD)
     return " ".join(parts)
+
+
+def plan_sentences(plan: AnalysisPlan) -> str:
+    """The pre-registered plan in the methods paragraph: what was fixed and when, any change
+    (from what, to what, when, after the data or not), and whether the verdict is interim."""
+    sesoi = plan["smallest_effect"]
+    sesoi_words = "the margin" if sesoi is None else f"{sesoi:g}"
+    size = (
+        f"{plan['planned_pairs']} pairs"
+        if plan["planned_pairs"] is not None
+        else (plan["stopping_rule"] or "no planned size")
+    )
+    text = (
+        f"The analysis plan (margin {plan['margin']:g} {plan['margin_unit']}, smallest effect of "
+        f"interest {sesoi_words}, alpha {plan['alpha']:g}, sample size: {size}) was set on "
+        f"{plan['set_at'] or 'an unknown date'}, before the first rating "
+        f"({plan['first_rating_at'] or 'none yet'})"
+    )
+    late = [c for c in plan["changes"] if c["after_data"]]
+    if late:
+        text += "; it was changed after data arrived: " + "; ".join(change_words(c) for c in late)
+    text += "."
+    if plan["deviations"]:
+        text += " This report departs from it: " + "; ".join(plan["deviations"]) + "."
+    if plan["interim"]:
+        text += (
+            f" The verdict is interim: {plan['n_pairs_analysed']} of {plan['planned_pairs']} "
+            "planned pairs were analysed."
+        )
+    return text
 
 
 PREFERENCE_METHOD = (

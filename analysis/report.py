@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,7 @@ from analysis.core.paired import (
     compare_dimension,
     study_checks,
 )
+from analysis.core.plan import analysis_plan
 from analysis.core.position import position_bias
 from analysis.core.power import make_plan, plan_power
 from analysis.core.ratings import load_ratings, validate_ratings
@@ -88,6 +89,8 @@ def build_report(
     planned: Mapping[str, float] | None = None,
     excluded_pairs: Sequence[ExcludedPair] = (),
     mixed: bool = True,
+    smallest_effect: float | None = None,
+    plan: Mapping[str, Any] | None = None,
 ) -> Report:
     """Validate ratings (a DataFrame in the export format, or a file path) and compute every
     figure of the validation report. The result is JSON-serialisable with no NaN (None).
@@ -98,7 +101,11 @@ def build_report(
     of a power analysis (``n_pairs``, ``annotators_per_pair``, optional ``general_diff``,
     ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot;
     ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions;
-    ``mixed`` False skips fitting the mixed model (a variant built for its headline figures)."""
+    ``mixed`` False skips fitting the mixed model (a variant built for its headline figures);
+    ``smallest_effect`` the pre-registered smallest effect of interest (in ``margin_unit``;
+    None: the margin), recorded in the settings; ``plan`` the study's pre-registered analysis
+    plan (a ``plan.json`` document, :mod:`analysis.core.plan`): the report then says what
+    changed in it, where its own options differ from it, and whether the verdict is interim."""
     unit = check_unit(margin_unit)
     _check_settings(margin, alpha, n_boot)
     if isinstance(data, pd.DataFrame):
@@ -145,10 +152,20 @@ def build_report(
             "scale_min": scale_min,
             "scale_max": scale_max,
             "ci_level": 0.95,
+            "smallest_effect": smallest_effect,
         },
         "methods": {},
         "annotators": annotators,
     }
+    if plan is not None:
+        used = {
+            "margin": margin,
+            "margin_unit": unit,
+            "alpha": alpha,
+            "smallest_effect": smallest_effect,
+        }
+        n_analysed = paired[PERSONAL_DIMENSION]["n_pairs"]
+        report["plan"] = analysis_plan(plan, df["created_at"], n_analysed, used)
     report["methods"] = methods(report)
     return cast(Report, to_jsonable(report))
 

@@ -47,7 +47,8 @@ def margin_sensitivity(
     TOST at margin m holds exactly when the (1 - 2 alpha) CI lies inside (-m, m), i.e. when the
     dimension's ``equivalence_bound`` is below m (in points; an SD-unit margin is converted with
     that dimension's ``sd_diff``). Rubric alignment's superiority test does not depend on the
-    margin; when it diverges, validated at m = all general dimensions tie at m.
+    margin; when it diverges, validated at m = all general dimensions tie at m. A sensitivity
+    table only: the verdict uses the pre-registered margin, never one chosen from this grid.
     """
     ties: dict[str, list[bool]] = {}
     for dim in GENERAL_DIMENSIONS:
@@ -57,13 +58,11 @@ def margin_sensitivity(
     validated = [
         rubric and all(ties[d][i] for d in GENERAL_DIMENSIONS) for i in range(len(margins))
     ]
-    smallest = next((m for m, ok in zip(margins, validated, strict=True) if ok), None)
     return {
         "unit": unit,
         "margins": list(margins),
         "ties": ties,
         "validated": validated,
-        "smallest_validating_margin": smallest,
         "equivalence_bounds": {d: _bound_in_unit(results[d], unit) for d in DIMENSIONS},
     }
 

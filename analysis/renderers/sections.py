@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from analysis.designs import adjudication, aspect_report, exclusion_tables
 from analysis.designs.attributes import attribute_table
+from analysis.designs.erasures import erasure_table
 from analysis.designs.preference import preference_table
 from analysis.downstream import tables as downstream_tables
 from analysis.models import model_report
@@ -36,11 +37,18 @@ def verdict_heading(report: Report) -> str:
     verdict = "VALIDATED" if checks["validated"] else "NOT VALIDATED"
     if checks["reliability_caveat"]:
         verdict += " (reliability caveat: rubric alpha below 0.667)"
+    plan = report.get("plan")
+    if plan is not None and plan["interim"]:
+        verdict = f"INTERIM, {verdict} ({plan['n_pairs_analysed']} of {plan['planned_pairs']} "
+        verdict += "planned pairs)"
+    if plan is not None and (plan["changed_after_data"] or plan["deviations"]):
+        verdict += " (not as pre-registered: see the analysis plan)"
     return f"Study verdict: {verdict}"
 
 
 SECTIONS: tuple[Section, ...] = (
     Section(verdict_heading, tables.verdict_table),
+    Section(_fixed("Analysis plan (pre-registered)"), tables.plan_table),
     Section(
         _fixed("Chosen vs rejected by dimension"),
         tables.dimension_table,
@@ -86,6 +94,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(_fixed("Downstream: LLM judge against the humans"), downstream_tables.judge_table),
     Section(_fixed("Downstream: the correlation claim"), downstream_tables.claim_table),
     Section(_fixed("Exclusions"), tables.exclusion_table),
+    Section(_fixed("Participants' data erased"), erasure_table),
     Section(_fixed("Pre-registered exclusion rules"), exclusion_tables.rules_table),
     Section(_fixed("Exclusion rules: sensitivity"), exclusion_tables.rules_sensitivity_table),
     Section(

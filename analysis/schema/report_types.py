@@ -218,8 +218,39 @@ class MarginSensitivity(TypedDict):
     margins: list[float]
     ties: dict[str, list[bool]]  # per general dimension, at each margin
     validated: list[bool]
-    smallest_validating_margin: float | None
     equivalence_bounds: dict[str, float | None]  # in the margin's unit
+
+
+class PlanChange(TypedDict):
+    """One change of a pre-registered plan setting (annotate.domain.study.plan)."""
+
+    setting: str  # margin, unit, smallest_effect, alpha, planned_pairs, stopping_rule, ...
+    before: object
+    after: object
+    at: str | None  # when it changed (ISO)
+    after_data: bool  # changed after the first rating
+
+
+class AnalysisPlan(TypedDict):
+    """The study's pre-registered analysis plan, what changed in it, and how this report
+    relates to it (analysis.core.plan)."""
+
+    study: str | None
+    exported_at: str | None
+    margin: float
+    margin_unit: str
+    smallest_effect: float | None  # None: the margin
+    alpha: float
+    planned_pairs: int | None
+    stopping_rule: str
+    set_at: str | None
+    first_rating_at: str | None
+    changes: list[PlanChange]
+    changed_after_data: bool
+    deviations: list[str]  # this report's options that differ from the plan, in words
+    n_pairs_analysed: int
+    interim: bool  # the verdict came before the planned size was reached
+    note: str
 
 
 class MarginRecord(TypedDict):
@@ -295,6 +326,17 @@ class Settings(TypedDict):
     scale_min: int
     scale_max: int
     ci_level: float
+    smallest_effect: float | None  # pre-registered smallest effect of interest; None: the margin
+
+
+class ErasureEntry(TypedDict):
+    """One participant's data erased (issue 24.2): when (a date), why, how many scores, and
+    whether other people's ratings were in by then. Nothing about who."""
+
+    at: str
+    reason: str
+    n_scores: int
+    after_ratings: bool
 
 
 class Report(TypedDict):
@@ -312,6 +354,7 @@ class Report(TypedDict):
     by_domain: dict[str, DomainResult]
     margin_sensitivity: MarginSensitivity
     margin_record: MarginRecord | None
+    plan: NotRequired[AnalysisPlan]  # analysis.core.plan: the study's pre-registered plan
     power: PowerResult | None
     mixed_model: MixedModel
     position_bias: dict[str, PositionBias]
@@ -334,3 +377,4 @@ class Report(TypedDict):
     adjudication: NotRequired[
         AdjudicationSummary
     ]  # analysis.designs.adjudication: adjudicated pairs
+    erasures: NotRequired[list[ErasureEntry]]  # analysis.designs.erasures: participants erased

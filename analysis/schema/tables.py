@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from analysis.schema.plan_words import WORDS, value_words
 from analysis.schema.report_types import Interval, Report
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 
@@ -139,10 +140,11 @@ def margin_table(report: Report) -> Table:
     for dim in GENERAL_DIMENSIONS:
         label = report["dimensions"][dim]["label"]
         rows.append([label] + ["tie" if ok else DASH for ok in m["ties"][dim]])
-    rows.append(["Validated"] + [yes_no(ok) for ok in m["validated"]])
+    rows.append(["Joint verdict holds"] + [yes_no(ok) for ok in m["validated"]])
     note = (
-        f"Margin in {unit}. Smallest validating margin on this grid: "
-        f"{num(m['smallest_validating_margin'], 1)}."
+        f"Margin in {unit}. A sensitivity table: the verdict is read at the pre-registered "
+        f"margin ({report['settings']['margin']:g}); a margin picked from this grid after "
+        "seeing the data is not pre-registered."
     )
     record = report["margin_record"]
     if record is not None:
@@ -214,7 +216,44 @@ def verdict_table(report: Report) -> Table:
     ]
     if checks["insufficient_data"]:
         rows.append(["Insufficient data", ", ".join(checks["insufficient_data"])])
+    plan = report.get("plan")
+    if plan is not None:
+        rows.append(["Analysis plan", plan["note"]])
     return Table(headers=["Check", "Result"], rows=rows)
+
+
+def plan_table(report: Report) -> Table | None:
+    """The pre-registered analysis plan, what this report used, and every change since it was
+    set (None: a report built without a plan)."""
+    plan = report.get("plan")
+    if plan is None:
+        return None
+    s = report["settings"]
+    sesoi = plan["smallest_effect"]
+    used_sesoi = s.get("smallest_effect")
+    rows = [
+        ["Equivalence margin", f"{plan['margin']:g} {plan['margin_unit']}",
+         f"{s['margin']:g} {s['margin_unit']}"],
+        ["Smallest effect of interest",
+         "the margin" if sesoi is None else f"{sesoi:g}",
+         "the margin" if used_sesoi is None else f"{used_sesoi:g}"],
+        ["Alpha", f"{plan['alpha']:g}", f"{s['alpha']:g}"],
+        ["Planned pairs", DASH if plan["planned_pairs"] is None else str(plan["planned_pairs"]),
+         f"{plan['n_pairs_analysed']} analysed" + (" (INTERIM)" if plan["interim"] else "")],
+        ["Stopping rule", plan["stopping_rule"] or DASH, DASH],
+    ]  # fmt: skip
+    rows += [
+        [f"Changed: {WORDS.get(c['setting'], c['setting'])}", value_words(c["before"]),
+         f"{value_words(c['after'])} on {c['at'] or 'unknown date'}"
+         + (" (AFTER DATA)" if c["after_data"] else "")]
+        for c in plan["changes"]
+    ]  # fmt: skip
+    return Table(
+        headers=["Setting", "Pre-registered", "This report"],
+        rows=rows,
+        note=f"Plan set at {plan['set_at'] or 'an unknown time'}; first rating at "
+        f"{plan['first_rating_at'] or DASH}. {plan['note'].capitalize()}.",
+    )
 
 
 def accuracy_table(report: Report) -> Table:

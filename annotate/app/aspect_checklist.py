@@ -2,8 +2,9 @@
 aspect of the pair (its text made inert) with a 0/1/2 coverage choice for Response A and for
 Response B, on the benchmark judge's scale (`annotate.domain.rating.aspects`).
 
-Blinding: labels and keys name sides only; the marks go to the server by side. Speed: the keys
-(`aspect_<side>_<index>`) are the same from pair to pair, like the scores'; `reset` puts the
+Blinding: labels and keys name sides only; the marks go to the server by side. Like every field
+of the rating page, each mark has a widget key of its own per pair (`aspect_<side>_<index>_p<pair>`,
+inside a container `aspect_<side>_<index>` that is the same for every pair); `reset` puts the
 pair's saved marks (or none) into them when a new pair is drawn.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
+from annotate.app.score_widgets import field_key
 from annotate.domain.rating import aspects
 from annotate.domain.rating.queue import PairView
 from annotate.vocabulary import COVERAGE_POINTS, COVERAGE_WORDS, SIDES
@@ -24,7 +26,13 @@ COLUMNS = [5, 4, 4]  # the aspect's words, Response A, Response B (one line each
 
 
 def mark_key(side: str, index: int) -> str:
+    """The mark's container (the same on every pair)."""
     return f"aspect_{side}_{index}"
+
+
+def mark_field(view: PairView, side: str, index: int) -> str:
+    """The mark's widget key on this pair."""
+    return field_key(mark_key(side, index), view.assignment_id)
 
 
 def asked(view: PairView) -> bool:
@@ -39,7 +47,7 @@ def reset(view: PairView) -> None:
     for side in SIDES:
         saved = view.aspect_marks.get(side, [])
         for index in range(len(view.rubric_aspects)):
-            state[mark_key(side, index)] = saved[index] if index < len(saved) else None
+            state[mark_field(view, side, index)] = saved[index] if index < len(saved) else None
 
 
 def marks(view: PairView) -> aspects.AspectMarks | None:
@@ -47,7 +55,9 @@ def marks(view: PairView) -> aspects.AspectMarks | None:
     if not asked(view):
         return None
     n = len(view.rubric_aspects)
-    return {side: [st.session_state.get(mark_key(side, i)) for i in range(n)] for side in SIDES}
+    return {
+        side: [st.session_state.get(mark_field(view, side, i)) for i in range(n)] for side in SIDES
+    }
 
 
 def missing(view: PairView) -> list[str]:
@@ -70,13 +80,13 @@ def draw(view: PairView) -> None:
             columns = st.columns(COLUMNS, vertical_alignment="center", gap="small")
             columns[0].markdown(f"{index + 1}. {text}")
             for side, column in zip(SIDES, columns[1:], strict=True):
-                column.radio(
+                column.container(key=mark_key(side, index)).radio(
                     f"Response {side}, aspect {index + 1}",  # drawn on a phone only (CSS)
                     COVERAGE_POINTS,
                     index=None,  # the value comes from `reset`
                     format_func=_word,
                     horizontal=True,
-                    key=mark_key(side, index),
+                    key=mark_field(view, side, index),
                 )
 
 

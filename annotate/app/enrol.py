@@ -18,6 +18,7 @@ from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.app.training import training_before_start
+from annotate.app.withdraw import draw_withdrawal, stop_if_withdrawn
 from annotate.config import enrolment_limits
 from annotate.domain.crowd.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.crowd.enrolment import (
@@ -47,7 +48,9 @@ def is_enrolment_link() -> bool:
 
 def enrol_from_link(account: CurrentAccount | None) -> CurrentAccount | None:
     """Enrol (or find again) the participant named in the URL unless `account` is logged in
-    already; stop with a message if refused, and with the Start page until they start."""
+    already; stop with a message if refused, and with the Start page until they start. Every
+    page of the link offers the way out (`annotate.app.withdraw`)."""
+    stop_if_withdrawn()
     if account is None:
         try:
             result = enrol(
@@ -61,6 +64,8 @@ def enrol_from_link(account: CurrentAccount | None) -> CurrentAccount | None:
             _stop_with(str(error))
         st.query_params["token"] = result.token
         account = current_account()
+    if account is not None:
+        draw_withdrawal(account, st.query_params.get(STUDY_PARAM, ""))
     if account is not None and not has_started(
         engine(), account.id, st.query_params.get(STUDY_PARAM, "")
     ):

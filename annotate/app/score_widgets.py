@@ -11,6 +11,13 @@ import streamlit as st
 from annotate.app.safe_text import inert_markdown
 
 
+def field_key(name: str, assignment_id: int) -> str:
+    """The widget key of the rating page's field `name` on one pair: a key of its own for every
+    pair, so nothing entered on one pair is shown or sent with another (`name` is the key of
+    the container that holds it, the same on every pair)."""
+    return f"{name}_p{assignment_id}"
+
+
 def draw_response(side: str, text: str, key: str) -> None:
     """'Response A' and its text (inert), in a bordered scroll box with widget key `key`."""
     st.subheader(f"Response {side}", anchor=False)

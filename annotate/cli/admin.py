@@ -13,11 +13,22 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from annotate.cli.common import ACTOR, State, StudyOption, annotators_app, app, fail, out, refusals
+from annotate.cli.common import (
+    ACTOR,
+    State,
+    StudyOption,
+    YesOption,
+    annotators_app,
+    app,
+    confirmed,
+    fail,
+    out,
+    refusals,
+)
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
 from annotate.domain.rating.progress import DomainProgress, ProgressRow
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import people, plans, progress
+from annotate.services import people, plans, progress, studies
 
 gold_app = typer.Typer(help="Gold pairs: known rubric preference, for quality control.")
 app.add_typer(gold_app, name="gold")
@@ -43,13 +54,19 @@ def assign_command(
     rebalance: Annotated[
         bool, Opt(help="Also move untouched pending pairs so loads end within one.")
     ] = False,
+    yes: YesOption = False,
 ) -> None:
     """Fixed plan: give every selected pair to k distinct annotators, loads within one.
 
     Run it again to extend: pairs with k annotators are left alone, new pairs and a larger k
-    fill the least-loaded annotators first, and finished work is never touched.
+    fill the least-loaded annotators first, and finished work is never touched. A --per-pair
+    other than the study's overlap changes the overlap: confirmed first (--yes).
     """
     selection = PairSelection(tuple(domain or ()), sample)
+    with refusals():
+        overlap = studies.get_study(State.engine(), ACTOR, study).overlap
+    change = [] if per_pair in (None, overlap) else [f"overlap: {overlap} -> {per_pair}"]
+    confirmed(f"assign --per-pair {per_pair}", change, yes)
     with refusals():
         result = plans.make_plan(
             State.engine(),
@@ -77,6 +94,8 @@ def assign_command(
     )
     if result.short:
         out.print(f"{len(result.short)} pair(s) have fewer than {k} annotators: too few people.")
+    if k != overlap:
+        out.print(f"The overlap of study {study} changed from {overlap} to {k}.", markup=False)
 
 
 @app.command("assignments")
@@ -236,7 +255,12 @@ def annotators_rotate(name: Annotated[str, typer.Argument()]) -> None:
 @annotators_app.command("role")
 def annotators_role(
     name: Annotated[str, typer.Argument()],
-    role: Annotated[str, typer.Argument(help="annotator, admin or researcher.")],
+    role: Annotated[
+        str,
+        typer.Argument(
+            help="annotator, adjudicator (adjudication work only), admin or researcher."
+        ),
+    ],
 ) -> None:
     """Set an account's role."""
     with refusals():

@@ -4,7 +4,8 @@ database) and the one way a command fails with a message (`fail`, `refusals`).""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated
 
@@ -43,6 +44,23 @@ out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 StudyOption = Annotated[str, typer.Option("--study", "-s", help="Study name.")]
+YesOption = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Confirm a change of the study's design (overlap, analysis plan) without being "
+        "asked; needed when stdin is not a terminal.",
+    ),
+]
+ForceOption = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Change the analysis plan although the study has ratings (no longer "
+        "pre-registered: audited, and the report and the card say what changed after data).",
+    ),
+]
 
 
 class State:
@@ -81,6 +99,22 @@ def fail(message: str) -> typer.Exit:
     for line in message.splitlines() or [""]:
         err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, markup=True)
     return typer.Exit(code=1)
+
+
+def confirmed(what: str, changes: Sequence[str], yes: bool) -> None:
+    """Go on only when a change of a study's design is confirmed: by `--yes`, or by answering
+    yes at a terminal; refused (exit 1, nothing changed) when stdin is not a terminal."""
+    if not changes or yes:
+        return
+    for line in changes:
+        err.print(f"  {line}", highlight=False, markup=False)
+    if not sys.stdin.isatty():
+        raise fail(
+            f"{what} changes the study's design (above): pass --yes to confirm it; nothing "
+            "was changed (stdin is not a terminal, so nobody can be asked)"
+        )
+    if not typer.confirm(f"{what}: change the study's design as above?", default=False):
+        raise fail("not confirmed; nothing was changed")
 
 
 @contextmanager

@@ -12,7 +12,6 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from analysis.options import (
-    AlphaOption,
     BootstrapOption,
     Format,
     FormatOption,
@@ -108,7 +107,9 @@ def pairs_command(
 @annotators_app.command("add")
 def annotators_add(
     names: Annotated[list[str], typer.Argument(help="One or more names.")],
-    role: Annotated[str, typer.Option(help="annotator, admin or researcher.")] = "annotator",
+    role: Annotated[
+        str, typer.Option(help="annotator, adjudicator, admin or researcher.")
+    ] = "annotator",
 ) -> None:
     """Create accounts and print each person's login link (shown only now)."""
     with refusals():
@@ -156,6 +157,22 @@ def export_command(
     out.print(
         f"Wrote {len(frame)} {'aspect marks' if table == 'aspects' else 'scores'} to {output}."
     )
+    names = sorted(set(frame["study"].astype(str))) if "study" in frame else []
+    if study is not None or len(names) == 1:
+        _write_plan(study or names[0], output)
+
+
+def _write_plan(study: str, output: Path) -> None:
+    """The study's analysis plan beside an export (`<name>.plan.json`), which `python -m
+    analysis report` reads with it."""
+    from annotate.domain.study.plan import plan_json
+    from annotate.services.studies import study_plan
+
+    with refusals():
+        document = study_plan(State.engine(), ACTOR, study)
+    path = output.with_name(output.stem + ".plan.json")
+    path.write_text(plan_json(document), encoding="utf-8")
+    out.print(f"Wrote the analysis plan of {study} to {path}.", highlight=False, markup=False)
 
 
 @synth_app.command("dataset")
@@ -223,7 +240,9 @@ def report_command(
         float | None,
         typer.Option("--margin", help="TOST equivalence margin (default: the study's setting)."),
     ] = None,
-    alpha: AlphaOption = 0.05,
+    alpha: Annotated[
+        float | None, typer.Option("--alpha", help="Significance level (default: the study's).")
+    ] = None,
     holm: HolmOption = True,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
@@ -233,7 +252,8 @@ def report_command(
     plan_annotators: PlanAnnotatorsOption = 3,
 ) -> None:
     """The validation report of a study, from the database (same options as `python -m analysis
-    report`; the margin's unit and record come from the study)."""
+    report`; the margin's unit and record and the analysis plan come from the study, and the
+    report says where options given here depart from the plan)."""
     from analysis.cli import emit_report
     from annotate.services.reporting import study_ratings, with_study_options
     from annotate.services.reward_models import model_inputs, with_reward_models
@@ -250,7 +270,9 @@ def report_command(
         margin=margin,
         margin_unit=unit,
         margin_history=record,
-        alpha=alpha,
+        alpha=rated.alpha if alpha is None else alpha,
+        smallest_effect=rated.smallest_effect,
+        plan=rated.plan,
         bootstrap=bootstrap,
         holm=holm,
         seed=seed,

@@ -7,8 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
-from annotate.cli.common import ACTOR, State, StudyOption, out, refusals
+from annotate.cli.common import ACTOR, State, StudyOption, YesOption, confirmed, out, refusals
 from annotate.cli.studies import studies_app
+from annotate.domain.operations.exclusion_rules import parse_rules
 from annotate.services import exclusion_rules
 
 Opt = typer.Option
@@ -56,9 +57,11 @@ def studies_rules(
     min_median_seconds: MinMedianSeconds = None,
     clear: Clear = False,
     force: Force = False,
+    yes: YesOption = False,
 ) -> None:
     """Show a study's pre-registered exclusion rules, or change them: the rules given replace
-    those of the same name, the others stay (--clear removes them first)."""
+    those of the same name, the others stay (--clear removes them first). A change is part of
+    the analysis plan: confirmed first (--yes), locked once ratings exist (--force)."""
     given = {
         "min_gold_accuracy": min_gold_accuracy,
         "max_gold_failures": max_gold_failures,
@@ -70,6 +73,10 @@ def studies_rules(
         record = exclusion_rules.study_rules(State.engine(), ACTOR, study)
         if given or clear:
             rules = {} if clear else dict(record["rules"])
+            parse_rules(rules | given)  # a wrong rule is refused before any question
+            if rules | given != record["rules"]:
+                shown = f"exclusion rules: {record['rules'] or 'none'} -> {rules | given or 'none'}"
+                confirmed("studies rules", [shown], yes)
             record = exclusion_rules.set_study_rules(
                 State.engine(), ACTOR, study, rules | given, force=force
             )

@@ -9,9 +9,20 @@ from typing import Annotated, Any
 
 import typer
 
-from annotate.cli.common import ACTOR, State, app, fail, out, refusals
+from annotate.cli.common import (
+    ACTOR,
+    ForceOption,
+    State,
+    YesOption,
+    app,
+    confirmed,
+    fail,
+    out,
+    refusals,
+)
 from annotate.db.tables import Study
 from annotate.domain.crowd.enrolment import enrolment_link
+from annotate.domain.study.plan import PLAN_SETTINGS
 from annotate.domain.study.study_settings import read_settings
 from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS
@@ -39,6 +50,33 @@ MarginUnit = Annotated[
     str | None,
     Opt("--margin-unit", help="'points' (scale points) or 'sd' (SDs of the paired differences)."),
 ]
+SmallestEffect = Annotated[
+    str | None,
+    Opt(
+        "--smallest-effect",
+        help="Pre-registered smallest effect of interest, in the margin's unit: rubric "
+        "alignment must exceed it ('margin': the margin, the default).",
+    ),
+]
+AlphaLevel = Annotated[float | None, Opt("--alpha", help="Pre-registered significance level.")]
+PlannedPairs = Annotated[
+    int | None,
+    Opt(
+        "--planned-pairs",
+        help="Pre-registered sample size: pairs to analyse; a verdict before it is interim "
+        "(0: none).",
+    ),
+]
+StoppingRule = Annotated[
+    str | None, Opt("--stopping-rule", help="Pre-registered stopping rule, in words ('': none).")
+]
+CountSimulated = Annotated[
+    bool | None,
+    Opt(
+        "--count-simulated/--no-count-simulated",
+        help="Count simulated annotators' ratings in the verdict and the card (labelled).",
+    ),
+]
 Code = Annotated[str | None, Opt("--completion-code", help="Shown when a queue is finished.")]
 Overlap = Annotated[int | None, Opt("--overlap", "-k", help="Distinct annotators per pair.")]
 Reservation = Annotated[
@@ -48,6 +86,14 @@ GoldRate = Annotated[float | None, Opt("--gold-rate", help="Share of gold pairs 
 Pool = Annotated[bool | None, Opt("--pool/--no-pool", help="Open or close the open pool.")]
 Quota = Annotated[
     int | None, Opt("--pool-quota", help="Open pool: most pairs per annotator (0: no limit).")
+]
+PoolOrderOpt = Annotated[
+    str | None,
+    Opt(
+        "--pool-order",
+        help="Open pool: depth (fill partly rated pairs to k first; the default) or breadth "
+        "(the pairs with the fewest ratings first).",
+    ),
 ]
 Enrolment = Annotated[
     bool | None, Opt("--enrolment/--no-enrolment", help="Accept crowd enrolment links.")
@@ -152,6 +198,14 @@ def _design(
     return {k: v for k, v in settings.items() if v is not None}
 
 
+DESIGN_SETTINGS = frozenset({"overlap", "count_simulated", *PLAN_SETTINGS, "exclusion_rules"})
+"""Settings whose change alters a study's design after the fact: confirmed first (--yes)."""
+
+
+def _value(value: object) -> str:
+    return "not set" if value is None or value == "" else str(value)
+
+
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
 
@@ -184,12 +238,18 @@ def _settings(
     guidelines_file: Path | None,
     margin: float | None,
     margin_unit: str | None,
+    smallest_effect: str | None,
+    alpha: float | None,
+    planned_pairs: int | None,
+    stopping_rule: str | None,
+    count_simulated: bool | None,
     completion_code: str | None,
     overlap: int | None,
     reservation_minutes: int | None,
     gold_rate: float | None,
     pool: bool | None,
     pool_quota: int | None,
+    pool_order: str | None,
     enrolment: bool | None,
 ) -> dict[str, Any]:
     if guidelines_file is not None:
@@ -208,17 +268,34 @@ def _settings(
         "guidelines": guidelines,
         "equivalence_margin": margin,
         "margin_unit": margin_unit,
+        "alpha": alpha,
+        "stopping_rule": stopping_rule,
+        "count_simulated": count_simulated,
         "completion_code": completion_code,
         "overlap": overlap,
         "reservation_minutes": reservation_minutes,
         "gold_rate": gold_rate,
         "pool_open": pool,
+        "pool_order": pool_order,
         "enrolment_open": enrolment,
     }
     settings = {k: v for k, v in settings.items() if v is not None}
     if pool_quota is not None:
         settings["pool_quota"] = pool_quota or None
+    if planned_pairs is not None:
+        settings["planned_pairs"] = planned_pairs or None
+    if smallest_effect is not None:
+        settings["smallest_effect"] = _smallest_effect(smallest_effect)
     return settings
+
+
+def _smallest_effect(value: str) -> float | None:
+    if value.strip().lower() == "margin":
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise fail(f"--smallest-effect {value!r}: expected a number or 'margin'") from None
 
 
 _SETTINGS = _settings.__code__.co_varnames[: _settings.__code__.co_argcount]
@@ -237,12 +314,18 @@ def studies_create(
     guidelines_file: GuidelinesFile = None,
     margin: Margin = None,
     margin_unit: MarginUnit = None,
+    smallest_effect: SmallestEffect = None,
+    alpha: AlphaLevel = None,
+    planned_pairs: PlannedPairs = None,
+    stopping_rule: StoppingRule = None,
+    count_simulated: CountSimulated = None,
     completion_code: Code = None,
     overlap: Overlap = None,
     reservation_minutes: Reservation = None,
     gold_rate: GoldRate = None,
     pool: Pool = None,
     pool_quota: Quota = None,
+    pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
     consent_file: ConsentFile = None,
     no_consent: NoConsent = False,
@@ -276,12 +359,18 @@ def studies_edit(
     guidelines_file: GuidelinesFile = None,
     margin: Margin = None,
     margin_unit: MarginUnit = None,
+    smallest_effect: SmallestEffect = None,
+    alpha: AlphaLevel = None,
+    planned_pairs: PlannedPairs = None,
+    stopping_rule: StoppingRule = None,
+    count_simulated: CountSimulated = None,
     completion_code: Code = None,
     overlap: Overlap = None,
     reservation_minutes: Reservation = None,
     gold_rate: GoldRate = None,
     pool: Pool = None,
     pool_quota: Quota = None,
+    pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
     consent_file: ConsentFile = None,
     no_consent: NoConsent = False,
@@ -293,15 +382,29 @@ def studies_edit(
     aspect_checklist: AspectChecklist = None,
     adjudication_threshold: AdjudicationThreshold = None,
     settings_file: SettingsFile = None,
+    force: ForceOption = False,
+    yes: YesOption = False,
 ) -> None:
-    """Change some settings of a study; the others stay as they are."""
-    given = {k: v for k, v in locals().items() if k not in ("name", "settings_file")}
+    """Change some settings of a study; the others stay as they are. A change of the design
+    (overlap, the analysis plan) is confirmed first (--yes); the plan is locked once the
+    study has ratings (--force, audited)."""
+    given = {
+        k: v for k, v in locals().items() if k not in ("name", "settings_file", "force", "yes")
+    }
     settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
     settings = _from_file(settings_file) | settings
     if not settings:
         raise fail("nothing to change; see --help for the settings")
     with refusals():
-        _show(studies.update_study(State.engine(), ACTOR, name, **settings))
+        preview = studies.preview_study_changes(State.engine(), ACTOR, name, **settings)
+    design = [
+        f"{key}: {_value(now)} -> {_value(after)}"
+        for key, (now, after) in preview.items()
+        if key in DESIGN_SETTINGS
+    ]
+    confirmed(f"studies edit {name}", design, yes)
+    with refusals():
+        _show(studies.update_study(State.engine(), ACTOR, name, force=force, **settings))
 
 
 @studies_app.command("show")
@@ -331,13 +434,19 @@ def _show(study: Study) -> None:
         *((f"definition {d}", study.dimension_definitions.get(d, "")) for d in DIMENSIONS),
         ("guidelines", _shortened(study.guidelines) or "-"),
         ("equivalence margin", f"{study.equivalence_margin} {study.margin_unit}"),
-        ("margin set at", study.margin_set_at.isoformat() if study.margin_set_at else "-"),
-        ("earlier margins", _margin_history(study.margin_history)),
+        ("smallest effect", _sesoi(study)),
+        ("alpha", f"{study.alpha:g}"),
+        ("planned pairs", study.planned_pairs or "-"),
+        ("stopping rule", _shortened(study.stopping_rule) or "-"),
+        ("plan set at", study.margin_set_at.isoformat() if study.margin_set_at else "-"),
+        ("earlier plans", _margin_history(study.margin_history)),
+        ("simulated ratings", "counted" if study.count_simulated else "left out"),
         ("completion code", study.completion_code or "-"),
         ("overlap k", study.overlap),
         ("open pool", "open" if study.pool_open else "closed"),
         ("reservation minutes", study.reservation_minutes),
         ("pool quota", study.pool_quota or "no limit"),
+        ("pool order", study.pool_order),
         ("gold rate", study.gold_rate),
         ("crowd enrolment", "open" if study.enrolment_open else "closed"),
         ("consent page", _shortened(study.consent_text) or "-"),
@@ -366,8 +475,21 @@ def _training(study: Study) -> str:
     )
 
 
+def _sesoi(study: Study) -> str:
+    if study.smallest_effect is None:
+        return f"the margin ({study.equivalence_margin:g} {study.margin_unit})"
+    return f"{study.smallest_effect:g} {study.margin_unit}"
+
+
 def _margin_history(history: list[dict[str, Any]]) -> str:
-    earlier = [f"{h['margin']} {h['unit']} (set {h['set_at'] or '?'})" for h in history]
+    earlier = [
+        f"margin {h['margin']} {h['unit']}"
+        + "".join(f", {k} {h[k]}" for k in ("smallest_effect", "alpha", "planned_pairs") if k in h)
+        + f" (set {h['set_at'] or '?'}"
+        + (", replaced after data" if h.get("forced") else "")
+        + ")"
+        for h in history
+    ]
     return "; ".join(earlier) or "-"
 
 

@@ -11,8 +11,9 @@ import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, fail, out, refusals
 from annotate.cli.studies import studies_app
+from annotate.domain.study.plan import plan_json, plan_markdown
 from annotate.domain.study.study_settings import format_of
-from annotate.services import study_settings
+from annotate.services import studies, study_settings
 from annotate.services.training import training_outcomes
 
 SettingsPath = Annotated[
@@ -30,6 +31,38 @@ def export_settings(study: StudyOption, file: SettingsPath) -> None:
     except OSError as error:
         raise fail(f"{file}: cannot write it ({error})") from None
     out.print(f"Settings of {study} written to {file}.", highlight=False, markup=False)
+
+
+@studies_app.command("export-plan")
+def export_plan(
+    study: StudyOption,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="The plan's JSON file (a Markdown copy is written beside it, .md).",
+            dir_okay=False,
+        ),
+    ],
+) -> None:
+    """Write the study's pre-registered analysis plan, stamped with the time, to FILE (JSON)
+    and FILE with .md (Markdown): margin and unit, smallest effect of interest, alpha, planned
+    size or stopping rule, exclusion rules, when each was set and every change since."""
+    if file.suffix.lower() != ".json":
+        raise fail(f"{file}: expected a .json file (the Markdown copy goes beside it)")
+    with refusals():
+        document = studies.study_plan(State.engine(), ACTOR, study)
+    markdown = file.with_suffix(".md")
+    try:
+        file.write_text(plan_json(document), encoding="utf-8")
+        markdown.write_text(plan_markdown(document), encoding="utf-8")
+    except OSError as error:
+        raise fail(f"{file}: cannot write it ({error})") from None
+    out.print(
+        f"Analysis plan of {study} (exported {document['exported_at']}) written to {file} "
+        f"and {markdown}.",
+        highlight=False,
+        markup=False,
+    )
 
 
 @studies_app.command("import-settings")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from annotate.vocabulary import (
@@ -25,6 +25,7 @@ from annotate.vocabulary import (
     SCALE_MAX,
     SCALE_MIN,
     AssignmentStatus,
+    PoolOrder,
     PredictionStatus,
     Purpose,
     Role,
@@ -68,10 +69,33 @@ class Study(SQLModel, table=True):
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
     margin_unit: str = Field(default="points", description="'points' or 'sd' (of the differences)")
     margin_set_at: datetime | None = Field(
-        default_factory=utcnow, description="when the margin (or its unit) was last set"
+        default_factory=utcnow,
+        description="when the analysis plan (margin, its unit, smallest effect, alpha, planned "
+        "size) was last set",
     )
     margin_history: list[dict[str, Any]] = _json(
-        default_factory=list, description="earlier margins: {margin, unit, set_at}, oldest first"
+        default_factory=list,
+        description="earlier analysis plans: {margin, unit, smallest_effect, alpha, "
+        "planned_pairs, stopping_rule, set_at, changed_at, forced}, oldest first "
+        "(annotate.domain.study.plan)",
+    )
+    smallest_effect: float | None = Field(
+        default=None,
+        description="pre-registered smallest effect of interest, in the margin's unit "
+        "(None: the margin)",
+    )
+    alpha: float = Field(default=0.05, description="pre-registered significance level")
+    planned_pairs: int | None = Field(
+        default=None, description="pre-registered sample size: pairs to analyse (None: not set)"
+    )
+    stopping_rule: str = Field(
+        default="",
+        sa_column=Column(Text, nullable=False, default=""),
+        description="pre-registered stopping rule, in words (empty: none)",
+    )
+    count_simulated: bool = Field(
+        default=False,
+        description="simulated annotators' ratings count in the verdict and the card (demo)",
     )
     completion_code: str | None = None
     overlap: int = Field(default=3, description="k: distinct annotators wanted per pair")
@@ -84,6 +108,11 @@ class Study(SQLModel, table=True):
     )
     pool_quota: int | None = Field(
         default=None, description="open pool: most pairs one annotator may pull (None: no limit)"
+    )
+    pool_order: str = Field(
+        default=PoolOrder.DEPTH,
+        description="open pool: 'depth' (partly rated pairs first, to k) or 'breadth' (fewest "
+        "slots first); studies from before 0014 keep 'breadth'",
     )
     enrolment_open: bool = Field(
         default=False, description="crowd links (?study=...&PROLIFIC_PID=...) may create accounts"
@@ -142,6 +171,11 @@ class Study(SQLModel, table=True):
         description="a pair goes to adjudication when the spread (max - min) of its annotators' "
         "chosen - rejected rubric-alignment differences is at least this; None: flags only",
     )
+    retention_days: int | None = Field(
+        default=None,
+        description="participants' platform ids and free text older than this many days are "
+        "listed and erased by `prb-annotate retention` (None: kept until erased)",
+    )
     comparison: dict[str, Any] = _json(
         default_factory=dict,
         description="a comparison study of two downstream conditions (annotate.domain."
@@ -189,13 +223,27 @@ class Annotator(SQLModel, table=True):
     enrolment_session_hash: str | None = Field(
         default=None, description="hash of the crowd session id the participant enrolled with"
     )
+    simulated: bool = Field(
+        default=False, description="a simulated annotator (made-up ratings, not a person)"
+    )
     created_at: datetime = Field(default_factory=utcnow)
+
+
+LIVE_ADJUDICATION = "purpose = 'adjudication' AND status <> 'released'"
+"""A pair's live adjudication: at most one per pair (one adjudication per round)."""
 
 
 class Assignment(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("annotator_id", "pair_id", name="uq_assignment_annotator_pair"),
         Index("ix_assignment_queue", "annotator_id", "study_id", "position"),
+        Index(
+            "uq_assignment_live_adjudication",
+            "pair_id",
+            unique=True,
+            sqlite_where=text(LIVE_ADJUDICATION),
+            postgresql_where=text(LIVE_ADJUDICATION),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -247,6 +295,9 @@ class Participation(SQLModel, table=True):
         default=None, sa_column=Column(JSON, nullable=True), description="question id -> answer"
     )
     survey_at: datetime | None = None
+    withdrawn_at: datetime | None = Field(
+        default=None, description="when the participant withdrew from the study (None: did not)"
+    )
 
 
 class Training(SQLModel, table=True):
@@ -489,3 +540,26 @@ class FlagResolution(SQLModel, table=True):
     note: str = Field(sa_column=Column(Text, nullable=False))
     by: str
     at: datetime = Field(default_factory=utcnow)
+
+
+class SiteSecret(SQLModel, table=True):
+    """A secret of this database (made by the schema's creation or migration 0016), e.g. the key
+    of the annotators' pseudonyms: never exported, never shown."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    value: str
+
+
+class Erasure(SQLModel, table=True):
+    """A participant's data erased from a study (on request, on withdrawal or by retention),
+    recorded without anything about the person: the report and the card read this log."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    at: datetime = Field(default_factory=utcnow)
+    reason: str = Field(description="'request' (an admin), 'withdrawal' (the participant)")
+    n_scores: int = Field(default=0, description="scores removed with the person's data")
+    after_ratings: bool = Field(
+        default=False, description="the study had other people's ratings then (a verdict)"
+    )

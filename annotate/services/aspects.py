@@ -18,15 +18,17 @@ from annotate.domain.models.model_files import check_model_name
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
+from annotate.services.reporting import pseudonymous
 
 
 def export_aspects(engine: Engine, actor: Actor, study: str | None = None) -> pd.DataFrame:
-    """The aspect table (one row per assignment, response and aspect) of one study or all."""
+    """The aspect table (one row per assignment, response and aspect) of one study or all,
+    annotators by pseudonym."""
     with read_session(engine) as session:
         require_admin(session, actor)
         if study is not None:
             studies.get_study(session, study)  # StudyNotFound before an empty table
-    return aspects_dataframe(engine, study)
+    return pseudonymous(engine, aspects_dataframe(engine, study))
 
 
 def import_judge(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import cast
+from typing import Any, cast
 
 import pandas as pd
 from sqlalchemy.engine import Engine
@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 from analysis.designs.adjudication import attach_adjudication
 from analysis.designs.aspects import attach_aspects
 from analysis.designs.attributes import attach_attributes
+from analysis.designs.erasures import attach_erasures
 from analysis.designs.exclusion_rules import (
     EXCLUDED_COLUMN,
     attach_exclusion_rules,
@@ -28,12 +29,16 @@ from analysis.report import build_report
 from analysis.schema.exclusion_types import AnnotatorFacts
 from analysis.schema.report_types import ExcludedPair, Report
 from annotate.db import read_session
-from annotate.db.tables import Study, stored_id
+from annotate.db.tables import Erasure, Study, stored_id
 from annotate.domain.exports.aspect_export import aspects_dataframe, judge_dataframe
 from annotate.domain.exports.export import ratings_dataframe
+from annotate.domain.exports.pseudonyms import pseudonymised, pseudonyms
+from annotate.domain.exports.published import free_text_fields
 from annotate.domain.operations.exclusion_rules import rules_record
 from annotate.domain.operations.flags import exclusions
 from annotate.domain.rating.quality import annotator_quality
+from annotate.domain.study.accounts import is_simulated
+from annotate.domain.study.plan import plan_document
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
 
@@ -52,6 +57,11 @@ class StudyRatings:
     judges: pd.DataFrame | None = None  # LLM judges' aspect scores imported for it
     rules: dict[str, object] | None = None  # pre-registered exclusion rules and their record
     annotator_facts: list[AnnotatorFacts] = field(default_factory=list)  # what the rules read
+    alpha: float = 0.05  # the pre-registered alpha
+    smallest_effect: float | None = None  # the pre-registered smallest effect (None: margin)
+    plan: dict[str, Any] | None = None  # the plan document (annotate.domain.study.plan)
+    free_text: dict[str, str] = field(default_factory=dict)  # free-text column -> what it holds
+    erasures: list[dict[str, object]] = field(default_factory=list)  # participants erased
 
     def rule_values(self) -> Mapping[str, object]:
         """The study's exclusion rules, name -> threshold (empty without rules)."""
@@ -79,10 +89,15 @@ class StudyRatings:
         self, override: float | None = None
     ) -> tuple[float, str, dict[str, object] | None]:
         """(margin, unit, record) for the report: the study's own, or an override given in
-        scale points, which has no record."""
-        if override is None:
+        scale points, which has no record (the report's plan section says it departs from
+        the plan)."""
+        if override is None or (override == self.margin and self.margin_unit == "points"):
             return self.margin, self.margin_unit, self.margin_record
         return override, "points", None
+
+    def plan_options(self) -> dict[str, Any]:
+        """The report's keyword options from the study's pre-registered plan."""
+        return {"smallest_effect": self.smallest_effect, "plan": self.plan}
 
 
 def study_names(engine: Engine) -> list[str]:
@@ -91,7 +106,8 @@ def study_names(engine: Engine) -> list[str]:
 
 
 def study_ratings(engine: Engine, study: str) -> StudyRatings:
-    """The study's current ratings (export format) and the settings the report needs."""
+    """The study's current ratings (export format, annotators by pseudonym) and the settings
+    the report needs."""
     with read_session(engine) as session:
         target = get_study(session, study)
         settings = (target.equivalence_margin, target.scale_min, target.scale_max)
@@ -102,9 +118,15 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         ]
         checklist = target.aspect_checklist
         rules = rules_record(session, target)
-        facts = annotator_facts(session, stored_id(target))
-    ratings = mark_excluded(ratings_dataframe(engine, study), rules["rules"], facts)
-    aspects = aspects_dataframe(engine, study) if checklist else None
+        names = study_pseudonyms(session, stored_id(target))
+        facts = annotator_facts(session, stored_id(target), names)
+        free_text = free_text_fields(target.survey_questions)
+        erased = erasure_log(session, stored_id(target))
+        alpha, sesoi = target.alpha, target.smallest_effect
+        plan = plan_document(session, target)
+    ratings = pseudonymised(ratings_dataframe(engine, study), names)
+    ratings = mark_excluded(ratings, rules["rules"], facts)
+    aspects = pseudonymised(aspects_dataframe(engine, study), names) if checklist else None
     judges = judge_dataframe(engine, study) if checklist else None
     return StudyRatings(
         study,
@@ -117,29 +139,74 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         judges=judges,
         rules=rules,
         annotator_facts=facts,
+        alpha=alpha,
+        smallest_effect=sesoi,
+        plan=plan,
+        free_text=free_text,
+        erasures=erased,
     )
 
 
+def pseudonymous(engine: Engine, frame: pd.DataFrame) -> pd.DataFrame:
+    """An export of one study or several with each annotator named by their pseudonym in the
+    row's study."""
+    if frame.empty:
+        return frame
+    parts = []
+    with read_session(engine) as session:
+        for name, rows in frame.groupby("study", sort=False):
+            target = get_study(session, str(name))
+            parts.append(pseudonymised(rows, study_pseudonyms(session, stored_id(target))))
+    return pd.concat(parts).loc[frame.index]
+
+
+def study_pseudonyms(session: Session, study_id: int) -> dict[str, str]:
+    """Account name -> the annotator's pseudonym in the study (simulated accounts keep their
+    names: they are not people, and the card labels them)."""
+    return pseudonyms(session, study_id, keep=is_simulated)
+
+
+def erasure_log(session: Session, study_id: int) -> list[dict[str, object]]:
+    """The study's erasures, oldest first: {at, reason, n_scores, after_ratings}."""
+    rows = session.exec(
+        select(Erasure).where(col(Erasure.study_id) == study_id).order_by(col(Erasure.id))
+    )
+    return [
+        {
+            "at": e.at.date().isoformat(),
+            "reason": e.reason,
+            "n_scores": e.n_scores,
+            "after_ratings": e.after_ratings,
+        }
+        for e in rows
+    ]
+
+
 def ratings_export(engine: Engine, study: str | None = None) -> pd.DataFrame:
-    """The ratings export of one study or all, each row marked with why a pre-registered
-    exclusion rule of its study excludes its annotator (`annotator_excluded`, '' if none)."""
+    """The ratings export of one study or all, annotators by their pseudonym in each study,
+    each row marked with why a pre-registered exclusion rule of its study excludes its
+    annotator (`annotator_excluded`, '' if none)."""
     frame = ratings_dataframe(engine, study)
     marked = []
     with read_session(engine) as session:
         for name, rows in frame.groupby("study", sort=False):
             target = get_study(session, str(name))
-            facts = annotator_facts(session, stored_id(target))
-            marked.append(mark_excluded(rows, target.exclusion_rules, facts))
+            names = study_pseudonyms(session, stored_id(target))
+            facts = annotator_facts(session, stored_id(target), names)
+            marked.append(mark_excluded(pseudonymised(rows, names), target.exclusion_rules, facts))
     if not marked:
         return frame.assign(**{EXCLUDED_COLUMN: pd.Series(dtype=str)})
     return pd.concat(marked).loc[frame.index]
 
 
-def annotator_facts(session: Session, study_id: int) -> list[AnnotatorFacts]:
-    """Per annotator, the figures the exclusion rules read (gold pairs included)."""
+def annotator_facts(
+    session: Session, study_id: int, names: Mapping[str, str] | None = None
+) -> list[AnnotatorFacts]:
+    """Per annotator, the figures the exclusion rules read (gold pairs included), named by
+    `names` (account name -> pseudonym) when given."""
     return [
         {
-            "annotator": q.annotator,
+            "annotator": (names or {}).get(q.annotator, q.annotator),
             "pairs_rated": q.rated,
             "gold_answered": q.gold_rated,
             "gold_failed": q.gold_rated - q.gold_correct,
@@ -161,15 +228,16 @@ def study_report(
     data: StudyRatings,
     *,
     margin: float | None = None,
-    alpha: float = 0.05,
+    alpha: float | None = None,
     holm: bool = False,
     n_boot: int = 0,
     seed: int = 0,
 ) -> Report:
     """The validation report of a study, without the annotators its exclusion rules exclude,
-    with the figures of the design options it uses (`with_study_options`); the margin defaults
-    to the study's setting (in its unit, with its record: a margin given here is in scale
-    points and has no record)."""
+    with the figures of the design options it uses (`with_study_options`); the margin and alpha
+    default to the study's pre-registered plan (the margin in its unit, with its record: a
+    margin given here is in scale points and has no record; the report says where it departs
+    from the plan)."""
     margin, unit, record = data.margin_settings(margin)
     ratings = data.primary()
     report = build_report(
@@ -177,7 +245,8 @@ def study_report(
         margin=margin,
         margin_unit=unit,
         margin_history=record,
-        alpha=alpha,
+        alpha=data.alpha if alpha is None else alpha,
+        **data.plan_options(),
         n_boot=n_boot,
         holm=holm,
         seed=seed,
@@ -195,8 +264,10 @@ def with_study_options(report: Report, data: StudyRatings) -> Report:
     report = attach_preference(report, ratings)
     left_out = [e["pair_id"] for e in data.excluded]
     report = attach_aspects(report, data.primary_aspects(), ratings, data.judges, left_out)
-    report = attach_attributes(report, ratings)
+    # free-text answers would make a group of one: never tables by them
+    report = attach_attributes(report, ratings.drop(columns=list(data.free_text), errors="ignore"))
     report = attach_adjudication(report, ratings)
+    report = attach_erasures(report, data.erasures)
     return with_exclusion_rules(report, data)
 
 
@@ -219,5 +290,6 @@ def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
         scale_max=s["scale_max"],
         excluded_pairs=report["exclusions"]["excluded_pairs"],
         mixed=False,  # the sensitivity table reads no mixed-model figure
+        smallest_effect=s.get("smallest_effect"),
     )
     return attach_exclusion_rules(report, data.ratings, data.rules, data.annotator_facts, variant)

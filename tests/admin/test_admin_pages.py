@@ -327,6 +327,29 @@ def test_progress_shows_counts_chart_and_flags(page_engine, open_page, boss):
     assert len(at.get("plotly_chart")) == 1
 
 
+@pytest.mark.parametrize(
+    ("settings", "said", "not_said"),
+    [
+        ({}, "plan the work, or open the pool", "crowd link"),
+        ({"pool_open": True}, "Nobody has pulled a pair", "plan the work"),
+        ({"pool_open": True, "enrolment_open": True}, "share the crowd link", "plan the work"),
+    ],
+)
+def test_progress_before_any_work_speaks_of_the_study_s_way_of_working(
+    page_engine, open_page, boss, settings, said, not_said
+):
+    from annotate.domain.study.studies import update_study
+
+    with write_session(page_engine) as session:
+        update_study(session, "s", **settings)
+    at = open_page(boss, pick="s")
+    assert said in _texts(at)
+    assert not_said not in _texts(at)
+    metrics = {m.label: m.value for m in at.metric}
+    expected = 6 * 2 if settings else 0  # a pool: every slot is to rate; no plan: nothing
+    assert metrics["Still to rate"] == str(expected)
+
+
 # ---------------------------------------------------------------- crowd enrolment
 
 

@@ -84,3 +84,45 @@ def test_the_results_page_shows_the_rules_and_the_sensitivity_table(page_engine,
     assert "not pre-registered" in " ".join(w.value for w in at.warning)
     variants = list(expander.dataframe[1].value["Rules applied"])
     assert variants == ["no rule", "all rules"]
+
+
+def test_the_analysis_plan_is_locked_on_the_studies_page_until_forced(page_engine, open_page, boss):
+    """The smallest effect, alpha, planned size beside the margin; once the study has ratings a
+    change of them is refused until the plan's force box is ticked, then audited and listed."""
+    at = open_page(boss, page="admin_studies.py", pick="rated")
+    key = f"study_{get_study_id(page_engine, 'rated')}"
+    assert "the plan is locked." in captions(at)
+    at.number_input(key=f"{key}_alpha").set_value(0.01)
+    button(at, "Save settings").click().run()
+    button(at, "Confirm").click().run()
+    assert "pass the force flag" in " ".join(e.value for e in at.error)
+    with read_session(page_engine) as session:
+        assert get_study(session, "rated").alpha == 0.05
+    at.checkbox(key=f"{key}_force_plan").check()
+    button(at, "Save settings").click().run()
+    button(at, "Confirm").click().run()
+    assert not at.exception
+    assert "Settings of rated saved." in page_texts(at)
+    with read_session(page_engine) as session:
+        assert get_study(session, "rated").alpha == 0.01
+        entry = session.exec(select(AuditEntry).where(AuditEntry.action == "study.update")).one()
+    assert entry.before == {"alpha": 0.05}
+    assert entry.after["after_data"].startswith("forced: ratings since ")
+    assert "(after data): alpha 0.05 -> 0.01." in captions(at)
+
+
+def test_a_study_without_ratings_shows_no_plan_force_box(page_engine, open_page, boss):
+    at = open_page(boss, page="admin_studies.py", pick="fresh")
+    key = f"study_{get_study_id(page_engine, 'fresh')}"
+    assert "no rating yet." in captions(at)
+    assert not [c for c in at.checkbox if c.key == f"{key}_force_plan"]
+    at.number_input(key=f"{key}_planned_pairs").set_value(200)
+    button(at, "Save settings").click().run()
+    button(at, "Confirm").click().run()
+    with read_session(page_engine) as session:
+        assert get_study(session, "fresh").planned_pairs == 200
+
+
+def get_study_id(engine, name: str) -> int:
+    with read_session(engine) as session:
+        return int(get_study(session, name).id or 0)

@@ -2,7 +2,8 @@
 a crowd participant opens the study link, reads the consent page, answers the survey, scores a
 practice pair and reads its feedback, fails the comprehension check once and passes it, presses
 Start, rates a pair by keyboard alone (scores, the aspect checklist, the direct preference and
-its rationale), and is sent back to the platform's completion URL with the completion code.
+its rationale), reviews it from the done page and goes back to the platform's completion URL
+with the completion code by its button.
 Every websocket frame and the page's HTML hold no label ("chosen"/"rejected"). Screenshots of
 the consent page, the feedback, the check and the rated pair go to `$PRB_SCREENSHOT_DIR` (or the
 test's folder).
@@ -171,7 +172,7 @@ def _rate_by_keyboard(page: Any, n_aspects: int) -> None:
     page.keyboard.type("B keeps to the user's wish for short, practical steps.")
 
 
-def test_consent_training_aspects_preference_and_the_redirect_back(crowd, new_page):
+def test_consent_training_aspects_preference_review_and_the_way_back(crowd, new_page):
     page = new_page(LAPTOP)
     record = Recorder().attach(page)
     page.goto(crowd.link)
@@ -199,11 +200,30 @@ def test_consent_training_aspects_preference_and_the_redirect_back(crowd, new_pa
     page.get_by_text("All done, thank you!").wait_for()
     page.get_by_role("link", name="Return to the study platform").wait_for()
     record.snapshot(page, "done")
-    page.wait_for_url("**returned=DONE-77", timeout=15_000)  # the redirect after the pause
+    _review_then_leave(page, crowd)
 
     assert len(record.received) > 10, "the websocket frames were not recorded"
     assert record.label_leaks() == []
     _check_stored(crowd.engine, n_aspects)
+
+
+def _review_then_leave(page: Any, crowd: Crowd) -> None:
+    """Issue 22.7: the done page has no redirect of its own; the participant reviews the pair,
+    comes back to the end, and leaves with the button. Opening the link again shows the done
+    page and stays there (no script on it sends them away)."""
+    assert page.locator(".st-key-prb_redirect").count() == 0
+    page.get_by_role("button", name="Review my ratings").click()
+    page.get_by_text("You have rated this pair already", exact=False).wait_for()
+    page.get_by_role("button", name="Back to the end").click()
+    page.get_by_text("All done, thank you!").wait_for()
+    settle(page)
+    with page.context.expect_page() as opened:  # (a link button opens a new tab)
+        page.get_by_role("link", name="Return to the study platform").click()
+    opened.value.wait_for_url("**returned=DONE-77")
+    page.goto(crowd.link)
+    settle(page)
+    page.get_by_text("All done, thank you!").wait_for()
+    assert page.locator(".st-key-prb_redirect").count() == 0
 
 
 def _check_stored(engine: Any, n_aspects: int) -> None:

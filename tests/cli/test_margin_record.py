@@ -7,26 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from annotate.cli.common import State, app
-
-
-@pytest.fixture
-def run(db_url: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str) -> str:
-        try:
-            result = runner.invoke(app, ["--db", db_url, *args])
-        finally:
-            if State._engine is not None:
-                State._engine.dispose()
-        assert result.exit_code == 0, result.stdout + result.stderr
-        return result.stdout
-
-    return invoke
 
 
 def _rated_study(run, tmp_path: Path) -> None:
@@ -45,7 +25,7 @@ def test_a_margin_set_before_the_data_is_reported_as_such(run, tmp_path: Path) -
     record = _record(run)
     assert record["changed_after_data"] is False
     assert record["history"] == []
-    assert "margin set at" in run("studies", "show", "s")
+    assert "plan set at" in run("studies", "show", "s")
 
 
 def test_a_margin_changed_after_the_data_is_flagged_with_its_earlier_value(
@@ -53,7 +33,9 @@ def test_a_margin_changed_after_the_data_is_flagged_with_its_earlier_value(
 ) -> None:
     run("studies", "create", "s", "--margin", "0.5")
     _rated_study(run, tmp_path)
-    run("studies", "edit", "s", "--margin", "0.8")
+    with pytest.raises(AssertionError, match="not pre-registered; pass the force flag"):
+        run("studies", "edit", "s", "--margin", "0.8", "--yes")  # locked once ratings exist
+    run("studies", "edit", "s", "--margin", "0.8", "--yes", "--force")
     record = _record(run)
     assert record["changed_after_data"] is True
     (earlier,) = record["history"]
@@ -61,7 +43,8 @@ def test_a_margin_changed_after_the_data_is_flagged_with_its_earlier_value(
     assert earlier["unit"] == "points"
     shown = run("studies", "show", "s")
     assert "0.8 points" in shown
-    assert "0.5 points (set " in shown
+    assert "margin 0.5 points, smallest_effect None, alpha 0.05, planned_pairs None (set " in shown
+    assert "replaced after data" in shown
 
 
 def test_an_unknown_margin_unit_is_refused(run) -> None:

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from annotate.domain.exports.publish import size_category
+from annotate.domain.exports.published import FREE_TEXT_FIELDS
 from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
 
@@ -45,15 +46,18 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     result = cli("publish", str(folder), "--study", "s", "--bootstrap", "0")
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in folder.iterdir())
-    assert names == ["README.md", "ratings.parquet", "report.html", "report.json", "report.md"]
+    assert names == [
+        "README.md",
+        "plan.json",
+        "ratings.parquet",
+        "report.html",
+        "report.json",
+        "report.md",
+    ]
 
     ratings = pd.read_parquet(folder / "ratings.parquet")
-    assert list(ratings.columns) == [
-        *EXPORT_COLUMNS,
-        *PROVENANCE_EXPORT_COLUMNS,
-        "annotator_excluded",
-        "excluded",
-    ]
+    kept = [c for c in PROVENANCE_EXPORT_COLUMNS if c not in FREE_TEXT_FIELDS]  # not disclosed
+    assert list(ratings.columns) == [*EXPORT_COLUMNS, *kept, "annotator_excluded", "excluded"]
     assert len(ratings) == 10 * 3 * 8
     assert set(ratings.loc[ratings["excluded"], "pair_id"]) == {"r3"}
     assert pq.read_schema(folder / "ratings.parquet").field("score").type == "int64"
@@ -106,7 +110,9 @@ def test_an_existing_folder_or_a_study_without_ratings_is_refused(cli, rated):
 
 
 def test_a_margin_in_sd_is_stated_in_its_unit_and_the_folder_is_readable(cli, rated):
-    edited = cli("studies", "edit", "s", "--margin", "0.3", "--margin-unit", "sd")
+    edited = cli(
+        "studies", "edit", "s", "--margin", "0.3", "--margin-unit", "sd", "--yes", "--force"
+    )
     assert edited.exit_code == 0, edited.output
     folder = rated / "sd"
     result = cli("publish", str(folder), "-s", "s", "--bootstrap", "0")
@@ -114,6 +120,11 @@ def test_a_margin_in_sd_is_stated_in_its_unit_and_the_folder_is_readable(cli, ra
     card = (folder / "README.md").read_text()
     assert "**Equivalence margin**: 0.30 sd (TOST on general quality); in scale points: " in card
     assert "scale points (TOST" not in card
+    # the margin was forced after the ratings: the card says what changed, from what, when
+    assert "**Analysis plan: changed after data: equivalence margin 0.5 -> 0.3 on 20" in card
+    assert "| margin | 0.5 | 0.3 | 20" in card
+    assert "| unit | points | sd | 20" in card
+    assert json.loads((folder / "plan.json").read_text())["changed_after_data"] is True
     assert folder.stat().st_mode & 0o777 == 0o755  # not mkdtemp's private folder
 
 

@@ -20,16 +20,6 @@ from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS
 PROLIFIC = "https://app.prolific.com/submissions/complete?cc={code}"
 
 
-@pytest.fixture
-def run(cli):
-    def invoke(*args: str, code: int = 0) -> str:
-        result = cli(*args)
-        assert result.exit_code == code, result.stdout + result.stderr
-        return result.stdout + result.stderr
-
-    return invoke
-
-
 def _study(db_url: str, name: str):
     engine = make_engine(db_url)
     try:
@@ -59,10 +49,16 @@ def _designed(run, tmp_path: Path) -> None:
         "guidelines": "Read *twice*.",
         "equivalence_margin": 0.4,
         "margin_unit": "sd",
+        "smallest_effect": 0.2,
+        "alpha": 0.01,
+        "planned_pairs": 120,
+        "stopping_rule": "Stop at 120 pairs rated by 3 people, or on 31 March.",
+        "count_simulated": True,
         "overlap": 5,
         "reservation_minutes": 30,
         "gold_rate": 0.1,
         "pool_quota": 40,
+        "pool_order": "breadth",
         "completion_code": "DONE-9",
         "consent_text": "Agree?",
         "survey_questions": [{"id": "age", "text": "Age", "kind": "choice", "options": ["a", "b"]}],
@@ -75,6 +71,7 @@ def _designed(run, tmp_path: Path) -> None:
         "comprehension_attempts": 3,
         "aspect_checklist": True,
         "adjudication_threshold": 2.0,
+        "retention_days": 90,
         "exclusion_rules": {"max_gold_failures": 1, "min_median_seconds": 5.0},
     }
     assert set(source) == set(SETTINGS)  # every setting of the file is exercised
@@ -144,7 +141,7 @@ def test_edit_takes_a_settings_file_and_its_own_options_win(run, db_url, tmp_pat
     run("studies", "create", "s")
     path = tmp_path / "s.json"
     path.write_text(json.dumps({"overlap": 2, "practice_pairs": PRACTICE_PAIRS}), encoding="utf-8")
-    run("studies", "edit", "s", "--settings", str(path), "--overlap", "6")
+    run("studies", "edit", "s", "--settings", str(path), "--overlap", "6", "--yes")
     study = _study(db_url, "s")
     assert (study.overlap, [p["id"] for p in study.practice_pairs]) == (6, ["p1", "p2"])
 

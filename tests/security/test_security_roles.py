@@ -48,6 +48,7 @@ from annotate.services import (
     aspects,
     audited,
     data,
+    erasure,
     exclusion_rules,
     flags,
     people,
@@ -96,6 +97,7 @@ ARGUMENTS: dict[str, Any] = {
     "assignment_id": 1,
     "action": "resolved",
     "note": "x",
+    "replaces": "open",
     "record_id": "p000",
     "reason": "x",
     "open_only": False,
@@ -112,6 +114,9 @@ ARGUMENTS: dict[str, Any] = {
     "path": Path(tempfile.gettempdir()) / "prb-security-judge.jsonl",
     "judge": "x",
     "replace": False,
+    "disclose": (),
+    "days": 30,
+    "erase": False,
 }
 
 
@@ -128,6 +133,7 @@ ADMIN_SERVICES = (
     study_settings,
     training,
     aspects,
+    erasure,
 )
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 

@@ -86,9 +86,14 @@ def _draw_send(study: str, queue: list[Candidate]) -> None:
         return
     people = act(lambda: adjudication.eligible(engine(), actor_id(), study, pair)) or []
     if not people:
-        right.info("Every active annotator has had this pair: add an account first.")
+        right.info(
+            "No adjudicator can take this pair: give the adjudicator role to an expert's "
+            "account on the Annotators page (an adjudicator must never have had the pair)."
+        )
         return
-    who = right.selectbox("Adjudicator (has never had this pair)", people, key="adj_who")
+    who = right.selectbox(
+        "Adjudicator (adjudicator role, never had this pair)", people, key="adj_who"
+    )
     if st.button("Send to the adjudicator", type="primary", icon=":material/gavel:") and who:
         done(
             lambda: adjudication.send(

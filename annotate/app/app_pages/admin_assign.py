@@ -16,14 +16,16 @@ from annotate.app.app_pages.admin_common import (
     confirmed,
     link_base,
     notify,
+    pool_order_select,
     show_notice,
 )
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.db.tables import Study
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
+from annotate.domain.study.accounts import is_simulated
 from annotate.services import data, people, plans, studies
-from annotate.services.simulated import is_simulated
+from annotate.vocabulary import Role
 
 
 def draw() -> None:
@@ -35,9 +37,11 @@ def draw() -> None:
     study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
     study = next(s for s in study_rows if s.name == name)
     account_rows = act(lambda: people.list_accounts(engine(), actor_id())) or []
-    annotators = [a.name for a in account_rows if a.active and a.role == "annotator"]
+    annotators = [a.name for a in account_rows if a.active and a.role == Role.ANNOTATOR]
     inactive = {a.name for a in account_rows if not a.active}
-    givers = [a.name for a in account_rows if a.role == "annotator"]  # drop-outs are often inactive
+    givers = [  # drop-outs are often inactive; an adjudicator's work is released, not handed on
+        a.name for a in account_rows if a.role in (Role.ANNOTATOR, Role.ADJUDICATOR)
+    ]
     plan_tab, pool_tab, reassign_tab, list_tab = st.tabs(
         ["Fixed plan", "Open pool", "Reassign", "The plan"]
     )
@@ -131,6 +135,7 @@ def _draw_pool(study: Study) -> None:
             value=study.pool_quota or 0,
             key="pool_quota",
         )
+        order = pool_order_select(middle, study, "pool_order")
         saved = st.form_submit_button("Save pool settings", type="primary")
     if saved:
         changes = {
@@ -138,6 +143,7 @@ def _draw_pool(study: Study) -> None:
             "enrolment_open": enrolment,
             "reservation_minutes": int(minutes),
             "pool_quota": int(quota) or None,
+            "pool_order": order,
         }
         ask_settings_change("pool", study.name, changes)
     held = confirmed("pool", study.name)

@@ -21,9 +21,11 @@ import streamlit as st
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
 from annotate.config import APP_URL_ENV
+from annotate.db.tables import Study
 from annotate.domain.dataset.importer import DatasetError
 from annotate.errors import PrbError
 from annotate.services import studies
+from annotate.vocabulary import PoolOrder
 
 HERE = Path(__file__).resolve().parent
 NOTICE = "admin_notice"
@@ -173,14 +175,37 @@ def confirmed(key: str, study: str) -> Any | None:
     return None
 
 
-def ask_settings_change(key: str, study: str, changes: dict[str, Any]) -> None:
-    """Show what `changes` would change in `study` (nothing written) and hold them until the
-    admin confirms (`confirmed(key, study)`)."""
+def ask_settings_change(key: str, study: str, changes: dict[str, Any], payload: Any = None) -> None:
+    """Show what `changes` would change in `study` (nothing written) and hold them (or
+    `payload`, when the form sends more than the settings) until the admin confirms
+    (`confirmed(key, study)`)."""
     preview = act(lambda: studies.preview_study_changes(engine(), actor_id(), study, **changes))
     if preview == {}:
         st.info(f"Nothing to change in {study}.", icon=":material/info:")
     elif preview:
-        ask_confirmation(key, study, preview, changes)
+        ask_confirmation(key, study, preview, changes if payload is None else payload)
+
+
+POOL_ORDER_WORDS = {
+    PoolOrder.DEPTH: "Fill started pairs to k first",
+    PoolOrder.BREADTH: "Spread: fewest ratings first",
+}
+
+
+def pool_order_select(where: Any, study: Study, key: str) -> str:
+    """The open pool's order, in words (depth first unless the study says breadth)."""
+    order = PoolOrder(study.pool_order)
+    return str(
+        where.selectbox(
+            "Order of the open pool",
+            list(PoolOrder),
+            index=list(PoolOrder).index(order),
+            format_func=lambda o: POOL_ORDER_WORDS[o],
+            key=key,
+            help="Filling started pairs first gives pairs rated by k people even if the study "
+            "stops early; spreading rates every pair once before any twice.",
+        )
+    )
 
 
 def _shown(value: Any) -> str:

@@ -11,7 +11,7 @@ from annotate.app.app_pages.admin_common import act, actor_id, choose_study, don
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
-from annotate.domain.operations.flags import FlagItem
+from annotate.domain.operations.flags import UNHANDLED, FlagItem
 from annotate.services import flags
 from annotate.vocabulary import DIMENSIONS, FlagAction
 
@@ -123,6 +123,7 @@ def _draw_actions(study: str, item: FlagItem) -> None:
                 assignment_id=item.assignment_id,
                 action=ACTIONS[action],
                 note=note,
+                replaces=item.resolution.action if item.resolution else UNHANDLED,
             ),
             message=f"Item #{item.assignment_id}: {ACTIONS[action]}.",
         )

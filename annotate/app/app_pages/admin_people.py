@@ -73,6 +73,11 @@ def _draw_manage(names: list[str]) -> None:
     if not names:
         return
     st.subheader("Change an account")
+    st.caption(
+        "An **adjudicator** gets only the pairs sent to them for adjudication (no training, no "
+        "ordinary pairs). Give the role to an expert's own account: never a crowd participant, "
+        "a simulated account, an admin or a researcher (they can see the labels)."
+    )
     name = st.selectbox("Account", names, key="manage_account")
     deactivate, activate, rotate, role_col, apply = st.columns(
         [1, 1, 1, 1, 1], vertical_alignment="bottom"

@@ -9,6 +9,7 @@ import streamlit as st
 from annotate.app.app_pages.admin_common import act, actor_id, choose_study
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
+from annotate.domain.rating.progress import Totals
 from annotate.services import progress
 
 STATUS_COLOURS = {"done": "#2e7d32", "skipped": "#f9a825", "pending": "#90a4ae"}
@@ -24,7 +25,7 @@ def draw() -> None:
         return
     _draw_totals(board)
     if not board.annotators:
-        st.info("Nothing is assigned yet: plan the work on the Assignments page.")
+        st.info(_nothing_yet(board.totals), icon=":material/info:")
     else:
         _draw_chart(board)
         st.subheader("Per annotator")
@@ -35,16 +36,54 @@ def draw() -> None:
 
 
 def _draw_totals(board: progress.Dashboard) -> None:
-    k = board.overlap
+    k, totals = board.overlap, board.totals
     assigned = sum(1 for n in board.coverage.values() if n >= k)
-    rated = sum(d.complete for d in board.domains)
-    cols = st.columns(6)
-    cols[0].metric("Pairs", len(board.coverage), help=f"Gold pairs ({len(board.gold)}) not counted")
-    cols[1].metric(f"Given to {k} people", assigned, help="Pairs whose k slots are all taken")
-    cols[2].metric(f"Rated by {k} people", rated, help="Pairs with k finished ratings")
+    cols = st.columns(4)
+    cols[0].metric("Pairs", totals.pairs, help=f"Gold pairs ({len(board.gold)}) not counted")
+    cols[1].metric(
+        f"Given to {k} people",
+        assigned,
+        help="Pairs whose k slots are all taken (finished, reserved or planned)",
+    )
+    cols[2].metric(
+        f"Rated by {k} people",
+        totals.complete,
+        help="Pairs with k finished ratings (an adjudication is not one of them)",
+    )
     cols[3].metric("Ratings done", sum(r.done for r in board.annotators))
-    cols[4].metric("Still to rate", sum(r.pending for r in board.annotators))
-    cols[5].metric("Flags", len(board.flagged))
+    cols = st.columns(4)
+    cols[0].metric("Still to rate", totals.to_rate, help=_to_rate_help(totals))
+    cols[1].metric(
+        "Being rated" if totals.pool else "In queues",
+        totals.in_progress,
+        help="Ratings given out and not finished yet",
+    )
+    cols[2].metric(
+        "Adjudications",
+        f"{totals.adjudicated} of {totals.adjudications}",
+        help="Finished of those sent (they come on top of the k ratings)",
+    )
+    cols[3].metric("Flags", len(board.flagged))
+
+
+def _to_rate_help(totals: Totals) -> str:
+    if totals.pool:
+        return (
+            f"Ratings still missing for every pair to be rated by {totals.overlap} people "
+            f"({totals.slots} slots in all), whether reserved now or not pulled yet"
+        )
+    return "Planned ratings not finished yet (pending or skipped)"
+
+
+def _nothing_yet(totals: Totals) -> str:
+    if totals.crowd:
+        return (
+            "No participant has started yet: share the crowd link (Assignments page) on the "
+            "crowd platform."
+        )
+    if totals.pool:
+        return "Nobody has pulled a pair from the open pool yet."
+    return "Nothing is assigned yet: plan the work, or open the pool, on the Assignments page."
 
 
 def _draw_chart(board: progress.Dashboard) -> None:
@@ -92,6 +131,7 @@ def _annotator_table(board: progress.Dashboard) -> pd.DataFrame:
                 "skipped": row.skipped,
                 "pending": row.pending,
                 "flagged": row.flagged,
+                "adjudicated": row.adjudicated,
                 "median s / pair": _seconds(row.median_seconds),
                 "gold rated": check.gold_rated if check else 0,
                 "gold accuracy %": _share(check.gold_accuracy if check else None),

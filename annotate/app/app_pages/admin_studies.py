@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotate.app import study_plan
 from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
@@ -17,6 +18,7 @@ from annotate.app.app_pages.admin_common import (
     confirmed,
     link_base,
     notify,
+    pool_order_select,
     show_notice,
 )
 from annotate.app.app_pages.study_files import draw_settings_file, draw_training_settings
@@ -68,18 +70,25 @@ def _draw_create() -> None:
 
 def _draw_settings(study: Study) -> None:
     key = f"study_{study.id}"
+    plan = act(lambda: studies.study_plan(engine(), actor_id(), study.name)) or {}
     with st.form(f"settings_{study.id}"):
         changes = _scale_inputs(study, key)
         changes |= _wording_inputs(study, key)
         changes |= _work_inputs(study, key)
+        changes |= study_plan.plan_inputs(study, key, plan)
+        force = study_plan.force_box(key, plan)
         changes |= _design_inputs(study, key)
         saved = st.form_submit_button("Save settings", type="primary")
     if saved and isinstance(changes["survey_questions"], str):
         st.error(changes["survey_questions"])  # the survey's JSON, located
     elif saved:
-        ask_settings_change("settings", study.name, changes)
+        ask_settings_change("settings", study.name, changes, {"changes": changes, "force": force})
     if (held := confirmed("settings", study.name)) is not None:
-        updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **held))
+        updated = act(
+            lambda: studies.update_study(
+                engine(), actor_id(), study.name, force=held["force"], **held["changes"]
+            )
+        )
         if updated is not None:
             notify(f"Settings of {study.name} saved.")
             st.rerun()
@@ -159,7 +168,8 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         min_value=0.01,
         step=0.1,
         key=f"{key}_margin",
-        help="Set it before the data arrive: a later change is shown in the report.",
+        help="Pre-registered: locked once the study has ratings (a forced change is audited "
+        "and shown in the report and the card).",
     )
     unit = unit_box.selectbox(
         "Unit",
@@ -197,11 +207,12 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         step=0.05,
         key=f"{key}_gold",
     )
-    toggles = st.columns(2)
+    toggles = st.columns(3)
     pool = toggles[0].toggle("Open pool", value=study.pool_open, key=f"{key}_pool")
     enrolment = toggles[1].toggle(
         "Crowd enrolment (needs the open pool)", value=study.enrolment_open, key=f"{key}_enrol"
     )
+    order = pool_order_select(toggles[2], study, f"{key}_pool_order")
     return {
         "equivalence_margin": float(margin),
         "margin_unit": unit,
@@ -211,6 +222,7 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         "pool_quota": int(quota) or None,
         "gold_rate": float(gold_rate),
         "pool_open": pool,
+        "pool_order": order,
         "enrolment_open": enrolment,
     }
 

@@ -16,8 +16,9 @@ from analysis.designs.preference import preference_table
 from analysis.renderers.charts import all_figures
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
-from analysis.schema.tables import Table, accuracy_table, dimension_table
+from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
 from annotate.app import results_downstream, results_drilldown, results_models, results_rules
+from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
@@ -127,7 +128,14 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
             "Equivalence margin (scale points)", min_value=0.05, value=float(data.margin), step=0.05
         )
         alpha = middle.number_input(
-            "Alpha", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f"
+            "Alpha",
+            min_value=0.001,
+            max_value=0.5,
+            value=float(data.alpha),
+            step=0.01,
+            format="%.3f",
+            help="The study's pre-registered alpha; another value is shown as a departure from "
+            "the plan.",
         )
         n_boot = right.number_input(
             "Bootstrap resamples for alpha CIs", min_value=0, max_value=5000, value=200, step=100
@@ -141,13 +149,18 @@ def _draw_verdict(report: Report) -> None:
     words = ", ".join(
         f"{dim} {VERDICT_WORDS[r['verdict']]}" for dim, r in report["dimensions"].items()
     )
+    plan = report.get("plan")
+    interim = "**Interim:** " if plan is not None and plan["interim"] else ""
     if checks["validated"]:
         st.success(
-            f"**Validated.** General quality ties and rubric alignment diverges ({words}).",
+            f"{interim}**Validated.** General quality ties and rubric alignment diverges "
+            f"({words}).",
             icon=":material/verified:",
         )
     else:
-        st.warning(f"**Not validated.** {words}.", icon=":material/report:")
+        st.warning(f"{interim}**Not validated.** {words}.", icon=":material/report:")
+    if plan is not None and plan["note"] != "as pre-registered":
+        st.warning(f"**Analysis plan:** {inert_markdown(plan['note'])}.", icon=":material/history:")
     if checks["reliability_caveat"]:
         st.warning(
             "**Reliability caveat:** Krippendorff's alpha on rubric alignment is below 0.667; "
@@ -182,6 +195,7 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
     with st.expander("Human accuracy"):
         st.dataframe(_frame(accuracy_table(report)), hide_index=True)
     for title, optional in (
+        ("Analysis plan (pre-registered)", plan_table(report)),
         ("Direct preference", preference_table(report)),
         ("By annotator attribute (survey)", attribute_table(report)),
         *aspect_tables(report),  # a study with the aspect checklist

@@ -38,7 +38,7 @@ from annotate.domain.study.training_rules import (
     PracticePair,
 )
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSIONS, SIDES, AssignmentStatus
+from annotate.vocabulary import DIMENSIONS, SIDES, AssignmentStatus, Role
 
 
 class TrainingError(Invalid):
@@ -315,12 +315,17 @@ def require_trained(session: Session, annotator_id: int, study_id: int) -> None:
     """`require_passed` for a submit in the study `study_id` (a page left open on a pair, or
     a crafted request, saves nothing before the training is passed); RatingError."""
     study = session.get(Study, study_id)
-    if study is None or not needs_training(study):
+    if study is None or not needs_training(study) or _adjudicator(session, annotator_id):
         return
     try:
         require_passed(session, annotator_id, study)
     except TrainingError as error:
         raise RatingError(f"Not saved: {error}") from None
+
+
+def _adjudicator(session: Session, annotator_id: int) -> bool:
+    account = session.get(Annotator, annotator_id)
+    return account is not None and account.role == Role.ADJUDICATOR
 
 
 def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
@@ -335,6 +340,8 @@ def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
         .distinct()
         .order_by(col(Assignment.study_id))
     )  # (ids: PostgreSQL cannot compare the study rows' JSON columns for DISTINCT)
+    if _adjudicator(session, annotator_id):
+        return []  # an adjudicator is an expert who gets only adjudication work: no training
     found = [session.get(Study, study_id) for study_id in session.exec(query).all()]
     return [
         study

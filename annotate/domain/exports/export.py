@@ -18,7 +18,7 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from annotate.db.queries import joined_assignments, side_shown
+from annotate.db.queries import export_rows, side_shown
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
 from annotate.domain.crowd.consent import survey_answers
 from annotate.domain.exports.provenance import HIDDEN_COLUMNS, add_provenance
@@ -51,9 +51,8 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
     """All current scores (earlier revisions in `revision_history`) of one study, or of every
     study, and one row per skipped assignment.
 
-    Gold pairs are left out: they are quality-control items with a known answer, given to
-    every annotator outside the plan's k, and would weigh too much in the validation (their
-    scores feed the annotators' gold accuracy on the progress page instead).
+    Gold pairs are left out (`export_rows`); their scores feed the annotators' gold accuracy on
+    the progress page instead.
     """
     side = side_shown(col(Rating.response))
     columns: tuple[Any, ...] = (
@@ -78,22 +77,8 @@ def ratings_dataframe(engine: Engine, study: str | None = None) -> pd.DataFrame:
         col(Rating.revision),
         col(Rating.updated_at),
     )
-    query = (
-        joined_assignments(*columns, ratings=True)
-        .join(Study, col(Pair.study_id) == col(Study.id))
-        .where(col(Pair.gold_preference).is_(None))
-        .order_by(
-            col(Study.name),
-            col(Pair.record_id),
-            col(Annotator.name),
-            col(Rating.response),
-            col(Rating.dimension),
-        )
-    )
-    if study is not None:
-        query = query.where(col(Study.name) == study)
-    with engine.connect() as connection:
-        rows = connection.execute(query).all()
+    then_by = (col(Rating.response), col(Rating.dimension))
+    rows = export_rows(engine, columns, Rating, then_by, study)
     frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS, *HIDDEN_COLUMNS])
     frame["score"] = frame["score"].astype("int64")
     frame["seconds"] = frame["seconds"].astype("float64")

@@ -10,6 +10,7 @@ protocol, the verdict with its figures, agreement, human accuracy and any reward
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -24,18 +25,20 @@ RATINGS_FILE = "ratings.parquet"
 ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
 REPORT_FILES = ("report.json", "report.md", "report.html")
 CARD_FILE = "README.md"
+PLAN_FILE = "plan.json"  # the study's pre-registered analysis plan (annotate.domain.study.plan)
 DEFAULT_LICENSE = "cc-by-4.0"
 RATINGS_COLUMNS = {
     "study": "the study's name",
     "pair_id": "the benchmark record's id",
     "domain": "the record's domain",
-    "annotator": "the annotator's pseudonymous account name",
+    "annotator": "the annotator's pseudonym in this study (a keyed hash of the study and "
+    "account: not the platform id, not the same person's pseudonym in another study)",
     "response": "'chosen' or 'rejected' (the benchmark's label; never shown to annotators)",
     "side": "'A' or 'B': where the response was shown",
     "dimension": "factuality, relevance, helpfulness or rubric_alignment",
     "score": "the score given",
     "seconds": "time on the pair, display to submit",
-    "created_at": "when the score was first given (UTC)",
+    "created_at": "when the score was first given (UTC, to the minute)",
     **COLUMN_NOTES,
     "excluded": "true when an admin left the pair out of the analysis (see Exclusions)",
     "annotator_excluded": "why a pre-registered exclusion rule leaves the annotator out of the "
@@ -58,6 +61,9 @@ class Protocol:
     n_rows: int
     exclusions: Sequence[Mapping[str, object]] = field(default_factory=list)
     license: str = DEFAULT_LICENSE
+    free_text: Mapping[str, str] = field(default_factory=dict)  # field -> what it holds
+    disclosed: Sequence[str] = ()  # the free-text fields the admin chose to publish
+    erasures: Sequence[Mapping[str, object]] = ()  # participants' data erased, oldest first
 
 
 def size_category(n_rows: int) -> str:
@@ -176,15 +182,59 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
     ]
     headers = ["dimension", "pairs", "mean diff", "95% CI", "TOST p", "Wilcoxon p", "verdict"]
     word = "VALIDATED" if checks["validated"] else "NOT validated"
+    plan = report.get("plan")
+    if plan is not None and plan["interim"]:
+        word = f"INTERIM: {word}"
     return [
         "## Verdict",
         "",
+        *_plan_warning(plan),
         f"The benchmark's labels are **{word}** by these ratings: general quality ties "
         f"({_num(checks['general_quality_tie'])}), rubric alignment diverges "
         f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected.",
         "",
         *_table(headers, rows),
     ]
+
+
+def _plan_warning(plan: Mapping[str, Any] | None) -> list[str]:
+    """The plan's standing above the verdict when it is not as pre-registered."""
+    if plan is None or plan["note"] == "as pre-registered":
+        return []
+    return [f"**Analysis plan: {_cell(plan['note'])}** (see Analysis plan).", ""]
+
+
+def _plan_section(report: Mapping[str, Any]) -> list[str]:
+    """The pre-registered analysis plan, and each change with its before, after and time."""
+    plan = report.get("plan")
+    if plan is None:
+        return []
+    sesoi = plan["smallest_effect"]
+    size = plan["planned_pairs"]
+    lines = [
+        "## Analysis plan",
+        "",
+        f"Pre-registered in prb-annotate (`{PLAN_FILE}`), set at {plan['set_at'] or 'unknown'}; "
+        f"first rating at {plan['first_rating_at'] or 'n/a'}.",
+        "",
+        f"- **Equivalence margin**: {_num(plan['margin'], 2)} {plan['margin_unit']}",
+        "- **Smallest effect of interest**: "
+        + ("the margin" if sesoi is None else _num(float(sesoi), 2)),
+        f"- **Alpha**: {plan['alpha']:g}",
+        "- **Planned sample size**: "
+        + (f"{size} pairs ({plan['n_pairs_analysed']} analysed)" if size else "not set"),
+        f"- **Stopping rule**: {_cell(plan['stopping_rule']) or 'none'}",
+        f"- **Standing**: {_cell(plan['note'])}",
+    ]
+    changes = plan["changes"]
+    if not changes:
+        return [*lines, "", "No change to the plan since it was set."]
+    rows = [
+        [c["setting"], _cell(c["before"]), _cell(c["after"]), c["at"] or "unknown",
+         "after data" if c["after_data"] else "before data"]
+        for c in changes
+    ]  # fmt: skip
+    return [*lines, "", *_table(["setting", "from", "to", "when", ""], rows)]
 
 
 def _agreement_section(report: Mapping[str, Any]) -> list[str]:
@@ -295,8 +345,34 @@ def _rules_lines(found: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
-def _files_section(report: Mapping[str, Any]) -> list[str]:
-    columns = [[name, text] for name, text in RATINGS_COLUMNS.items()]
+def _privacy_section(p: Protocol) -> list[str]:
+    """What the card's files hold about the people who took part (issue 24.1)."""
+    disclosed = [f"`{f}` ({p.free_text[f]})" for f in p.disclosed if f in p.free_text]
+    withheld = [f"`{f}`" for f in p.free_text if f not in p.disclosed]
+    lines = [
+        "## Participants' privacy",
+        "",
+        "- Annotators are named by a pseudonym of this study; no platform id, session id, "
+        "study link or login token is in these files.",
+        "- Times are given to the minute (UTC); durations (`seconds`) are exact.",
+        "- Free text left out: " + (", ".join(withheld) if withheld else "none") + ".",
+    ]
+    if disclosed:
+        lines.append("- Free text published at the admin's choice: " + ", ".join(disclosed) + ".")
+    if p.erasures:
+        scores = sum(int(str(e.get("n_scores", 0))) for e in p.erasures)
+        when = ", ".join(sorted({str(e["at"]) for e in p.erasures}))
+        later = sum(1 for e in p.erasures if e.get("after_ratings"))
+        lines.append(
+            f"- {len(p.erasures)} participant(s)' data were erased at their request or on "
+            f"withdrawal ({when}; {scores} scores), {later} of them after other ratings had "
+            "come in; every figure here is computed without them."
+        )
+    return lines
+
+
+def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> list[str]:
+    columns = [[name, text] for name, text in RATINGS_COLUMNS.items() if name not in withheld]
     aspects = (
         [f"- `{ASPECTS_FILE}`: the aspect checklist, one row per annotator, pair, response and "
          "rubric aspect (coverage 0 not covered, 1 partly, 2 well)."]
@@ -309,6 +385,14 @@ def _files_section(report: Mapping[str, Any]) -> list[str]:
         f"- `{RATINGS_FILE}`: one row per score.",
         *aspects,
         "- `report.json`, `report.md`, `report.html`: the full validation report.",
+        *(
+            [
+                f"- `{PLAN_FILE}`: the pre-registered analysis plan with every change "
+                "(`python -m analysis report ratings.parquet` reads it)."
+            ]
+            if "plan" in report
+            else []
+        ),
         "",
         *_table(["column", "meaning"], columns),
         "",
@@ -334,6 +418,8 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         "",
         *_verdict_section(report),
         "",
+        *_plan_section(report),
+        "",
         *_agreement_section(report),
         "",
         *_models_section(report),
@@ -342,9 +428,18 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         "",
         *_exclusions_section(protocol, report),
         "",
-        *_files_section(report),
+        *_privacy_section(protocol),
+        "",
+        *_files_section(report, [f for f in protocol.free_text if f not in protocol.disclosed]),
     ]
     return front_matter(protocol) + "\n" + "\n".join(body).replace("\n\n\n", "\n\n") + "\n"
+
+
+def folder_name(study: str) -> str:
+    """A folder name for the study's card: its name with anything but letters, digits, '.',
+    '_' and '-' replaced."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", study).strip(".-")
+    return f"{safe or 'study'}-card"
 
 
 def write_folder(folder: Path, files: Mapping[str, bytes]) -> list[Path]:

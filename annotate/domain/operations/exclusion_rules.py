@@ -23,22 +23,24 @@ says the rules changed after data arrived). The rules are applied in the analysi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session
 
-from annotate.db.tables import Assignment, Rating, Study, stored_id, utcnow
-from annotate.errors import Conflict, Invalid
+from annotate.db.tables import Study, stored_id, utcnow
+from annotate.domain.study.plan import PlanAfterData, as_utc, first_rating_at, require_before_data
+from annotate.errors import Invalid
+
+__all__ = ["as_utc", "first_rating_at"]  # kept here for the callers of the rules
 
 
 class RulesError(Invalid):
     """Rules that cannot be saved; the message names each field and what it expects."""
 
 
-class RulesAfterData(Conflict):
-    """Rules set or changed once ratings exist, without the force flag."""
+RulesAfterData = PlanAfterData
+"""Rules set or changed once ratings exist, without the force flag (the plan's one lock)."""
 
 
 class ExclusionRules(BaseModel):
@@ -78,21 +80,6 @@ def _expected(error: Any) -> str:
     return str(error["msg"]).lower()
 
 
-def first_rating_at(session: Session, study_id: int) -> datetime | None:
-    """When the study's first score was given (gold pairs included); None before any."""
-    first = session.exec(
-        select(func.min(Rating.created_at))
-        .join(Assignment, col(Rating.assignment_id) == col(Assignment.id))
-        .where(Assignment.study_id == study_id)
-    ).one()
-    return None if first is None else as_utc(first)
-
-
-def as_utc(moment: datetime) -> datetime:
-    """A time read from the database in UTC (SQLite hands back naive UTC times)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-
-
 def set_rules(
     session: Session, study: Study, values: Mapping[str, Any], *, force: bool = False
 ) -> bool:
@@ -102,19 +89,15 @@ def set_rules(
     rules = parse_rules(values).as_dict()
     if rules == dict(study.exclusion_rules):
         return False
-    first = first_rating_at(session, stored_id(study))
-    if first is not None and not force:
-        raise RulesAfterData(
-            f"study {study.name!r} has ratings since {first.isoformat(timespec='seconds')}: "
-            "rules set now are not pre-registered; pass the force flag to set them anyway "
-            "(the report will say they changed after data arrived)"
-        )
+    first = require_before_data(session, study, "the exclusion rules", force=force)
+    now = utcnow()
     if study.rules_set_at is not None or study.exclusion_rules:
         set_at = None if study.rules_set_at is None else as_utc(study.rules_set_at).isoformat()
-        earlier = {"rules": dict(study.exclusion_rules), "set_at": set_at}
+        earlier: dict[str, Any] = {"rules": dict(study.exclusion_rules), "set_at": set_at}
+        earlier |= {"changed_at": now.isoformat(), "forced": first is not None}
         study.rules_history = [*study.rules_history, earlier]
     study.exclusion_rules = rules
-    study.rules_set_at = utcnow()
+    study.rules_set_at = now
     session.add(study)
     session.flush()
     return True

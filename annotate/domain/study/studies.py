@@ -10,19 +10,20 @@ score is given.
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, func, select
 
-from annotate.db.tables import Assignment, Pair, Rating, Study, utcnow
+from annotate.db.tables import Assignment, Pair, Rating, Study
+from annotate.domain.study import plan
 from annotate.domain.study.crowd_settings import completion_url_problems, survey_problems
 from annotate.domain.study.training_rules import training_problems
 from annotate.errors import Invalid, NotFound
-from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, POOL_ORDERS, RATIONALE_MODES
 
 DEFAULT_STUDY = "default"
 MAX_NAME_CHARS = 200
+MAX_STOPPING_RULE_CHARS = 2000
 
 EDITABLE = (
     "seed",
@@ -34,12 +35,18 @@ EDITABLE = (
     "guidelines",
     "equivalence_margin",
     "margin_unit",
+    "smallest_effect",
+    "alpha",
+    "planned_pairs",
+    "stopping_rule",
+    "count_simulated",
     "completion_code",
     "overlap",
     "reservation_minutes",
     "gold_rate",
     "pool_open",
     "pool_quota",
+    "pool_order",
     "enrolment_open",
     "consent_text",
     "survey_questions",
@@ -52,6 +59,7 @@ EDITABLE = (
     "comprehension_questions",
     "comprehension_attempts",
     "adjudication_threshold",
+    "retention_days",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 
@@ -119,16 +127,18 @@ def create_study(session: Session, name: str, **settings: Any) -> Study:
     return study
 
 
-def update_study(session: Session, name: str, **changes: Any) -> Study:
-    """Change some settings of a study; dict settings are merged into the current ones."""
+def update_study(session: Session, name: str, *, force: bool = False, **changes: Any) -> Study:
+    """Change some settings of a study; dict settings are merged into the current ones. A
+    change of the analysis plan (margin, unit, smallest effect, alpha, planned size, stopping
+    rule) once the study has ratings needs `force` (`annotate.domain.study.plan`)."""
     study = get_study(session, name)
     frozen = _frozen_changes(session, study, changes)
     if frozen:
         raise StudyError("; ".join(frozen))
-    before = (study.equivalence_margin, study.margin_unit, study.margin_set_at)
+    before, set_at = plan.plan_values(study), study.margin_set_at
     _apply(study, changes)
     _check(study)
-    _record_margin_change(study, *before)
+    plan.lock_and_record(session, study, before, set_at, force)
     _ensure_enrolment_key(study)
     session.add(study)
     session.flush()
@@ -148,16 +158,6 @@ def preview_changes(study: Study, changes: dict[str, Any]) -> dict[str, tuple[An
     _check(copy)
     now, after = settings_of(study), settings_of(copy)
     return {key: (now[key], after[key]) for key in EDITABLE if now[key] != after[key]}
-
-
-def _record_margin_change(study: Study, margin: float, unit: str, set_at: datetime | None) -> None:
-    """A changed margin (or unit) keeps its earlier value and the time it was set, so the
-    report can tell whether the margin was fixed before the data arrived."""
-    if (float(study.equivalence_margin), study.margin_unit) == (float(margin), unit):
-        return
-    earlier = {"margin": margin, "unit": unit, "set_at": set_at.isoformat() if set_at else None}
-    study.margin_history = [*study.margin_history, earlier]
-    study.margin_set_at = utcnow()
 
 
 def _apply(study: Study, changes: dict[str, Any]) -> None:
@@ -229,6 +229,7 @@ def study_problems(study: Study) -> list[str]:
         problems.append("equivalence margin must be above 0")
     if study.margin_unit not in MARGIN_UNITS:
         problems.append(f"margin unit must be one of {', '.join(MARGIN_UNITS)}")
+    problems += _plan_problems(study)
     if study.overlap < 1:
         problems.append("overlap (annotators per pair) must be at least 1")
     if study.reservation_minutes < 1:
@@ -237,6 +238,8 @@ def study_problems(study: Study) -> list[str]:
         problems.append("gold rate must be at least 0 and below 1")
     if study.pool_quota is not None and study.pool_quota < 1:
         problems.append("pool quota must be at least 1 (or empty for no limit)")
+    if study.pool_order not in POOL_ORDERS:
+        problems.append(f"pool order must be one of {', '.join(POOL_ORDERS)}")
     if study.enrolment_open and not study.pool_open:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
     if study.rationale not in RATIONALE_MODES:
@@ -244,6 +247,8 @@ def study_problems(study: Study) -> list[str]:
     threshold = study.adjudication_threshold
     if threshold is not None and not threshold >= 0:
         problems.append("adjudication threshold must be 0 or more (or empty: flags only)")
+    if study.retention_days is not None and not 1 <= study.retention_days <= 36_500:
+        problems.append("retention must be 1 to 36,500 days (or empty: kept until erased)")
     problems += survey_problems(study.survey_questions)
     problems += completion_url_problems(study.completion_url)
     problems += training_problems(
@@ -252,6 +257,20 @@ def study_problems(study: Study) -> list[str]:
         study.comprehension_attempts,
         (study.scale_min, study.scale_max),
     )
+    return problems
+
+
+def _plan_problems(study: Study) -> list[str]:
+    problems = []
+    sesoi = study.smallest_effect
+    if sesoi is not None and not (0 <= sesoi < float("inf")):
+        problems.append("smallest effect of interest must be 0 or more (or empty: the margin)")
+    if not 0 < study.alpha < 0.5:
+        problems.append("alpha must be above 0 and below 0.5")
+    if study.planned_pairs is not None and study.planned_pairs < 1:
+        problems.append("planned pairs must be at least 1 (or empty: no planned size)")
+    if len(study.stopping_rule) > MAX_STOPPING_RULE_CHARS:
+        problems.append(f"stopping rule: at most {MAX_STOPPING_RULE_CHARS} characters")
     return problems
 
 

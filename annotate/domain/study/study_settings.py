@@ -54,10 +54,18 @@ class StudySettings(BaseModel):
     guidelines: str = ""
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
     margin_unit: str = "points"
+    smallest_effect: float | None = Field(
+        default=None, description="pre-registered: in the margin's unit (empty: the margin)"
+    )
+    alpha: float = Field(default=0.05, description="pre-registered significance level")
+    planned_pairs: int | None = Field(default=None, description="pre-registered sample size")
+    stopping_rule: str = Field(default="", description="pre-registered stopping rule in words")
+    count_simulated: bool = False
     overlap: int = 3
     reservation_minutes: int = 60
     gold_rate: float = 0.0
     pool_quota: int | None = None
+    pool_order: str = "depth"
     completion_code: str | None = None
     consent_text: str = ""
     survey_questions: list[dict[str, Any]] = Field(default_factory=list)
@@ -70,6 +78,7 @@ class StudySettings(BaseModel):
     comprehension_attempts: int = 2
     aspect_checklist: bool = False
     adjudication_threshold: float | None = None
+    retention_days: int | None = None
     exclusion_rules: dict[str, int | float] = Field(
         default_factory=dict,
         description="pre-registered: set through annotate.domain.operations.exclusion_rules "

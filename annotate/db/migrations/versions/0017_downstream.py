@@ -5,7 +5,7 @@ keeps its tie/divergence verdict); `aspectjudge.unparsed` keeps the judge answer
 import that were not given properly (empty for every judge imported before).
 
 Revision ID: 0017_downstream
-Revises: 0013_preference_history
+Revises: 0016_participants_data
 Create Date: 2026-12-05
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0017_downstream"
-down_revision: str | None = "0013_preference_history"
+down_revision: str | None = "0016_participants_data"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
