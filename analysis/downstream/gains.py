@@ -6,7 +6,8 @@ questions (not rated: both conditions gave the same output).
 
 The gain is the mean rubric-alignment difference, expected minus baseline, over the questions,
 on the scale's points. Each (question, annotator) gives one difference; the estimate and its
-interval come from `_human_preference_interval`, over pairs and annotators. Identical questions
+interval come from `_human_preference_interval`: the crossed model over pairs and annotators of
+the main verdict (`analysis.core.crossed.crossed_mean`). Identical questions
 count as zero gain: with n_rated rated questions and n_identical identical ones, the gain is
 n_rated / (n_rated + n_identical) times the rated questions' estimate, and so are its standard
 error and interval (the identical questions are fixed zeros, they add no variance).
@@ -20,7 +21,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.core.crossed import crossed_mean
 from annotate.vocabulary import PERSONAL_DIMENSION
+
+T_METHOD = "t over questions"
 
 
 class Estimate(TypedDict):
@@ -34,27 +38,43 @@ class Estimate(TypedDict):
 def _human_preference_interval(
     values: np.ndarray[Any, Any],
     pairs: np.ndarray[Any, Any],
-    annotators: np.ndarray[Any, Any],  # noqa: ARG001  (used once the crossed model is in)
+    annotators: np.ndarray[Any, Any],
     level: float = 0.95,
 ) -> Estimate:
-    """The mean of `values` (one per question and annotator) with its interval.
+    """The mean of `values` (one per question and annotator) with its interval, from the crossed
+    model over pairs and annotators, as the main verdict (`analysis.core.crossed.crossed_mean`:
+    REML, Satterthwaite df, its fallbacks named in `method`)."""
+    found = crossed_mean(values, list(pairs), list(annotators), level)
+    return {
+        "estimate": found.estimate,
+        "se": found.se,
+        "df": found.df,
+        "ci": found.ci,
+        "method": found.method,
+    }
 
-    Per-question fallback until `analysis.core.crossed.crossed_mean` (pairs and annotators
-    crossed, as the main verdict) is on main: the annotators of a question averaged, then a t
-    interval over the questions. Switching is this one function's body.
-    """
+
+def _per_question(
+    values: np.ndarray[Any, Any], pairs: np.ndarray[Any, Any], level: float = 0.95
+) -> Estimate:
+    """The mean of per-question means with a t interval over the questions."""
     frame = pd.DataFrame({"value": values, "pair": pairs})
     means = frame.groupby("pair")["value"].mean().to_numpy(float)
     n = len(means)
     if n == 0:
-        return {"estimate": None, "se": None, "df": None, "ci": None, "method": "per-question"}
+        return {"estimate": None, "se": None, "df": None, "ci": None, "method": T_METHOD}
     mean = float(means.mean())
     if n < 2:
-        return {"estimate": mean, "se": None, "df": None, "ci": None, "method": "per-question"}
+        return {"estimate": mean, "se": None, "df": None, "ci": None, "method": T_METHOD}
     se = float(means.std(ddof=1) / np.sqrt(n))
     half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * se
-    ci = [mean - half, mean + half]
-    return {"estimate": mean, "se": se, "df": float(n - 1), "ci": ci, "method": "per-question"}
+    return {
+        "estimate": mean,
+        "se": se,
+        "df": float(n - 1),
+        "ci": [mean - half, mean + half],
+        "method": T_METHOD,
+    }
 
 
 def rubric_differences(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -119,13 +139,5 @@ def judge_gain(
     second = usable[usable["condition"] == baseline].set_index("pair_id")["judge_average"]
     diff = (first - second).dropna().to_numpy(float)
     pairs = np.arange(len(diff))
-    estimate = _t_estimate(diff, pairs, level)
+    estimate = _per_question(diff, pairs, level)
     return {"n_questions": len(diff), "gain": estimate}
-
-
-def _t_estimate(
-    values: np.ndarray[Any, Any], pairs: np.ndarray[Any, Any], level: float
-) -> Estimate:
-    estimate = _human_preference_interval(values, pairs, pairs, level)
-    estimate["method"] = "t over questions"
-    return estimate

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from analysis.core.crossed import crossed_mean
 from analysis.designs.aspects import quadratic_kappa
 from analysis.downstream.claim import permutation_p, rank_statistics
 from analysis.downstream.gains import human_gain, judge_gain
@@ -38,21 +39,24 @@ def ratings_for(study: str, diffs: dict[tuple[str, str], int]) -> pd.DataFrame:
 
 
 def test_identical_questions_count_as_zero_gain_and_their_share_is_reported():
-    # Two rated questions: q1 (annotators +2, +0: mean 1), q2 (+1, +1: mean 1). Rated mean 1,
-    # sd 0 would be degenerate, so q3 (-1, +1: mean 0) too: means 1, 1, 0 -> 2/3.
+    # Three rated questions: q1 (annotators +2, +0), q2 (+1, +1), q3 (-1, +1).
     ratings = ratings_for(
         "c", {("q1", "a"): 2, ("q1", "b"): 0, ("q2", "a"): 1, ("q2", "b"): 1,
               ("q3", "a"): -1, ("q3", "b"): 1},
     )  # fmt: skip
     gain = human_gain(ratings, n_identical=3)
     assert (gain["n_rated"], gain["n_identical"], gain["share_identical"]) == (3, 3, 0.5)
-    assert gain["gain_rated"]["estimate"] == pytest.approx(2 / 3)
-    assert gain["gain"]["estimate"] == pytest.approx(1 / 3)  # (1 + 1 + 0 + 0 + 0 + 0) / 6
-    # the per-question interval: t over the means 1, 1, 0 (sd 0.57735, se 0.33333, df 2),
-    # scaled by 3/6; qt(0.975, 2) = 4.302653 (R)
-    half = 4.302653 * (0.5773503 / np.sqrt(3))
-    assert gain["gain_rated"]["ci"] == pytest.approx([2 / 3 - half, 2 / 3 + half], abs=1e-6)
-    assert gain["gain"]["ci"] == pytest.approx([(2 / 3 - half) / 2, (2 / 3 + half) / 2], abs=1e-6)
+    # the rated questions' estimate is the main verdict's crossed model over pairs and
+    # annotators (analysis.core.crossed, checked against R's lmer there) ...
+    diffs = [2, 0, 1, 1, -1, 1]
+    crossed = crossed_mean(diffs, ["q1", "q1", "q2", "q2", "q3", "q3"], list("ababab"))
+    assert gain["gain_rated"]["estimate"] == pytest.approx(crossed.estimate)
+    assert gain["gain_rated"]["ci"] == pytest.approx(crossed.ci)
+    assert gain["gain_rated"]["method"] == crossed.method
+    # ... and the 3 identical questions count as zero: half of it, interval and se alike
+    assert gain["gain"]["estimate"] == pytest.approx(crossed.estimate / 2)
+    assert gain["gain"]["ci"] == pytest.approx([c / 2 for c in crossed.ci])
+    assert gain["gain"]["se"] == pytest.approx(crossed.se / 2)
     assert gain["share_expected_higher"] == pytest.approx(4 / 6)
 
 
