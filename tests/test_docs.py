@@ -84,7 +84,7 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     if not mkdocs.exists():
         pytest.skip("mkdocs is not installed (the test extras: pip install -e '.[test]')")
     done = subprocess.run(
-        [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],
+        [str(mkdocs), "build", "--strict", "--site-dir", str(tmp_path / "site")],  # not --quiet
         cwd=ROOT,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT)},
         capture_output=True,
