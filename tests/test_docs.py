@@ -3,7 +3,7 @@
 Every fenced `bash` block of `docs/` marked `<!-- runnable -->` on the line before it runs in
 a new folder (the repository's `data/` linked in, so its paths work) on a new SQLite database,
 with `prb-annotate` the command of this checkout; every command must succeed. The generated
-reference sections render (the hook `mkdocs build --strict` runs in CI).
+reference sections render, and the site builds with `mkdocs build --strict` (as in CI).
 """
 
 from __future__ import annotations
@@ -74,3 +74,23 @@ def test_every_generated_section_renders_and_every_marker_names_one() -> None:
             rendered = expand(text)
             assert not MARKER.search(rendered), page
             assert len(rendered) > len(text) + 200, page
+
+
+@pytest.mark.sqlite_only
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    """What CI runs after the linters, here too: a broken link, a missing page or a generated
+    reference that fails to render fails the suite, not only CI."""
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    if not mkdocs.exists():
+        pytest.skip("mkdocs is not installed (the test extras: pip install -e '.[test]')")
+    done = subprocess.run(
+        [str(mkdocs), "build", "--strict", "--site-dir", str(tmp_path / "site")],  # not --quiet
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "site" / "reference" / "cli" / "index.html").exists()
