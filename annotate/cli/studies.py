@@ -447,6 +447,7 @@ def _show(study: Study) -> None:
         ("reservation minutes", study.reservation_minutes),
         ("pool quota", study.pool_quota or "no limit"),
         ("pool order", study.pool_order),
+        ("pairs before Finish", study.finish_minimum or "the pool quota"),
         ("gold rate", study.gold_rate),
         ("crowd enrolment", "open" if study.enrolment_open else "closed"),
         ("consent page", _shortened(study.consent_text) or "-"),
