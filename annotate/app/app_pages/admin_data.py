@@ -103,7 +103,7 @@ def _import(study: str, uploads: list[tuple[str, BinaryIO]], domain: str | None)
         return
     st.session_state[STUDY] = study
     st.session_state[UPLOADED] = data.upload_lines(files, summary)
-    notify(f"Imported {len(summary.files)} file(s) into {study}: {summary.added} new pair(s).")
+    notify(f"Imported into {study}: {len(summary.files)} file(s), {summary.added} new pair(s).")
     st.rerun()
 
 
