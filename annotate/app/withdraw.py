@@ -41,7 +41,9 @@ def stop_if_withdrawn() -> None:
 
 
 def draw_withdrawal(account: CurrentAccount, study: str) -> None:
-    """The sidebar's 'Withdraw from this study' box."""
+    """The sidebar's 'Withdraw from this study' box. The sidebar starts collapsed, so the
+    rating page keeps its full width (it had no sidebar before); its button opens it."""
+    st.set_page_config(initial_sidebar_state="collapsed")
     with st.sidebar.expander("Withdraw from this study"):
         st.markdown("You may stop taking part at any time, without giving a reason.")
         erase = st.checkbox("Also erase everything I gave in this study", key=ERASE_KEY)
