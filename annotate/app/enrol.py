@@ -18,7 +18,7 @@ from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.app.training import training_before_start
-from annotate.app.withdraw import draw_withdrawal, stop_if_withdrawn
+from annotate.app.withdraw import WITHDRAW_HINT, draw_withdrawal, stop_if_withdrawn
 from annotate.config import enrolment_limits
 from annotate.domain.crowd.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.crowd.enrolment import (
@@ -104,6 +104,7 @@ def _draw_consent(account: CurrentAccount, step: Step) -> None:
     with st.container(horizontal=True, gap="small"):
         agreed = st.button("I agree to take part", type="primary", key=ACCEPT_KEY)
         declined = st.button("I do not agree", key=DECLINE_KEY)
+    st.caption(WITHDRAW_HINT)
     if agreed or declined:
         try:
             decide(engine(), account.id, accept=agreed, **_link())
@@ -169,6 +170,7 @@ def _draw_start(account: CurrentAccount) -> None:
         f"kept for you for up to {minutes} minutes; once you have rated it, the next ones come "
         "one at a time."
     )
+    st.caption(WITHDRAW_HINT)
     if st.button("Start", type="primary", key=START_KEY, icon=":material/play_arrow:"):
         try:
             pulled = start(

@@ -18,6 +18,10 @@ WITHDRAWN = "withdrawn_erased"
 CONFIRM_KEY = "withdraw_confirm"
 ERASE_KEY = "withdraw_erase"
 BUTTON_KEY = "withdraw_button"
+WITHDRAW_HINT = (
+    "You may withdraw at any time, and have what you gave erased: open the side panel (») and "
+    "choose *Withdraw from this study*."
+)
 RETURN_ON_PROLIFIC = (
     "No completion code is given. On Prolific, please **return your submission** (in Prolific, "
     "open *Submissions*, find this study and choose *Return*), so that leaving does not count "
