@@ -19,7 +19,7 @@ from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.app.training import training_before_start
-from annotate.app.withdraw import draw_withdrawal, stop_if_withdrawn
+from annotate.app.withdraw import WITHDRAW_HINT, draw_withdrawal, stop_if_withdrawn
 from annotate.config import enrolment_limits
 from annotate.domain.crowd.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.crowd.enrolment import (
@@ -155,6 +155,7 @@ def _consent_page(text: str, record: Callable[[bool], object]) -> NoReturn:
     with st.container(horizontal=True, gap="small"):
         agreed = st.button("I agree to take part", type="primary", key=ACCEPT_KEY)
         declined = st.button("I do not agree", key=DECLINE_KEY)
+    st.caption(WITHDRAW_HINT)
     if agreed or declined:
         try:
             record(agreed)
@@ -213,6 +214,7 @@ def _stop_with(message: str) -> NoReturn:
 def _draw_start(account: CurrentAccount, step: Step) -> None:
     """The study's first step: nothing is reserved until the participant presses Start."""
     _welcome(step.task)
+    st.caption(WITHDRAW_HINT)
     if st.button("Start", type="primary", key=START_KEY, icon=":material/play_arrow:"):
         _reserve_first(account)
         st.rerun()

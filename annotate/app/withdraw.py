@@ -18,6 +18,10 @@ WITHDRAWN = "withdrawn_erased"
 CONFIRM_KEY = "withdraw_confirm"
 ERASE_KEY = "withdraw_erase"
 BUTTON_KEY = "withdraw_button"
+WITHDRAW_HINT = (
+    "You may withdraw at any time, and have what you gave erased: open the side panel (») and "
+    "choose *Withdraw from this study*."
+)
 RETURN_ON_PROLIFIC = (
     "No completion code is given. On Prolific, please **return your submission** (in Prolific, "
     "open *Submissions*, find this study and choose *Return*), so that leaving does not count "
@@ -41,7 +45,9 @@ def stop_if_withdrawn() -> None:
 
 
 def draw_withdrawal(account: CurrentAccount, study: str) -> None:
-    """The sidebar's 'Withdraw from this study' box."""
+    """The sidebar's 'Withdraw from this study' box. The sidebar starts collapsed, so the
+    rating page keeps its full width (it had no sidebar before); its button opens it."""
+    st.set_page_config(initial_sidebar_state="collapsed")
     with st.sidebar.expander("Withdraw from this study"):
         st.markdown("You may stop taking part at any time, without giving a reason.")
         erase = st.checkbox("Also erase everything I gave in this study", key=ERASE_KEY)

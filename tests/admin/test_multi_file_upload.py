@@ -98,6 +98,6 @@ def test_the_page_takes_several_files_and_shows_the_table(
         assert list(table["file"]) == ["Art_test.jsonl", "Law_test.jsonl"]
         assert list(table["new"]) == [1, 2]
         assert list(table["refused"]) == [0, 0]
-        assert "Imported 2 file(s) into multi: 3 new pair(s)." in [s.value for s in at.success]
+        assert "Imported into multi: 2 file(s), 3 new pair(s)." in [s.value for s in at.success]
     finally:
         st.cache_resource.clear()

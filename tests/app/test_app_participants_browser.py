@@ -120,9 +120,9 @@ def test_a_participant_withdraws_from_the_link_with_erasure(world, new_page, nam
     )
     settle(page)
     page.get_by_role("button", name="I agree to take part").wait_for()
-    if viewport is PHONE:
-        page.locator("[data-testid='stExpandSidebarButton']").click()
-    page.get_by_text("Withdraw from this study").click()
+    page.screenshot(path=str(world["shots"] / f"withdraw_closed_{name}.png"))
+    page.locator("[data-testid='stExpandSidebarButton']").click()  # collapsed: full-width pages
+    page.locator("[data-testid='stSidebar']").get_by_text("Withdraw from this study").click()
     page.get_by_text("Also erase everything I gave in this study").click()
     page.get_by_text("Yes, I want to withdraw").click()
     settle(page)

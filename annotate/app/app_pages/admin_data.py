@@ -108,7 +108,7 @@ def _import(study: str, uploads: list[tuple[str, BinaryIO]], domain: str | None)
     st.session_state[STUDY] = study
     st.session_state[UPLOADED] = data.upload_lines(files, summary)
     into = plain_text(study)
-    notify(f"Imported {len(summary.files)} file(s) into {into}: {summary.added} new pair(s).")
+    notify(f"Imported into {into}: {len(summary.files)} file(s), {summary.added} new pair(s).")
     st.rerun()
 
 

@@ -38,7 +38,7 @@ def upgrade() -> None:
         "erasure",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("study_id", sa.Integer(), nullable=False),
-        sa.Column("at", sa.DateTime(), nullable=False),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("reason", sa.String(), nullable=False),
         sa.Column("n_scores", sa.Integer(), nullable=False),
         sa.Column("after_ratings", sa.Boolean(), nullable=False),
@@ -49,7 +49,7 @@ def upgrade() -> None:
     with op.batch_alter_table("study") as batch:
         batch.add_column(sa.Column("retention_days", sa.Integer(), nullable=True))
     with op.batch_alter_table("participation") as batch:
-        batch.add_column(sa.Column("withdrawn_at", sa.DateTime(), nullable=True))
+        batch.add_column(sa.Column("withdrawn_at", sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
