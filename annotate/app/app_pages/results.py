@@ -61,7 +61,7 @@ def _report(
     study: str,
     n_scores: int,  # noqa: ARG001  (this and `latest`, `models`: the cache's keys)
     latest: str,  # noqa: ARG001
-    margin: float,
+    margin: float | None,
     alpha: float,
     holm: bool,
     n_boot: int,
@@ -70,7 +70,7 @@ def _report(
     excluded: str,  # noqa: ARG001
 ) -> Report:
     """Cached per study state (score count, newest score, imported models, excluded pairs)
-    and settings."""
+    and settings (`margin` None: the study's own, in its unit, with its record)."""
     report = study_report(
         study_ratings(engine(), study), margin=margin, alpha=alpha, holm=holm, n_boot=n_boot
     )
@@ -100,8 +100,18 @@ def draw() -> None:
         # in n_scores): a change of any of them computes the report again
         rules = [data.rules, data.annotator_facts]
         excluded = json.dumps([data.excluded, *rules], sort_keys=True)
+        override = None if margin == data.margin else margin  # the study's margin keeps its unit
         report = _report(
-            study, len(data.ratings), latest, margin, alpha, holm, n_boot, models, account, excluded
+            study,
+            len(data.ratings),
+            latest,
+            override,
+            alpha,
+            holm,
+            n_boot,
+            models,
+            account,
+            excluded,
         )
     except ValueError as error:
         st.error(f"The statistics cannot be computed: {error}")
