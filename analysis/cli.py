@@ -1,5 +1,5 @@
 """Command line: ``python -m analysis report RATINGS_FILE [options]`` (also ``power``,
-``figures``, ``pairs``).
+``figures``, ``pairs``, ``downstream``).
 
 The options and `emit_report` are shared with ``prb-annotate report``, which reads the ratings
 from the database instead of a file.
@@ -21,6 +21,8 @@ from analysis.core.drilldown import FIGURE_HELP, figure_pairs
 from analysis.core.plan import read_plan, sidecar_plan
 from analysis.core.ratings import RatingsError, load_ratings, read_raw
 from analysis.designs.adjudication import attach_adjudication
+from analysis.downstream import tables as downstream_tables
+from analysis.downstream.bundle import summary_from_folder
 from analysis.options import (
     AlphaOption,
     BootstrapOption,
@@ -38,6 +40,7 @@ from analysis.options import (
 )
 from analysis.renderers.render import render_report
 from analysis.report import build_report
+from analysis.schema.jsonable import to_jsonable
 from analysis.schema.plan_words import change_words
 from analysis.schema.report_types import ExcludedPair, Report
 from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_N_BOOT, SCALE_MAX, SCALE_MIN
@@ -374,3 +377,28 @@ def pairs(
     except (RatingsError, ValueError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from None
+
+
+@app.command()
+def downstream(
+    folder: Annotated[Path, typer.Argument(help="A folder of `prb-annotate downstream export`.")],
+    fmt: Annotated[PowerFormat, typer.Option("--format", help="text (Markdown) or json.")] = (
+        PowerFormat.text
+    ),
+    n_boot: BootstrapOption = DEFAULT_N_BOOT,
+    seed: SeedOption = 0,
+) -> None:
+    """The downstream figures (comparison gains, scaling curve, judge against the humans, the
+    correlation claim) from exported files, without the database."""
+    try:
+        summary = summary_from_folder(folder, n_boot=n_boot, seed=seed)
+    except (RatingsError, ValueError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+    if summary is None:
+        typer.echo("error: no downstream outputs in the folder", err=True)
+        raise typer.Exit(code=1)
+    if fmt == PowerFormat.json:
+        typer.echo(json.dumps(to_jsonable(summary), indent=2))
+    else:
+        typer.echo(downstream_tables.markdown(summary))

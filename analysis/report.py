@@ -13,13 +13,13 @@ from analysis.core.accuracy import human_accuracy
 from analysis.core.agreement import annotator_agreement, dimension_agreement, preference_agreement
 from analysis.core.annotators import annotator_behaviour
 from analysis.core.coded import (
-    BoolArray,
     CodedRatings,
     FloatArray,
     PairMeans,
     encode_ratings,
     pair_means,
 )
+from analysis.core.crossed import DF_METHOD
 from analysis.core.margins import (
     MarginUnit,
     check_unit,
@@ -28,16 +28,11 @@ from analysis.core.margins import (
     margin_sensitivity,
 )
 from analysis.core.mixed import mixed_model
-from analysis.core.paired import (
-    INSUFFICIENT,
-    MIN_PAIRS,
-    apply_holm,
-    compare_dimension,
-    study_checks,
-)
+from analysis.core.paired import MIN_PAIRS, apply_holm, study_checks
 from analysis.core.plan import analysis_plan
 from analysis.core.position import position_bias
 from analysis.core.power import make_plan, plan_power
+from analysis.core.primary import RatingDiffs, compare_dimensions
 from analysis.core.ratings import load_ratings, validate_ratings
 from analysis.methods import ALPHA_TENTATIVE, methods
 from analysis.schema.jsonable import to_jsonable
@@ -66,12 +61,13 @@ from annotate.vocabulary import (
     SCALE_MIN,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MAX_LISTED_PAIRS = 100
 MAX_PAIRWISE_ROWS = 10_000
 """The report keeps at most this many annotator pairs (those sharing the most units); call
 :func:`analysis.core.agreement.annotator_agreement` for all of them."""
 HISTOGRAM_BIN = 0.5
+RUBRIC = DIMENSIONS.index(PERSONAL_DIMENSION)
 
 
 def build_report(
@@ -102,12 +98,20 @@ def build_report(
     ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot;
     ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions;
     ``mixed`` False skips fitting the mixed model (a variant built for its headline figures);
-    ``smallest_effect`` the pre-registered smallest effect of interest (in ``margin_unit``;
-    None: the margin), recorded in the settings; ``plan`` the study's pre-registered analysis
-    plan (a ``plan.json`` document, :mod:`analysis.core.plan`): the report then says what
-    changed in it, where its own options differ from it, and whether the verdict is interim."""
+    ``smallest_effect`` is the smallest effect of interest (SESOI, in ``margin_unit``; None:
+    the margin): chosen "diverges" only when it exceeds rejected by more than it; ``plan`` the
+    study's pre-registered analysis plan (a ``plan.json`` document, :mod:`analysis.core.plan`):
+    the report then says what changed in it, where its own options differ from it, and whether
+    the verdict is interim.
+
+    The primary figures of each dimension (``ci95``, TOST, superiority, verdict) treat pairs
+    and annotators as random (:mod:`analysis.core.primary`); the per-pair-mean t-test is
+    under ``sensitivity``. The report's keys are documented in
+    :mod:`analysis.schema.report_types` (schema version 3)."""
     unit = check_unit(margin_unit)
     _check_settings(margin, alpha, n_boot)
+    if smallest_effect is not None and not smallest_effect >= 0:
+        raise ValueError(f"smallest_effect must be 0 or more, got {smallest_effect}")
     if isinstance(data, pd.DataFrame):
         df = validate_ratings(data, scale_min, scale_max)
     else:
@@ -118,7 +122,9 @@ def build_report(
     coded = encode_ratings(df)
     means = pair_means(coded)
     margins = dimension_margins(means, margin, unit)
-    paired = compare_dimensions(means, margins, alpha)
+    sesoi = margins if smallest_effect is None else dimension_margins(means, smallest_effect, unit)
+    diffs = RatingDiffs(coded)
+    paired = compare_dimensions(diffs, means, margins, alpha, sesoi)
     dimensions = _dimension_results(paired, coded, means, n_boot, seed, scale_min, scale_max)
     agreement, annotators = _agreement(coded, n_boot, seed, scale_min, scale_max)
     report: Report = {
@@ -131,9 +137,9 @@ def build_report(
         "domains": sorted(coded.pairs["domain"].unique().tolist()),
         "dimensions": dimensions,
         "checks": study_checks(paired, reliability_caveat(dimensions[PERSONAL_DIMENSION])),
-        "human_accuracy": human_accuracy(*means.means(DIMENSIONS.index(PERSONAL_DIMENSION))),
+        "human_accuracy": human_accuracy(*diffs.of(RUBRIC, None)),
         "agreement": agreement,
-        "by_domain": by_domain(coded, means, margins, alpha, holm),
+        "by_domain": by_domain(coded, diffs, means, margins, sesoi, alpha, holm),
         "margin_sensitivity": margin_sensitivity(paired, unit),
         "margin_record": margin_record(margin_history, df["created_at"]),
         "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),
@@ -152,7 +158,8 @@ def build_report(
             "scale_min": scale_min,
             "scale_max": scale_max,
             "ci_level": 0.95,
-            "smallest_effect": smallest_effect,
+            "smallest_effect": margin if smallest_effect is None else smallest_effect,
+            "df_method": DF_METHOD,
         },
         "methods": {},
         "annotators": annotators,
@@ -214,27 +221,6 @@ def dimension_margins(means: PairMeans, margin: float, unit: MarginUnit) -> dict
     return out
 
 
-def compare_dimensions(
-    means: PairMeans,
-    margins: Mapping[str, float | None],
-    alpha: float,
-    mask: BoolArray | None = None,
-) -> dict[str, PairedTest]:
-    """Per-dimension paired figures and verdicts for the pairs in ``mask`` (all by default),
-    each dimension at its margin in points; no multiplicity correction."""
-    results = {}
-    for dim_index, dim in enumerate(DIMENSIONS):
-        chosen, rejected = means.means(dim_index, mask)
-        margin = margins[dim]
-        results[dim] = compare_dimension(
-            chosen, rejected, margin or 0.0, alpha, rubric=dim == PERSONAL_DIMENSION
-        )
-        if margin is None:
-            results[dim]["notes"].append("margin undefined (SD units with no variance)")
-            results[dim]["verdict"] = INSUFFICIENT
-    return results
-
-
 def _planned_power(
     planned: Mapping[str, float],
     ratings: pd.DataFrame,
@@ -280,8 +266,10 @@ def diff_histogram(diff: FloatArray, scale_range: int) -> Histogram:
 
 def by_domain(
     coded: CodedRatings,
+    diffs: RatingDiffs,
     means: PairMeans,
     margins: Mapping[str, float | None],
+    sesoi: Mapping[str, float | None],
     alpha: float,
     holm: bool,
 ) -> dict[str, DomainResult]:
@@ -290,9 +278,8 @@ def by_domain(
     family, and the verdicts use the adjusted values."""
     out: dict[str, DomainResult] = {}
     domains = coded.pairs["domain"].to_numpy()
-    rubric = DIMENSIONS.index(PERSONAL_DIMENSION)
     families = {
-        domain: compare_dimensions(means, margins, alpha, domains == domain)
+        domain: compare_dimensions(diffs, means, margins, alpha, sesoi, domains == domain)
         for domain in sorted(set(domains))
     }
     if holm:
@@ -303,7 +290,7 @@ def by_domain(
             "n_pairs": int(mask.sum()),
             "dimensions": dims,
             "checks": study_checks(dims),
-            "human_accuracy": human_accuracy(*means.means(rubric, mask)),
+            "human_accuracy": human_accuracy(*diffs.of(RUBRIC, mask)),
         }
     return out
 

@@ -15,6 +15,7 @@ MAX_UPLOAD_MB = 200  # the admin page's dataset upload; the server refuses bigge
 ENROLMENT_CAP_ENV = "PRB_ENROLMENT_CAP"
 STARTS_PER_MINUTE_ENV = "PRB_STARTS_PER_MINUTE"
 FIRST_RESERVATION_ENV = "PRB_FIRST_RESERVATION_MINUTES"
+UNPROVEN_SHARE_ENV = "PRB_UNPROVEN_SHARE_PERCENT"
 
 
 @dataclass(frozen=True)
@@ -28,17 +29,25 @@ class EnrolmentLimits:
     """participants of one study who may press Start (reserve their first pair) per minute"""
     first_reservation_minutes: int = 10
     """a crowd participant's pairs are reserved this long (at most) until they submit one"""
+    unproven_share_percent: int = 25
+    """participants who have submitted nothing hold at most this share of the study's slots
+    (pairs x overlap) at once, at least one: a burst of made-up ids on a small study leaves the
+    rest to the others"""
 
 
 def enrolment_limits() -> EnrolmentLimits:
-    """The limits, from $PRB_ENROLMENT_CAP, $PRB_STARTS_PER_MINUTE and
-    $PRB_FIRST_RESERVATION_MINUTES (positive whole numbers) or the defaults."""
+    """The limits, from $PRB_ENROLMENT_CAP, $PRB_STARTS_PER_MINUTE,
+    $PRB_FIRST_RESERVATION_MINUTES and $PRB_UNPROVEN_SHARE_PERCENT (positive whole numbers) or
+    the defaults."""
     default = EnrolmentLimits()
     return EnrolmentLimits(
         cap=_positive(ENROLMENT_CAP_ENV, default.cap),
         starts_per_minute=_positive(STARTS_PER_MINUTE_ENV, default.starts_per_minute),
         first_reservation_minutes=_positive(
             FIRST_RESERVATION_ENV, default.first_reservation_minutes
+        ),
+        unproven_share_percent=min(
+            100, _positive(UNPROVEN_SHARE_ENV, default.unproven_share_percent)
         ),
     )
 

@@ -33,11 +33,13 @@ class Side(StrEnum):
 
 
 class Role(StrEnum):
-    """What an account may do: rate, administer, or read the results."""
+    """What an account may do: rate, administer, read the results, or adjudicate disputed
+    pairs (an adjudicator gets only adjudication work: no training, no ordinary slot)."""
 
     ANNOTATOR = "annotator"
     ADMIN = "admin"
     RESEARCHER = "researcher"
+    ADJUDICATOR = "adjudicator"
 
 
 class AssignmentStatus(StrEnum):
@@ -163,6 +165,16 @@ PREFERENCE_WORDS: dict[int, str] = {
     1: "B better",
     2: "B much better",
 }
+
+
+class PoolOrder(StrEnum):
+    """How the open pool picks among the pairs an annotator may still get."""
+
+    DEPTH = "depth"  # partly rated pairs first, so pairs reach k before new ones open
+    BREADTH = "breadth"  # the pairs with the fewest slots first (every pair once, then twice)
+
+
+POOL_ORDERS: tuple[str, ...] = tuple(o.value for o in PoolOrder)
 RATIONALE_MODES: tuple[str, ...] = ("off", "optional", "required")
 """Whether a rationale goes with the direct preference."""
 SURVEY_KINDS: tuple[str, ...] = ("choice", "text")
@@ -217,4 +229,4 @@ PROVENANCE_EXPORT_COLUMNS: tuple[str, ...] = (
 """Added to every ratings export after the fixed columns (and the design options' columns):
 where each score comes from. A skipped assignment is one row with `status` 'skipped' and
 empty response, side, dimension and score; the analysis leaves those rows, and the rows of
-adjudications (`purpose` 'adjudication'), out of its ordinary figures (README: Ratings export)."""
+adjudications (`purpose` 'adjudication'), out of its ordinary figures (docs/reference/export.md)."""

@@ -13,20 +13,38 @@ pairs; the app server is the production command (`support.appserver.AppServer`).
   (performance.now, polled every animation frame), so the driver's round trips are not in it.
 * the **server**: CPU seconds (user + system, /proc) per cycle, and resident memory after each
   level.
+* the **first open** (issue 26, item 1): a login link in a new browser context (empty cache) on
+  a warm server, on loopback (1366x768) and over Chromium's network emulation (390x844, 1.6 Mbps
+  down, 750 kbps up, 150 ms latency), straight to the app server and through the production
+  balancer (`support.cluster`: HAProxy, gzip): the time to the first pair, the time from the
+  websocket opening to the first pair drawn (in the page), and the bytes transferred. With
+  `--potato PATH` (a `potato` command, Potato 2.12.1 in its own virtualenv) the same for Potato on
+  the same pairs, from its login page to its first item.
+* the **admin and results pages** (issue 26, item 2): the demo's admin link on the warm server
+  (the demo rated by 3 simulated annotators), the study picked, then each page of the sidebar
+  in turn: from the click to its heading ("first content") and to the end of its run; the
+  Results page on the study's first visit (nothing cached) and again.
 
-Run:  python benchmarks/bench_browser.py [--cycles 12]
+Run:  python benchmarks/bench_browser.py [--cycles 12] [--first-open-only] [--pages-only]
+                                        [--potato PATH]
 Targets (issue 11, quiet 2-core machine): visible p50 <= 150 ms at one annotator; cold open
-<= 1.5 s on a fresh server; server <= 260 MB with 8 sessions.
+<= 1.5 s on a fresh server; server <= 260 MB with 8 sessions. Issue 26: websocket open -> first
+pair <= 200 ms; first open on the throttled connection <= Potato's (9.9 s in the issue), on
+loopback <= 1.2x Potato's (669 ms); first content on every admin page <= 1 s warm, the results
+page <= 2 s on the demo study's first visit.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +58,41 @@ from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import get_study
 from annotate.services.demo import set_up_demo
-from support.appserver import AppServer
+from support.appserver import AppServer, free_port
+from support.cluster import Cluster
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 LEVELS = (1, 4, 8)
 TIMEOUT_MS = 60_000
+FIRST_OPENS = 3  # runs per condition (the median is printed)
+LAPTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 390, "height": 844}
+# Chromium's network emulation (bytes per second; latency in ms): a slow mobile connection.
+THROTTLED = {
+    "offline": False,
+    "latency": 150,
+    "downloadThroughput": 1_600_000 / 8,
+    "uploadThroughput": 750_000 / 8,
+}
+# In every new page: when its first websocket opened (performance.now(), ms).
+WEBSOCKET_CLOCK = """
+(() => {
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("open", () => { window.__prbSocketOpen ??= performance.now(); });
+    }
+  };
+})();
+"""
+# Potato's first item: its text and its first rating scale on the page.
+POTATO_READY_JS = """
+() => { const text = document.querySelector('#instance-text');
+        return text && text.innerText.includes('Response A')
+               && document.querySelector("input[name='factuality_A']") ? performance.now() : 0; }
+"""
 
 # In the page: the pair shown, and whether it is ready for the annotator.
 READY_JS = """
@@ -101,8 +148,8 @@ async (deadline) => {
 def build_database(folder: Path) -> tuple[str, dict[str, str]]:
     db = folder / "bench_browser.db"
     engine = make_engine(str(db))
-    demo = set_up_demo(engine)
-    tokens = {"cold": demo.token}
+    demo = set_up_demo(engine, simulated_annotators=3)  # the results page has data
+    tokens = {"cold": demo.token, "admin": demo.admin_token}
     with write_session(engine) as session:
         study = get_study(session, "demo")
         for level in LEVELS:
@@ -136,6 +183,229 @@ async def open_first_pair(browser: Any, url: str, context: Any | None = None) ->
     return page, time.perf_counter() - start
 
 
+async def measured_context(browser: Any, throttled: bool) -> tuple[Any, Any, dict[str, float]]:
+    """A new context (empty cache) and page, throttled or not; counts the bytes it receives."""
+    context = await browser.new_context(viewport=PHONE if throttled else LAPTOP)
+    await context.add_init_script(WEBSOCKET_CLOCK)
+    page = await context.new_page()
+    cdp = await context.new_cdp_session(page)
+    await cdp.send("Network.enable")
+    if throttled:
+        await cdp.send("Network.emulateNetworkConditions", THROTTLED)
+    received = {"http": 0.0, "websocket": 0.0}
+
+    def on_http(event: dict[str, Any]) -> None:
+        received["http"] += event["encodedDataLength"]
+
+    def on_frame(event: dict[str, Any]) -> None:
+        received["websocket"] += len(event["response"]["payloadData"])
+
+    cdp.on("Network.loadingFinished", on_http)
+    cdp.on("Network.webSocketFrameReceived", on_frame)
+    return context, page, received
+
+
+async def first_open_prb(browser: Any, url: str, throttled: bool) -> dict[str, float]:
+    """A login link opened in a new context: total seconds to the first pair (focus on it),
+    ms from the websocket opening to that moment (in the page), MB received."""
+    context, page, received = await measured_context(browser, throttled)
+    start = time.perf_counter()
+    await page.goto(url, timeout=TIMEOUT_MS)
+    ready = await page.wait_for_function(
+        f"() => {{ const r = ({READY_JS.strip()})(); return r.token && r.focused"
+        " ? performance.now() : 0; }",
+        timeout=TIMEOUT_MS,
+        polling="raf",
+    )
+    total = time.perf_counter() - start
+    drawn = await ready.json_value()
+    opened = await page.evaluate("() => window.__prbSocketOpen")
+    await context.close()
+    return {
+        "total": total,
+        "socket_to_pair": drawn - opened,
+        "mb": (received["http"] + received["websocket"]) / 1e6,
+    }
+
+
+async def first_open_potato(browser: Any, url: str, user: str, throttled: bool) -> dict[str, float]:
+    """Potato: its login page opened in a new context, a name typed, to its first item."""
+    context, page, received = await measured_context(browser, throttled)
+    start = time.perf_counter()
+    await page.goto(url, timeout=TIMEOUT_MS)
+    await page.fill("#login-email", user)
+    await page.click("button.potato-form-submit")
+    await page.wait_for_function(POTATO_READY_JS, timeout=TIMEOUT_MS, polling="raf")
+    total = time.perf_counter() - start
+    await context.close()
+    return {"total": total, "socket_to_pair": float("nan"), "mb": received["http"] / 1e6}
+
+
+def median_of(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {key: sorted(run[key] for run in runs)[len(runs) // 2] for key in runs[0]}
+
+
+def print_first_open(label: str, figures: dict[str, float]) -> None:
+    socket = figures["socket_to_pair"]
+    socket_text = "" if socket != socket else f", websocket open -> pair drawn {socket:.0f} ms"
+    print(
+        f"  {label}: first pair {figures['total'] * 1000:.0f} ms{socket_text}, "
+        f"{figures['mb']:.2f} MB received (median of {FIRST_OPENS})"
+    )
+
+
+def potato_project(folder: Path) -> Path:
+    """Potato's configuration for the demo's 27 pairs: the question and both responses as its
+    text, the 8 scores (4 dimensions x 2 responses) as 5-point Likert scales."""
+    from annotate.vocabulary import DIMENSIONS
+
+    project = folder / "potato"
+    project.mkdir()
+    with (project / "items.jsonl").open("w", encoding="utf-8") as items:
+        for path in sorted((Path(__file__).resolve().parent.parent / "data/demo").glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                text = (
+                    f"<b>Question</b>: {record['question']}<hr><b>Response A</b>: "
+                    f"{record['chosen']}<hr><b>Response B</b>: {record['rejected']}"
+                )
+                items.write(json.dumps({"id": record["id"], "text": text}) + "\n")
+    schemes = [
+        {
+            "annotation_type": "likert",
+            "name": f"{dimension}_{side}",
+            "description": f"Response {side}: {dimension}",
+            "min_label": "1",
+            "max_label": "5",
+            "size": 5,
+        }
+        for side in ("A", "B")
+        for dimension in DIMENSIONS
+    ]
+    config = {
+        "annotation_task_name": "prb-compare",
+        "task_dir": ".",
+        "output_annotation_dir": "annotation_output",
+        "data_files": ["items.jsonl"],
+        "item_properties": {"id_key": "id", "text_key": "text"},
+        "user_config": {"allow_all_users": True},
+        "require_password": False,
+        "annotation_schemes": schemes,
+    }
+    (project / "config.yaml").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    return project / "config.yaml"
+
+
+def start_potato(command: str, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    config = potato_project(folder)
+    port = free_port()
+    log = (folder / "potato.log").open("ab")
+    process = subprocess.Popen(
+        [command, "start", str(config), "-p", str(port), "--host", "127.0.0.1"],
+        cwd=config.parent,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                if answer.status == 200:
+                    return process, url
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    raise RuntimeError(f"Potato did not answer at {url} (log: {folder / 'potato.log'})")
+
+
+async def first_opens(
+    browser: Any, folder: Path, db: str, tokens: dict[str, str], server_url: str, potato: str | None
+) -> None:
+    """The first open, on loopback and throttled, direct and through the balancer (and Potato)."""
+    cluster = Cluster(db, folder / "cluster", size=1)
+    (folder / "cluster").mkdir()
+    cluster.start()
+    link = f"/?token={tokens['warm']}"
+    print("first open (new context, empty cache, warm server):")
+    try:
+        await first_open_prb(browser, cluster.url + link, False)  # the balancer's server warm
+        for throttled in (False, True):
+            network = "throttled 1.6 Mbps/150 ms, 390x844" if throttled else "loopback, 1366x768"
+            for where, base in (("app server", server_url), ("balancer", cluster.url)):
+                runs = [
+                    await first_open_prb(browser, base + link, throttled)
+                    for _ in range(FIRST_OPENS)
+                ]
+                print_first_open(f"prb-annotate, {where}, {network}", median_of(runs))
+    finally:
+        cluster.stop()
+    if potato is None:
+        print("  Potato: not measured (--potato PATH to its `potato` command)")
+        return
+    process, url = start_potato(potato, folder)
+    try:
+        await first_open_potato(browser, url, "warm-up", False)
+        for throttled in (False, True):
+            network = "throttled 1.6 Mbps/150 ms, 390x844" if throttled else "loopback, 1366x768"
+            runs = [
+                await first_open_potato(browser, url, f"u{throttled}{n}", throttled)
+                for n in range(FIRST_OPENS)
+            ]
+            print_first_open(f"Potato 2.12.1, {network}", median_of(runs))
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
+async def timed_page(page: Any, title: str, heading: str) -> tuple[float, float]:
+    """Click `title` in the sidebar: seconds to its heading, and to the end of its run."""
+    start = time.perf_counter()
+    await page.locator("[data-testid='stSidebarNav']").get_by_text(title, exact=True).click()
+    await page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=TIMEOUT_MS)
+    shown = time.perf_counter() - start
+    await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
+    return shown, time.perf_counter() - start
+
+
+async def admin_and_results(browser: Any, url: str) -> None:
+    """Every admin page, then Results on its first visit and again (study picked)."""
+    from annotate.app.app_pages.admin_common import ADMIN_PAGES
+
+    for visit in ("first admin on this server", "again, new browser context"):
+        context = await browser.new_context(viewport=LAPTOP)
+        page = await context.new_page()
+        start = time.perf_counter()
+        await page.goto(url)
+        await page.get_by_role("heading", name="Progress", exact=True).wait_for(timeout=TIMEOUT_MS)
+        shown = time.perf_counter() - start
+        await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
+        print(
+            f"admin link -> Progress heading ({visit}): {shown * 1000:.0f} ms, run finished "
+            f"{(time.perf_counter() - start) * 1000:.0f} ms"
+        )
+        if visit.startswith("first"):
+            await context.close()
+    await page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
+    await page.get_by_role("option", name="demo", exact=True).click()
+    await page.get_by_role("heading", name="Progress: demo", exact=True).wait_for()
+    await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
+    titles = [title for _, title, _, _ in ADMIN_PAGES]
+    for title, heading, label in [
+        *((t, f"{t}: demo" if t != "Annotators" else t, t) for t in titles[1:]),
+        (titles[0], f"{titles[0]}: demo", titles[0]),
+        ("Results", "Results: demo", "Results, first visit"),
+        (titles[0], f"{titles[0]}: demo", f"{titles[0]} again"),
+        ("Results", "Results: demo", "Results again"),
+    ]:
+        shown, done = await timed_page(page, title, heading)
+        print(f"  {label}: first content {shown * 1000:.0f} ms, run finished {done * 1000:.0f} ms")
+    await context.close()
+
+
 async def ready_page(browser: Any, url: str) -> Any:
     """An annotator's page on its first pair, the server's run finished."""
     page, _ = await open_first_pair(browser, url)
@@ -156,7 +426,8 @@ async def cycles_on(page: Any, cycles: int) -> list[dict[str, float]]:
     return results
 
 
-async def run(cycles: int) -> None:
+async def run(cycles: int, first_open_only: bool, pages_only: bool, potato: str | None) -> None:
+    print(f"load before: {Path('/proc/loadavg').read_text().strip()}")
     folder = Path(tempfile.mkdtemp(prefix="bench_browser_"))
     db, tokens = build_database(folder)
     server = AppServer(db, folder / "server.log").start()
@@ -166,6 +437,14 @@ async def run(cycles: int) -> None:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
+            if pages_only:
+                await first_open_prb(browser, f"{server.url}/?token={tokens['cold']}", False)
+                await admin_and_results(browser, f"{server.url}/?token={tokens['admin']}")
+                return
+            if first_open_only:
+                await first_open_prb(browser, f"{server.url}/?token={tokens['cold']}", False)
+                await first_opens(browser, folder, db, tokens, server.url, potato)
+                return
             page, cold = await open_first_pair(browser, f"{server.url}/?token={tokens['cold']}")
             await page.context.close()
             page, warm = await open_first_pair(browser, f"{server.url}/?token={tokens['warm']}")
@@ -194,6 +473,8 @@ async def run(cycles: int) -> None:
                     f"{cpu / len(done) * 1000:.0f} ms per cycle; "
                     f"RSS {server.memory_mb():.0f} MB"
                 )
+            await first_opens(browser, folder, db, tokens, server.url, potato)
+            await admin_and_results(browser, f"{server.url}/?token={tokens['admin']}")
         finally:
             await browser.close()
             server.stop()
@@ -203,8 +484,11 @@ async def run(cycles: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cycles", type=int, default=12, help="submits per annotator per level")
+    parser.add_argument("--first-open-only", action="store_true", help="only the first opens")
+    parser.add_argument("--pages-only", action="store_true", help="only the admin pages")
+    parser.add_argument("--potato", help="Potato's `potato` command, to measure it too")
     args = parser.parse_args()
-    asyncio.run(run(args.cycles))
+    asyncio.run(run(args.cycles, args.first_open_only, args.pages_only, args.potato))
     return 0
 
 

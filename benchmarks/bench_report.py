@@ -37,9 +37,10 @@ from analysis.core.annotators import annotator_behaviour
 from analysis.core.coded import encode_ratings, pair_means
 from analysis.core.mixed import mixed_model
 from analysis.core.position import position_bias
+from analysis.core.primary import RatingDiffs, compare_dimensions
 from analysis.core.ratings import validate_ratings
 from analysis.renderers.render import render_report
-from analysis.report import build_report, by_domain, compare_dimensions
+from analysis.report import build_report, by_domain
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS
 
@@ -125,11 +126,12 @@ def main() -> None:
 
     means = pair_means(coded)
     margins = dict.fromkeys(DIMENSIONS, 0.5)
+    diffs = RatingDiffs(coded)
     steps = {
         "validate": lambda: validate_ratings(df),
         "encode": lambda: encode_ratings(df),
         "pair means": lambda: pair_means(coded),
-        "paired tests": lambda: compare_dimensions(means, margins, 0.05),
+        "paired tests (crossed)": lambda: compare_dimensions(diffs, means, margins, 0.05, margins),
         "alpha per dimension": lambda: dimension_agreement(coded, DOMAIN, 0, 0),
         f"alpha bootstrap x{args.n_boot}": lambda: dimension_agreement(
             coded, DOMAIN, args.n_boot, 0
@@ -138,7 +140,7 @@ def main() -> None:
         "annotator pairs": lambda: annotator_agreement(coded, 1, 5),
         "annotator behaviour": lambda: annotator_behaviour(coded, 1, 5),
         "position bias": lambda: position_bias(coded),
-        "by domain": lambda: by_domain(coded, means, margins, 0.05, True),
+        "by domain": lambda: by_domain(coded, diffs, means, margins, margins, 0.05, True),
         "mixed model": lambda: mixed_model(coded, report["dimensions"], 0.05),
         "render md": lambda: render_report(report, "md"),
         "render html": lambda: render_report(report, "html"),

@@ -189,7 +189,7 @@ def summary(label: str, times_ms: list[float]) -> dict[str, float]:
 
 
 def _current(at) -> int:  # type: ignore[no-untyped-def]
-    """The pair on the page: its hidden token (the form's keys are the same for every pair)."""
+    """The pair on the page: its hidden token (its fields' keys end with `_p<pair>`)."""
     tokens = [t.value for t in at.text_input if t.key == "pair_token"]
     assert len(tokens) == 1, tokens
     return int(tokens[0])
@@ -199,6 +199,8 @@ def measure_page(db_url: str, token: str, submits: int, warmup: int = 5) -> list
     """AppTest runs: 8 radios set, submit clicked, run = save + render the next pair."""
     import streamlit as st
     from streamlit.testing.v1 import AppTest
+
+    from annotate.app.score_widgets import field_key
 
     os.environ[DATABASE_ENV] = db_url
     st.cache_resource.clear()
@@ -210,7 +212,8 @@ def measure_page(db_url: str, token: str, submits: int, warmup: int = 5) -> list
         assignment_id = _current(at)
         for side in SIDES:
             for dim in DIMENSIONS:
-                at.radio(key=f"{dim}_{side}").set_value(SCORES[side][dim])
+                key = field_key(f"{dim}_{side}", assignment_id)
+                at.radio(key=key).set_value(SCORES[side][dim])
         button = next(b for b in at.button if getattr(b, "form_id", "") == "pair")
         button.click()
         started = time.perf_counter()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create ./.venv (if missing) and install prb-annotate into it. Usage: scripts/setup.sh [EXTRA]
-# EXTRA "test" also installs the test tools, and Chromium, HAProxy and GNU R (Debian's packages)
-# for the browser and deployment tests and the checks against R.
+# EXTRA "test" also installs the test tools, and Chromium, HAProxy, GNU R and stress-ng (Debian's
+# packages) for the browser and deployment tests, the checks against R and the browser tests
+# under load (scripts/browser_stress.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-}"
@@ -10,11 +11,15 @@ python3 -m venv .venv
 if [ "$extra" = "test" ]; then
   .venv/bin/python -m pip install --quiet -e ".[test]"
   # Debian's Chromium (browser tests), HAProxy (the deployment tests' load balancer) and GNU R
-  # (the export read by R's read.csv).
+  # (the export read by R's read.csv; lme4/lmerTest for the mixed-model checks).
   missing=""
   command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
   command -v haproxy >/dev/null 2>&1 || missing="$missing haproxy"
   command -v Rscript >/dev/null 2>&1 || missing="$missing r-base-core"
+  # lme4 + lmerTest: the crossed mixed model's Satterthwaite df checked against R
+  # (tests/analysis/test_crossed.py) and the published folder's R script
+  Rscript -e 'library(lmerTest)' >/dev/null 2>&1 || missing="$missing r-cran-lmertest"
+  command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
   if [ -n "$missing" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       echo "Installing$missing for the tests (apt-get)..."

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 
 from annotate.db import make_engine
-from tests.app.browser_helpers import CHROMIUM, CHROMIUM_ARGS, TALL, UI_TIMEOUT_MS
+from tests.app.browser_helpers import CHROMIUM, CHROMIUM_ARGS, RETRIES, TALL, UI_TIMEOUT_MS
 
 TEST_DATABASE_ENV = "PRB_TEST_DATABASE_URL"
 REPO = Path(__file__).resolve().parent.parent
@@ -49,8 +49,25 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("sqlite_only") and on_postgres():
         pytest.skip("SQLite-specific behaviour")
+    if _browser_on_own_file(item) and on_postgres():
+        # Its server runs on a SQLite file of its own whatever the pass: the PostgreSQL pass
+        # would run the same test again (issue 22.11: that pass stays short).
+        pytest.skip("browser test on its own SQLite file: run in the SQLite pass")
     if item.get_closest_marker("postgres_only") and not on_postgres():
         pytest.skip(f"needs {TEST_DATABASE_ENV} (a PostgreSQL server)")
+
+
+def _browser_on_own_file(item: pytest.Item) -> bool:
+    """A browser test that does not use the test database (`db_url`): it makes its own."""
+    uses = getattr(item, "fixturenames", ())
+    return item.get_closest_marker("browser") is not None and "db_url" not in uses
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Clicks the browser tests had to repeat (tests/app/browser_helpers.py, `click_until`)."""
+    if RETRIES:
+        counted = ", ".join(f"{what}: {n}" for what, n in sorted(RETRIES.items()))
+        terminalreporter.write_line(f"browser clicks retried: {counted}")
 
 
 # ---------------------------------------------------------------- databases

@@ -3,7 +3,8 @@
 - The import contracts in `pyproject.toml` hold (`lint-imports`), and they can fail: a copy of the
   product with one deliberately wrong import (sqlmodel in `analysis`, a page imported by the
   domain) breaks them.
-- ARCHITECTURE.md lists every product module, and every path it or the README names exists.
+- ARCHITECTURE.md lists every product module, and every path it, the README or the manual
+  (docs/) names exists.
 """
 
 from __future__ import annotations
@@ -101,9 +102,17 @@ def test_architecture_lists_every_module() -> None:
     assert not missing, f"ARCHITECTURE.md does not list: {missing}"
 
 
-@pytest.mark.parametrize("document", ["ARCHITECTURE.md", "README.md"])
+def _text_of(document: str) -> str:
+    """A file's text, or every page of a folder (the manual in docs/)."""
+    path = ROOT / document
+    if path.is_dir():
+        return "\n".join(page.read_text() for page in sorted(path.rglob("*.md")))
+    return path.read_text()
+
+
+@pytest.mark.parametrize("document", ["ARCHITECTURE.md", "README.md", "docs"])
 def test_every_named_path_exists(document: str) -> None:
-    named = _named_paths((ROOT / document).read_text())
+    named = _named_paths(_text_of(document))
     assert named, f"{document} names no paths: the check would pass vacuously"
     stale = sorted(path for path in named if not (ROOT / path.rstrip("/")).exists())
     assert not stale, f"{document} names paths that do not exist: {stale}"

@@ -19,7 +19,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from analysis.core.accuracy import human_accuracy
+from analysis.core.accuracy import wilson_interval
 from analysis.core.human_verdicts import annotator_votes, human_verdicts
 from analysis.core.paired import compare_dimension
 from analysis.core.ratings import ADJUDICATION_PURPOSE, purpose_mask, validate_ratings
@@ -51,13 +51,13 @@ def _verdicts(ratings: pd.DataFrame) -> pd.DataFrame:
 def _stage(table: pd.DataFrame, margin: float, alpha: float) -> Stage:
     diff = table["mean_rubric_diff"].to_numpy(float)
     zeros = np.zeros(len(diff))
-    accuracy = human_accuracy(diff, zeros)
+    wins = int(np.sum(np.round(diff, 9) > 0))  # strict share of pairs whose mean favours chosen
     test = compare_dimension(diff, zeros, margin, alpha, rubric=True)
     counts = table["verdict"].value_counts()
     return {
         "n_pairs": len(table),
-        "strict_accuracy": accuracy["strict"]["value"],
-        "accuracy_ci95": accuracy["strict"]["ci95"],
+        "strict_accuracy": wins / len(diff) if len(diff) else None,
+        "accuracy_ci95": wilson_interval(wins, len(diff)),
         "mean_rubric_diff": test["mean_diff"],
         "rubric_ci95": test["ci95"],
         "superiority_p": test["superiority_p"],

@@ -5,7 +5,7 @@ them): the rules and their record, the sensitivity table, and the annotators und
 from __future__ import annotations
 
 from analysis.schema.report_types import Report
-from analysis.schema.tables import DASH, VERDICT_LABELS, Table, num, pct, yes_no
+from analysis.schema.tables import DASH, VERDICT_LABELS, Table, minute, num, pct, yes_no
 from annotate.vocabulary import DIMENSIONS
 
 NOT_APPLIED = (
@@ -25,8 +25,8 @@ def rules_table(report: Report) -> Table:
         for r in found["rules"]
     ]
     record = found["record"]
-    when = f"Rules set at {record['set_at']}" if record["set_at"] else "Rules never set"
-    first = record["first_rating_at"] or "none yet"
+    when = f"Rules set at {minute(record['set_at'])}" if record["set_at"] else "Rules never set"
+    first = minute(record["first_rating_at"], "none yet")
     earlier = f"; {len(record['history'])} earlier version(s)" if record["history"] else ""
     note = (
         f"{when}; first rating at {first}{earlier}: {record['note']}. "

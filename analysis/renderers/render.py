@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 from analysis.methods import methods_paragraph
 from analysis.renderers.html_report import render_html
@@ -12,6 +11,7 @@ from analysis.renderers.sections import drawn_sections
 from analysis.schema import tables
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table
+from annotate.markup import markdown_cell
 
 FORMATS = ("json", "md", "html", "latex")
 
@@ -32,18 +32,6 @@ def render_report(report: Report, fmt: str) -> str:
 def render_json(report: Report) -> str:
     """Indented JSON; fails rather than writing NaN (the report holds None instead)."""
     return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?\w+;)")
-"""A ``<`` that could open a tag or comment, an ``&`` that could start an entity."""
-
-
-def markdown_cell(text: str) -> str:
-    """Make a table cell inert in Markdown with plain-text escapes (no HTML entities): a
-    backslash before a ``<`` or ``&`` that could start raw HTML, before pipes, and newlines
-    joined. "<0.001" stays as it is."""
-    text = RAW_HTML.sub(lambda m: "\\" + m.group(0), text)
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_table(table: Table) -> str:

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from analysis.designs import adjudication, aspect_report, exclusion_tables
 from analysis.designs.attributes import attribute_table
+from analysis.designs.erasures import erasure_table
 from analysis.designs.preference import preference_table
+from analysis.downstream import tables as downstream_tables
 from analysis.models import model_report
 from analysis.schema import tables
 from analysis.schema.report_types import Report
@@ -90,7 +92,12 @@ SECTIONS: tuple[Section, ...] = (
         _fixed("Aspect checklist: annotators vs LLM judge"),
         aspect_report.judge_table,
     ),
+    Section(_fixed("Downstream: comparisons"), downstream_tables.comparison_table),
+    Section(_fixed("Downstream: scaling curve"), downstream_tables.scaling_table),
+    Section(_fixed("Downstream: LLM judge against the humans"), downstream_tables.judge_table),
+    Section(_fixed("Downstream: the correlation claim"), downstream_tables.claim_table),
     Section(_fixed("Exclusions"), tables.exclusion_table),
+    Section(_fixed("Participants' data erased"), erasure_table),
     Section(_fixed("Pre-registered exclusion rules"), exclusion_tables.rules_table),
     Section(_fixed("Exclusion rules: sensitivity"), exclusion_tables.rules_sensitivity_table),
     Section(

@@ -3,6 +3,25 @@
 `analysis.report.build_report` returns a :class:`Report`; the JSON rendering is the same dict
 dumped as is, so a key named here is a key in the JSON file. NaN never appears: an undefined
 figure is None.
+
+Schema version 3 (issue 23): the primary inference is over pairs AND annotators.
+
+* ``dimensions.<dim>``: ``mean_diff``, ``ci95``, ``ci_tost``, ``tost_p``, ``superiority_p``,
+  ``equivalence_bound`` and ``verdict`` are now the crossed mixed model's (random pair and
+  annotator effects, REML, Satterthwaite df: ``analysis.core.crossed``), described by
+  ``primary`` (:class:`PrimaryFit`); ``superiority_p`` tests chosen - rejected > ``sesoi`` (the
+  smallest effect of interest, default the margin), ``difference_p`` the two-sided test of 0,
+  and ``differs`` says when a tie still differs significantly from 0. The per-pair-mean paired
+  t-test of version 2 is under ``sensitivity`` (:class:`PairMeansTest`); Wilcoxon, sign test,
+  Hodges-Lehmann and d_z stay per-pair-mean sensitivity figures.
+* ``checks.validated`` is the study verdict from those primary verdicts;
+  ``checks.reliability_caveat`` reads the alpha of the rubric chosen - rejected difference,
+  explained in ``checks.reliability``.
+* ``human_accuracy``: the headline ``accuracy`` is the probability that a single annotator puts
+  chosen above rejected on rubric alignment, ties as half (``single_annotator``), with its
+  crossed interval ``ci95``; ``strict`` and ``ties`` beside it; ``panel_majority`` the majority
+  of each pair's panel (the study's k), a second, labelled figure.
+* ``settings.smallest_effect`` (the SESOI in points) and ``settings.df_method``.
 """
 
 from __future__ import annotations
@@ -19,8 +38,40 @@ Interval = list[float]
 """[low, high] of a confidence interval."""
 
 
+class PairMeansTest(TypedDict):
+    """The per-pair-mean paired t-test (version 2's primary), kept as a sensitivity analysis:
+    pairs random, annotators fixed."""
+
+    method: str
+    n_pairs: int
+    mean_diff: float | None
+    ci95: Interval | None
+    ci_tost: Interval | None
+    tost_p: float | None
+    superiority_p: float | None
+    equivalence_bound: float | None
+    verdict: str
+
+
+class PrimaryFit(TypedDict):
+    """What the primary figures of a dimension come from (`analysis.core.crossed`)."""
+
+    method: str  # crossed, pair only, annotator only, one-sample t, pair means t, degenerate
+    df_method: str
+    estimate: float | None
+    se: float | None
+    df: float | None
+    n_ratings: int
+    n_annotators: int
+    var_pair: float | None
+    var_annotator: float | None
+    var_residual: float | None
+
+
 class PairedTest(TypedDict):
-    """Chosen against rejected on one dimension (per-pair means), from `analysis.core.paired`."""
+    """Chosen against rejected on one dimension: the primary figures (over pairs and
+    annotators) and the per-pair-mean sensitivity figures, from `analysis.core.paired` and
+    `analysis.core.primary`."""
 
     n_pairs: int
     mean_chosen: float | None
@@ -49,6 +100,11 @@ class PairedTest(TypedDict):
     rule: str  # "equivalence" (general dimensions) or "superiority" (rubric alignment)
     verdict: str  # tie, diverges, inconclusive, insufficient_data
     notes: list[str]
+    sesoi: NotRequired[float]  # the smallest effect of interest superiority_p tests against
+    difference_p: NotRequired[float | None]  # two-sided test of chosen - rejected = 0
+    differs: NotRequired[str | None]  # "higher"/"lower" when significantly different from 0
+    primary: NotRequired[PrimaryFit]
+    sensitivity: NotRequired[PairMeansTest]
 
 
 class DimensionAgreement(TypedDict):
@@ -81,16 +137,20 @@ class Checks(TypedDict):
     rubric_alignment_diverges: bool
     validated: bool
     insufficient_data: list[str]  # dimensions without enough data for a verdict
-    reliability_caveat: bool | None  # rubric alpha < 0.667 or undefined; None: not assessed
+    reliability_caveat: bool | None  # rubric difference alpha < 0.667; None: not assessed
+    reliability: NotRequired[str]  # the caveat in words, with the raw agreement beside it
 
 
 class AccuracyFigure(TypedDict):
-    """One way of counting human accuracy, with its own Wilson 95% interval."""
+    """One way of counting human accuracy, with its own 95% interval."""
 
     value: float | None
     ci95: Interval | None
-    n: int
+    n: int  # ratings (single annotator) or pairs (panel majority)
     label: str
+    method: NotRequired[str]  # how ci95 was computed
+    k: NotRequired[float]  # panel majority: the median annotators per pair
+    strict: NotRequired[float | None]  # panel majority: share with a chosen majority
 
 
 class TiesFigure(TypedDict):
@@ -100,19 +160,25 @@ class TiesFigure(TypedDict):
 
 
 class HumanAccuracy(TypedDict):
-    strict: AccuracyFigure  # the headline: comparable to a reward model's strict accuracy
+    """See :mod:`analysis.core.accuracy`: the headline is a single annotator's (ties as half)."""
+
+    headline: str  # the key of the headline figure: "single_annotator"
+    single_annotator: AccuracyFigure  # the headline: comparable to a reward model's accuracy
+    strict: AccuracyFigure
     ties: TiesFigure
-    ties_as_half: AccuracyFigure
-    ties_dropped: AccuracyFigure
-    accuracy: float | None
+    ties_as_half: AccuracyFigure  # the same figure as single_annotator (version 2's key)
+    panel_majority: AccuracyFigure
+    accuracy: float | None  # the headline value
     ties_count_as: float
     strict_accuracy: float | None
-    ci95: Interval | None
+    ci95: Interval | None  # the headline's interval
     ci95_of: str
     ci_method: str
     ci95_ties_half: Interval | None
+    definition: str
     n_pairs: int
-    n_chosen_higher: int
+    n_ratings: int
+    n_chosen_higher: int  # ratings
     n_ties: int
     n_rejected_higher: int
     reward_model_reference: float
@@ -335,7 +401,18 @@ class Settings(TypedDict):
     scale_min: int
     scale_max: int
     ci_level: float
-    smallest_effect: float | None  # pre-registered smallest effect of interest; None: the margin
+    smallest_effect: NotRequired[float]  # SESOI in points (None given: the margin)
+    df_method: NotRequired[str]
+
+
+class ErasureEntry(TypedDict):
+    """One participant's data erased (issue 24.2): when (a date), why, how many scores, and
+    whether other people's ratings were in by then. Nothing about who."""
+
+    at: str
+    reason: str
+    n_scores: int
+    after_ratings: bool
 
 
 class Report(TypedDict):
@@ -377,3 +454,4 @@ class Report(TypedDict):
     adjudication: NotRequired[
         AdjudicationSummary
     ]  # analysis.designs.adjudication: adjudicated pairs
+    erasures: NotRequired[list[ErasureEntry]]  # analysis.designs.erasures: participants erased

@@ -10,6 +10,7 @@ how a table is laid out finds every one here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from analysis.schema.plan_words import WORDS, time_words, value_words
 from analysis.schema.report_types import Interval, Report
@@ -48,6 +49,20 @@ def pct(value: float | None, digits: int = 1) -> str:
 
 def pct_interval(ci: Interval | None) -> str:
     return DASH if ci is None else f"[{pct(ci[0])}, {pct(ci[1])}]"
+
+
+def minute(iso: str | None, missing: str = DASH) -> str:
+    """An ISO time as the tables show it, to the minute in UTC ('2026-12-04 18:32 UTC'); text
+    that is not an ISO time is shown as it is."""
+    if not iso:
+        return missing
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def yes_no(flag: bool) -> str:
@@ -149,8 +164,8 @@ def margin_table(report: Report) -> Table:
     record = report["margin_record"]
     if record is not None:
         note += (
-            f" Margin set at {record['set_at'] or 'unknown time'}; first rating at "
-            f"{record['first_rating_at'] or DASH}: {record['note']}."
+            f" Margin set at {minute(record['set_at'], 'unknown time')}; first rating at "
+            f"{minute(record['first_rating_at'])}: {record['note']}."
         )
         if record["changed_after_data"]:
             note += " CHANGED AFTER DATA ARRIVED."
@@ -262,27 +277,37 @@ def plan_table(report: Report) -> Table | None:
 
 def accuracy_table(report: Report) -> Table:
     acc = report["human_accuracy"]
+    ties = acc["ties"]
+    majority = acc["panel_majority"]
     rows = [
         [f["label"], pct(f["value"]), pct_interval(f["ci95"]), str(f["n"])]
-        for f in (acc["strict"], acc["ties_as_half"], acc["ties_dropped"])
+        for f in (acc["single_annotator"], acc["strict"])
     ]
-    ties = acc["ties"]
-    rows.insert(
-        1,
+    rows.append(
         [
-            "Ties (equal mean rubric score)",
+            "Single annotator rates both equally (tie share)",
             pct(ties["share"]),
             pct_interval(ties["ci95"]),
             str(ties["count"]),
-        ],
+        ]
+    )
+    rows.append(
+        [
+            majority["label"],
+            pct(majority["value"]),
+            pct_interval(majority["ci95"]),
+            f"{majority['n']} pairs",
+        ]
     )
     rows.extend(_reference_row(report))
     return Table(
-        headers=["Measure", "Value", "95% Wilson CI", "Pairs"],
+        headers=["Measure", "Value", "95% CI", "Ratings"],
         rows=rows,
         numeric=[False, True, True, True],
-        note=f"Headline: strict win rate, comparable to a reward model's accuracy. Pairs: "
-        f"{acc['n_chosen_higher']} chosen higher / {acc['n_ties']} tie / "
+        note="Headline: the probability that a single annotator puts chosen above rejected "
+        "(ties as half), comparable to a reward model's accuracy; interval over pairs and "
+        "annotators. The panel majority grows with the annotators per pair (Wilson interval "
+        f"over pairs). Ratings: {acc['n_chosen_higher']} chosen higher / {acc['n_ties']} tie / "
         f"{acc['n_rejected_higher']} rejected higher.",
     )
 
@@ -293,7 +318,7 @@ def _reference_row(report: Report) -> list[list[str]]:
         return []
     return [
         [
-            "Reward-model reference (published; strict accuracy)",
+            "Reward-model reference (published accuracy)",
             pct(report["human_accuracy"]["reward_model_reference"], 2),
             DASH,
             DASH,
@@ -362,11 +387,11 @@ def domain_table(report: Report) -> Table:
         acc = d["human_accuracy"]
         cells += [
             yes_no(d["checks"]["validated"]),
-            f"{pct(acc['strict_accuracy'])} {pct_interval(acc['ci95'])}",
+            f"{pct(acc['accuracy'])} {pct_interval(acc['ci95'])}",
         ]
         rows.append(cells)
     return Table(
-        headers=["Domain", "Pairs", *DIMENSIONS, "Validated", "Strict accuracy [95% CI]"],
+        headers=["Domain", "Pairs", *DIMENSIONS, "Validated", "Human accuracy [95% CI]"],
         rows=rows,
         numeric=[False, True] + [False] * (len(DIMENSIONS) + 1) + [True],
         note="Exploratory. Cells: verdict (mean chosen − rejected). "

@@ -2,16 +2,21 @@
 aspect of the pair (its text made inert) with a 0/1/2 coverage choice for Response A and for
 Response B, on the benchmark judge's scale (`annotate.domain.rating.aspects`).
 
-Blinding: labels and keys name sides only; the marks go to the server by side. Speed: the keys
-(`aspect_<side>_<index>`) are the same from pair to pair, like the scores'; `reset` puts the
+Blinding: labels and keys name sides only; the marks go to the server by side. Like every field
+of the rating page, each mark has a widget key of its own per pair (`aspect_<side>_<index>_p<pair>`,
+inside a container `aspect_<side>_<index>` that is the same for every pair); `reset` puts the
 pair's saved marks (or none) into them when a new pair is drawn.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
+from annotate.app.score_widgets import field_key
 from annotate.domain.rating import aspects
 from annotate.domain.rating.queue import PairView
 from annotate.vocabulary import COVERAGE_POINTS, COVERAGE_WORDS, SIDES
@@ -24,7 +29,13 @@ COLUMNS = [5, 4, 4]  # the aspect's words, Response A, Response B (one line each
 
 
 def mark_key(side: str, index: int) -> str:
+    """The mark's container (the same on every pair)."""
     return f"aspect_{side}_{index}"
+
+
+def mark_field(view: PairView, side: str, index: int) -> str:
+    """The mark's widget key on this pair."""
+    return field_key(mark_key(side, index), view.assignment_id)
 
 
 def asked(view: PairView) -> bool:
@@ -39,7 +50,7 @@ def reset(view: PairView) -> None:
     for side in SIDES:
         saved = view.aspect_marks.get(side, [])
         for index in range(len(view.rubric_aspects)):
-            state[mark_key(side, index)] = saved[index] if index < len(saved) else None
+            state[mark_field(view, side, index)] = saved[index] if index < len(saved) else None
 
 
 def marks(view: PairView) -> aspects.AspectMarks | None:
@@ -47,7 +58,9 @@ def marks(view: PairView) -> aspects.AspectMarks | None:
     if not asked(view):
         return None
     n = len(view.rubric_aspects)
-    return {side: [st.session_state.get(mark_key(side, i)) for i in range(n)] for side in SIDES}
+    return {
+        side: [st.session_state.get(mark_field(view, side, i)) for i in range(n)] for side in SIDES
+    }
 
 
 def missing(view: PairView) -> list[str]:
@@ -56,8 +69,13 @@ def missing(view: PairView) -> list[str]:
 
 def draw(view: PairView) -> None:
     """One line per aspect: its words, then the coverage of Response A and of Response B."""
-    if not asked(view) or not view.rubric_aspects:
-        return
+    if asked(view) and view.rubric_aspects:
+        draw_marks(view.rubric_aspects, lambda side, index: mark_field(view, side, index))
+
+
+def draw_marks(rubric: list[dict[str, Any]], key: Callable[[str, int], str]) -> None:
+    """The checklist's widgets (the rating page's and the training's practice pairs'): the
+    radio of aspect `index` for `side` has the widget key `key(side, index)`."""
     with st.container(key="aspect_checklist"):
         with st.container(key="aspect_heading"):  # its side names are hidden on a phone
             heading = st.columns(COLUMNS, gap="small")
@@ -65,18 +83,18 @@ def draw(view: PairView) -> None:
                             help=HELP)  # fmt: skip
         for side, column in zip(SIDES, heading[1:], strict=True):
             column.markdown(f"**Response {side}**")
-        for index, aspect in enumerate(view.rubric_aspects):
+        for index, aspect in enumerate(rubric):
             text = inert_markdown(aspects.aspect_text(aspect))
             columns = st.columns(COLUMNS, vertical_alignment="center", gap="small")
             columns[0].markdown(f"{index + 1}. {text}")
             for side, column in zip(SIDES, columns[1:], strict=True):
-                column.radio(
+                column.container(key=mark_key(side, index)).radio(
                     f"Response {side}, aspect {index + 1}",  # drawn on a phone only (CSS)
                     COVERAGE_POINTS,
                     index=None,  # the value comes from `reset`
                     format_func=_word,
                     horizontal=True,
-                    key=mark_key(side, index),
+                    key=key(side, index),
                 )
 
 

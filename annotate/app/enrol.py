@@ -10,6 +10,7 @@ after them, before Start; not passing it ends the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NoReturn
 
 import streamlit as st
@@ -18,6 +19,7 @@ from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.app.training import training_before_start
+from annotate.app.withdraw import draw_withdrawal, stop_if_withdrawn
 from annotate.config import enrolment_limits
 from annotate.domain.crowd.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.crowd.enrolment import (
@@ -26,11 +28,17 @@ from annotate.domain.crowd.enrolment import (
     SESSION_PARAM,
     STUDY_PARAM,
     EnrolmentError,
+    Visit,
 )
 from annotate.services.consent import Step, answer_survey, decide, participant_step
-from annotate.services.enrolment import enrol, has_started, start
+from annotate.services.enrolment import enrol, has_started, start, visit
 
 START_KEY = "crowd_start"
+BEGIN_KEY = "crowd_begin"
+BEGIN_TEXT = (
+    "Before the real work, this study asks a few questions or shows practice pairs. Press "
+    "**Begin** when you are ready."
+)
 ACCEPT_KEY = "consent_accept"
 DECLINE_KEY = "consent_decline"
 SURVEY_ERROR = "survey_error"
@@ -38,6 +46,7 @@ DECLINED = (
     "You chose not to take part in this study. Nothing more is needed from you; thank you for "
     "your time."
 )
+ENDED_HERE = "Your participation in this study has ended. Please contact the researchers."
 NOTHING_LEFT = "Every pair of this study has all the ratings it needs. Thank you for your interest."
 
 
@@ -47,26 +56,66 @@ def is_enrolment_link() -> bool:
 
 def enrol_from_link(account: CurrentAccount | None) -> CurrentAccount | None:
     """Enrol (or find again) the participant named in the URL unless `account` is logged in
-    already; stop with a message if refused, and with the Start page until they start."""
+    already; stop with a message if refused, and with the Start page until they start. Every
+    page of the link offers the way out (`annotate.app.withdraw`)."""
+    stop_if_withdrawn()
     if account is None:
         try:
-            result = enrol(
-                engine(),
-                study=st.query_params.get(STUDY_PARAM, ""),
-                key=st.query_params.get(KEY_PARAM, ""),
-                participant_id=st.query_params.get(PARTICIPANT_PARAM, ""),
-                session_id=st.query_params.get(SESSION_PARAM, ""),
-            )
+            seen = visit(engine(), **_link(), **_platform_ids())
         except EnrolmentError as error:
             _stop_with(str(error))
-        st.query_params["token"] = result.token
-        account = current_account()
+        if not seen.returning:
+            _draw_visitor(seen)  # nothing is written until they act
+        account = _enrol()
+    if account is not None:
+        draw_withdrawal(account, st.query_params.get(STUDY_PARAM, ""))
     if account is not None and not has_started(
         engine(), account.id, st.query_params.get(STUDY_PARAM, "")
     ):
-        _draw_before_start(account)
-        _draw_start(account)
+        step = _draw_before_start(account)
+        _draw_start(account, step)
     return account
+
+
+def _platform_ids() -> dict[str, str]:
+    return {
+        "participant_id": st.query_params.get(PARTICIPANT_PARAM, ""),
+        "session_id": st.query_params.get(SESSION_PARAM, ""),
+    }
+
+
+def _enrol() -> CurrentAccount:
+    """Create or find the participant's account (a deliberate action, or a returning one)."""
+    try:
+        result = enrol(engine(), **_link(), **_platform_ids())
+    except EnrolmentError as error:
+        _stop_with(str(error))
+    st.query_params["token"] = result.token
+    account = current_account()
+    if account is None:
+        _stop_with(ENDED_HERE)
+    return account
+
+
+def _draw_visitor(seen: Visit) -> NoReturn:
+    """A visitor's first page (consent, or Start); their click creates the account."""
+    if seen.consent_text:
+        _consent_page(
+            seen.consent_text,
+            lambda accept: decide(engine(), _enrol().id, accept=accept, **_link()),
+        )
+    if not seen.straight_to_work:  # a survey or practice first: Begin creates the account
+        st.title("Welcome")
+        st.markdown(BEGIN_TEXT)
+        if st.button("Begin", type="primary", key=BEGIN_KEY, icon=":material/play_arrow:"):
+            _enrol()
+            st.rerun()
+        st.stop()
+    _welcome(seen.task)
+    if st.button("Start", type="primary", key=START_KEY, icon=":material/play_arrow:"):
+        _reserve_first(_enrol())
+        st.rerun()
+    st.stop()
 
 
 def _link() -> dict[str, str]:
@@ -76,7 +125,7 @@ def _link() -> dict[str, str]:
     }
 
 
-def _draw_before_start(account: CurrentAccount) -> None:
+def _draw_before_start(account: CurrentAccount) -> Step:
     """Consent, then the survey, when the study has them (else nothing is drawn)."""
     try:
         step = participant_step(engine(), account.id, **_link())
@@ -90,18 +139,25 @@ def _draw_before_start(account: CurrentAccount) -> None:
         _draw_declined(step)
     elif training_before_start(account.id, _link()["study"]):  # the study's training
         st.stop()
+    return step
 
 
 def _draw_consent(account: CurrentAccount, step: Step) -> None:
+    _consent_page(
+        step.consent_text, lambda accept: decide(engine(), account.id, accept=accept, **_link())
+    )
+
+
+def _consent_page(text: str, record: Callable[[bool], object]) -> NoReturn:
     st.title("Before you start")
     with st.container(key="consent_text", border=True):
-        st.markdown(inert_markdown(step.consent_text))
+        st.markdown(inert_markdown(text))
     with st.container(horizontal=True, gap="small"):
         agreed = st.button("I agree to take part", type="primary", key=ACCEPT_KEY)
         declined = st.button("I do not agree", key=DECLINE_KEY)
     if agreed or declined:
         try:
-            decide(engine(), account.id, accept=agreed, **_link())
+            record(agreed)
         except EnrolmentError as error:
             _stop_with(str(error))
         st.rerun()
@@ -154,28 +210,31 @@ def _stop_with(message: str) -> NoReturn:
     st.stop()
 
 
-def _draw_start(account: CurrentAccount) -> None:
+def _draw_start(account: CurrentAccount, step: Step) -> None:
     """The study's first step: nothing is reserved until the participant presses Start."""
+    _welcome(step.task)
+    if st.button("Start", type="primary", key=START_KEY, icon=":material/play_arrow:"):
+        _reserve_first(account)
+        st.rerun()
+    st.stop()
+
+
+def _welcome(task: str) -> None:
     st.title("Welcome")
     minutes = enrolment_limits().first_reservation_minutes
     st.markdown(
-        "You will read a question, what its asker expects of an answer, and two answers, and "
-        "score each answer on four questions. When you press **Start**, your first pair is "
-        f"kept for you for up to {minutes} minutes; once you have rated it, the next ones come "
-        "one at a time."
+        f"{task} When you press **Start**, your first pair is kept for you for up to "
+        f"{minutes} minutes; once you have rated it, the next ones come one at a time."
     )
-    if st.button("Start", type="primary", key=START_KEY, icon=":material/play_arrow:"):
-        try:
-            pulled = start(
-                engine(),
-                account.id,
-                study=st.query_params.get(STUDY_PARAM, ""),
-                key=st.query_params.get(KEY_PARAM, ""),
-            )
-        except EnrolmentError as error:
-            _stop_with(str(error))
-        if pulled is None:
-            st.info(NOTHING_LEFT, icon=":material/info:")
-            st.stop()
-        st.rerun()
-    st.stop()
+
+
+def _reserve_first(account: CurrentAccount) -> None:
+    """The participant's Start: their first pair (stops with why when refused or none)."""
+    try:
+        link = _link()
+        pulled = start(engine(), account.id, study=link["study"], key=link["key"])
+    except EnrolmentError as error:
+        _stop_with(str(error))
+    if pulled is None:
+        st.info(NOTHING_LEFT, icon=":material/info:")
+        st.stop()

@@ -1,17 +1,17 @@
-"""The way back to the crowd platform: a code, a visible link, and a redirect after a pause.
+"""The way back to the crowd platform: a code and a button.
 
-The link is the study's completion URL (an https address checked when the study is saved) with
-the completed or the screen-out code in it. The redirect is a short script of ours; the link
-stays on the page in case the browser blocks it.
+The button is a plain link to the study's completion URL (an https address checked when the
+study is saved) with the completed or the screen-out code in it. There is no automatic
+redirect: the shipped Content-Security-Policy allows only scripts whose hash it lists, and a
+script holding each study's own URL cannot be one of them (issue 24, item 7: the earlier inline
+redirect was blocked, and the tab stayed on its URL). A link needs no script and works under the
+policy. On the done page the participant may also review their ratings first (issue 22.7), and
+opening the link again shows the same page.
 """
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
-
-REDIRECT_SECONDS = 5
 
 
 def draw_exit(code: str, link: str | None, *, label: str = "Your completion code") -> None:
@@ -20,14 +20,6 @@ def draw_exit(code: str, link: str | None, *, label: str = "Your completion code
     if link is None:
         return
     st.markdown(
-        f"You will be taken back to the study platform in {REDIRECT_SECONDS} seconds. "
-        "If nothing happens, use this button:"
+        "When you are ready, use this button to return to the study platform with your code:"
     )
     st.link_button("Return to the study platform", link, type="primary", icon=":material/logout:")
-    target = json.dumps(link).replace("<", "\\u003c")  # never closes the script element
-    with st.container(key="prb_redirect"):
-        st.html(
-            f"<script>setTimeout(() => window.location.assign({target}), "
-            f"{REDIRECT_SECONDS * 1000});</script>",
-            unsafe_allow_javascript=True,
-        )

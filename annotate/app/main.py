@@ -13,6 +13,7 @@ from annotate.app.enrol import enrol_from_link, is_enrolment_link
 from annotate.app.session import current_account
 from annotate.app.style import apply_style
 from annotate.domain.study.permissions import may_administer, may_see_results
+from annotate.errors import Unavailable
 
 # An emoji icon is drawn in the page (a data: URL); a Material icon would be fetched from
 # fonts.gstatic.com on every page load, telling Google each annotator's address.
@@ -26,7 +27,12 @@ def _results() -> None:
     results.draw()
 
 
-account = current_account()
+try:
+    account = current_account()  # a session that found its account keeps it (session.py)
+except Unavailable:
+    st.error("The database did not answer. Please try again in a moment.")
+    st.button("Try again", icon=":material/refresh:")
+    st.stop()
 if is_enrolment_link():
     account = enrol_from_link(account)
 if account is None:

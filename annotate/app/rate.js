@@ -14,7 +14,9 @@
   const stops = () => [...document.querySelectorAll(STOPS)]; // in page order
   const groupOf = (el) => (el && el.closest ? el.closest(GROUPS) : null);
   const stopOf = (el) => (el && el.closest ? el.closest(STOPS) : null);
-  const submitButton = () => document.querySelector(".st-key-submit button");
+  // The rating page's Submit, or a training practice pair's (the same questions and keys).
+  const submitButton = () =>
+    document.querySelector(".st-key-submit button, .st-key-practice_submit button");
   const rationaleBox = () => document.querySelector(".st-key-rationale textarea");
   const radios = (group) => [...group.querySelectorAll("input[type='radio']")];
 
@@ -97,8 +99,30 @@
   window.addEventListener("keydown", acted, true);
   window.addEventListener("wheel", acted, { capture: true, passive: true });
   window.addEventListener("touchstart", acted, { capture: true, passive: true });
+  // The scroll boxes (the question, the two responses, the context's tabs): a Tab stop each,
+  // named, so a keyboard or screen-reader user can reach and scroll them (axe's
+  // scrollable-region-focusable). Streamlit's containers take no attributes of their own.
+  const SCROLL_BOXES = [
+    [".st-key-question", "Question"],
+    [".st-key-response_A", "Response A"],
+    [".st-key-response_B", "Response B"],
+    [".st-key-context [data-testid='stTabPanel']", null],
+  ];
+  function nameScrollBoxes() {
+    for (const [selector, name] of SCROLL_BOXES) {
+      for (const box of document.querySelectorAll(selector)) {
+        if (box.getAttribute("tabindex") === "0") continue;
+        box.setAttribute("tabindex", "0");
+        if (name) {
+          box.setAttribute("role", "region");
+          box.setAttribute("aria-label", name);
+        }
+      }
+    }
+  }
   function check() {
     pending = false;
+    nameScrollBoxes();
     for (const group of stops()) {
       for (const icon of group.querySelectorAll("button:not([tabindex='-1']), [tabindex='0']:not(input)")) {
         icon.setAttribute("tabindex", "-1"); // the help icon: no Tab stop of its own

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from annotate.markup import markdown_text
+
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _REFERENCE_IMAGE = re.compile(r"!\[([^\]]*)\]\[[^\]]*\]")
 _HTML_SPECIALS = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
@@ -97,3 +99,10 @@ def inert_markdown(text: str) -> str:
     text = "".join(_HTML_SPECIALS.get(ch, ch) for ch in text)
     # "$" starts LaTeX in Streamlit's Markdown; money amounts should stay money amounts.
     return _escape(_DOLLAR, "$", text)
+
+
+def plain_text(text: object) -> str:
+    """A name or a person's text (a study name, an annotator, a survey answer, a reason) shown
+    as it was typed (`annotate.markup.markdown_text`: a link, an image or a heading renders as
+    its own characters)."""
+    return markdown_text(text)

@@ -1,6 +1,7 @@
 """The widgets a pair is scored with, shared by the rating page and the training's practice
-pairs: a response in its scroll box under its side's heading, and one score question (the
-scale's points with their anchors, by side only)."""
+pairs: a response in its scroll box under its side's heading, one score question (the
+scale's points with their anchors, by side only), and the direct preference with its rationale
+(the aspect checklist's are in `aspect_checklist`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,18 @@ from collections.abc import Mapping
 import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
+from annotate.domain.rating.preference import MAX_RATIONALE_CHARS
+from annotate.vocabulary import PREFERENCE_POINTS, PREFERENCE_WORDS
+
+PREFERENCE_BOX = "preference_box"  # the container the page script and the style find
+RATIONALE_BOX = "rationale"
+
+
+def field_key(name: str, assignment_id: int) -> str:
+    """The widget key of the rating page's field `name` on one pair: a key of its own for every
+    pair, so nothing entered on one pair is shown or sent with another (`name` is the key of
+    the container that holds it, the same on every pair)."""
+    return f"{name}_p{assignment_id}"
 
 
 def draw_response(side: str, text: str, key: str) -> None:
@@ -33,3 +46,21 @@ def score_radio(
         key=key,
         help=inert_markdown(definition),
     )
+
+
+def preference_question(rationale: str, key: str, rationale_key: str) -> None:
+    """The direct preference, by side only (the page never knows which response is chosen),
+    and its rationale box unless the study's rationale is 'off'."""
+    with st.container(key=PREFERENCE_BOX):
+        st.radio(
+            "Which response fits this user better?",
+            PREFERENCE_POINTS,
+            index=None,  # the value is set in session state by the page
+            format_func=PREFERENCE_WORDS.__getitem__,
+            horizontal=True,
+            key=key,
+        )
+        if rationale != "off":
+            st.container(key=RATIONALE_BOX).text_area(
+                f"Why? ({rationale})", key=rationale_key, height=68, max_chars=MAX_RATIONALE_CHARS
+            )

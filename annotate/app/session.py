@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from annotate.config import DATABASE_ENV
 from annotate.db import make_engine, read_session
 from annotate.domain.study.accounts import find_account
+from annotate.errors import Unavailable
 
 SESSION_TOKEN = "login_token"
 # Left by the rating page for the next run, whichever page it draws (the login page too, when
@@ -24,6 +25,7 @@ SESSION_TOKEN = "login_token"
 # about the link.
 NOTICE = "notice"
 REFUSED = "refused_write"
+KNOWN_ACCOUNT = "known_account"  # (token, CurrentAccount) last found for this session
 
 
 @dataclass(frozen=True)
@@ -48,16 +50,30 @@ def login_token() -> str | None:
 
 
 def current_account() -> CurrentAccount | None:
-    """The active account whose token is in the URL (or was, before a page change), or None."""
+    """The active account whose token is in the URL (or was, before a page change), or None.
+
+    When the database does not answer (`Unavailable`), the account this session last found
+    with the same token stands in, so the page that was open is drawn again with its entries
+    (issue 24.5); every write checks the token again inside its own transaction. A session
+    that never found one raises.
+    """
     token = login_token()
     if not token:
         return None
-    with read_session(engine()) as session:
-        account = find_account(session, token)
-        if account is None:
-            st.session_state.pop(SESSION_TOKEN, None)
-            return None
-        found = CurrentAccount(id=account.id, name=account.name, role=account.role)  # type: ignore[arg-type]
+    try:
+        with read_session(engine()) as session:
+            account = find_account(session, token)
+            if account is None:
+                st.session_state.pop(SESSION_TOKEN, None)
+                st.session_state.pop(KNOWN_ACCOUNT, None)
+                return None
+            found = CurrentAccount(id=account.id, name=account.name, role=account.role)  # type: ignore[arg-type]
+    except Unavailable:
+        known = st.session_state.get(KNOWN_ACCOUNT)
+        if known is None or known[0] != token:
+            raise
+        return known[1]
+    st.session_state[KNOWN_ACCOUNT] = (token, found)
     st.session_state[SESSION_TOKEN] = token
     if st.query_params.get("token") != token:
         st.query_params["token"] = token  # a reload or a bookmark keeps working

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from annotate.app.safe_text import plain_text
+
 STUDY = "admin_study"
 LABEL = "Study"
 PLACEHOLDER = "Choose a study"
@@ -27,6 +29,6 @@ def pick_study(names: list[str]) -> str | None:
 
 def page_title(page: str, study: str | None, names: list[str] | None = None) -> None:
     """The page's title, naming the study it acts on (or asking for one)."""
-    st.title(page if study is None else f"{page}: {study}")
+    st.title(page if study is None else f"{page}: {plain_text(study)}")
     if study is None and names != []:
         st.info("Choose the study to work on in the sidebar.", icon=":material/left_panel_open:")

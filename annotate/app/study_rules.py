@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.services import exclusion_rules
 
@@ -34,6 +35,15 @@ RULE_INPUTS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ),
     ("min_median_seconds", "Minimum median seconds per pair", {"min_value": 0.0, "step": 1.0}),
 )
+
+
+RULE_WORDS = {
+    "min_gold_accuracy": "least gold accuracy",
+    "max_gold_failures": "most gold failures",
+    "max_straightlining_share": "most straight-lined share",
+    "min_median_seconds": "least median seconds per pair",
+}
+"""Each rule in words, for the status line and the confirmation tables."""
 
 
 def draw_rules(study: str, actor: int, act: Act, notify: Callable[[str], None]) -> None:
@@ -64,7 +74,7 @@ def draw_rules(study: str, actor: int, act: Act, notify: Callable[[str], None]) 
     if saved:
         given = {k: v for k, v in rules.items() if v is not None}
         if act(lambda: exclusion_rules.set_study_rules(engine(), actor, study, given, force=force)):
-            notify(f"Exclusion rules of {study} saved.")
+            notify(f"Exclusion rules of {plain_text(study)} saved.")
             st.rerun()
 
 
@@ -82,7 +92,8 @@ def _minute(iso: str) -> str:
 
 
 def _status(record: dict[str, Any]) -> str:
-    rules = ", ".join(f"{k} = {v:g}" for k, v in record["rules"].items()) or "none"
+    shown = [f"{RULE_WORDS.get(k, k)} {v:g}" for k, v in record["rules"].items()]
+    rules = ", ".join(shown) or "none"
     when = f"set {_minute(record['set_at'])}" if record["set_at"] else "never set"
     first = record["first_rating_at"]
     late = first is not None and record["set_at"] is not None and record["set_at"] > first

@@ -7,9 +7,11 @@ before Start. The practice pairs are made-up pairs given as A and B: nothing her
 benchmark pair, and nothing the browser receives before an answer holds the expected scores or
 the correct options (the feedback comes from the server after the attempt).
 
-Widget keys (stable, for browser tests): `practice_<dimension>_<A|B>` (score radios, the same
-for every practice pair), `practice_submit`, `practice_continue`; `check_<question id>` (a radio,
-or a multiselect for "choose all that apply"), `check_submit`.
+Keys (for the page script, the style and browser tests): containers `practice_<dimension>_<A|B>`
+inside `scores_A` / `scores_B`, `aspect_checklist`, `preference_box` and `rationale`, as on the
+rating page, each holding a widget with a key of its own per practice pair (`..._p<number>`);
+`practice_submit`, `practice_continue`; `check_<question id>` (a radio, or a multiselect for
+"choose all that apply"), `check_submit`.
 """
 
 from __future__ import annotations
@@ -19,11 +21,23 @@ from typing import Any
 
 import streamlit as st
 
+from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
+from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown
-from annotate.app.score_widgets import draw_response, score_radio
+from annotate.app.score_widgets import (
+    draw_response,
+    field_key,
+    preference_question,
+    score_radio,
+)
 from annotate.app.session import NOTICE, engine, login_token
-from annotate.domain.crowd.training import PracticeFeedback, TrainingError
+from annotate.domain.crowd.training import (
+    FeedbackLine,
+    PracticeFeedback,
+    PracticeView,
+    TrainingError,
+)
 from annotate.domain.study.training_rules import CHECK, FAILED, PASSED, PRACTICE
 from annotate.services.training import (
     TrainingStep,
@@ -32,7 +46,7 @@ from annotate.services.training import (
     pending_training,
     training_step,
 )
-from annotate.vocabulary import DIMENSIONS, SIDES
+from annotate.vocabulary import COVERAGE_WORDS, DIMENSIONS, PREFERENCE_WORDS, SIDES
 
 FEEDBACK = "training_feedback"  # (study, feedback, labels) until the annotator continues
 SHOWN = "training_practice_shown"  # the practice pair whose answers the widgets hold
@@ -95,55 +109,107 @@ def draw_training(account_id: int, step: TrainingStep) -> None:
 
 
 def _draw_practice(account_id: int, step: TrainingStep) -> None:
+    """A practice pair with exactly the rating page's questions for the study (the scores, the
+    aspect checklist, the preference and its rationale) and its keys (issue 22.8)."""
     practice = step.practice
     assert practice is not None
     st.title(f"Practice pair {practice.number} of {practice.total}")
     st.markdown(
-        "Before the real pairs, a few practice pairs: score both responses as you would a real "
-        "pair. After each, you see the scores the study expects and why. Practice answers are "
-        "not part of the results."
+        "Before the real pairs, a few practice pairs: answer as you would on a real pair. "
+        "After each, you see the answers the study expects and why. Practice answers are not "
+        "part of the results."
     )
-    if st.session_state.get(SHOWN) != (step.study, practice.id):
-        for dim in DIMENSIONS:
-            for side in SIDES:
-                st.session_state[practice_key(dim, side)] = None
+    if st.session_state.get(SHOWN) != (step.study, practice.id):  # a new practice pair
+        for name in _fields(practice):  # (the keys repeat for another study's pair 1)
+            st.session_state[_key(practice, name)] = None
         st.session_state[SHOWN] = (step.study, practice.id)
     with st.container(key="practice_question", border=True):
         category = f" · *{inert_markdown(practice.category)}*" if practice.category else ""
         st.markdown(f"**The user's question**{category}\n\n" + inert_markdown(practice.question))
     _draw_context(practice.rubric_aspects, practice.narrative, practice.profile, step)
-    low, high = step.scale
-    anchors = {v: step.anchors.get(v, "") for v in range(low, high + 1)}
+    inject_keyboard()
     with st.form("practice", border=False, enter_to_submit=False):
-        for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
-            with column:
-                draw_response(side, practice.responses[side], f"practice_response_{side}")
-                for dim in DIMENSIONS:
-                    label = step.dimension_labels.get(dim, dim)
-                    definition = step.dimension_definitions.get(dim, "")
-                    score_radio(side, label, definition, anchors, practice_key(dim, side))
+        _draw_practice_questions(step, practice)
         sent = st.form_submit_button(
             "Submit and see the feedback", type="primary", key=SUBMIT_PRACTICE
         )
+    with st.container(key="shortcuts"):  # hidden on a phone (style.css)
+        st.caption(shortcuts_help(*step.scale, step.ask_preference, _asks_aspects(step)))
     if sent:
-        scores = {
-            side: {dim: st.session_state.get(practice_key(dim, side)) for dim in DIMENSIONS}
+        _send_practice(account_id, step, practice)
+
+
+def _asks_aspects(step: TrainingStep) -> bool:
+    return step.aspect_checklist and bool(step.practice and step.practice.rubric_aspects)
+
+
+def _key(practice: PracticeView, name: str) -> str:
+    """A practice widget's key: its own for each practice pair (as the rating page's)."""
+    return field_key(f"practice_{name}", practice.number)
+
+
+def _fields(practice: PracticeView) -> list[str]:
+    """The names of every question a practice pair can ask (scores, marks, preference)."""
+    names = [f"{dim}_{side}" for dim in DIMENSIONS for side in SIDES]
+    names += [f"aspect_{side}_{i}" for side in SIDES for i in range(len(practice.rubric_aspects))]
+    return [*names, "preference", "rationale"]
+
+
+def _draw_practice_questions(step: TrainingStep, practice: PracticeView) -> None:
+    low, high = step.scale
+    anchors = {v: step.anchors.get(v, "") for v in range(low, high + 1)}
+    for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
+        with column:
+            draw_response(side, practice.responses[side], f"practice_response_{side}")
+            with st.container(key=f"scores_{side}"):  # the page script's score groups
+                for dim in DIMENSIONS:
+                    label = step.dimension_labels.get(dim, dim)
+                    definition = step.dimension_definitions.get(dim, "")
+                    with st.container(key=practice_key(dim, side)):
+                        key = _key(practice, f"{dim}_{side}")
+                        score_radio(side, label, definition, anchors, key)
+    if _asks_aspects(step):
+        aspect_checklist.draw_marks(
+            practice.rubric_aspects, lambda side, i: _key(practice, f"aspect_{side}_{i}")
+        )
+    if step.ask_preference:
+        preference_question(
+            step.rationale, _key(practice, "preference"), _key(practice, "rationale")
+        )
+
+
+def _send_practice(account_id: int, step: TrainingStep, practice: PracticeView) -> None:
+    state = st.session_state
+    scores = {
+        side: {dim: state.get(_key(practice, f"{dim}_{side}")) for dim in DIMENSIONS}
+        for side in SIDES
+    }
+    n = len(practice.rubric_aspects)
+    marks = (
+        {
+            side: [state.get(_key(practice, f"aspect_{side}_{i}")) for i in range(n)]
             for side in SIDES
         }
-        try:
-            result = answer_practice(
-                engine(),
-                account_id,
-                study=step.study,
-                practice_id=practice.id,
-                scores=scores,
-                token=login_token(),
-            )
-        except TrainingError as error:
-            st.error(str(error))
-            return
-        st.session_state[FEEDBACK] = (step.study, result, step.dimension_labels)
-        st.rerun()
+        if _asks_aspects(step)
+        else None
+    )
+    try:
+        result = answer_practice(
+            engine(),
+            account_id,
+            study=step.study,
+            practice_id=practice.id,
+            scores=scores,
+            token=login_token(),
+            aspect_marks=marks,
+            side_preference=state.get(_key(practice, "preference")),
+            rationale=state.get(_key(practice, "rationale")),
+        )
+    except TrainingError as error:
+        st.error(str(error))
+        return
+    st.session_state[FEEDBACK] = (step.study, result, step.dimension_labels)
+    st.rerun()
 
 
 def _draw_context(
@@ -171,39 +237,71 @@ def _draw_context(
         )
         or "-"
     )
-    tabs[3].markdown(
-        "\n\n".join(
-            [inert_markdown(step.guidelines)]
-            + [
-                f"**{inert_markdown(step.dimension_labels.get(d, d))}**: "
-                f"{inert_markdown(step.dimension_definitions.get(d, ''))}"
-                for d in DIMENSIONS
-            ]
+    tabs[3].markdown(_how_to_rate(step))
+
+
+def _how_to_rate(step: TrainingStep) -> str:
+    """The study's guidelines and what each question means (the practice's "How to rate" tab,
+    and the text a wrong comprehension answer points to)."""
+    parts = [inert_markdown(step.guidelines)] if step.guidelines else []
+    parts += [
+        f"**{inert_markdown(step.dimension_labels.get(d, d))}**: "
+        f"{inert_markdown(step.dimension_definitions.get(d, ''))}"
+        for d in DIMENSIONS
+    ]
+    if step.aspect_checklist:
+        parts.append(f"**The aspect checklist**: {aspect_checklist.HELP}")
+    if step.ask_preference:
+        parts.append(
+            "**Which response fits this user better**: from *A much better* to *B much "
+            "better*, judged for this user" + ("." if step.rationale == "off" else ", and why.")
         )
-    )
+    return "\n\n".join(parts)
 
 
 def _draw_feedback(_study: str, feedback: PracticeFeedback, labels: dict[str, str]) -> None:
     st.title(f"Practice pair {feedback.number}: feedback")
     matched = sum(line.matches for line in feedback.lines)
-    st.markdown(f"Your scores matched **{matched} of {len(feedback.lines)}** expected scores.")
+    scores_only = all(line.dimension in DIMENSIONS for line in feedback.lines)
+    what = "scores" if scores_only else "answers"
+    st.markdown(f"Your {what} matched **{matched} of {len(feedback.lines)}** expected {what}.")
     rows = "\n".join(
-        f"| {inert_markdown(labels.get(line.dimension, line.dimension))} | {line.side} | "
-        f"{line.yours} | {line.expected} | {'yes' if line.matches else 'no'} |"
+        f"| {_question(line, labels)} | {line.side or '-'} | {_answer(line, line.yours)} | "
+        f"{_answer(line, line.expected)} | {'yes' if line.matches else 'no'} |"
         for line in feedback.lines
     )
     with st.container(key="practice_feedback"):
+        # Short headers: they stay whole words in a phone's narrow columns.
         st.markdown(
-            "| dimension | response | your score | expected | same |\n| --- | --- | --- | --- "
-            f"| --- |\n{rows}"
+            "| question | side | yours | expected | same |\n| --- | --- | --- | --- | --- |\n"
+            + rows
         )
-        for dim in DIMENSIONS:
-            if dim in feedback.explanations:
-                label = inert_markdown(labels.get(dim, dim))
-                st.markdown(f"**Why ({label})**: {inert_markdown(feedback.explanations[dim])}")
+        for key, label in [(d, labels.get(d, d)) for d in DIMENSIONS] + list(_MORE.items()):
+            if key in feedback.explanations:
+                text = inert_markdown(feedback.explanations[key])
+                st.markdown(f"**Why ({inert_markdown(label)})**: {text}")
     if st.button("Continue", type="primary", key=CONTINUE, icon=":material/arrow_forward:"):
         st.session_state.pop(FEEDBACK, None)
         st.rerun()
+
+
+_MORE = {"aspects": "the aspect checklist", "preference": "which response fits better"}
+
+
+def _question(line: FeedbackLine, labels: dict[str, str]) -> str:
+    if line.dimension == "preference":
+        return "Which fits better"
+    if line.dimension.startswith("aspect "):
+        return line.dimension.capitalize()  # 'Aspect 2'
+    return inert_markdown(labels.get(line.dimension, line.dimension))
+
+
+def _answer(line: FeedbackLine, value: int) -> str:
+    if line.dimension == "preference":
+        return PREFERENCE_WORDS.get(value, str(value))
+    if line.dimension.startswith("aspect "):
+        return f"{value} · {COVERAGE_WORDS.get(value, '')}"
+    return str(value)
 
 
 # ---------------------------------------------------------------- comprehension check
@@ -216,6 +314,8 @@ def _draw_check(account_id: int, step: TrainingStep) -> None:
         f"of {step.attempts}."
     )
     failed = st.session_state.pop(CHECK_RESULT, None)
+    with st.expander("How to rate the pairs", expanded=bool(failed), icon=":material/menu_book:"):
+        st.markdown(_how_to_rate(step))
     if failed:
         st.error(failed)
     answers: dict[str, list[int]] = {}
@@ -255,8 +355,9 @@ def _draw_check(account_id: int, step: TrainingStep) -> None:
         st.session_state[NOTICE] = "Training passed. Thank you: the real pairs start now."
     if result.status == CHECK:
         st.session_state[CHECK_RESULT] = (
-            f"Not quite: {_questions(result.wrong)} not answered correctly. Please read the "
-            f"task again. Attempts left: {result.attempts_left}."
+            f"Not quite: {_questions(result.wrong)} not answered correctly. The task is "
+            "explained under **How to rate the pairs** above; please read it again. Attempts "
+            f"left: {result.attempts_left}."
         )
     st.rerun()
 

@@ -16,6 +16,9 @@ from annotate.cli import operations  # noqa: F401
 from annotate.cli import judge  # noqa: F401
 from annotate.cli import adjudication  # noqa: F401
 from annotate.cli import drilldown  # noqa: F401
+from annotate.cli import participants  # noqa: F401
+from annotate.cli import downstream  # noqa: F401
+from annotate.cli import crowd  # noqa: F401
 
 # isort: on
 from annotate.cli.common import app

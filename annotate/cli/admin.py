@@ -255,7 +255,12 @@ def annotators_rotate(name: Annotated[str, typer.Argument()]) -> None:
 @annotators_app.command("role")
 def annotators_role(
     name: Annotated[str, typer.Argument()],
-    role: Annotated[str, typer.Argument(help="annotator, admin or researcher.")],
+    role: Annotated[
+        str,
+        typer.Argument(
+            help="annotator, adjudicator (adjudication work only), admin or researcher."
+        ),
+    ],
 ) -> None:
     """Set an account's role."""
     with refusals():

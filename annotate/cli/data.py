@@ -107,7 +107,9 @@ def pairs_command(
 @annotators_app.command("add")
 def annotators_add(
     names: Annotated[list[str], typer.Argument(help="One or more names.")],
-    role: Annotated[str, typer.Option(help="annotator, admin or researcher.")] = "annotator",
+    role: Annotated[
+        str, typer.Option(help="annotator, adjudicator, admin or researcher.")
+    ] = "annotator",
 ) -> None:
     """Create accounts and print each person's login link (shown only now)."""
     with refusals():
@@ -397,6 +399,7 @@ def db_current_command() -> None:
 
 
 PortOption = Annotated[int, typer.Option(help="Port to serve the app on.")]
+DEMO_ADDRESS = "127.0.0.1"
 
 
 @app.command("serve")
@@ -417,6 +420,13 @@ def demo_command(
         int, typer.Option(help="Simulated annotators who also rate every pair (for the results).")
     ] = 5,
     no_serve: Annotated[bool, typer.Option("--no-serve", help="Set up only.")] = False,
+    address: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on: this computer only by default (the demo's login links "
+            "are printed here); 0.0.0.0 to let other machines in (e.g. in a container)."
+        ),
+    ] = DEMO_ADDRESS,
 ) -> None:
     """Set up the demo (bundled data, demo study, demo accounts), print the links, serve."""
     from annotate.cli.server import serve
@@ -429,7 +439,14 @@ def demo_command(
         f"{setup.simulated_scores} simulated scores added; made-up reward-model outputs: "
         f"{', '.join(setup.models) or 'none'} (data/demo/model_outputs/README.md)."
     )
-    base = f"http://localhost:{port}"
+    if setup.comparisons:
+        out.print(
+            "Downstream demo (made-up files, data/demo/downstream/README.md): study "
+            f"'demo-downstream' and its comparison studies {', '.join(setup.comparisons)}.",
+            highlight=False,
+            markup=False,
+        )
+    base = f"http://{demo_host(address)}:{port}"
     out.print(
         f"Annotator ({setup.annotator}): {accounts.login_link(setup.token, base)}",
         highlight=False,
@@ -441,4 +458,11 @@ def demo_command(
         markup=False,
     )
     if not no_serve:
-        serve(State.db, port)  # becomes the server process
+        serve(State.db, port, address)  # becomes the server process
+
+
+def demo_host(address: str) -> str:
+    """The host of the demo's printed links: localhost for this computer or every address."""
+    if address in (DEMO_ADDRESS, "0.0.0.0", "::", "localhost"):
+        return "localhost"
+    return f"[{address}]" if ":" in address else address

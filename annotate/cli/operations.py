@@ -12,7 +12,7 @@ import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, app, refusals
 from annotate.domain.exports.publish import DEFAULT_LICENSE
-from annotate.domain.operations.flags import FlagItem
+from annotate.domain.operations.flags import UNHANDLED, FlagItem
 from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import audited, flags, publish
 from annotate.vocabulary import DEFAULT_N_BOOT, FlagAction
@@ -90,14 +90,25 @@ def list_command(
         _print("\t".join(str(c) for c in cells))
 
 
+ReplaceOption = Annotated[
+    bool,
+    Opt(
+        "--replace",
+        help="Replace what was done with the item before (without it, an item already "
+        "handled otherwise is refused).",
+    ),
+]
+
+
 @flags_app.command("resolve")
 def resolve_command(
     item: Annotated[int, typer.Argument(help="The item number from `flags list`.")],
     note: NoteOption,
     study: StudyOption = DEFAULT_STUDY,
+    replace: ReplaceOption = False,
 ) -> None:
     """Resolve a flagged or skipped pair with a note (its ratings are kept)."""
-    _resolve(study, item, FlagAction.RESOLVED, note)
+    _resolve(study, item, FlagAction.RESOLVED, note, replace)
 
 
 @flags_app.command("adjudicate")
@@ -105,15 +116,22 @@ def adjudicate_command(
     item: Annotated[int, typer.Argument(help="The item number from `flags list`.")],
     study: StudyOption = DEFAULT_STUDY,
     note: Annotated[str, Opt("--note", "-n", help="Why (optional).")] = "",
+    replace: ReplaceOption = False,
 ) -> None:
     """Mark a flagged or skipped pair for adjudication."""
-    _resolve(study, item, FlagAction.ADJUDICATION, note)
+    _resolve(study, item, FlagAction.ADJUDICATION, note, replace)
 
 
-def _resolve(study: str, item: int, action: FlagAction, note: str) -> None:
+def _resolve(study: str, item: int, action: FlagAction, note: str, replace: bool) -> None:
     with refusals():
         flags.resolve_flag(
-            State.engine(), ACTOR, study=study, assignment_id=item, action=action, note=note
+            State.engine(),
+            ACTOR,
+            study=study,
+            assignment_id=item,
+            action=action,
+            note=note,
+            replaces=None if replace else UNHANDLED,
         )
     _print(f"Item {item} of study {study!r}: {action}.")
 
@@ -160,12 +178,28 @@ def publish_command(
     ] = DEFAULT_N_BOOT,
     seed: Annotated[int, Opt(help="Seed of the bootstrap.")] = 0,
     license: Annotated[str, Opt(help="The dataset's license (hub identifier).")] = DEFAULT_LICENSE,
+    disclose: Annotated[
+        list[str] | None,
+        Opt(
+            "--disclose",
+            help="Publish this free-text field (repeat per field: comment, rationale, "
+            "flag_reason, flag_note, skip_reason, survey_<id>); none by default.",
+        ),
+    ] = None,
 ) -> None:
     """Write the study's validation card: ratings (Parquet), report (JSON, Markdown, HTML) and a
-    README.md dataset card, ready to upload to a dataset hub."""
+    README.md dataset card, ready to upload to a dataset hub. Annotators are named by pseudonym,
+    times given to the minute, free text left out unless disclosed field by field."""
     with refusals():
         written = publish.publish_study(
-            State.engine(), ACTOR, study, folder, n_boot=bootstrap, seed=seed, license=license
+            State.engine(),
+            ACTOR,
+            study,
+            folder,
+            disclose=disclose or (),
+            n_boot=bootstrap,
+            seed=seed,
+            license=license,
         )
     for path in written:
         _print(f"wrote {path}")

@@ -87,6 +87,14 @@ Pool = Annotated[bool | None, Opt("--pool/--no-pool", help="Open or close the op
 Quota = Annotated[
     int | None, Opt("--pool-quota", help="Open pool: most pairs per annotator (0: no limit).")
 ]
+PoolOrderOpt = Annotated[
+    str | None,
+    Opt(
+        "--pool-order",
+        help="Open pool: depth (fill partly rated pairs to k first; the default) or breadth "
+        "(the pairs with the fewest ratings first).",
+    ),
+]
 Enrolment = Annotated[
     bool | None, Opt("--enrolment/--no-enrolment", help="Accept crowd enrolment links.")
 ]
@@ -241,6 +249,7 @@ def _settings(
     gold_rate: float | None,
     pool: bool | None,
     pool_quota: int | None,
+    pool_order: str | None,
     enrolment: bool | None,
 ) -> dict[str, Any]:
     if guidelines_file is not None:
@@ -267,6 +276,7 @@ def _settings(
         "reservation_minutes": reservation_minutes,
         "gold_rate": gold_rate,
         "pool_open": pool,
+        "pool_order": pool_order,
         "enrolment_open": enrolment,
     }
     settings = {k: v for k, v in settings.items() if v is not None}
@@ -315,6 +325,7 @@ def studies_create(
     gold_rate: GoldRate = None,
     pool: Pool = None,
     pool_quota: Quota = None,
+    pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
     consent_file: ConsentFile = None,
     no_consent: NoConsent = False,
@@ -359,6 +370,7 @@ def studies_edit(
     gold_rate: GoldRate = None,
     pool: Pool = None,
     pool_quota: Quota = None,
+    pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
     consent_file: ConsentFile = None,
     no_consent: NoConsent = False,
@@ -434,6 +446,8 @@ def _show(study: Study) -> None:
         ("open pool", "open" if study.pool_open else "closed"),
         ("reservation minutes", study.reservation_minutes),
         ("pool quota", study.pool_quota or "no limit"),
+        ("pool order", study.pool_order),
+        ("pairs before Finish", study.finish_minimum or "the pool quota"),
         ("gold rate", study.gold_rate),
         ("crowd enrolment", "open" if study.enrolment_open else "closed"),
         ("consent page", _shortened(study.consent_text) or "-"),

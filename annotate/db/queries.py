@@ -3,18 +3,21 @@
 `joined_assignments` is the one place that writes the join of an assignment with its pair, its
 annotator and (optionally) its scores: the export, the quality figures, the progress dashboard
 and the assignment package all select their columns over it, so a change to how these tables
-relate is made once.
+relate is made once. `export_rows` is the one query of the exports (the ratings and the aspect
+table): their join, their filter (no gold pairs, one study or all) and their order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import case
+from sqlalchemy import Row, case
+from sqlalchemy.engine import Engine
 from sqlmodel import col
 from sqlmodel.sql.expression import Select
 
-from annotate.db.tables import Annotator, Assignment, Pair, Rating
+from annotate.db.tables import Annotator, AspectMark, Assignment, Pair, Rating, Study
 from annotate.vocabulary import Response, Side
 
 Rows = Select[*tuple[Any, ...]]
@@ -43,3 +46,34 @@ def side_shown(response: Any) -> Any:
     assignment's `chosen_side` (server-side only)."""
     other_side = case((col(Assignment.chosen_side) == Side.A, Side.B.value), else_=Side.A.value)
     return case((response == Response.CHOSEN, col(Assignment.chosen_side)), else_=other_side)
+
+
+def export_rows(
+    engine: Engine,
+    columns: Sequence[Any],
+    detail: type[Rating] | type[AspectMark],
+    then_by: Sequence[Any],
+    study: str | None = None,
+    *,
+    simulated: bool = True,
+) -> Sequence[Row[Any]]:
+    """The rows of an export: `columns` over each assignment's `detail` rows (its current scores,
+    or its aspect marks) with the study, gold pairs left out, of one `study` or of every study,
+    ordered by study, pair and annotator, then by `then_by`; without `simulated`, simulated
+    annotators' rows are left out (a study that does not count them).
+
+    Gold pairs are quality-control items with a known answer, given to every annotator outside
+    the plan's k: they would weigh too much in the validation, so no export holds them."""
+    query = (
+        joined_assignments(*columns)
+        .join(detail, col(detail.assignment_id) == col(Assignment.id))
+        .join(Study, col(Pair.study_id) == col(Study.id))
+        .where(col(Pair.gold_preference).is_(None))
+        .order_by(col(Study.name), col(Pair.record_id), col(Annotator.name), *then_by)
+    )
+    if study is not None:
+        query = query.where(col(Study.name) == study)
+    if not simulated:
+        query = query.where(col(Annotator.simulated).is_(False))
+    with engine.connect() as connection:
+        return connection.execute(query).all()

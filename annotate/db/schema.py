@@ -27,6 +27,7 @@ markers; they only matter for databases that record no revision).
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -37,7 +38,7 @@ from sqlalchemy import Column, MetaData, PrimaryKeyConstraint, String, Table, in
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import SQLModel
 
-import annotate.db.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+import annotate.db.tables  # registers the tables on SQLModel.metadata; SiteSecret
 from annotate.db.engine import write_options
 from annotate.errors import Broken
 
@@ -49,7 +50,7 @@ PG_MIGRATION_LOCK_KEY = 0x70726201  # "prb\1": held while a process upgrades the
 FIRST_REVISION = "0001_first_schema"
 # The newest revision, so that starting on an up-to-date database needs no Alembic import
 # (a test checks it against the scripts).
-HEAD_REVISION = "0015_analysis_plan"
+HEAD_REVISION = "0017_downstream"
 VERSION_TABLE = "alembic_version"
 # The columns each revision added, to recognise databases made before migrations existed.
 REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -90,7 +91,24 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("0011_exclusion_rules", (("study", "exclusion_rules"),)),
     ("0012_adjudication", (("study", "adjudication_threshold"), ("assignment", "purpose"))),
     ("0013_preference_history", (("assignment", "preference_history"),)),
+    (
+        "0014_pool_order_and_roles",
+        (("study", "pool_order"), ("study", "finish_minimum"), ("participation", "finished_at")),
+    ),
     ("0015_analysis_plan", (("study", "alpha"), ("annotator", "simulated"))),
+    (
+        "0016_participants_data",
+        (("sitesecret", "id"), ("erasure", "id"), ("study", "retention_days")),
+    ),
+    (
+        "0017_downstream",
+        (
+            ("study", "comparison"),
+            ("aspectjudge", "unparsed"),
+            ("downstreamcondition", "id"),
+            ("downstreamoutput", "id"),
+        ),
+    ),
 )
 # Tables a revision created (marked by their `id` column): a database from before that revision
 # lacks them, which is how its revision is recognised, not a broken schema.
@@ -159,6 +177,7 @@ def _upgrade(connection: Connection, target: str) -> str | None:
         if before is None and target == HEAD_REVISION:
             # A fresh database: creating the tables at once is quicker than replaying history.
             SQLModel.metadata.create_all(connection)
+            _seed_secrets(connection)
             _stamp_head(connection)
             return None
         if before is not None:
@@ -167,6 +186,13 @@ def _upgrade(connection: Connection, target: str) -> str | None:
         _check_known(before)
     command.upgrade(config, target)
     return before
+
+
+def _seed_secrets(connection: Connection) -> None:
+    """The database's own secrets, as migration 0016 makes them for an upgraded database: the
+    key of the annotators' pseudonyms (`annotate.domain.exports.pseudonyms`)."""
+    table = annotate.db.tables.SiteSecret.__table__  # type: ignore[attr-defined]
+    connection.execute(table.insert().values(name="pseudonym", value=secrets.token_hex(32)))
 
 
 def _stamp_head(connection: Connection) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from annotate.vocabulary import (
@@ -25,6 +25,7 @@ from annotate.vocabulary import (
     SCALE_MAX,
     SCALE_MIN,
     AssignmentStatus,
+    PoolOrder,
     PredictionStatus,
     Purpose,
     Role,
@@ -108,6 +109,16 @@ class Study(SQLModel, table=True):
     pool_quota: int | None = Field(
         default=None, description="open pool: most pairs one annotator may pull (None: no limit)"
     )
+    finish_minimum: int | None = Field(
+        default=None,
+        description="crowd: pairs a participant rates before they may finish early with the "
+        "completion code (None: at the pool quota)",
+    )
+    pool_order: str = Field(
+        default=PoolOrder.DEPTH,
+        description="open pool: 'depth' (partly rated pairs first, to k) or 'breadth' (fewest "
+        "slots first); studies from before 0014 keep 'breadth'",
+    )
     enrolment_open: bool = Field(
         default=False, description="crowd links (?study=...&PROLIFIC_PID=...) may create accounts"
     )
@@ -165,6 +176,17 @@ class Study(SQLModel, table=True):
         description="a pair goes to adjudication when the spread (max - min) of its annotators' "
         "chosen - rejected rubric-alignment differences is at least this; None: flags only",
     )
+    retention_days: int | None = Field(
+        default=None,
+        description="participants' platform ids and free text older than this many days are "
+        "listed and erased by `prb-annotate retention` (None: kept until erased)",
+    )
+    comparison: dict[str, Any] = _json(
+        default_factory=dict,
+        description="a comparison study of two downstream conditions (annotate.domain."
+        "downstream.comparison): {source_study, expected, baseline, identical, n_questions}; "
+        "'chosen' is the expected condition's output (never sent to the browser); empty: not one",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -212,10 +234,21 @@ class Annotator(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+LIVE_ADJUDICATION = "purpose = 'adjudication' AND status <> 'released'"
+"""A pair's live adjudication: at most one per pair (one adjudication per round)."""
+
+
 class Assignment(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("annotator_id", "pair_id", name="uq_assignment_annotator_pair"),
         Index("ix_assignment_queue", "annotator_id", "study_id", "position"),
+        Index(
+            "uq_assignment_live_adjudication",
+            "pair_id",
+            unique=True,
+            sqlite_where=text(LIVE_ADJUDICATION),
+            postgresql_where=text(LIVE_ADJUDICATION),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -267,6 +300,12 @@ class Participation(SQLModel, table=True):
         default=None, sa_column=Column(JSON, nullable=True), description="question id -> answer"
     )
     survey_at: datetime | None = None
+    withdrawn_at: datetime | None = Field(
+        default=None, description="when the participant withdrew from the study (None: did not)"
+    )
+    finished_at: datetime | None = Field(
+        default=None, description="when the participant chose Finish (no further pairs)"
+    )
 
 
 class Training(SQLModel, table=True):
@@ -361,6 +400,11 @@ class AspectJudge(SQLModel, table=True):
     source_file: str
     content_hash: str = Field(description="hash of the imported scores (idempotent import)")
     n_pairs: int = 0
+    unparsed: list[dict[str, Any]] = _json(
+        default_factory=list,
+        description="answers the judge did not give properly (the eval shape): {pair_id, "
+        "response, scores, problem}; stored and counted, never scored",
+    )
     imported_at: datetime = Field(default_factory=utcnow)
 
 
@@ -421,6 +465,53 @@ class ModelPrediction(SQLModel, table=True):
     status: str = PredictionStatus.OK
 
 
+class DownstreamCondition(SQLModel, table=True):
+    """One downstream condition's outputs imported for a benchmark study: best-of-k responses
+    picked by a reward model (`bon:<model>:k<k>`) or a policy's responses (`ppo:<policy>:<tag>`),
+    with the LLM judge's scores when its eval file was given (never shown to annotators)."""
+
+    __table_args__ = (
+        UniqueConstraint("study_id", "name", name="uq_downstreamcondition_study_name"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    name: str = Field(description="e.g. 'bon:skywork-3b:k16', 'ppo:qwen-0.5b:step300'")
+    kind: str = Field(description="'bon' or 'ppo'")
+    model: str = Field(description="the reward model (bon) or the policy (ppo)")
+    variant: str = Field(description="'k<k>' (bon) or the policy's tag (ppo)")
+    k: int | None = Field(default=None, description="bon: best of how many samples")
+    source_files: list[str] = _json(default_factory=list)
+    content_hash: str = Field(description="hash of the imported content (idempotent import)")
+    n_records: int = 0
+    n_unknown: int = Field(default=0, description="ids not in the study, skipped when told")
+    n_judged: int = Field(default=0, description="outputs with the judge's scores")
+    n_unparsed: int = Field(default=0, description="judge answers not given properly")
+    imported_at: datetime = Field(default_factory=utcnow)
+
+
+class DownstreamOutput(SQLModel, table=True):
+    """One condition's output for one question (a benchmark pair of the study), the reward
+    model's score of it (bon) and the judge's per-aspect scores as written (`judge_scores`),
+    their mean as written, and whether they are usable (`judge_status`)."""
+
+    __table_args__ = (
+        UniqueConstraint("condition_id", "pair_id", name="uq_downstreamoutput_condition_pair"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    condition_id: int = Field(foreign_key="downstreamcondition.id", index=True)
+    pair_id: int = Field(foreign_key="pair.id", index=True)
+    output: str = Field(sa_column=Column(Text, nullable=False))
+    rm_score: float | None = None
+    judge_scores: list[float] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    judge_average: float | None = None
+    judge_status: str | None = Field(
+        default=None,
+        description="'ok', 'empty', 'out_of_scale', 'wrong_count'; None: no eval file",
+    )
+
+
 class AuditEntry(SQLModel, table=True):
     """One admin action: who did it, when, on which study, and the values before and after."""
 
@@ -457,3 +548,26 @@ class FlagResolution(SQLModel, table=True):
     note: str = Field(sa_column=Column(Text, nullable=False))
     by: str
     at: datetime = Field(default_factory=utcnow)
+
+
+class SiteSecret(SQLModel, table=True):
+    """A secret of this database (made by the schema's creation or migration 0016), e.g. the key
+    of the annotators' pseudonyms: never exported, never shown."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    value: str
+
+
+class Erasure(SQLModel, table=True):
+    """A participant's data erased from a study (on request, on withdrawal or by retention),
+    recorded without anything about the person: the report and the card read this log."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    at: datetime = Field(default_factory=utcnow)
+    reason: str = Field(description="'request' (an admin), 'withdrawal' (the participant)")
+    n_scores: int = Field(default=0, description="scores removed with the person's data")
+    after_ratings: bool = Field(
+        default=False, description="the study had other people's ratings then (a verdict)"
+    )

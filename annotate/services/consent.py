@@ -24,6 +24,7 @@ class Step:
     questions: list[dict[str, Any]] = field(default_factory=list)
     screenout_code: str | None = None
     screenout_link: str | None = None
+    task: str = ""  # what a pair asks (the Start page says it)
 
 
 def participant_step(engine: Engine, actor_id: int, *, study: str, key: str) -> Step:
@@ -57,4 +58,5 @@ def _step(study: Study, step: str) -> Step:
         questions=list(study.survey_questions),
         screenout_code=code,
         screenout_link=consent.completion_link(study, code) if code else None,
+        task=consent.task_summary(study),
     )

@@ -28,7 +28,6 @@ from annotate.domain.dataset.readers import ProgressCallback
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
-from annotate.services.reporting import ratings_export
 
 UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -98,36 +97,96 @@ def upload_dataset(
 
     Raises DatasetError with the importer's problems, reported under the uploaded file name.
     """
+    return upload_datasets(
+        engine, actor, study=study, uploads=[(filename, data)], domain=domain, max_bytes=max_bytes
+    )
+
+
+def upload_datasets(
+    engine: Engine,
+    actor: Actor,
+    *,
+    study: str,
+    uploads: Sequence[tuple[str, bytes | BinaryIO]],
+    domain: str | None = None,
+    max_bytes: int = MAX_UPLOAD_MB * 1024 * 1024,
+) -> ImportSummary:
+    """Import several uploaded files (name, bytes or stream) into `study` in one transaction:
+    all of them or none. Each is checked (size, kind, a name given twice) before anything is
+    read, then copied under its own name into one temporary folder and imported.
+
+    Raises DatasetError with every file's problems, under the uploaded file names.
+    """
     with read_session(engine) as session:
         require_admin(session, actor)
-    name = safe_upload_name(filename)
-    size = _size_of(data)
-    if size > max_bytes:
-        raise DatasetError(
-            [
-                Problem(
-                    name,
-                    "file",
-                    f"too large ({_megabytes(size)}); the limit is "
-                    f"{_megabytes(max_bytes)}, use `prb-annotate import` for bigger files",
-                )
-            ]
-        )
-    if not name.lower().endswith(UPLOAD_SUFFIXES):
-        raise DatasetError(
-            [Problem(name, "file", "expected a .jsonl, .json (an array) or .parquet file")]
-        )
+    names = [safe_upload_name(filename) for filename, _ in uploads]
+    problems = [
+        p
+        for name, (_, data) in zip(names, uploads, strict=True)
+        for p in _upload_problems(name, data, max_bytes)
+    ]
+    problems += [
+        Problem(name, "file", "uploaded twice: give each file once")
+        for name in sorted({n for n in names if names.count(n) > 1})
+    ]
+    if problems:
+        raise DatasetError(problems)
     with tempfile.TemporaryDirectory(prefix="prb-upload-") as folder:
-        path = Path(folder) / name
-        _save(data, path)
+        paths = [Path(folder) / name for name in names]
+        for path, (_, data) in zip(paths, uploads, strict=True):
+            _save(data, path)
         try:
-            summary = import_files(engine, actor, [path], study=study, domain=domain or None)
+            summary = import_files(engine, actor, paths, study=study, domain=domain or None)
         except DatasetError as error:
-            renamed = [_renamed(p, str(path), name) for p in error.problems]
+            renamed = [_renamed(p, folder, names) for p in error.problems]
             raise DatasetError(renamed, error.total) from None
     for item in summary.files:
-        item.file = name
+        item.file = Path(item.file).name
     return summary
+
+
+def _upload_problems(name: str, data: bytes | BinaryIO, max_bytes: int) -> list[Problem]:
+    size = _size_of(data)
+    if size > max_bytes:
+        return [
+            Problem(
+                name,
+                "file",
+                f"too large ({_megabytes(size)}); the limit is "
+                f"{_megabytes(max_bytes)}, use `prb-annotate import` for bigger files",
+            )
+        ]
+    if not name.lower().endswith(UPLOAD_SUFFIXES):
+        return [Problem(name, "file", "expected a .jsonl, .json (an array) or .parquet file")]
+    return []
+
+
+@dataclass(frozen=True)
+class UploadLine:
+    """What one uploaded file adds to the study: pairs new, already there, refused."""
+
+    file: str
+    pairs: int
+    new: int
+    unchanged: int
+    refused: int
+
+
+def upload_lines(
+    files: Sequence[str], summary: ImportSummary | None, error: DatasetError | None = None
+) -> list[UploadLine]:
+    """The table of an upload of `files`: from the import's summary, or (nothing imported)
+    from its problems, counted by file (the lines or records refused)."""
+    names = [safe_upload_name(f) for f in files]
+    if summary is not None:
+        found = {f.file: f for f in summary.files}
+        return [
+            UploadLine(n, found[n].records, found[n].added, found[n].unchanged, 0)
+            for n in names
+            if n in found
+        ]
+    located = {(p.file, p.location) for p in (error.problems if error else [])}
+    return [UploadLine(n, 0, 0, 0, sum(1 for f, _ in located if f == n)) for n in names]
 
 
 def _size_of(data: bytes | BinaryIO) -> int:
@@ -148,11 +207,15 @@ def _save(data: bytes | BinaryIO, path: Path) -> None:
         shutil.copyfileobj(data, target, SAVE_CHUNK_BYTES)
 
 
-def _renamed(problem: Problem, temp_path: str, name: str) -> Problem:
-    """The problem told of the upload's name, never of the server's temporary folder (a
+def _renamed(problem: Problem, folder: str, names: Sequence[str]) -> Problem:
+    """The problem told of the uploads' names, never of the server's temporary folder (a
     duplicate id's message names where the first one was)."""
-    file = name if problem.file == temp_path else problem.file
-    return Problem(file, problem.location, problem.message.replace(temp_path, name), problem.field)
+    file, message = problem.file, problem.message
+    for name in names:
+        temp_path = str(Path(folder) / name)
+        file = name if file == temp_path else file
+        message = message.replace(temp_path, name)
+    return Problem(file, problem.location, message, problem.field)
 
 
 # ---------------------------------------------------------------- pairs and ratings
@@ -216,6 +279,10 @@ def study_domains(engine: Engine, actor: Actor, study: str) -> list[str]:
 
 def export_ratings(engine: Engine, actor: Actor, study: str | None = None) -> pd.DataFrame:
     """The ratings export (one row per score) of one study, or of all when `study` is None."""
+    # The reporting service imports the statistics (scipy, statsmodels: ~3 s the first time);
+    # the Data page imports this module, and only its export button needs them.
+    from annotate.services.reporting import ratings_export
+
     with read_session(engine) as session:
         require_admin(session, actor)
         if study is not None:

@@ -8,13 +8,14 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from annotate.db import write_session
+from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.dataset.importer import ImportSummary
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
-from annotate.domain.study.studies import get_or_create_study, get_study
+from annotate.domain.study.studies import get_or_create_study, get_study, list_studies
+from annotate.services import downstream
 from annotate.services.data import import_files
 from annotate.services.reward_models import import_model
 from annotate.services.simulated import store_simulated_ratings
@@ -43,6 +44,7 @@ class DemoSetup:
     admin_token: str
     simulated_scores: int
     models: tuple[str, ...] = ()
+    comparisons: tuple[str, ...] = ()  # the downstream demo's comparison studies
 
 
 def set_up_demo(
@@ -80,9 +82,74 @@ def set_up_demo(
             count=True,
         )
     models = _import_demo_models(engine, folder)
+    comparisons: list[str] = []
+    if simulated_annotators:  # the results page's demo: its Downstream section too
+        comparisons = set_up_demo_downstream(engine, folder, simulated_annotators)
     return DemoSetup(
-        summary, DEMO_ANNOTATOR, token, len(created), DEMO_ADMIN, admin_token, simulated, models
+        summary,
+        DEMO_ANNOTATOR,
+        token,
+        len(created),
+        DEMO_ADMIN,
+        admin_token,
+        simulated,
+        models,
+        tuple(comparisons),
     )
+
+
+DOWNSTREAM_STUDY = "demo-downstream"
+DOWNSTREAM_EFFECTS = {"madeup-rm-a": 1.2, "madeup-rm-b": 0.6, "madeup-rm-c": 0.2}
+"""The simulated annotators' rubric-alignment effect (best-of-16 minus best-of-1), made up."""
+
+
+def set_up_demo_downstream(engine: Engine, folder: Path, n_annotators: int) -> list[str]:
+    """The made-up downstream files of `downstream/` (see its README) in study
+    `demo-downstream`, a comparison study per reward model and one for the policy, rated by
+    `n_annotators` simulated annotators. Safe to run again. Returns the comparison studies."""
+    base = folder / "downstream"
+    with write_session(engine) as session:
+        get_or_create_study(session, DOWNSTREAM_STUDY, seed=DEMO_SEED)
+    import_files(engine, SYSTEM, [folder / "Art_and_Entertainment_test.jsonl"],
+                 study=DOWNSTREAM_STUDY)  # fmt: skip
+    made: list[str] = []
+    for model, effect in DOWNSTREAM_EFFECTS.items():
+        results = base / "benchmark_results" / f"{model}.jsonl"
+        import_model(engine, SYSTEM, [results], study=DOWNSTREAM_STUDY, model=model)
+        for k in (1, 16):
+            downstream.import_condition(
+                engine, SYSTEM, study=DOWNSTREAM_STUDY, condition=f"bon:{model}:k{k}",
+                outputs_file=base / "bon" / model / f"Art_k{k}.jsonl",
+                eval_file=base / "bon" / model / f"Art_eval_k{k}.jsonl",
+            )  # fmt: skip
+        made.append(_demo_comparison(engine, f"demo-bon-{model}", f"bon:{model}:k16",
+                                     f"bon:{model}:k1", effect, n_annotators))  # fmt: skip
+    for tag in ("base", "step300"):
+        downstream.import_condition(
+            engine, SYSTEM, study=DOWNSTREAM_STUDY, condition=f"ppo:madeup-policy:{tag}",
+            outputs_file=base / "ppo" / f"Art_{tag}_inference.jsonl",
+            eval_file=base / "ppo" / f"Art_{tag}_evaluation.jsonl",
+        )  # fmt: skip
+    made.append(_demo_comparison(engine, "demo-ppo", "ppo:madeup-policy:step300",
+                                 "ppo:madeup-policy:base", 0.8, n_annotators))  # fmt: skip
+    return made
+
+
+def _demo_comparison(
+    engine: Engine, name: str, expected: str, baseline: str, effect: float, n_annotators: int
+) -> str:
+    with read_session(engine) as session:
+        exists = name in {s.name for s in list_studies(session)}
+    if not exists:
+        downstream.create_comparison(
+            engine, SYSTEM, source_study=DOWNSTREAM_STUDY, name=name,
+            expected=expected, baseline=baseline, seed=DEMO_SEED, overlap=n_annotators,
+        )  # fmt: skip
+    store_simulated_ratings(  # a demo study: counts its simulated ratings, labelled
+        engine, name, n_annotators=n_annotators, effects={"rubric_alignment": effect},
+        seed=DEMO_SEED, count=True,
+    )  # fmt: skip
+    return name
 
 
 def _import_demo_models(engine: Engine, folder: Path) -> tuple[str, ...]:

@@ -11,9 +11,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from annotate.db import read_session, write_session
+from annotate.db.tables import Annotator
 from annotate.domain.assignment import pool
-from annotate.domain.crowd import enrolment
-from annotate.domain.crowd.enrolment import Enrolment
+from annotate.domain.crowd import enrolment, finish
+from annotate.domain.crowd.enrolment import Enrolment, Visit
+from annotate.domain.crowd.finish import FinishOffer
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study
 
 
 def enrol(
@@ -40,6 +44,14 @@ def _enrol(engine: Engine, study: str, key: str, participant_id: str, session_id
     return Enrolment(found.annotator_id, found.name, found.token, found.created, assignment_id)
 
 
+def visit(engine: Engine, *, study: str, key: str, participant_id: str, session_id: str) -> Visit:
+    """Check a visitor's link (EnrolmentError if it cannot enrol) and say what they see first;
+    nothing is written."""
+    participant_id, _ = enrolment.check_platform_ids(participant_id, session_id)
+    with read_session(engine) as session:
+        return enrolment.visit(session, study=study, key=key, participant_id=participant_id)
+
+
 def has_started(engine: Engine, actor_id: int, study: str) -> bool:
     """Whether the participant has pressed Start in `study`."""
     with read_session(engine) as session:
@@ -58,3 +70,20 @@ def start(
     `annotate.domain.crowd.enrolment.start`), None when the pool has nothing for them."""
     with write_session(engine) as session:
         return enrolment.start(session, annotator_id=actor_id, study=study, key=key, now=now)
+
+
+def finish_offers(engine: Engine, actor_id: int) -> list[FinishOffer]:
+    """The studies the participant may finish now (`annotate.domain.crowd.finish`)."""
+    with read_session(engine) as session:
+        account = session.get(Annotator, actor_id)
+        return [] if account is None else finish.offers(session, account)
+
+
+def finish_study(engine: Engine, actor_id: int, *, study: str, token: str | None) -> int:
+    """The participant's Finish in `study`, from a page whose login is still theirs; returns
+    how many pairs went back to the pool."""
+    with write_session(engine) as session:
+        accounts.require_current_login(session, token, actor_id)
+        account = session.get(Annotator, actor_id)
+        assert account is not None  # the login check found it
+        return finish.finish(session, account, get_study(session, study))

@@ -27,13 +27,27 @@ def pair_text(engine: Engine, actor: Actor, study: str, record_id: str) -> PairT
 
 
 def resolve_flag(
-    engine: Engine, actor: Actor, *, study: str, assignment_id: int, action: str, note: str
+    engine: Engine,
+    actor: Actor,
+    *,
+    study: str,
+    assignment_id: int,
+    action: str,
+    note: str,
+    replaces: str | None = flags.UNHANDLED,
 ) -> None:
-    """Resolve a flagged or skipped assignment with a note, or send it to adjudication."""
+    """Resolve a flagged or skipped assignment with a note, or send it to adjudication;
+    refused if the item was handled otherwise since the caller saw it (`flags.resolve`)."""
     with admin_change(engine, actor, f"flag.{action}", study) as change:
         assert change.study is not None
         earlier, new = flags.resolve(
-            change.session, change.study, assignment_id, action, note, audit.who(change.account)
+            change.session,
+            change.study,
+            assignment_id,
+            action,
+            note,
+            audit.who(change.account),
+            replaces=replaces,
         )
         change.before = {"assignment": assignment_id}
         if earlier is not None:

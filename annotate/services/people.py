@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 
 from annotate.db import read_session
-from annotate.db.tables import Annotator
+from annotate.db.tables import Annotator, stored_id
+from annotate.domain.assignment import as_utc
+from annotate.domain.crowd import purge
+from annotate.domain.operations import adjudication
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
@@ -65,13 +68,20 @@ def rotate_account(engine: Engine, actor: Actor, name: str, base_url: str | None
 
 
 def set_accounts_active(engine: Engine, actor: Actor, names: Sequence[str], active: bool) -> None:
-    """Let the accounts log in, or stop them (all or none); nobody deactivates themselves."""
+    """Let the accounts log in, or stop them (all or none); nobody deactivates themselves. A
+    deactivated adjudicator's unfinished adjudications are released, so their pairs can go to
+    another adjudicator."""
     with admin_change(engine, actor, "accounts.active") as change:
         if not active and _is(change.account, names):
             raise accounts.AccountError("you cannot deactivate your own account")
+        released: list[int] = []
         for name in names:
-            accounts.set_active(change.session, name, active)
+            account = accounts.set_active(change.session, name, active)
+            if not active:
+                released += adjudication.release_adjudications(change.session, stored_id(account))
         change.after = {"accounts": list(names), "active": active}
+        if released:
+            change.after["released_adjudications"] = released
 
 
 def set_account_role(engine: Engine, actor: Actor, name: str, role: str) -> None:
@@ -86,3 +96,14 @@ def set_account_role(engine: Engine, actor: Actor, name: str, role: str) -> None
 def _is(acting: Annotator | None, names: Sequence[str]) -> bool:
     """Whether the acting account (None: the command line) is one of `names`."""
     return acting is not None and acting.name in names
+
+
+def purge_unstarted(engine: Engine, actor: Actor, study: str) -> int:
+    """Remove the study's crowd accounts that never started and have expired
+    (`annotate.domain.crowd.purge`); audited with their number, not their platform ids."""
+    with admin_change(engine, actor, "crowd.purge", study) as change:
+        target = change.study
+        assert target is not None
+        purged = purge.purge_unstarted(change.session, target, as_utc())
+        change.after = {"purged_accounts": purged, "expired_after_hours": purge.UNSTARTED_HOURS}
+        return purged

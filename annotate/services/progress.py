@@ -15,9 +15,11 @@ from annotate.domain.rating.progress import (
     DomainProgress,
     FlaggedPair,
     ProgressRow,
+    Totals,
     annotator_progress,
     domain_progress,
     flagged_pairs,
+    totals,
 )
 from annotate.domain.rating.quality import AnnotatorQuality, GoldPair
 from annotate.domain.study import studies
@@ -53,6 +55,7 @@ class Dashboard:
     flagged: list[FlaggedPair]
     gold: list[GoldPair]
     coverage: dict[str, int]  # record id -> slots taken
+    totals: Totals
 
 
 def dashboard(engine: Engine, actor: Actor, study: str) -> Dashboard:
@@ -69,4 +72,5 @@ def dashboard(engine: Engine, actor: Actor, study: str) -> Dashboard:
             flagged=flagged_pairs(session, study_id),
             gold=quality.list_gold(session, study_id),
             coverage=assignment.pair_coverage(session, study_id),
+            totals=totals(session, target),
         )

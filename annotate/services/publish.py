@@ -1,9 +1,16 @@
-"""`prb-annotate publish`: a study's ratings, validation report and dataset card written to a
-folder ready to upload to a dataset hub (admin)."""
+"""`prb-annotate publish` and the Publish page: a study's ratings, validation report and dataset
+card, as files in a folder ready to upload to a dataset hub, or as one zip made in memory
+(admin).
+
+Everything in them passes `annotate.domain.exports.published`: annotators by pseudonym, free
+text only for the fields the admin discloses, times to the minute.
+"""
 
 from __future__ import annotations
 
 import io
+import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
@@ -14,35 +21,52 @@ from analysis.renderers.render import render_json, render_markdown
 from analysis.schema.report_types import Report
 from annotate.db import read_session
 from annotate.domain.exports import publish
+from annotate.domain.exports.published import (
+    Disclosure,
+    free_text_fields,
+    published_frame,
+    published_times,
+)
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.plan import plan_json
 from annotate.errors import Invalid
+from annotate.services.downstream import with_downstream
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models
 
 
-def publish_study(
+def free_text_choices(engine: Engine, actor: Actor, study: str) -> dict[str, str]:
+    """The study's free-text fields an admin may disclose in the card: field -> what it holds."""
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        return free_text_fields(studies.get_study(session, study).survey_questions)
+
+
+def card_files(
     engine: Engine,
     actor: Actor,
     study: str,
-    folder: Path,
     *,
+    disclose: Iterable[str] = (),
     n_boot: int = 0,
     seed: int = 0,
     license: str = publish.DEFAULT_LICENSE,
-) -> list[Path]:
-    """Write the validation card of `study` into `folder` (new or empty); return the files."""
+) -> dict[str, bytes]:
+    """The validation card's files of `study`, name -> bytes, with the free-text fields of
+    `disclose` (none by default)."""
     with read_session(engine) as session:
         require_admin(session, actor)
         target = studies.get_study(session, study)
     data = study_ratings(engine, study)
     if data.ratings.empty:
         raise Invalid(f"study {study!r} has no ratings yet: nothing to publish")
+    disclosure = Disclosure.of(disclose, data.free_text)
     report = with_reward_models(
         study_report(data, n_boot=n_boot, seed=seed),
         model_inputs(engine, actor, study, data.ratings),
     )
+    report = with_downstream(engine, actor, study, report, n_boot=n_boot or 200, seed=seed)
     protocol = publish.Protocol(
         study=study,
         scale_min=target.scale_min,
@@ -53,10 +77,42 @@ def publish_study(
         n_annotators=int(ordinary_rows(data.ratings)["annotator"].nunique()),  # no adjudicator
         n_simulated=simulated_annotators(data),
         n_rows=len(data.ratings),
-        exclusions=list(data.excluded),
+        exclusions=published_times(list(data.excluded)),
         license=license,
+        free_text=data.free_text,
+        disclosed=sorted(disclosure.free_text),
+        erasures=data.erasures,
     )
-    return publish.write_folder(folder, _files(data, report, protocol))
+    return _files(data, disclosure, published_times(report), protocol)
+
+
+def publish_study(
+    engine: Engine,
+    actor: Actor,
+    study: str,
+    folder: Path,
+    *,
+    disclose: Iterable[str] = (),
+    n_boot: int = 0,
+    seed: int = 0,
+    license: str = publish.DEFAULT_LICENSE,
+) -> list[Path]:
+    """Write the validation card of `study` into `folder` (new or empty); return the files."""
+    files = card_files(
+        engine, actor, study, disclose=disclose, n_boot=n_boot, seed=seed, license=license
+    )
+    return publish.write_folder(folder, files)
+
+
+def card_zip(files: dict[str, bytes], study: str) -> bytes:
+    """The card's files as one zip, made in memory (a page's download: with several servers,
+    no server's disk is the admin's), in a folder named after the study."""
+    buffer = io.BytesIO()
+    folder = publish.folder_name(study)
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in sorted(files.items()):
+            archive.writestr(f"{folder}/{name}", data)
+    return buffer.getvalue()
 
 
 def simulated_annotators(data: StudyRatings) -> int:
@@ -66,16 +122,18 @@ def simulated_annotators(data: StudyRatings) -> int:
     return data.simulated["n_annotators"]
 
 
-def _files(data: StudyRatings, report: Report, protocol: publish.Protocol) -> dict[str, bytes]:
-    ratings = data.ratings.copy()
+def _files(
+    data: StudyRatings, disclosure: Disclosure, report: Report, protocol: publish.Protocol
+) -> dict[str, bytes]:
     left_out = {e["pair_id"] for e in data.excluded}
+    ratings = published_frame(data.ratings, data.free_text, disclosure)
     ratings["excluded"] = ratings["pair_id"].isin(left_out)
     buffer = io.BytesIO()
     ratings.to_parquet(buffer, index=False)
     json_name, md_name, html_name = publish.REPORT_FILES
     extra = {}
     if data.aspects is not None and not data.aspects.empty:  # a study with the aspect checklist
-        aspects = data.aspects.copy()
+        aspects = published_frame(data.aspects, data.free_text, disclosure)
         aspects["excluded"] = aspects["pair_id"].isin(left_out)
         table = io.BytesIO()
         aspects.to_parquet(table, index=False)

@@ -14,7 +14,7 @@ from annotate.db import write_session
 from annotate.domain.crowd import training
 from annotate.domain.rating import ratings
 from annotate.domain.rating.aspects import AspectMarks
-from annotate.domain.rating.ratings import Scores, SubmitResult
+from annotate.domain.rating.ratings import Scores, Submission, SubmitResult
 from annotate.domain.study import accounts
 
 
@@ -40,56 +40,44 @@ def submit_rating(
     page's login token), the save is refused (`LoginNoLongerValid`, nothing written) unless,
     inside the same transaction, it is still this active account's token.
     """
-    args = (engine, annotator_id, assignment_id, scores, seconds, comment, flag_reason, token)
-    answer = (side_preference, rationale, aspect_marks)
+    sent = Submission(
+        scores, seconds, comment, flag_reason, side_preference, rationale, aspect_marks
+    )
     try:
-        return _submit_once(*args, *answer)
+        return _submit_once(engine, annotator_id, assignment_id, sent, token)
     except IntegrityError:
         # A concurrent submit of the same pair won the insert race; ours becomes a revision.
-        return _submit_once(*args, *answer)
+        return _submit_once(engine, annotator_id, assignment_id, sent, token)
 
 
 def _submit_once(
-    engine: Engine,
-    annotator_id: int,
-    assignment_id: int,
-    scores: Scores,
-    seconds: float,
-    comment: str | None,
-    flag_reason: str | None,
-    token: str | None,
-    side_preference: int | None,
-    rationale: str | None,
-    aspect_marks: AspectMarks | None,
+    engine: Engine, annotator_id: int, assignment_id: int, sent: Submission, token: str | None
 ) -> SubmitResult:
     with write_session(engine) as session:
         if token is not None:
             accounts.require_current_login(session, token, annotator_id)
         assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
         training.require_trained(session, annotator_id, assignment.study_id)
-        return ratings.save_scores(
-            session,
-            assignment,
-            scores,
-            seconds=seconds,
-            comment=comment,
-            flag_reason=flag_reason,
-            side_preference=side_preference,
-            rationale=rationale,
-            aspect_marks=aspect_marks,
-        )
+        return ratings.save_scores(session, assignment, sent)
 
 
 def skip_pair(
-    engine: Engine, *, annotator_id: int, assignment_id: int, reason: str, token: str | None = None
+    engine: Engine,
+    *,
+    annotator_id: int,
+    assignment_id: int,
+    reason: str,
+    token: str | None = None,
+    flag: bool = False,
 ) -> None:
     """Mark a pair skipped, with the annotator's reason. Scores already given are kept.
 
-    `token`: as for `submit_rating`.
+    `flag`: the reason is a flag sent without scores (set aside as a skip, in the Flags queue
+    as a flag: `ratings.skip`). `token`: as for `submit_rating`.
     """
-    ratings.check_skip_reason(reason)
+    ratings.check_skip_reason(reason, flag=flag)
     with write_session(engine) as session:
         if token is not None:
             accounts.require_current_login(session, token, annotator_id)
         assignment = ratings.owned_assignment(session, annotator_id, assignment_id)
-        ratings.skip(session, assignment, reason)
+        ratings.skip(session, assignment, reason, flag=flag)

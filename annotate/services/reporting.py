@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 from analysis.designs.adjudication import attach_adjudication
 from analysis.designs.aspects import attach_aspects
 from analysis.designs.attributes import attach_attributes
+from analysis.designs.erasures import attach_erasures
 from analysis.designs.exclusion_rules import (
     EXCLUDED_COLUMN,
     attach_exclusion_rules,
@@ -29,12 +30,15 @@ from analysis.report import build_report
 from analysis.schema.exclusion_types import AnnotatorFacts
 from analysis.schema.report_types import ExcludedPair, Report, SimulatedRatings
 from annotate.db import read_session
-from annotate.db.tables import Annotator, Assignment, Rating, Study, stored_id
+from annotate.db.tables import Annotator, Assignment, Erasure, Rating, Study, stored_id
 from annotate.domain.exports.aspect_export import aspects_dataframe, judge_dataframe
 from annotate.domain.exports.export import ratings_dataframe
+from annotate.domain.exports.pseudonyms import pseudonymised, pseudonyms
+from annotate.domain.exports.published import free_text_fields
 from annotate.domain.operations.exclusion_rules import rules_record
 from annotate.domain.operations.flags import exclusions
 from annotate.domain.rating.quality import annotator_quality
+from annotate.domain.study.accounts import is_simulated
 from annotate.domain.study.plan import plan_document
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
@@ -57,6 +61,8 @@ class StudyRatings:
     alpha: float = 0.05  # the pre-registered alpha
     smallest_effect: float | None = None  # the pre-registered smallest effect (None: margin)
     plan: dict[str, Any] | None = None  # the plan document (annotate.domain.study.plan)
+    free_text: dict[str, str] = field(default_factory=dict)  # free-text column -> what it holds
+    erasures: list[dict[str, object]] = field(default_factory=list)  # participants erased
     simulated: SimulatedRatings | None = None  # a study holding simulated ratings
 
     def rule_values(self) -> Mapping[str, object]:
@@ -102,7 +108,8 @@ def study_names(engine: Engine) -> list[str]:
 
 
 def study_ratings(engine: Engine, study: str) -> StudyRatings:
-    """The study's current ratings (export format) and the settings the report needs."""
+    """The study's current ratings (export format, annotators by pseudonym) and the settings
+    the report needs."""
     with read_session(engine) as session:
         target = get_study(session, study)
         settings = (target.equivalence_margin, target.scale_min, target.scale_max)
@@ -113,14 +120,18 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         ]
         checklist = target.aspect_checklist
         rules = rules_record(session, target)
-        facts = annotator_facts(session, stored_id(target))
+        names = study_pseudonyms(session, stored_id(target))
+        facts = annotator_facts(session, stored_id(target), names)
+        free_text = free_text_fields(target.survey_questions)
+        erased = erasure_log(session, stored_id(target))
         alpha, sesoi = target.alpha, target.smallest_effect
         plan = plan_document(session, target)
         counted = target.count_simulated
         simulated = simulated_summary(session, stored_id(target), counted)
-    ratings = ratings_dataframe(engine, study, simulated=counted)
+    ratings = pseudonymised(ratings_dataframe(engine, study, simulated=counted), names)
     ratings = mark_excluded(ratings, rules["rules"], facts)
     aspects = aspects_dataframe(engine, study, simulated=counted) if checklist else None
+    aspects = pseudonymised(aspects, names) if aspects is not None else None
     judges = judge_dataframe(engine, study) if checklist else None
     return StudyRatings(
         study,
@@ -136,8 +147,47 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         alpha=alpha,
         smallest_effect=sesoi,
         plan=plan,
+        free_text=free_text,
+        erasures=erased,
         simulated=simulated,
     )
+
+
+def pseudonymous(engine: Engine, frame: pd.DataFrame, study: str | None = None) -> pd.DataFrame:
+    """An export of one study or several with each annotator named by their pseudonym in the
+    row's study (a frame without a `study` column: of `study`)."""
+    if frame.empty:
+        return frame
+    if "study" not in frame:
+        return pseudonymous(engine, frame.assign(study=study)).drop(columns="study")
+    parts = []
+    with read_session(engine) as session:
+        for name, rows in frame.groupby("study", sort=False):
+            target = get_study(session, str(name))
+            parts.append(pseudonymised(rows, study_pseudonyms(session, stored_id(target))))
+    return pd.concat(parts).loc[frame.index]
+
+
+def study_pseudonyms(session: Session, study_id: int) -> dict[str, str]:
+    """Account name -> the annotator's pseudonym in the study (simulated accounts keep their
+    names: they are not people, and the card labels them)."""
+    return pseudonyms(session, study_id, keep=is_simulated)
+
+
+def erasure_log(session: Session, study_id: int) -> list[dict[str, object]]:
+    """The study's erasures, oldest first: {at, reason, n_scores, after_ratings}."""
+    rows = session.exec(
+        select(Erasure).where(col(Erasure.study_id) == study_id).order_by(col(Erasure.id))
+    )
+    return [
+        {
+            "at": e.at.date().isoformat(),
+            "reason": e.reason,
+            "n_scores": e.n_scores,
+            "after_ratings": e.after_ratings,
+        }
+        for e in rows
+    ]
 
 
 def simulated_summary(session: Session, study_id: int, counted: bool) -> SimulatedRatings | None:
@@ -160,25 +210,30 @@ def simulated_summary(session: Session, study_id: int, counted: bool) -> Simulat
 
 
 def ratings_export(engine: Engine, study: str | None = None) -> pd.DataFrame:
-    """The ratings export of one study or all, each row marked with why a pre-registered
-    exclusion rule of its study excludes its annotator (`annotator_excluded`, '' if none)."""
+    """The ratings export of one study or all, annotators by their pseudonym in each study,
+    each row marked with why a pre-registered exclusion rule of its study excludes its
+    annotator (`annotator_excluded`, '' if none)."""
     frame = ratings_dataframe(engine, study)
     marked = []
     with read_session(engine) as session:
         for name, rows in frame.groupby("study", sort=False):
             target = get_study(session, str(name))
-            facts = annotator_facts(session, stored_id(target))
-            marked.append(mark_excluded(rows, target.exclusion_rules, facts))
+            names = study_pseudonyms(session, stored_id(target))
+            facts = annotator_facts(session, stored_id(target), names)
+            marked.append(mark_excluded(pseudonymised(rows, names), target.exclusion_rules, facts))
     if not marked:
         return frame.assign(**{EXCLUDED_COLUMN: pd.Series(dtype=str)})
     return pd.concat(marked).loc[frame.index]
 
 
-def annotator_facts(session: Session, study_id: int) -> list[AnnotatorFacts]:
-    """Per annotator, the figures the exclusion rules read (gold pairs included)."""
+def annotator_facts(
+    session: Session, study_id: int, names: Mapping[str, str] | None = None
+) -> list[AnnotatorFacts]:
+    """Per annotator, the figures the exclusion rules read (gold pairs included), named by
+    `names` (account name -> pseudonym) when given."""
     return [
         {
-            "annotator": q.annotator,
+            "annotator": (names or {}).get(q.annotator, q.annotator),
             "pairs_rated": q.rated,
             "gold_answered": q.gold_rated,
             "gold_failed": q.gold_rated - q.gold_correct,
@@ -204,12 +259,14 @@ def study_report(
     holm: bool = False,
     n_boot: int = 0,
     seed: int = 0,
+    mixed: bool = True,
 ) -> Report:
     """The validation report of a study, without the annotators its exclusion rules exclude,
     with the figures of the design options it uses (`with_study_options`); the margin and alpha
     default to the study's pre-registered plan (the margin in its unit, with its record: a
     margin given here is in scale points and has no record; the report says where it departs
-    from the plan)."""
+    from the plan). `mixed` False skips the mixed model (the results page shows none of its
+    figures; its report downloads are built in full)."""
     margin, unit, record = data.margin_settings(margin)
     ratings = data.primary()
     report = build_report(
@@ -225,6 +282,7 @@ def study_report(
         scale_min=data.scale_min,
         scale_max=data.scale_max,
         excluded_pairs=data.excluded,
+        mixed=mixed,
     )
     return with_study_options(report, data)
 
@@ -236,8 +294,10 @@ def with_study_options(report: Report, data: StudyRatings) -> Report:
     report = attach_preference(report, ratings)
     left_out = [e["pair_id"] for e in data.excluded]
     report = attach_aspects(report, data.primary_aspects(), ratings, data.judges, left_out)
-    report = attach_attributes(report, ratings)
+    # free-text answers would make a group of one: never tables by them
+    report = attach_attributes(report, ratings.drop(columns=list(data.free_text), errors="ignore"))
     report = attach_adjudication(report, ratings)
+    report = attach_erasures(report, data.erasures)
     if data.simulated is not None:
         report["simulated"] = data.simulated
     return with_exclusion_rules(report, data)

@@ -23,6 +23,7 @@ from annotate.domain.models import model_files, reward_models
 from annotate.domain.models.reward_models import ModelImportSummary, PairPrediction
 from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_admin, require_role
 from annotate.services.audited import admin_change
+from annotate.services.reporting import pseudonymous
 
 
 def import_model(
@@ -92,8 +93,8 @@ def model_inputs(
         predictions = reward_models.prediction_frame(session, study)
         comments = reward_models.pair_comments(session, study)
     if ratings is None:
-        ratings = ratings_dataframe(engine, study)
-    return ModelInputs(study, ratings, predictions, comments)
+        ratings = pseudonymous(engine, ratings_dataframe(engine, study))
+    return ModelInputs(study, ratings, predictions, pseudonymous(engine, comments, study))
 
 
 def with_reward_models(report: Report, inputs: ModelInputs) -> Report:
@@ -133,7 +134,7 @@ def audited_pair_detail(engine: Engine, actor: Actor, study: str, record_id: str
         predictions = reward_models.pair_predictions(session, study, record_id)
         comments = reward_models.pair_comments(session, study)
         pair = reward_models.pair_texts(session, study, record_id)
-    mine = comments[comments["pair_id"] == record_id]
+    mine = pseudonymous(engine, comments[comments["pair_id"] == record_id], study)
     return AuditedPair(
         pair, predictions, list(zip(mine["annotator"], mine["comment"], strict=True))
     )

@@ -42,6 +42,7 @@ from annotate.db.tables import (
 )
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
+from annotate.domain.study.accounts import SIMULATED_PREFIX
 from annotate.domain.study.permissions import SYSTEM, Actor
 from annotate.errors import Conflict
 from annotate.services.audited import admin_change
@@ -51,17 +52,8 @@ VALIDATING_EFFECTS: dict[str, float] = {"rubric_alignment": 1.5}
 """Effects of a benchmark that should validate: ties on general quality, rubric diverges."""
 
 
-SIMULATED_PREFIX = "sim-"
-
-
 def simulated_names(n_annotators: int) -> list[str]:
     return [f"{SIMULATED_PREFIX}{i + 1:02d}" for i in range(n_annotators)]
-
-
-def is_simulated(name: str) -> bool:
-    """Whether an account name is one `simulated_names` gives (made-up ratings, not a person)."""
-    number = name.removeprefix(SIMULATED_PREFIX)
-    return number != name and number.isdigit()
 
 
 class RealRatingsPresent(Conflict):

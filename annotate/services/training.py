@@ -47,6 +47,9 @@ class TrainingStep:
     dimension_labels: dict[str, str] = field(default_factory=dict)
     dimension_definitions: dict[str, str] = field(default_factory=dict)
     guidelines: str = ""
+    aspect_checklist: bool = False  # the study's design options: the practice asks them too
+    ask_preference: bool = False
+    rationale: str = "off"
     screenout_code: str | None = None
     screenout_link: str | None = None
 
@@ -87,6 +90,9 @@ def _step(session: Session, actor_id: int, study: Study) -> TrainingStep:
         dimension_labels=dict(study.dimension_labels),
         dimension_definitions=dict(study.dimension_definitions),
         guidelines=study.guidelines,
+        aspect_checklist=study.aspect_checklist,
+        ask_preference=study.ask_preference,
+        rationale=study.rationale,
         screenout_code=code,
         screenout_link=completion_link(study, code) if code else None,
     )
@@ -100,15 +106,28 @@ def answer_practice(
     practice_id: str,
     scores: dict[str, dict[str, int | None]],
     token: str | None = None,
+    aspect_marks: dict[str, list[int | None]] | None = None,
+    side_preference: int | None = None,
+    rationale: str | None = None,
 ) -> PracticeFeedback:
-    """Record the actor's scores of a practice pair; return the feedback (TrainingError when
-    a score is missing or the practice is over)."""
+    """Record the actor's answers to a practice pair (the scores; the aspect marks and the
+    preference with its rationale when the study asks for them); return the feedback
+    (TrainingError when an answer is missing or the practice is over)."""
 
     def once() -> PracticeFeedback:
         with write_session(engine) as session:
             _check_login(session, token, actor_id)
             target = get_study(session, study)
-            return training.answer_practice(session, actor_id, target, practice_id, scores)
+            return training.answer_practice(
+                session,
+                actor_id,
+                target,
+                practice_id,
+                scores,
+                aspect_marks=aspect_marks,
+                side_preference=side_preference,
+                rationale=rationale,
+            )
 
     return _retried(once)
 

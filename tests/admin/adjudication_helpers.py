@@ -10,7 +10,7 @@ rejected rubric-alignment differences (the other dimensions are 3 on both sides)
     p003: +1 +1, a2 skips it ("unclear"), and an admin sends that skip to adjudication
 
 so the queue is {p003} with no threshold, {p001, p003} at 2 and {p001, p002, p003} at 1.
-a3 and a4 never had a pair; a4 is deactivated; boss0 is the admin.
+a3 and a4 are adjudicators and never had a pair; a4 is deactivated; boss0 is the admin.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def make_disputed(engine: Engine) -> int:
     make_people(engine, 5)
     (admin,) = make_people(engine, 1, prefix="boss", role="admin")
     with write_session(engine) as session:
+        for name in ("a3", "a4"):
+            accounts.set_role(session, name, "adjudicator")
         accounts.set_active(session, "a4", False)
     plans.make_plan(
         engine, SYSTEM, study="s", annotators=["a0", "a1", "a2"], selection=PairSelection()

@@ -91,7 +91,7 @@ def test_only_admins_see_or_change_the_queue(engine, disputed):
 def test_a_pair_goes_blind_to_someone_who_never_had_it(engine, disputed):
     adjudication.set_threshold(engine, SYSTEM, study="s", threshold=2)
     assert adjudication.eligible(engine, disputed, "s", "p001") == ["a3"]  # a4 is inactive
-    for who, refusal in (("a0", "already had it"), ("a4", "deactivated")):
+    for who, refusal in (("a0", "has the annotator role"), ("a4", "deactivated")):
         with pytest.raises((Conflict, AdjudicationError), match=refusal):
             adjudication.send(engine, disputed, study="s", record_id="p001", adjudicator=who)
     with pytest.raises(AdjudicationError, match="not in the adjudication queue"):
@@ -101,7 +101,7 @@ def test_a_pair_goes_blind_to_someone_who_never_had_it(engine, disputed):
     made = assignment_of(engine, "a3", "p001")
     assert (made.purpose, made.status, made.position) == ("adjudication", "pending", 0)
     assert made.chosen_side == blinding.chosen_side(7, "a3", "p001")  # make_study's seed 7
-    with pytest.raises(Conflict, match="already adjudicates"):
+    with pytest.raises(Conflict, match="already with adjudicator a3"):
         adjudication.send(engine, disputed, study="s", record_id="p001", adjudicator="a3")
     (queued,) = adjudication.queue(engine, SYSTEM, "s")[1][:1]
     assert [(a.name, a.status) for a in queued.adjudicators] == [("a3", "pending")]

@@ -103,10 +103,11 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     at.toggle(key=f"{key}_pool").set_value(True)
     at.toggle(key=f"{key}_enrol").set_value(True)
     _button(at, "Save settings").click().run()
-    assert "Study pilot**: confirm to change these settings." in _texts(at)
+    assert "Study pilot: not saved yet.** Confirm to change these settings" in _texts(at)
     preview = at.dataframe[0].value.set_index("setting")
-    assert preview.loc["overlap", "now"] == "3"
-    assert preview.loc["overlap", "after"] == "4"
+    assert preview.loc["annotators per pair (k)", "now"] == "3"  # words, not setting names
+    assert preview.loc["annotators per pair (k)", "after"] == "4"
+    assert tuple(preview.loc["open pool"]) == ("off", "on")
     with read_session(page_engine) as session:
         assert get_study(session, "pilot").overlap == 3  # nothing saved before the confirmation
     _button(at, "Confirm").click().run()
@@ -165,7 +166,7 @@ def test_upload_a_dataset_into_a_new_study_domain_from_the_file_name(page_engine
     lines = "".join(json.dumps(_record(f"r{i}")) + "\n" for i in range(3))
     _upload(at, "Society_and_Culture_test.jsonl", lines.encode(), "(a new study)", new="up")
     assert not at.exception
-    assert "Imported into up" in _texts(at)
+    assert "Imported 1 file(s) into up" in _texts(at)
     with read_session(page_engine) as session:
         study = get_study(session, "up")
         pairs = session.exec(select(Pair).where(Pair.study_id == study.id)).all()
@@ -226,7 +227,7 @@ def test_deactivate_rotate_and_change_role(page_engine, open_page, boss):
     (block,) = [c.value for c in at.code]
     assert block.startswith("a1\thttp")
     assert "token=" in block
-    at.selectbox(key="manage_account").set_value("a2")
+    at.selectbox(key="manage_account").set_value("a2").run()  # a browser reruns on each pick
     at.selectbox(key="manage_role").set_value("researcher")
     _button(at, "Set role").click().run()
     with read_session(page_engine) as session:
@@ -291,7 +292,7 @@ def test_open_the_pool_and_enrolment_on_the_assignments_page(page_engine, open_p
 # ---------------------------------------------------------------- progress
 
 
-def test_progress_shows_counts_chart_and_flags(page_engine, open_page, boss):
+def test_progress_shows_counts_work_bars_and_flags(page_engine, open_page, boss):
     from annotate.domain.assignment import PairSelection
     from annotate.services import plans
 
@@ -324,7 +325,31 @@ def test_progress_shows_counts_chart_and_flags(page_engine, open_page, boss):
     assert int(domains["done"].sum()) == 2
     flags = at.dataframe[2].value
     assert list(flags["reason"]) == ["the <b>rubric</b> is empty"]
-    assert len(at.get("plotly_chart")) == 1
+    assert annotators.loc["a0", "done of assigned"] == 2 / annotators.loc["a0", "assigned"]
+    assert len(at.get("plotly_chart")) == 0  # no Plotly on the admin's landing page
+
+
+@pytest.mark.parametrize(
+    ("settings", "said", "not_said"),
+    [
+        ({}, "plan the work, or open the pool", "crowd link"),
+        ({"pool_open": True}, "Nobody has pulled a pair", "plan the work"),
+        ({"pool_open": True, "enrolment_open": True}, "share the crowd link", "plan the work"),
+    ],
+)
+def test_progress_before_any_work_speaks_of_the_study_s_way_of_working(
+    page_engine, open_page, boss, settings, said, not_said
+):
+    from annotate.domain.study.studies import update_study
+
+    with write_session(page_engine) as session:
+        update_study(session, "s", **settings)
+    at = open_page(boss, pick="s")
+    assert said in _texts(at)
+    assert not_said not in _texts(at)
+    metrics = {m.label: m.value for m in at.metric}
+    expected = 6 * 2 if settings else 0  # a pool: every slot is to rate; no plan: nothing
+    assert metrics["Still to rate"] == str(expected)
 
 
 # ---------------------------------------------------------------- crowd enrolment

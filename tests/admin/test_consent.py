@@ -225,15 +225,15 @@ def test_declining_on_the_page_shows_the_screen_out_code_and_its_link(page_engin
     assert "NOCONSENT" in _texts(at)
     target = PROLIFIC.replace("{code}", "NOCONSENT")
     assert [b.url for b in at.get("link_button")] == [target]
-    (script,) = [h for h in at.get("html") if target in str(h.proto)]
-    assert "window.location.assign" in str(script.proto)
+    # No script (the Content-Security-Policy would block it): the button is the way back.
+    assert not [h for h in at.get("html") if target in str(h.proto)]
     assert assignments(page_engine, 1) == []
     again = _open_link(page_engine, open_page)  # coming back: still screened out
     assert "NOCONSENT" in _texts(again)
     assert not [b for b in again.button if b.key == "crowd_start"]
 
 
-def test_the_done_page_sends_the_participant_back_with_the_completion_code(page_engine, open_page):
+def test_the_done_page_gives_the_way_back_with_the_completion_code(page_engine, open_page):
     _crowd(page_engine, pool_quota=1, completion_code="FINISHED-1", completion_url=PROLIFIC)
     at = _open_link(page_engine, open_page)
     at.button(key="crowd_start").click().run()
@@ -243,7 +243,7 @@ def test_the_done_page_sends_the_participant_back_with_the_completion_code(page_
     assert "FINISHED-1" in _texts(at)
     target = PROLIFIC.replace("{code}", "FINISHED-1")
     assert [b.url for b in at.get("link_button")] == [target]
-    assert any(target in str(h.proto) for h in at.get("html"))
+    assert not any(target in str(h.proto) for h in at.get("html"))  # a button, no redirect
 
 
 def test_a_done_page_without_a_completion_url_shows_only_the_code(page_engine, open_page):
@@ -301,3 +301,40 @@ def test_the_admin_s_texts_are_drawn_inert_on_the_consent_and_survey_pages(page_
     assert at.button(key="crowd_start")
     record = _participation(page_engine, 1)
     assert record.survey == {"q": hostile}  # stored as given, drawn inert
+
+
+def _people(engine) -> list[str]:
+    from annotate.db.tables import Annotator
+
+    with read_session(engine) as session:
+        return [a.name for a in session.exec(select(Annotator))]
+
+
+def test_a_visit_that_does_nothing_creates_no_account_consent_creates_it(page_engine, open_page):
+    """Issue 24, item 7: an account is created only at the first deliberate action."""
+    study_id = _crowd(page_engine, consent_text=CONSENT)
+    before = _people(page_engine)
+    at = _open_link(page_engine, open_page)
+    assert [b.key for b in at.button] == ["consent_accept", "consent_decline"]
+    at.run()  # a reload
+    assert _people(page_engine) == before
+    assert "token" not in at.query_params
+    at.button(key="consent_accept").click().run()
+    (account,) = [n for n in _people(page_engine) if n not in before]
+    assert account == f"prolific:{PID}"
+    with read_session(page_engine) as session:
+        (found,) = session.exec(select(Participation)).all()
+    assert found.consent == ACCEPTED
+    assert assignments(page_engine, study_id) == []  # Start still to come
+
+
+def test_without_a_consent_page_start_creates_the_account_and_reserves(page_engine, open_page):
+    study_id = _crowd(page_engine)
+    before = _people(page_engine)
+    at = _open_link(page_engine, open_page)
+    assert at.title[0].value == "Welcome"
+    assert _people(page_engine) == before
+    at.button(key="crowd_start").click().run()
+    assert len(_people(page_engine)) == len(before) + 1
+    assert [a.status for a in assignments(page_engine, study_id)] == ["pending"]
+    assert not at.exception

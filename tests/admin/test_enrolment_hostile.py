@@ -24,6 +24,7 @@ from annotate.config import (
     ENROLMENT_CAP_ENV,
     FIRST_RESERVATION_ENV,
     STARTS_PER_MINUTE_ENV,
+    UNPROVEN_SHARE_ENV,
     EnrolmentLimits,
     enrolment_limits,
 )
@@ -43,6 +44,7 @@ def limits(monkeypatch) -> EnrolmentLimits:
     monkeypatch.setenv(ENROLMENT_CAP_ENV, "12")
     monkeypatch.setenv(STARTS_PER_MINUTE_ENV, "5")
     monkeypatch.setenv(FIRST_RESERVATION_ENV, "5")
+    monkeypatch.setenv(UNPROVEN_SHARE_ENV, "100")  # the share is tested on its own below
     return enrolment_limits()
 
 
@@ -78,12 +80,14 @@ def _live(engine, now: datetime) -> list[Assignment]:
     return [a for a in rows if a.reserved_until.replace(tzinfo=UTC) > now]
 
 
-def _drain(engine, key: str, now: datetime, prefix: str, n: int = 40) -> list[str]:
+def _drain(
+    engine, key: str, now: datetime, prefix: str, n: int = 40, study: str = "crowd"
+) -> list[str]:
     """`n` made-up participants opening the link and pressing Start at `now`; their refusals."""
     refused = []
     for i in range(n):
         try:
-            _start(engine, key, f"{prefix}{i:03d}", now)
+            _start(engine, key, f"{prefix}{i:03d}", now, study)
         except EnrolmentError as error:
             refused.append(str(error))
     return refused
@@ -207,7 +211,8 @@ def test_made_up_participants_coming_back_through_the_rating_page_are_limited(
     assert all(a.reserved_until.replace(tzinfo=UTC) == later + timedelta(minutes=5) for a in held)
 
 
-def test_start_on_a_study_with_nothing_left_says_so(page_engine, open_page):
+def test_start_on_a_study_with_nothing_left_says_so(page_engine, open_page, monkeypatch):
+    monkeypatch.setenv(UNPROVEN_SHARE_ENV, "100")  # no share limit: one slot would be "busy"
     make_study(page_engine, "crowd", pairs=1, overlap=1, pool_open=True, enrolment_open=True)
     with read_session(page_engine) as session:
         key = get_study(session, "crowd").enrolment_key or ""
@@ -216,3 +221,22 @@ def test_start_on_a_study_with_nothing_left_says_so(page_engine, open_page):
     second = open_page(study="crowd", key=key, PROLIFIC_PID="p2", SESSION_ID="s2")
     second.button(key="crowd_start").click().run()
     assert [i.value for i in second.info] == [NOTHING_LEFT]
+
+
+def test_a_burst_on_a_small_study_holds_at_most_a_share_of_its_slots(engine, monkeypatch):
+    """Issue 24, item 7: 40 made-up ids on a study of 6 pairs wanted 3 times (18 slots), with
+    the default limits (1,000 participants, 60 Starts a minute), hold at most a quarter of the
+    slots; the others stay for participants who have rated, and the made-up ones lapse."""
+    for name in (ENROLMENT_CAP_ENV, STARTS_PER_MINUTE_ENV, FIRST_RESERVATION_ENV):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv(UNPROVEN_SHARE_ENV, raising=False)
+    make_study(engine, "small", pairs=6, overlap=3, pool_open=True, enrolment_open=True)
+    with read_session(engine) as session:
+        key = get_study(session, "small").enrolment_key or ""
+    refused = _drain(engine, key, T0, "fake", study="small")
+    held = _live(engine, T0)
+    assert len(held) == 18 * enrolment_limits().unproven_share_percent // 100 == 4
+    assert set(refused) == {BUSY}
+    assert len(refused) == 40 - 4
+    # Ten minutes later the made-up reservations have lapsed: a genuine participant starts.
+    assert _start(engine, key, "genuine", T0 + timedelta(minutes=11), "small") is not None

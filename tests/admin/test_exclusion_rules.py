@@ -19,7 +19,7 @@ from annotate.services import data as data_services
 from annotate.services import plans
 from annotate.services.exclusion_rules import set_study_rules, study_rules
 from annotate.services.publish import publish_study
-from annotate.services.reporting import study_ratings, study_report
+from annotate.services.reporting import study_pseudonyms, study_ratings, study_report
 from annotate.vocabulary import DIMENSIONS
 
 GOLD = ("p000", "p001", "p002")
@@ -146,10 +146,13 @@ def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned
     set_study_rules(engine, SYSTEM, "s", {"max_gold_failures": 1, "min_median_seconds": 3})
     rate_all(engine, study_id, ids)
     data = study_ratings(engine, "s")
-    facts = {f["annotator"]: f for f in data.annotator_facts}
+    with read_session(engine) as session:
+        alias = study_pseudonyms(session, study_id)  # reports name annotators by pseudonym
+    named = {v: k for k, v in alias.items()}
+    facts = {named[f["annotator"]]: f for f in data.annotator_facts}
     # 12 pairs each (9 ordinary + 3 gold); a1 fails all 3 gold; a2 straight-lines 9 of 12
     assert facts["a0"] == {
-        "annotator": "a0",
+        "annotator": alias["a0"],
         "pairs_rated": 12,
         "gold_answered": 3,
         "gold_failed": 0,
@@ -163,7 +166,7 @@ def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned
     assert report["n_annotators"] == 1  # a1 (gold) and a2 (time) left out
     assert report["n_pair_ratings"] == 9  # gold pairs are not in the ratings
     found = report["exclusion_rules"]
-    assert found["excluded"] == ["a1", "a2"]
+    assert sorted(found["excluded"]) == sorted([alias["a1"], alias["a2"]])
     assert found["record"]["note"] == "rules set before data"
     rows = {r["variant"]: r for r in found["sensitivity"]}
     assert {v: (r["n_annotators"], r["n_pair_ratings"]) for v, r in rows.items()} == {
@@ -178,7 +181,7 @@ def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned
     # The export marks each row with why its annotator is excluded (from the same rules).
     exported = data_services.export_ratings(engine, SYSTEM, "s")
     marked = exported.groupby("annotator")["annotator_excluded"].unique()
-    assert {a: list(v) for a, v in marked.items()} == {
+    assert {named[a]: list(v) for a, v in marked.items()} == {
         "a0": [""],
         "a1": ["max_gold_failures: 3 failed > 1 failed"],
         "a2": ["min_median_seconds: 1 s < 3 s"],
@@ -187,13 +190,13 @@ def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned
     card = tmp_path / "card"
     publish_study(engine, SYSTEM, "s", card)
     published = pd.read_parquet(card / "ratings.parquet")
-    assert set(published.loc[published["annotator"] == "a2", "annotator_excluded"]) == {
+    assert set(published.loc[published["annotator"] == alias["a2"], "annotator_excluded"]) == {
         "min_median_seconds: 1 s < 3 s"
     }
     text = (card / "README.md").read_text(encoding="utf-8")
     assert "Pre-registered exclusion rules (rules set before data): more gold pairs failed" in text
-    assert "| a1 | max_gold_failures: 3 failed > 1 failed |" in text
-    assert "| a2 | min_median_seconds: 1 s < 3 s |" in text
+    assert f"| {alias['a1']} | max_gold_failures: 3 failed > 1 failed |" in text
+    assert f"| {alias['a2']} | min_median_seconds: 1 s < 3 s |" in text
     # rules excluding everyone: the report is refused with a clear error
     set_study_rules(engine, SYSTEM, "s", {"min_median_seconds": 100}, force=True)
     with pytest.raises(ValueError, match="exclude every annotator"):

@@ -52,7 +52,7 @@ def test_rules_set_before_any_rating_are_saved(page_engine, open_page, boss):
     assert not at.exception
     assert "Exclusion rules of fresh saved." in page_texts(at)
     assert rules_of(page_engine, "fresh") == {"min_gold_accuracy": 0.5, "max_gold_failures": 1}
-    assert "Rules: min_gold_accuracy = 0.5, max_gold_failures = 1 (set " in captions(at)
+    assert "Rules: least gold accuracy 0.5, most gold failures 1 (set " in captions(at)
 
 
 def test_after_the_first_rating_the_force_box_is_needed(page_engine, open_page, boss):

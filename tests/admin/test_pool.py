@@ -72,13 +72,79 @@ def test_nobody_gets_a_pair_twice_and_no_pair_goes_past_k(engine):
     assert max(map(len, got.values())) - min(map(len, got.values())) <= 1
 
 
-def test_the_pair_with_the_fewest_slots_comes_first(engine):
-    study_id = _pool(engine, pairs=3, overlap=3)
+def test_in_breadth_order_the_pair_with_the_fewest_slots_comes_first(engine):
+    study_id = _pool(engine, pairs=3, overlap=3, pool_order="breadth")
     ids = make_people(engine, 3)
     first = _get(engine, pull_next(engine, ids[0], study_id)).pair_id
     second = _get(engine, pull_next(engine, ids[1], study_id)).pair_id
     third = _get(engine, pull_next(engine, ids[2], study_id)).pair_id
     assert len({first, second, third}) == 3
+
+
+def _pilot_pull(engine, study_id, person):
+    pulled = pull_next(engine, person, study_id)
+    return None if pulled is None else (pulled, _get(engine, pulled))
+
+
+def _run_pilot(engine, study_id, ids, schedule):
+    """Each person pulls and rates until the pool gives them nothing (quota 6): one after the
+    other ("sequential"), taking turns ("turns"), or all holding a reservation at once
+    ("reserved": everyone pulls before anyone rates)."""
+    orders: dict[int, list[int]] = {i: [] for i in ids}
+    if schedule == "sequential":
+        for person in ids:
+            while (got := _pilot_pull(engine, study_id, person)) is not None:
+                orders[person].append(got[1].pair_id)
+                rate(engine, person, got[0])
+        return orders
+    while True:
+        pulled = [(p, got) for p in ids if (got := _pilot_pull(engine, study_id, p)) is not None]
+        if not pulled:
+            return orders
+        for person, (assignment_id, item) in pulled:
+            orders[person].append(item.pair_id)
+            if schedule == "turns":
+                rate(engine, person, assignment_id)
+        if schedule == "reserved":
+            for person, (assignment_id, _) in pulled:
+                rate(engine, person, assignment_id)
+
+
+@pytest.mark.parametrize("schedule", ["sequential", "turns", "reserved"])
+def test_a_three_person_pilot_fills_six_pairs_three_times(engine, schedule):
+    """Issue 22.3: overlap 3, 6 pairs each, 30 pairs in the pool: depth first (the default)
+    ends with 6 pairs rated 3 times; breadth first spread the same 18 ratings over 18 pairs."""
+    study_id = _pool(engine, pairs=30, overlap=3, pool_quota=6)
+    ids = make_people(engine, 3)
+    orders = _run_pilot(engine, study_id, ids, schedule)
+    assert [len(o) for o in orders.values()] == [6, 6, 6]
+    assert all(len(set(o)) == 6 for o in orders.values())  # nobody got a pair twice
+    assert sorted(rated_per_pair(engine, study_id).values()) == [3] * 6
+    assert len({frozenset(o) for o in orders.values()}) == 1  # the same six pairs
+    if schedule == "sequential":  # each one's own draw orders the partly filled pairs
+        assert len({tuple(o) for o in orders.values()}) == 3
+
+
+def test_breadth_order_spreads_the_same_pilot_over_eighteen_pairs(engine):
+    study_id = _pool(engine, pairs=30, overlap=3, pool_quota=6, pool_order="breadth")
+    ids = make_people(engine, 3)
+    _run_pilot(engine, study_id, ids, "sequential")
+    assert sorted(rated_per_pair(engine, study_id).values()) == [1] * 18
+
+
+def test_depth_order_never_gives_a_person_the_same_pair_twice_and_keeps_k(engine):
+    study_id = _pool(engine, pairs=4, overlap=2)
+    ids = make_people(engine, 5)
+    orders = _run_pilot(engine, study_id, ids, "turns")
+    assert all(len(set(o)) == len(o) for o in orders.values())
+    assert sorted(rated_per_pair(engine, study_id).values()) == [2] * 4
+    positions = [_positions(engine, person, study_id) for person in ids]
+    assert all(p == list(range(len(p))) for p in positions)  # queue order recorded
+
+
+def _positions(engine, person, study_id):
+    mine = [a for a in assignments(engine, study_id) if a.annotator_id == person]
+    return [a.position for a in sorted(mine, key=lambda a: a.id)]
 
 
 def test_closed_pool_quota_and_inactive_accounts_get_nothing(engine):

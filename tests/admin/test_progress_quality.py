@@ -12,8 +12,10 @@ from annotate.db.tables import Pair, Study
 from annotate.domain.assignment import PairSelection
 from annotate.domain.assignment.blinding import side_of
 from annotate.domain.rating.quality import GoldError, mark_gold
-from annotate.services import plans, progress
+from annotate.domain.study.permissions import SYSTEM
+from annotate.services import adjudication, flags, plans, progress
 from annotate.services.rating import skip_pair
+from annotate.services.work import pull_next
 
 
 @pytest.fixture
@@ -63,6 +65,57 @@ def test_progress_per_annotator_and_domain(rated):
     assert [(f.annotator, f.reason) for f in board.flagged] == [("a0", "broken markdown")]
     assert board.gold[0].record_id == "p000"
     assert board.gold[0].expect == "chosen"
+
+
+def test_an_open_pool_counts_slots_ratings_adjudications_and_what_is_left(engine):
+    """Issue 22.6: overlap 2 over 5 pairs is 10 slots. a0 and a1 rate X, a0 rates and flags Y,
+    a2 holds a reservation, and an adjudicator's rating of Y is not Y's second rating."""
+    study_id = make_study(engine, "s", pairs=5, overlap=2, pool_open=True)
+    a0, a1, a2 = make_people(engine, 3)
+    (judge,) = make_people(engine, 1, prefix="judge", role="adjudicator")
+    x = pull_next(engine, a0, study_id)
+    rate(engine, a0, x)
+    rate(engine, a1, pull_next(engine, a1, study_id))  # depth first: X again
+    y = pull_next(engine, a0, study_id)
+    rate(engine, a0, y, flag_reason="both answers cut off")
+    reserved = pull_next(engine, a2, study_id)
+    assert reserved is not None
+    (item,) = flags.flag_queue(engine, SYSTEM, "s")
+    flags.resolve_flag(
+        engine, SYSTEM, study="s", assignment_id=item.assignment_id, action="adjudication", note=""
+    )
+    adjudication.send(engine, SYSTEM, study="s", record_id=item.record_id, adjudicator="judge0")
+    (sent,) = [a for a in assignments(engine, study_id) if a.annotator_id == judge]
+    rate(engine, judge, sent.id)
+
+    board = progress.dashboard(engine, SYSTEM, "s")
+    totals = board.totals
+    assert (totals.pool, totals.pairs, totals.slots) == (True, 5, 10)
+    assert totals.ratings == 3  # not 4: the adjudication is not a rating of the k
+    assert totals.complete == 1  # X; Y has one rating and an adjudication
+    assert totals.in_progress == 1  # a2's reservation
+    assert totals.to_rate == 10 - 3  # reserved or never pulled, all still to rate
+    assert (totals.adjudications, totals.adjudicated) == (1, 1)
+    rows = {r.name: r for r in board.annotators}
+    assert (rows["judge0"].assigned, rows["judge0"].done, rows["judge0"].adjudicated) == (0, 0, 1)
+    assert sum(r.done for r in board.annotators) == 3
+    assert sum(d.complete for d in board.domains) == 1
+    assert sum(d.adjudicated for d in board.domains) == 1
+
+
+def test_a_fixed_plan_s_still_to_rate_is_what_is_planned_and_not_done(rated):
+    engine, _study_id, ids, boss, items = rated
+    rate(engine, ids[0], items[ids[0]][0].id)
+    skip_pair(engine, annotator_id=ids[1], assignment_id=items[ids[1]][0].id, reason="unclear")
+    totals = progress.dashboard(engine, boss, "s").totals
+    planned = sum(1 for i in assignments(engine, _study_id) if not _gold(engine, i.pair_id))
+    assert totals.pool is False
+    assert totals.in_progress == totals.to_rate == planned - totals.ratings
+
+
+def _gold(engine, pair_id: int) -> bool:
+    with read_session(engine) as session:
+        return session.get(Pair, pair_id).gold_preference is not None
 
 
 def test_gold_accuracy_and_straight_lining(rated):

@@ -44,3 +44,30 @@ def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(
     assert "COUNTED in every figure" in shown
     assert "**Analysis plan:** INTERIM: 20 of 50 planned pairs analysed." in shown
     assert "not the pre-registered analysis" not in shown  # the page's defaults are the plan
+
+
+def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
+    page_engine, open_page
+) -> None:
+    from annotate.services.demo import demo_data_folder, set_up_demo_downstream
+
+    set_up_demo_downstream(page_engine, demo_data_folder(), 3)
+    store_simulated_ratings(page_engine, "demo-downstream", n_annotators=2, seed=3)
+    with write_session(page_engine) as session:
+        token = accounts.create_account(session, "reader", role="researcher")[1]
+    at = open_page(token=token, pick="demo-downstream")
+    assert "Downstream" in [h.value for h in at.subheader]
+    text = "\n".join(str(m.value) for m in at.markdown)
+    assert "Over 3 reward models, the humans" in text
+    assert len(at.get("plotly_chart")) >= 2  # the scaling curve and the judge-human chart
+    assert not at.exception
+    at = open_page(token=token, pick="demo-bon-madeup-rm-a")
+    infos = "\n".join(str(i.value) for i in at.info)
+    assert "Comparison study" in infos
+    verdicts = "\n".join(str(s.value) for s in [*at.success, *at.warning])
+    assert "Validated" not in verdicts
+    assert "Not validated" not in verdicts
+    (table,) = [d.value for d in at.dataframe if "Dimension" in d.value.columns]
+    assert "Verdict" not in table.columns
+    assert {"Mean expected", "Mean baseline"} <= set(table.columns)
+    assert not at.exception

@@ -60,6 +60,60 @@ def test_the_training_is_typed_as_yaml_and_saved_after_confirm(page_engine, open
     assert _audit(page_engine)[-1].after["settings_file"] == "training (Studies page)"
 
 
+PAGES = (
+    "admin_progress.py",
+    "admin_flags.py",
+    "admin_adjudication.py",
+    "admin_data.py",
+    "admin_people.py",
+    "admin_assign.py",
+    "admin_audit.py",
+    "admin_studies.py",
+)
+
+
+def _ask_for_training(at, engine) -> None:
+    key = f"study_{_study(engine).id}_training_yaml"
+    typed = {"practice_pairs": PRACTICE_PAIRS, "comprehension_questions": QUESTIONS}
+    at.text_area(key=key).input(yaml.safe_dump(typed))
+    _button(at, "Save training").click().run()
+
+
+def test_a_pending_change_stays_shown_on_every_admin_page_until_confirmed(
+    page_engine, open_page, boss
+):
+    """Issue 22.2 (point 3): "Save training" in an expander that collapses used to hide the
+    confirmation; the change stays pending, in words, with Confirm and Cancel, on every page."""
+    at = open_page(boss, page="admin_studies.py", pick="s")
+    _ask_for_training(at, page_engine)
+    for page in PAGES:
+        at.switch_page(f"app_pages/{page}").run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert "**Study s: not saved yet.** Confirm" in page_texts(at), page
+        assert {"Confirm", "Cancel"} <= {b.label for b in at.button}, page
+        assert _study(page_engine).practice_pairs == []
+    at.switch_page("app_pages/admin_people.py").run()
+    table = at.dataframe[0].value.set_index("setting")
+    assert set(table.index) == {"practice pairs", "comprehension questions"}
+    _button(at, "Confirm").click().run()
+    assert "Settings of s saved (from training (Studies page))." in page_texts(at)
+    assert [p["id"] for p in _study(page_engine).practice_pairs] == ["p1", "p2"]
+    at.switch_page("app_pages/admin_progress.py").run()
+    assert "not saved yet" not in page_texts(at)
+    assert "Confirm" not in {b.label for b in at.button}
+
+
+def test_a_cancelled_change_saves_nothing_and_leaves_no_banner(page_engine, open_page, boss):
+    at = open_page(boss, page="admin_studies.py", pick="s")
+    _ask_for_training(at, page_engine)
+    at.switch_page("app_pages/admin_assign.py").run()
+    _button(at, "Cancel").click().run()
+    assert "Nothing changed in s." in page_texts(at)
+    assert "not saved yet" not in page_texts(at)
+    assert _study(page_engine).practice_pairs == []
+    assert [e.action for e in _audit(page_engine)] == []
+
+
 def test_a_bad_training_text_names_the_field_and_saves_nothing(page_engine, open_page, boss):
     at = open_page(boss, page="admin_studies.py", pick="s")
     key = f"study_{_study(page_engine).id}_training_yaml"
@@ -82,7 +136,7 @@ def test_a_settings_file_is_uploaded_previewed_and_confirmed(page_engine, open_p
     at.run()
     at.button(key="settings_preview").click().run()
     shown = at.dataframe[-1].value
-    assert set(shown["setting"]) == {"overlap", "comprehension_questions"}
+    assert set(shown["setting"]) == {"annotators per pair (k)", "comprehension questions"}
     _button(at, "Confirm").click().run()
     assert "Settings of s saved (from mine.json)." in page_texts(at)
     assert (_study(page_engine).overlap, len(_study(page_engine).comprehension_questions)) == (5, 2)

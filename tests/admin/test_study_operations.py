@@ -136,10 +136,11 @@ def test_resolving_needs_a_note_and_is_logged(rated):
     (handled,) = [i for i in flags.flag_queue(engine, admin, "s") if i.resolution]
     assert (handled.resolution.action, handled.resolution.note) == ("resolved", "ok")
     assert handled.resolution.by == "boss0"
-    # a later action replaces the earlier one; the log keeps both
+    # a later action replaces the earlier one when it says which it replaces; the log keeps both
     flags.resolve_flag(
-        engine, admin, study="s", assignment_id=item.assignment_id, action="adjudication", note=""
-    )
+        engine, admin, study="s", assignment_id=item.assignment_id, action="adjudication",
+        note="", replaces="resolved",
+    )  # fmt: skip
     with read_session(engine) as session:
         (row,) = session.exec(select(FlagResolution)).all()
     assert row.action == "adjudication"

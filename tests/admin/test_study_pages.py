@@ -66,7 +66,7 @@ def test_a_plan_has_no_preselected_annotators_and_a_new_k_asks_first(page_engine
     at.multiselect(key="plan_people").set_value(["a0", "a1"])
     at.number_input(key="plan_k").set_value(2)
     _button(at, "Assign").click().run()
-    assert "**Study demo**: confirm to change these settings." in _texts(at)
+    assert "**Study demo: not saved yet.** Confirm to change these settings" in _texts(at)
     with read_session(page_engine) as session:
         assert get_study(session, "demo").overlap == 3  # not before the confirmation
     _button(at, "Confirm").click().run()

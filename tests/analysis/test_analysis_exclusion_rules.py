@@ -277,6 +277,15 @@ def test_rules_set_after_the_first_rating_are_flagged():
     assert rules_table(report).note.startswith("Changed after data arrived")
 
 
+def test_rule_times_are_shown_to_the_minute_not_as_raw_iso():
+    """Issue 22.9: the note showed '2026-12-03T08:00:12.345678+00:00'."""
+    late = {**RECORD, "set_at": "2026-12-03T08:00:12.345678+00:00"}
+    note = rules_table(with_rules(late)).note
+    assert "Rules set at 2026-12-03 08:00 UTC; first rating at 2026-12-02 10:00 UTC" in note
+    assert "T08:00" not in note
+    assert ".345678" not in note
+
+
 def test_rules_that_exclude_everyone_are_an_error():
     with pytest.raises(ValueError, match="exclude every annotator"):
         primary_ratings(ratings(), {"min_median_seconds": 100}, FACTS)

@@ -18,6 +18,7 @@ from analysis.core.paired import (
     apply_holm,
     compare_dimension,
     hodges_lehmann,
+    holm_adjust,
     study_checks,
     tost_p,
     verdict,
@@ -353,3 +354,14 @@ def test_hodges_lehmann_interval_covers_in_simulation():
         _, ci = hodges_lehmann(rng.standard_t(5, 30) + 0.3)
         covered += ci[0] <= 0.3 <= ci[1]
     assert 0.91 <= covered / 200 <= 0.99
+
+
+def test_holm_adjust_matches_r_p_adjust():
+    # GNU R 4: p.adjust(c(0.01, 0.2, 0.03, 0.5, 0.04, 0.001, 0.04), method = "holm")
+    # (a tie at 0.04, a product above the running maximum, and one capped by it)
+    p = [0.01, 0.2, 0.03, 0.5, 0.04, 0.001, 0.04]
+    r = [0.06, 0.4, 0.15, 0.5, 0.16, 0.007, 0.16]
+    assert holm_adjust(p) == pytest.approx(r, abs=1e-15)
+    assert holm_adjust([0.3, 0.6]) == [0.6, 0.6]  # made non-decreasing, capped at 1 below
+    assert holm_adjust([0.7, 0.9]) == [1.0, 1.0]
+    assert holm_adjust([]) == []

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from analysis.core.crossed import crossed_mean
 from analysis.core.paired import compare_dimension
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
@@ -83,16 +84,28 @@ def test_five_pairs_read_insufficient_data():
     assert report["checks"]["validated"] is False
 
 
-def test_real_rubric_effect_of_0_3_on_2830_pairs_diverges():
-    """Done when: with 2,830 pairs a real rubric effect of 0.3 reads "diverges", not "tie"
-    (its TOST at 0.5 also holds: under the old rule "tie" took precedence)."""
+def test_a_rubric_effect_below_the_smallest_effect_of_interest_does_not_diverge():
+    """Issue 23.2: a real rubric effect of 0.3 on 2,830 pairs diverges only when the smallest
+    effect of interest (SESOI) is below it. At the default SESOI (= the margin, 0.5) it reads
+    "tie" (its TOST at 0.5 holds) and the study is not validated; at a SESOI of 0.1 it diverges.
+    The per-pair-mean t-test (sensitivity; superiority against 0 as in schema version 2) still
+    finds the effect."""
     df = simulate_ratings(2830, 3, {"rubric_alignment": 0.3}, seed=12, n_annotators=40)
     report = build_report(df, n_boot=0, holm=False)
     rubric = report["dimensions"]["rubric_alignment"]
+    assert rubric["sesoi"] == 0.5
     assert rubric["tost_p"] < 0.05
-    assert rubric["superiority_p"] < 1e-6
-    assert rubric["verdict"] == "diverges"
-    assert report["checks"]["validated"] is True
+    assert rubric["superiority_p"] > 0.5
+    assert rubric["verdict"] == "tie"
+    assert rubric["differs"] == "higher"
+    assert any("significantly higher" in note for note in rubric["notes"])
+    assert report["checks"]["validated"] is False
+    assert rubric["sensitivity"]["superiority_p"] < 1e-6
+    assert rubric["sensitivity"]["verdict"] == "diverges"
+    lower = build_report(df, n_boot=0, holm=False, mixed=False, smallest_effect=0.1)
+    assert lower["dimensions"]["rubric_alignment"]["superiority_p"] < 1e-6
+    assert lower["dimensions"]["rubric_alignment"]["verdict"] == "diverges"
+    assert lower["checks"]["validated"] is True
 
 
 def test_per_dimension_figures_match_an_independent_pandas_computation(validating_study):
@@ -102,9 +115,23 @@ def test_per_dimension_figures_match_an_independent_pandas_computation(validatin
         wide = means.loc[dim]
         expected = compare_dimension(wide["chosen"].to_numpy(), wide["rejected"].to_numpy())
         got = report["dimensions"][dim]
-        for key in ("mean_chosen", "mean_rejected", "mean_diff", "tost_p", "wilcoxon_p", "d_z"):
+        for key in ("mean_chosen", "mean_rejected", "wilcoxon_p", "d_z"):
             assert got[key] == pytest.approx(expected[key], rel=1e-9), (dim, key)
-        assert got["ci95"] == pytest.approx(expected["ci95"])
+        # the per-pair-mean t-test (schema version 2's primary) is now the sensitivity analysis
+        for key in ("mean_diff", "tost_p", "superiority_p"):
+            assert got["sensitivity"][key] == pytest.approx(expected[key], rel=1e-9), (dim, key)
+        assert got["sensitivity"]["ci95"] == pytest.approx(expected["ci95"])
+        # the primary: each annotator's own difference, pairs and annotators random
+        rows = validating_study[validating_study["dimension"] == dim]
+        own = rows.pivot_table(
+            index=["pair_id", "annotator"], columns="response", values="score"
+        ).reset_index()
+        fit = crossed_mean(
+            (own["chosen"] - own["rejected"]).to_numpy(), own["pair_id"], own["annotator"]
+        )
+        assert got["mean_diff"] == pytest.approx(fit.estimate, rel=1e-9)
+        assert got["ci95"] == pytest.approx(fit.ci, abs=1e-5)  # optimizer tolerance
+        assert got["primary"]["method"] == "crossed"
         assert sum(got["diff_histogram"]["counts"]) == got["n_pairs"] == 150
 
 
@@ -140,14 +167,12 @@ def test_by_domain(validating_study):
     assert sum(d["n_pairs"] for d in domains.values()) == report["n_pairs"]
     for name, d in domains.items():
         sub = validating_study[validating_study["domain"] == name]
-        wide = (
-            sub[sub["dimension"] == "rubric_alignment"]
-            .groupby(["pair_id", "response"])["score"]
-            .mean()
-            .unstack()
+        own = sub[sub["dimension"] == "rubric_alignment"].pivot_table(
+            index=["pair_id", "annotator"], columns="response", values="score"
         )
-        wins = (wide["chosen"] > wide["rejected"]).sum()
+        wins = (own["chosen"] > own["rejected"]).sum()  # single annotators' judgements
         assert d["human_accuracy"]["n_chosen_higher"] == wins
+        assert d["human_accuracy"]["n_ratings"] == len(own)
         assert set(d["dimensions"]) == set(DIMENSIONS)
         assert "checks" in d
 

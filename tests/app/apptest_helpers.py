@@ -30,9 +30,15 @@ SCORES: dict[str, dict[str, int]] = {
 PAIR_TOKEN = "pair_token"  # the hidden widget holding the pair the page shows
 
 
-def score_key(dim: str, side: str) -> str:
-    """The score radios' keys are the same for every pair (the page resets their values)."""
-    return f"{dim}_{side}"
+def score_key(dim: str, side: str, assignment_id: int) -> str:
+    """A score radio's key: its own on every pair (issue 22.1)."""
+    return f"{dim}_{side}_p{assignment_id}"
+
+
+def field(at: AppTest, name: str) -> str:
+    """The key of the field `name` ('comment', 'flag', 'skip_reason', 'rationale',
+    'preference', 'aspect_A_0') on the pair the page shows."""
+    return f"{name}_p{current_assignment(at)}"
 
 
 def current_assignment(at: AppTest) -> int:
@@ -40,8 +46,9 @@ def current_assignment(at: AppTest) -> int:
     tokens = [t.value for t in at.text_input if t.key == PAIR_TOKEN]
     assert len(tokens) == 1, f"expected one pair on the page, found {tokens}"
     keys = {r.key for r in at.radio}
-    assert {score_key(d, s) for d in DIMENSIONS for s in SIDES} <= keys, keys
-    return int(tokens[0])
+    shown = int(tokens[0])
+    assert {score_key(d, s, shown) for d in DIMENSIONS for s in SIDES} <= keys, keys
+    return shown
 
 
 def progress(at: AppTest) -> str:
@@ -54,7 +61,7 @@ def progress(at: AppTest) -> str:
 def shown_scores(at: AppTest, assignment_id: int) -> dict[str, dict[str, int | None]]:
     assert current_assignment(at) == assignment_id
     return {
-        side: {dim: at.radio(key=score_key(dim, side)).value for dim in DIMENSIONS}
+        side: {dim: at.radio(key=score_key(dim, side, assignment_id)).value for dim in DIMENSIONS}
         for side in SIDES
     }
 
@@ -65,7 +72,7 @@ def set_scores(
     assert current_assignment(at) == assignment_id
     for side, by_dim in (scores or SCORES).items():
         for dim, value in by_dim.items():
-            at.radio(key=score_key(dim, side)).set_value(value)
+            at.radio(key=score_key(dim, side, assignment_id)).set_value(value)
 
 
 def submit(at: AppTest, assignment_id: int) -> AppTest:

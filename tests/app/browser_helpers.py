@@ -189,3 +189,41 @@ def closer_to(shown: str, expected: str, other: str) -> bool:
         return len(seen & mine) / len(mine | seen)
 
     return overlap(expected) > overlap(other)
+
+
+# Clicks retried by `click_until`, by what was clicked: printed at the end of the test session
+# (tests/conftest.py), so a run that passed only thanks to retries says so.
+RETRIES: dict[str, int] = {}
+RETRY_WAIT_MS = 3_000  # how long a click is given to show its effect before it is checked
+CLICK_ATTEMPTS = 4
+
+
+def click_until(page: Any, target: Any, effect: Any, *, what: str) -> None:
+    """Click `target` until `effect` (a locator) is visible.
+
+    A click can be lost when it lands while Streamlit redraws the element (a run ending, a
+    sidebar closing). It is retried only when the app is idle (no script run, connected) and
+    still in the state the click was made in (`effect` not shown and the target still there):
+    a click that did take effect is never repeated. Each retry is counted in `RETRIES[what]`.
+    """
+    for attempt in range(CLICK_ATTEMPTS):
+        settle(page)
+        target.click()
+        try:
+            effect.wait_for(state="visible", timeout=RETRY_WAIT_MS)
+            return
+        except Exception:  # playwright's TimeoutError: check the state before trying again
+            settle(page)
+            if effect.is_visible():
+                return
+            assert target.is_visible(), f"{what}: the page changed instead of answering the click"
+            if attempt + 1 < CLICK_ATTEMPTS:
+                RETRIES[what] = RETRIES.get(what, 0) + 1
+    raise AssertionError(f"{what}: no effect after {CLICK_ATTEMPTS} clicks")
+
+
+def choose_option(page: Any, select: Any, option: str, *, what: str) -> None:
+    """Open the select box `select` (a locator of its `stSelectbox`) and pick `option`."""
+    click_until(page, select, page.get_by_role("listbox"), what=what)
+    page.get_by_role("option", name=option, exact=True).click()
+    settle(page)

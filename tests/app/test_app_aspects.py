@@ -18,6 +18,7 @@ from annotate.domain.study.studies import update_study
 from tests.app.apptest_helpers import (
     assignment_row,
     current_assignment,
+    field,
     messages,
     pair_of,
     sent_elements,
@@ -34,7 +35,9 @@ def _on(engine) -> None:
 
 
 def _keys(at) -> list[str]:
-    return sorted(r.key for r in at.radio if r.key and r.key.startswith("aspect_"))
+    return sorted(
+        r.key.rsplit("_p", 1)[0] for r in at.radio if r.key and r.key.startswith("aspect_")
+    )
 
 
 def _stored(engine, assignment_id: int) -> dict[tuple[str, int], int]:
@@ -55,7 +58,7 @@ def test_every_aspect_is_required_per_side_and_stored_by_response(open_app, demo
     n = len(pair_of(engine, first).rubric_aspects)
     assert n >= 2
     assert _keys(at) == sorted(f"aspect_{s}_{i}" for s in "AB" for i in range(n))
-    radio = at.radio(key="aspect_A_0")
+    radio = at.radio(key=field(at, "aspect_A_0"))
     assert (radio.label, list(radio.options)) == (
         "Response A, aspect 1",
         ["0 · Not covered", "1 · Partly", "2 · Well"],
@@ -67,8 +70,8 @@ def test_every_aspect_is_required_per_side_and_stored_by_response(open_app, demo
     assert f"Aspect {n}, Response B" in error
     assert assignment_row(engine, first).status == "pending"
     for i in range(n):  # A covers everything well, B nothing except its last aspect partly
-        at.radio(key=f"aspect_A_{i}").set_value(2)
-        at.radio(key=f"aspect_B_{i}").set_value(1 if i == n - 1 else 0)
+        at.radio(key=field(at, f"aspect_A_{i}")).set_value(2)
+        at.radio(key=field(at, f"aspect_B_{i}")).set_value(1 if i == n - 1 else 0)
     submit(at, first)
     assert current_assignment(at) != first
     assert _keys(at)
@@ -79,8 +82,8 @@ def test_every_aspect_is_required_per_side_and_stored_by_response(open_app, demo
     assert _stored(engine, first) == expected
     at.button(key="nav_previous").click().run()  # a revisit shows the marks by side
     assert current_assignment(at) == first
-    assert at.radio(key="aspect_A_0").value == 2
-    assert at.radio(key=f"aspect_B_{n - 1}").value == 1
+    assert at.radio(key=field(at, "aspect_A_0")).value == 2
+    assert at.radio(key=field(at, f"aspect_B_{n - 1}")).value == 1
 
 
 def test_the_checklist_and_the_page_never_name_the_chosen_response(open_app, demo, engine):

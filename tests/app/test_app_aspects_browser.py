@@ -47,7 +47,7 @@ def test_the_checklist_is_marked_by_clicking_and_stored_by_response(tmp_path, ne
         page.goto(f"{server.url}/?token={demo.token}")
         settle(page)
         page.get_by_text("Pair 1 of", exact=False).first.wait_for()
-        n = page.locator("[class*='st-key-aspect_A_']").count()
+        n = page.locator(".st-key-aspect_checklist [data-testid='stRadio']").count() // 2
         assert n >= 1
         for side in "AB":
             for dim in ("factuality", "relevance", "helpfulness", "rubric_alignment"):

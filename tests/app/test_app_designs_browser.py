@@ -2,7 +2,8 @@
 a crowd participant opens the study link, reads the consent page, answers the survey, scores a
 practice pair and reads its feedback, fails the comprehension check once and passes it, presses
 Start, rates a pair by keyboard alone (scores, the aspect checklist, the direct preference and
-its rationale), and is sent back to the platform's completion URL with the completion code.
+its rationale), reviews it from the done page and goes back to the platform's completion URL
+with the completion code by its button.
 Every websocket frame and the page's HTML hold no label ("chosen"/"rejected"). Screenshots of
 the consent page, the feedback, the check and the rated pair go to `$PRB_SCREENSHOT_DIR` (or the
 test's folder).
@@ -25,6 +26,7 @@ from annotate.services.demo import set_up_demo
 from tests.app.browser_helpers import (
     BROWSER_MARKS,
     LAPTOP,
+    PHONE,
     Recorder,
     screenshot_dir,
     settle,
@@ -53,6 +55,8 @@ PRACTICE = [
         "response_a": "Water it when the soil is dry and give it six hours of light.",
         "response_b": "Basil is a herb of the mint family.",
         "expected": {"relevance": {"A": 4, "B": 2}},
+        "expected_aspects": {"A": [2], "B": [0]},
+        "expected_preference": -2,
         "explanations": {"relevance": "Response B does not answer the question."},
     }
 ]
@@ -124,14 +128,23 @@ def _keys_to(page: Any, key: str) -> None:
 
 
 def _practise(page: Any, crowd: Crowd, record: Recorder) -> None:
-    """The practice pair, scored by clicking, then its feedback."""
+    """The practice pair, with the rating page's questions and keys: the scores by keyboard
+    (as the page teaches), the aspect and the preference by clicking; then its feedback."""
     page.get_by_text("Practice pair 1 of 1").wait_for()
+    settle(page)
+    page.locator(".st-key-practice_factuality_A input[type=radio]").first.focus()
     for side in ("A", "B"):
         for dim in SCORES[side]:
-            page.locator(f".st-key-practice_{dim}_{side}").get_by_text(f"4 · {ANCHORS[4]}").click()
-    page.get_by_role("button", name="Submit and see the feedback").click()
+            _keys_to(page, f"practice_{dim}_{side}")
+            page.keyboard.press("4")
+    page.locator(".st-key-aspect_checklist").get_by_text("2 · Well").first.click()
+    page.locator(".st-key-aspect_checklist").get_by_text("0 · Not covered").nth(1).click()
+    page.locator(".st-key-preference_box").get_by_text("A much better", exact=True).click()
+    page.get_by_label("Why? (required)").fill("A answers; B does not.")
+    page.keyboard.press("Control+Enter")
     page.get_by_text("Practice pair 1: feedback").wait_for()
-    page.get_by_text("Your scores matched 1 of 2 expected scores.").wait_for()  # B: 4, not 2
+    # B's relevance: 4, not 2; the two marks and the preference as expected.
+    page.get_by_text("Your answers matched 4 of 5 expected answers.").wait_for()
     page.get_by_text("Response B does not answer the question.").wait_for()
     page.screenshot(path=str(crowd.shots / "designs_feedback_1366x768.png"))
     record.snapshot(page, "feedback")
@@ -171,7 +184,7 @@ def _rate_by_keyboard(page: Any, n_aspects: int) -> None:
     page.keyboard.type("B keeps to the user's wish for short, practical steps.")
 
 
-def test_consent_training_aspects_preference_and_the_redirect_back(crowd, new_page):
+def test_consent_training_aspects_preference_review_and_the_way_back(crowd, new_page):
     page = new_page(LAPTOP)
     record = Recorder().attach(page)
     page.goto(crowd.link)
@@ -199,11 +212,84 @@ def test_consent_training_aspects_preference_and_the_redirect_back(crowd, new_pa
     page.get_by_text("All done, thank you!").wait_for()
     page.get_by_role("link", name="Return to the study platform").wait_for()
     record.snapshot(page, "done")
-    page.wait_for_url("**returned=DONE-77", timeout=15_000)  # the redirect after the pause
+    _review_then_leave(page, crowd)
 
     assert len(record.received) > 10, "the websocket frames were not recorded"
     assert record.label_leaks() == []
     _check_stored(crowd.engine, n_aspects)
+
+
+def _one_row(page: Any, key: str) -> None:
+    """Every choice of each question inside `key` on one line (same top), none cut off."""
+    rows = page.evaluate(
+        """(key) => [...document.querySelectorAll(`.st-key-${key} [role=radiogroup]`)].map(
+            g => [...g.querySelectorAll("label")].map(l => {
+                const r = l.getBoundingClientRect(); return [r.top, r.bottom, r.right]; }))""",
+        key,
+    )
+    assert rows
+    for labels in rows:  # one row: every label overlaps every other vertically
+        assert max(top for top, _, _ in labels) < min(bottom for _, bottom, _ in labels), rows
+        assert max(right for _, _, right in labels) <= 390, rows
+
+
+def test_the_practice_on_a_phone(crowd, new_page):
+    """Issue 22.8 at 390x844: the 1-5 scales and the preference each in one row, no keyboard
+    hint, the feedback table's headers whole words."""
+    page = new_page(PHONE)
+    page.goto(crowd.link.replace(PID, "6a1a2b3c4d5e6f7a8b9c0d1f"))
+    settle(page)
+    page.get_by_role("button", name="I agree to take part").click()
+    page.get_by_text("A few questions about you").wait_for()
+    page.get_by_text("30-49", exact=True).click()
+    page.get_by_role("button", name="Continue").click()
+    page.get_by_text("Practice pair 1 of 1").wait_for()
+    settle(page)
+    for key in ("scores_A", "scores_B", "aspect_checklist", "preference_box"):
+        _one_row(page, key)
+    assert not page.locator(".st-key-shortcuts").is_visible()
+    page.locator(".st-key-scores_A").scroll_into_view_if_needed()
+    page.screenshot(path=str(crowd.shots / "designs_practice_390x844.png"))
+    page.locator(".st-key-preference_box").scroll_into_view_if_needed()
+    page.screenshot(path=str(crowd.shots / "designs_practice_preference_390x844.png"))
+    for side in ("A", "B"):
+        for dim in SCORES[side]:
+            page.locator(f".st-key-practice_{dim}_{side}").get_by_text("3 ·").click()
+    page.locator(".st-key-aspect_checklist").get_by_text("1 · Partly").first.click()
+    page.locator(".st-key-aspect_checklist").get_by_text("1 · Partly").nth(1).click()
+    page.locator(".st-key-preference_box").get_by_text("Tie", exact=True).click()
+    page.get_by_label("Why? (required)").fill("Both miss.")
+    page.get_by_role("button", name="Submit and see the feedback").click()
+    page.get_by_text("Practice pair 1: feedback").wait_for()
+    settle(page)
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll(".st-key-practice_feedback th")]
+            .filter(th => th.scrollWidth > th.clientWidth
+                          || th.getBoundingClientRect().height > 3 * parseFloat(
+                                 getComputedStyle(th).fontSize))
+            .map(th => th.innerText)"""
+    )
+    assert broken == []  # (one line of text and its padding: under 3 times the font size)
+    page.screenshot(path=str(crowd.shots / "designs_feedback_390x844.png"), full_page=True)
+
+
+def _review_then_leave(page: Any, crowd: Crowd) -> None:
+    """Issue 22.7: the done page has no redirect of its own; the participant reviews the pair,
+    comes back to the end, and leaves with the button. Opening the link again shows the done
+    page and stays there (no script on it sends them away)."""
+    assert page.locator(".st-key-prb_redirect").count() == 0
+    page.get_by_role("button", name="Review my ratings").click()
+    page.get_by_text("You have rated this pair already", exact=False).wait_for()
+    page.get_by_role("button", name="Back to the end").click()
+    page.get_by_text("All done, thank you!").wait_for()
+    settle(page)
+    with page.context.expect_page() as opened:  # (a link button opens a new tab)
+        page.get_by_role("link", name="Return to the study platform").click()
+    opened.value.wait_for_url("**returned=DONE-77")
+    page.goto(crowd.link)
+    settle(page)
+    page.get_by_text("All done, thank you!").wait_for()
+    assert page.locator(".st-key-prb_redirect").count() == 0
 
 
 def _check_stored(engine: Any, n_aspects: int) -> None:

@@ -19,6 +19,8 @@ from tests.app.browser_helpers import (
     DESKTOP,
     LAPTOP,
     PHONE,
+    choose_option,
+    click_until,
     screenshot_dir,
     settle,
     start_server,
@@ -45,10 +47,16 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, 
 
 
 def choose(page: Any, key: str, option: str) -> None:
-    page.locator(f".st-key-{key} [data-testid='stSelectbox']").click()
-    page.get_by_role("listbox").wait_for()
-    page.get_by_role("option", name=option, exact=True).click()
-    settle(page)
+    select = page.locator(f".st-key-{key} [data-testid='stSelectbox']")
+    choose_option(page, select, option, what=f"select box {key}")
+
+
+# The sidebar, once its slide has ended: wholly in view (open) or wholly out of it (closed). The
+# lost click of issue 22.11 ([390x844], a 20 s wait for the listbox) landed during the slide.
+_SIDEBAR_OPEN = """() => { const s = document.querySelector("[data-testid='stSidebar']");
+    const r = s && s.getBoundingClientRect(); return !!r && r.width > 0 && r.left >= 0; }"""
+_SIDEBAR_CLOSED = """() => { const s = document.querySelector("[data-testid='stSidebar']");
+    const r = s && s.getBoundingClientRect(); return !r || r.right <= 0 || r.width === 0; }"""
 
 
 @pytest.mark.parametrize(
@@ -59,22 +67,26 @@ def test_a_researcher_drills_down_to_a_pair(world, new_page, name, viewport):
     page = new_page(viewport)
     page.goto(f"{url}/?token={token}")  # the Results page comes first
     settle(page)
+    sidebar = page.locator("[data-testid='stSidebar']")
     if viewport is PHONE:  # the sidebar is collapsed on a phone
         page.locator("[data-testid='stExpandSidebarButton']").click()
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name="demo", exact=True).click()
+        page.wait_for_function(_SIDEBAR_OPEN)
+    picker = sidebar.locator("[data-testid='stSelectbox']").first
+    choose_option(page, picker, "demo", what="study picker")
     page.get_by_role("heading", name="Results: demo").wait_for()
     page.get_by_role("button", name="These pairs with their texts (CSV)").wait_for()
     settle(page)  # the whole page drawn: a click now is not lost in a redraw
-    if viewport is PHONE:  # the open sidebar covers the page
+    if viewport is PHONE:  # the open sidebar covers the page: closed, and its slide finished
         page.locator("[data-testid='stSidebarCollapseButton'] button").click()
+        page.wait_for_function(_SIDEBAR_CLOSED)
     heading = page.get_by_role("heading", name="Pairs behind the figures")
     heading.evaluate("el => el.scrollIntoView({block: 'start'})")  # room for the list below
     choose(page, "drill_figure", "Chosen vs rejected (divergence) on rubric alignment")
     page.get_by_text("rubric alignment should diverge").wait_for()
     heading.evaluate("el => el.scrollIntoView({block: 'start'})")
     page.screenshot(path=str(shots / f"drilldown_table_{name}.png"))
-    page.locator(".st-key-drill_pair [data-testid='stSelectbox']").click()
+    pairs = page.locator(".st-key-drill_pair [data-testid='stSelectbox']")
+    click_until(page, pairs, page.get_by_role("listbox"), what="select box drill_pair")
     page.get_by_role("option").first.click()
     settle(page)
     page.get_by_text("Chosen (the benchmark's label)").wait_for()

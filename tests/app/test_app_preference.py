@@ -21,6 +21,7 @@ from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
 from tests.app.apptest_helpers import (
     assignment_row,
     current_assignment,
+    field,
     messages,
     sent_elements,
     set_scores,
@@ -38,7 +39,7 @@ def _ask(engine, rationale: str = "required") -> None:
 
 
 def _widget(at) -> tuple[str, list[str]]:
-    radio = at.radio(key=PREFERENCE)
+    radio = at.radio(key=field(at, PREFERENCE))
     return radio.label, list(radio.options)
 
 
@@ -62,8 +63,8 @@ def test_the_preference_is_required_with_its_rationale_and_stored_by_side(open_a
     assert "Which response fits this user better" in error
     assert "Why (your rationale)" in error
     assert assignment_row(engine, first).status == "pending"
-    at.radio(key=PREFERENCE).set_value(-2)  # A much better
-    at.text_area(key=RATIONALE).input("A follows the user's wish for short steps.")
+    at.radio(key=field(at, PREFERENCE)).set_value(-2)  # A much better
+    at.text_area(key=field(at, RATIONALE)).input("A follows the user's wish for short steps.")
     submit(at, first)
     assert current_assignment(at) != first
     row = assignment_row(engine, first)
@@ -90,20 +91,20 @@ def test_an_optional_rationale_may_stay_empty_and_a_revisit_shows_the_side_answe
     _ask(engine, rationale="optional")
     at = open_app(demo.token)
     first = current_assignment(at)
-    assert at.text_area(key=RATIONALE).label == "Why? (optional)"
+    assert at.text_area(key=field(at, RATIONALE)).label == "Why? (optional)"
     set_scores(at, first)
-    at.radio(key=PREFERENCE).set_value(1)  # B better
+    at.radio(key=field(at, PREFERENCE)).set_value(1)  # B better
     submit(at, first)
     row = assignment_row(engine, first)
     assert (row.side_preference, row.rationale) == (1, None)
-    assert at.radio(key=PREFERENCE).value is None  # the next pair starts empty
+    assert at.radio(key=field(at, PREFERENCE)).value is None  # the next pair starts empty
     at.button(key="nav_previous").click().run()
     assert current_assignment(at) == first
-    assert at.radio(key=PREFERENCE).value == 1
+    assert at.radio(key=field(at, PREFERENCE)).value == 1
     assert assignment_row(engine, first).preference_history == []  # a first answer: no history
 
-    at.radio(key=PREFERENCE).set_value(-2)  # revised: A much better, now with a reason
-    at.text_area(key=RATIONALE).input("A fits the rubric.")
+    at.radio(key=field(at, PREFERENCE)).set_value(-2)  # revised: A much better, now with a reason
+    at.text_area(key=field(at, RATIONALE)).input("A fits the rubric.")
     submit(at, first)
     at.button(key="nav_previous").click().run()
     submit(at, first)  # the same answer again: no new history entry

@@ -11,6 +11,9 @@ from annotate.app.safe_text import inert_markdown
 from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, Study
 from annotate.domain.rating.queue import pair_view
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import update_study
+from annotate.services.flags import flag_queue
 from annotate.services.rating import skip_pair, submit_rating
 from tests.app.apptest_helpers import (
     DIMENSIONS,
@@ -21,6 +24,7 @@ from tests.app.apptest_helpers import (
     count_ratings,
     current_assignment,
     expected_scores,
+    field,
     messages,
     pair_of,
     progress,
@@ -37,8 +41,10 @@ from tests.app.apptest_helpers import (
 
 
 def missing_named(error: str) -> list[str]:
-    """The names in the error's bullet list ('- Response B: ...')."""
-    lines = error.split("\n")[1:]
+    """The names in the error's bullet list ('- Response B: ...'), before its closing hint."""
+    listed, hint = error.split("\n\n")
+    assert "Flag this pair" in hint
+    lines = listed.split("\n")[1:]
     assert all(line.startswith("- ") for line in lines), lines
     return [line[2:] for line in lines]
 
@@ -134,7 +140,7 @@ def test_revise_an_earlier_pair_keeps_the_old_score_as_a_revision(open_app, demo
     assert shown_scores(at, first) == SCORES  # the saved scores are shown again
     assert any("rated this pair already" in i for i in messages(at.info))
 
-    at.radio(key=score_key("helpfulness", "B")).set_value(5)
+    at.radio(key=score_key("helpfulness", "B", first)).set_value(5)
     submit(at, first)
 
     chosen_side = assignment_row(engine, first).chosen_side
@@ -177,8 +183,8 @@ def test_comment_and_flag_are_saved_with_the_pair(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
     set_scores(at, first)
-    at.text_area(key="comment").set_value("  Both are fine.  ")
-    at.text_input(key="flag").set_value("Response B is cut off")
+    at.text_area(key=field(at, "comment")).set_value("  Both are fine.  ")
+    at.text_input(key=field(at, "flag")).set_value("Response B is cut off")
     submit(at, first)
 
     assignment = assignment_row(engine, first)
@@ -188,14 +194,14 @@ def test_comment_and_flag_are_saved_with_the_pair(open_app, demo, engine):
         "Response B is cut off",
     )
     click(at, "nav_previous")
-    assert at.text_area(key="comment").value == "Both are fine."
-    assert at.text_input(key="flag").value == "Response B is cut off"
+    assert at.text_area(key=field(at, "comment")).value == "Both are fine."
+    assert at.text_input(key=field(at, "flag")).value == "Response B is cut off"
 
 
 def test_skip_with_a_reason(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key="skip_reason").set_value("I know nothing about this topic")
+    at.text_input(key=field(at, "skip_reason")).set_value("I know nothing about this topic")
     click(at, "skip")
 
     assignment = assignment_row(engine, first)
@@ -210,7 +216,7 @@ def test_skip_with_a_reason(open_app, demo, engine):
 def test_skip_without_a_reason_is_refused(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key="skip_reason").set_value("   ")
+    at.text_input(key=field(at, "skip_reason")).set_value("   ")
     click(at, "skip")
 
     assert messages(at.error) == ["Please say why you skip this pair."]
@@ -222,7 +228,7 @@ def test_skip_without_a_reason_is_refused(open_app, demo, engine):
 def test_a_skipped_pair_can_still_be_rated(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key="skip_reason").set_value("later")
+    at.text_input(key=field(at, "skip_reason")).set_value("later")
     click(at, "skip")
     click(at, "nav_previous")
 
@@ -321,6 +327,10 @@ def test_a_session_cannot_keep_an_old_account_after_the_token_changes(
     assert current_assignment(at) != first_a
 
 
+CODE = "PRB-DEMO-2026"
+PLATFORM = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
 def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     order = queue_ids(engine, demo.annotator)
     me = annotator_id(engine, demo.annotator)
@@ -329,6 +339,8 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
             engine, annotator_id=me, assignment_id=assignment_id, scores=SCORES, seconds=5.0
         )
     skip_pair(engine, annotator_id=me, assignment_id=order[-2], reason="unclear question")
+    with write_session(engine) as session:
+        update_study(session, "demo", completion_url=PLATFORM)
 
     at = open_app(demo.token)
     assert current_assignment(at) == order[-1]
@@ -353,10 +365,45 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     # A fresh session goes straight to the done screen; "Review" opens pair 1 again.
     again = open_app(demo.token)
     assert [t.value for t in again.title] == ["All done, thank you!"]
-    again.button[0].click()
-    again.run()
+    again.button(key="review").click().run()
     assert current_assignment(again) == order[0]
     assert shown_scores(again, order[0]) == SCORES
+    # Reviewing, then back to the end: the code again, and nothing sends them away on its own
+    # (no redirect script; the platform link is a button; issue 22.7).
+    again.button(key="nav_end").click().run()
+    assert [t.value for t in again.title] == ["All done, thank you!"]
+    assert [b.proto.url for b in again.get("link_button")] == [PLATFORM.format(code=CODE)]
+    assert not any("location" in h.proto.body for h in again.get("html"))
+
+
+def test_a_flag_needs_only_its_reason(open_app, demo, engine):
+    """Issue 22.7: a flag with no scores sets the pair aside as a skip does (no rating row) and
+    enters the Flags queue as a flag; with neither scores nor a reason, the error asks for both."""
+    at = open_app(demo.token)
+    first = current_assignment(at)
+    at.radio(key=score_key("factuality", "A", first)).set_value(2)  # one score of eight
+    submit(at, first)
+    (error,) = messages(at.error)
+    assert "Flag this pair" in error
+    assert assignment_row(engine, first).status == "pending"
+
+    at.text_input(key=field(at, "flag")).set_value("  Response B is cut off mid-sentence ")
+    submit(at, first)
+    row = assignment_row(engine, first)
+    assert (row.status, row.flagged, row.flag_reason, row.skip_reason) == (
+        "skipped",
+        True,
+        "Response B is cut off mid-sentence",
+        None,
+    )
+    assert stored_ratings(engine, first) == []
+    assert messages(at.success) == ["Pair 1 flagged without scores; thank you for reporting it."]
+    assert current_assignment(at) == queue_ids(engine, demo.annotator)[1]
+    assert [(i.assignment_id, i.kind, i.reason) for i in flag_queue(engine, SYSTEM, "demo")] == [
+        (first, "flag", "Response B is cut off mid-sentence")
+    ]
+    click(at, "nav_previous")  # told what happened; still open to rating
+    assert any("You flagged this pair without scores" in w for w in messages(at.warning))
 
 
 def test_done_screen_without_a_completion_code_shows_none(open_app, demo, engine):
@@ -458,7 +505,7 @@ def test_a_skip_reason_is_shown_back_as_text(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
     reason = "see ![pic](http://127.0.0.1:9/x.png) <b>bold</b>"
-    at.text_input(key="skip_reason").set_value(reason)
+    at.text_input(key=field(at, "skip_reason")).set_value(reason)
     click(at, "skip")
     assert assignment_row(engine, first).skip_reason == reason  # stored as typed
     click(at, "nav_previous")

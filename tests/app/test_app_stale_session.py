@@ -13,9 +13,11 @@ from tests.app.apptest_helpers import (
     SCORES,
     count_ratings,
     current_assignment,
+    field,
     messages,
     progress,
     rate_current,
+    score_key,
     set_scores,
     shown_scores,
     stored_ratings,
@@ -54,7 +56,7 @@ def test_a_submit_after_the_link_was_revoked_saves_nothing_and_says_so(
 def test_a_revoked_link_refuses_a_skip_too(open_app, demo, engine):
     at = open_app(demo.token)
     first = current_assignment(at)
-    at.text_input(key="skip_reason").set_value("not my topic")
+    at.text_input(key=field(at, "skip_reason")).set_value("not my topic")
     _deactivate(engine, demo.annotator)
     at.button(key="skip").click()
     at.run()
@@ -85,7 +87,7 @@ def test_a_submit_from_a_page_still_showing_the_last_pair_is_not_saved_to_the_ne
     at.text_input(key=PAIR_TOKEN).set_value(str(first))
     for side, by_dim in SCORES.items():
         for dim, value in by_dim.items():
-            at.radio(key=f"{dim}_{side}").set_value(value)
+            at.radio(key=score_key(dim, side, second)).set_value(value)
     [button] = [b for b in at.button if getattr(b, "form_id", None) == "pair"]
     button.click()
     at.run()

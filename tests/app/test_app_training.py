@@ -40,9 +40,15 @@ def _practise(at, value: int = 3) -> None:
     """Score every question of the practice pair shown `value` and submit."""
     for dim in DIMS:
         for side in ("A", "B"):
-            at.radio(key=f"practice_{dim}_{side}").set_value(value)
+            _radio(at, f"{dim}_{side}").set_value(value)
     at.button(key="practice_submit").click().run()
     assert not at.exception, [e.value for e in at.exception]
+
+
+def _radio(at, name: str):
+    """The practice pair's radio `name` ('factuality_A'; its key ends with the pair's number)."""
+    (radio,) = [r for r in at.radio if r.key and r.key.startswith(f"practice_{name}_p")]
+    return radio
 
 
 def _answer(at, sides: int, dims: list[int]) -> None:
@@ -80,12 +86,12 @@ def test_practice_with_feedback_then_the_check_failed_then_passed(open_app, demo
     # p1 expects factuality A5 B4 and relevance A5 B2: with 5 everywhere, 2 of 4 match.
     assert at.title[0].value == "Practice pair 1: feedback"
     assert "Your scores matched **2 of 4** expected scores." in messages(at.markdown)
-    table = next(m for m in messages(at.markdown) if m.startswith("| dimension"))
+    table = next(m for m in messages(at.markdown) if m.startswith("| question"))
     assert "| Relevance and instruction following | B | 5 | 2 | no |" in table
     assert any("B does not answer the question." in m for m in messages(at.markdown))
     at.button(key="practice_continue").click().run()
     assert at.title[0].value == "Practice pair 2 of 2"
-    assert all(at.radio(key=f"practice_{d}_A").value is None for d in DIMS)  # reset
+    assert all(_radio(at, f"{d}_A").value is None for d in DIMS)  # reset
     _practise(at)
     at.button(key="practice_continue").click().run()
     assert at.title[0].value == "A few questions about the task"
@@ -95,6 +101,10 @@ def test_practice_with_feedback_then_the_check_failed_then_passed(open_app, demo
     (error,) = messages(at.error)
     assert "Not quite: question 1 was not answered correctly" in error
     assert "Attempts left: 1" in error
+    # ... and points to something to read, open above the questions (issue 22.8).
+    assert "How to rate the pairs" in error
+    (guide,) = [e for e in at.expander if e.label == "How to rate the pairs"]
+    assert any("Relevance and instruction following" in m.value for m in guide.markdown)
     _answer(at, 1, [0, 2])
     assert "Training passed" in " ".join(messages(at.success))
     current_assignment(at)  # the real queue
@@ -146,6 +156,7 @@ def _crowd_link(open_app, engine, **training):
     for name, value in link.items():
         at.query_params[name] = value
     at.run()
+    at.button(key="crowd_begin").click().run()  # the first deliberate action creates the account
     return at, key
 
 
@@ -199,3 +210,65 @@ def test_the_wrong_questions_are_named_in_a_sentence():
 
     assert _questions([2]) == "question 2 was"
     assert _questions([1, 2, 4]) == "questions 1, 2 and 4 were"
+
+
+DESIGN = {"expected_aspects": {"A": [2], "B": [0]}, "expected_preference": -2}
+DESIGN["explanations"] = {"relevance": "B does not answer.", "preference": "Only A helps."}
+
+
+def test_the_practice_asks_the_studys_aspects_and_preference_with_feedback_on_each(
+    open_app, demo, engine
+):
+    """Issue 22.8: a study with the aspect checklist and the direct preference asks them on the
+    practice pair too (the rating page's widgets) and gives feedback on each answer."""
+    pair = {**PRACTICE_PAIRS[0], **DESIGN}
+    _train(
+        engine,
+        practice_pairs=[pair],
+        aspect_checklist=True,
+        ask_preference=True,
+        rationale="optional",
+    )
+    at = open_app(demo.token)
+    assert at.title[0].value == "Practice pair 1 of 1"
+    assert _radio(at, "aspect_A_0").label == "Response A, aspect 1"
+    assert _radio(at, "preference").label == "Which response fits this user better?"
+    assert [t.label for t in at.text_area] == ["Why? (optional)"]
+    for dim in DIMS:
+        for side in ("A", "B"):
+            _radio(at, f"{dim}_{side}").set_value(5)
+    at.button(key="practice_submit").click().run()
+    assert "Missing aspect marks" in messages(at.error)[0]  # as on the rating page
+    _radio(at, "aspect_A_0").set_value(2)
+    _radio(at, "aspect_B_0").set_value(1)
+    _radio(at, "preference").set_value(1)
+    at.button(key="practice_submit").click().run()
+    assert at.title[0].value == "Practice pair 1: feedback"
+    # 4 scores (2 match), 2 marks (A matches), the preference (B better, not A much better).
+    assert "Your answers matched **3 of 7** expected answers." in messages(at.markdown)
+    table = next(m for m in messages(at.markdown) if m.startswith("| question"))
+    assert "| Aspect 1 | A | 2 · Well | 2 · Well | yes |" in table
+    assert "| Aspect 1 | B | 1 · Partly | 0 · Not covered | no |" in table
+    assert "| Which fits better | - | B better | A much better | no |" in table
+    assert any("Only A helps." in m for m in messages(at.markdown))
+    with read_session(engine) as session:
+        (trained,) = session.exec(select(Training)).all()
+    answer = trained.practice["p1"]
+    assert (answer["aspects"], answer["preference"]) == ({"A": [2], "B": [1]}, 1)
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({}, "score each answer on 4 questions."),
+        (
+            {"aspect_checklist": True, "ask_preference": True, "rationale": "required"},
+            "score each answer on 4 questions, mark how well each answer covers each thing "
+            "the asker expects and say which answer fits the asker better, with a reason.",
+        ),
+    ],
+)
+def test_the_welcome_text_says_what_the_study_asks(open_app, engine, demo, options, words):
+    at, _ = _crowd_link(open_app, engine, practice_pairs=[], comprehension_questions=[], **options)
+    assert at.title[0].value == "Welcome"
+    assert any(words in m for m in messages(at.markdown))

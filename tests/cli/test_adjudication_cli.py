@@ -21,7 +21,7 @@ def rated(cli, tmp_path, make_record, write_records) -> None:
     dataset = write_records(tmp_path / "Art_test.jsonl", [make_record(f"r{i}") for i in range(5)])
     assert cli("import", str(dataset), "--study", "s").exit_code == 0
     assert cli("synth", "ratings", "--study", "s", "--annotators", "3", "--count").exit_code == 0
-    assert cli("annotators", "add", "judge").exit_code == 0
+    assert cli("annotators", "add", "judge", "--role", "adjudicator").exit_code == 0
 
 
 def rows(result: Result) -> list[list[str]]:
@@ -48,7 +48,7 @@ def test_threshold_list_and_assign(cli, rated, db_url):
     assert "Pair r1 of study 's' sent to judge for adjudication." in " ".join(sent.stdout.split())
     again = cli("adjudication", "assign", "r1", "--to", "sim-01", "--study", "s")
     assert again.exit_code == 1
-    assert "already had it" in " ".join(again.output.split())
+    assert "adjudicator role" in " ".join(again.output.split())  # sim-01 is no adjudicator
     wrong = cli("adjudication", "threshold", "--study", "s", "--", "-1")
     assert wrong.exit_code == 1, wrong.output
     assert "adjudication threshold must be 0 or more" in " ".join(wrong.output.split())

@@ -30,18 +30,6 @@ MARKS = {"A": [2, 1], "B": [0, 0]}
 
 
 @pytest.fixture
-def run(cli):
-    """`run(*args, code=0)`: the conftest's `cli`, its exit code checked, its output returned."""
-
-    def invoke(*args: str, code: int = 0) -> str:
-        result = cli(*args)
-        assert result.exit_code == code, result.stdout + result.stderr
-        return result.stdout + result.stderr
-
-    return invoke
-
-
-@pytest.fixture
 def study(run, tmp_path, write_records, make_record) -> Path:
     """Study 'asp' with the checklist and 3 pairs (r0..r2, two aspects each); returns the data."""
     path = write_records(tmp_path / "Books_test.jsonl", [make_record(f"r{i}") for i in range(3)])

@@ -272,6 +272,7 @@ def test_export_writes_every_score_in_the_chosen_format(cli, demo_files, tmp_pat
     # give alice three pairs through the library and rate them
     from annotate.db import write_session
     from annotate.domain.assignment import assign_pairs, study_pairs
+    from annotate.domain.exports.pseudonyms import pseudonym, secret_key
     from annotate.domain.study.studies import get_study
 
     with write_session(engine) as session:
@@ -285,6 +286,9 @@ def test_export_writes_every_score_in_the_chosen_format(cli, demo_files, tmp_pat
         submit_rating(
             engine, annotator_id=item.annotator_id, assignment_id=item.id, scores=scores, seconds=3
         )
+    with read_session(engine) as session:
+        study_id = get_study(session, "default").id
+        pseudonym_of_alice = pseudonym(secret_key(session), study_id, items[0].annotator_id)
     for fmt in ("csv", "jsonl", "parquet"):
         out = tmp_path / f"ratings.{fmt}"
         result = cli("export", "--format", fmt, "-o", str(out))
@@ -300,7 +304,7 @@ def test_export_writes_every_score_in_the_chosen_format(cli, demo_files, tmp_pat
         expected = (*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS, "annotator_excluded")
         assert tuple(frame.columns) == expected
         assert len(frame) == 24
-        assert set(frame["annotator"]) == {"alice"}
+        assert set(frame["annotator"]) == {pseudonym_of_alice}  # never the account's name
     unknown = cli("export", "-o", str(tmp_path / "none.csv"), "--study", "other")
     assert unknown.exit_code == 1
     assert "no study named 'other'" in unknown.stderr

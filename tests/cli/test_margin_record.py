@@ -7,26 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from annotate.cli.common import State, app
-
-
-@pytest.fixture
-def run(db_url: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str) -> str:
-        try:
-            result = runner.invoke(app, ["--db", db_url, *args])
-        finally:
-            if State._engine is not None:
-                State._engine.dispose()
-        assert result.exit_code == 0, result.stdout + result.stderr
-        return result.stdout
-
-    return invoke
 
 
 def _rated_study(run, tmp_path: Path) -> None:
@@ -35,28 +15,31 @@ def _rated_study(run, tmp_path: Path) -> None:
     run("synth", "ratings", "--study", "s", "--annotators", "3", "--count")
 
 
-def _record(run) -> dict:
-    return json.loads(run("report", "--study", "s", "--bootstrap", "0"))["margin_record"]
+def _record(cli) -> dict:
+    """The report's margin record (from stdout: a forced change is also said on stderr)."""
+    result = cli("report", "--study", "s", "--bootstrap", "0")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)["margin_record"]
 
 
-def test_a_margin_set_before_the_data_is_reported_as_such(run, tmp_path: Path) -> None:
+def test_a_margin_set_before_the_data_is_reported_as_such(run, cli, tmp_path: Path) -> None:
     run("studies", "create", "s", "--margin", "0.3", "--margin-unit", "sd")
     _rated_study(run, tmp_path)
-    record = _record(run)
+    record = _record(cli)
     assert record["changed_after_data"] is False
     assert record["history"] == []
     assert "plan set at" in run("studies", "show", "s")
 
 
 def test_a_margin_changed_after_the_data_is_flagged_with_its_earlier_value(
-    run, tmp_path: Path
+    run, cli, tmp_path: Path
 ) -> None:
     run("studies", "create", "s", "--margin", "0.5")
     _rated_study(run, tmp_path)
     with pytest.raises(AssertionError, match="not pre-registered; pass the force flag"):
         run("studies", "edit", "s", "--margin", "0.8", "--yes")  # locked once ratings exist
     run("studies", "edit", "s", "--margin", "0.8", "--yes", "--force")
-    record = _record(run)
+    record = _record(cli)
     assert record["changed_after_data"] is True
     (earlier,) = record["history"]
     assert earlier["margin"] == 0.5

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from annotate.domain.exports.publish import size_category
+from annotate.domain.exports.published import FREE_TEXT_FIELDS
 from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 
 
@@ -55,12 +56,8 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     ]
 
     ratings = pd.read_parquet(folder / "ratings.parquet")
-    assert list(ratings.columns) == [
-        *EXPORT_COLUMNS,
-        *PROVENANCE_EXPORT_COLUMNS,
-        "annotator_excluded",
-        "excluded",
-    ]
+    kept = [c for c in PROVENANCE_EXPORT_COLUMNS if c not in FREE_TEXT_FIELDS]  # not disclosed
+    assert list(ratings.columns) == [*EXPORT_COLUMNS, *kept, "annotator_excluded", "excluded"]
     assert len(ratings) == 10 * 3 * 8
     assert set(ratings.loc[ratings["excluded"], "pair_id"]) == {"r3"}
     assert pq.read_schema(folder / "ratings.parquet").field("score").type == "int64"

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support.appserver import free_port, wait_healthy
 
 CLI = Path(sys.executable).parent / "prb-annotate"
@@ -70,3 +72,51 @@ def test_serve_is_one_process_and_sigterm_leaves_nothing_listening(tmp_path: Pat
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+def _listening_addresses(pid: int, port: int) -> set[str]:
+    """The local IPv4 addresses the process listens on at `port` (Linux /proc/net/tcp)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, state, inode = fields[1], fields[3], fields[9]
+        host, port_hex = local.split(":")
+        if state == "0A" and int(port_hex, 16) == port and inode in inodes:  # 0A: LISTEN
+            found.add(socket.inet_ntoa(bytes.fromhex(host)[::-1]))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("given", "listening"), [([], "127.0.0.1"), (["--address", "0.0.0.0"], "0.0.0.0")]
+)
+def test_demo_listens_on_this_computer_only_unless_told(tmp_path: Path, given, listening):
+    """Issue 22.9: `prb-annotate demo` printed links with working tokens and listened on every
+    address; it now listens on 127.0.0.1 unless `--address` says otherwise."""
+    port = free_port()
+    log = tmp_path / "demo.log"
+    command = [CLI, "--db", tmp_path / "demo.db", "demo", "--port", str(port), "--simulated", "0"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [*command, *given],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        started = wait_healthy(f"http://127.0.0.1:{port}", process, 90)
+        assert started, log.read_text(errors="replace")[-2000:]
+        assert _listening_addresses(process.pid, port) == {listening}
+        printed = log.read_text(errors="replace")
+        assert f"http://localhost:{port}/?token=" in printed
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=20)

@@ -7,10 +7,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
-
-from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session
 from annotate.domain.study.studies import get_study
 
@@ -18,23 +14,6 @@ SURVEY = [
     {"id": "age", "text": "Your age band", "kind": "choice", "options": ["18-29", "30+"]},
     {"id": "domain", "text": "Your field", "kind": "text"},
 ]
-
-
-@pytest.fixture
-def run(db_url: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str, code: int = 0) -> str:
-        try:
-            result = runner.invoke(app, ["--db", db_url, *args])
-        finally:
-            if State._engine is not None:
-                State._engine.dispose()
-        assert result.exit_code == code, result.stdout + result.stderr
-        return result.stdout + result.stderr
-
-    return invoke
 
 
 def _study(db_url: str):

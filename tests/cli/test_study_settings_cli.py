@@ -20,16 +20,6 @@ from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS
 PROLIFIC = "https://app.prolific.com/submissions/complete?cc={code}"
 
 
-@pytest.fixture
-def run(cli):
-    def invoke(*args: str, code: int = 0) -> str:
-        result = cli(*args)
-        assert result.exit_code == code, result.stdout + result.stderr
-        return result.stdout + result.stderr
-
-    return invoke
-
-
 def _study(db_url: str, name: str):
     engine = make_engine(db_url)
     try:
@@ -68,6 +58,8 @@ def _designed(run, tmp_path: Path) -> None:
         "reservation_minutes": 30,
         "gold_rate": 0.1,
         "pool_quota": 40,
+        "finish_minimum": 20,
+        "pool_order": "breadth",
         "completion_code": "DONE-9",
         "consent_text": "Agree?",
         "survey_questions": [{"id": "age", "text": "Age", "kind": "choice", "options": ["a", "b"]}],
@@ -80,6 +72,7 @@ def _designed(run, tmp_path: Path) -> None:
         "comprehension_attempts": 3,
         "aspect_checklist": True,
         "adjudication_threshold": 2.0,
+        "retention_days": 90,
         "exclusion_rules": {"max_gold_failures": 1, "min_median_seconds": 5.0},
     }
     assert set(source) == set(SETTINGS)  # every setting of the file is exercised
@@ -159,12 +152,12 @@ def test_edit_takes_a_settings_file_and_its_own_options_win(run, db_url, tmp_pat
 BAD_FILES = [
     ("bad.json", '{"overlap": 3,\n "guidelines": }', "bad.json, line 2, column 16: not valid JSON"),
     ("bad.yaml", "overlap: [3\nguidelines: x\n", "bad.yaml, line 2, column 11: not valid YAML"),
-    ("bad.json", '{"overlap": 3, "overlap": 4}', "bad.json: the key 'overlap' is given twice"),
+    ("bad.json", '{"overlap": 3, "overlap": 4}', "the key 'overlap' appears twice"),
     ("bad.yaml", "- overlap\n", "bad.yaml: expected a mapping of setting names to values"),
     ("bad.toml", "overlap = 3", "bad.toml: expected a .yaml, .yml or .json file"),
     ("bad.yaml", "overlap: three\n", "bad.yaml, field 'overlap': expected a valid integer, got"),
     ("bad.yaml", "seed: 4\n", "bad.yaml, field 'seed': unknown field"),
-    ("bad.yaml", "guidelines: &g x\nconsent_text: *g\n", "bad.yaml, line 2: YAML aliases"),
+    ("bad.yaml", "guidelines: &g x\nconsent_text: *g\n", "bad.yaml, line 2, column 15: YAML"),
     (  # YAML reads an unquoted No as false: refused, not stored as "False"
         "bad.yaml",
         "comprehension_questions:\n- {id: q, text: Same, options: [Yes, No], correct: [1]}\n",

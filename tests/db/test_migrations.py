@@ -239,7 +239,10 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0011_exclusion_rules",
         "0012_adjudication",
         "0013_preference_history",
+        "0014_pool_order_and_roles",
         "0015_analysis_plan",
+        "0016_participants_data",
+        "0017_downstream",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -530,65 +533,120 @@ def test_db_current_and_db_upgrade_commands(empty_db_url, monkeypatch):
     assert run("upgrade") == f"Already at the current schema ({HEAD_REVISION})."
 
 
-def test_existing_studies_and_assignments_keep_every_design_option_off(empty_db_url):
+# Each later option, upgraded from the first schema with data: what a study or an assignment
+# from before holds (off, empty, never set), and the option's own tables, empty.
+OPTIONS_OFF_AFTER_UPGRADE = [
+    pytest.param(
+        "study",
+        "consent_text, survey_questions, screenout_code, completion_url, ask_preference, rationale",
+        ("", [], None, None, False, "off"),
+        id="consent, survey, preference",
+    ),
+    pytest.param(
+        "assignment",
+        "side_preference, rationale, preference_history",
+        (None, None, []),
+        id="an assignment's preference",
+    ),
+    pytest.param("study", "aspect_checklist", (False,), id="aspect checklist"),
+    pytest.param("study", "comparison", ({},), id="no comparison study"),
+    pytest.param(
+        "study",
+        "exclusion_rules, rules_set_at, rules_history",
+        ({}, None, []),
+        id="exclusion rules never set",
+    ),
+    pytest.param(
+        "study",
+        "practice_pairs, comprehension_questions, comprehension_attempts",
+        ([], [], 2),
+        id="no training",
+    ),
+    pytest.param("study", "retention_days", (None,), id="kept until erased"),
+]
+TABLES_EMPTY_AFTER_UPGRADE = ["participation", "aspectmark", "aspectjudge", "training", "erasure"]
+
+
+def _plain(value: object) -> object:
+    """A JSON column's value as Python (SQLite hands back its text, PostgreSQL the value)."""
+    if isinstance(value, str) and value[:1] in ("[", "{"):
+        return json.loads(value)
+    return value
+
+
+@pytest.fixture
+def upgraded_from_first(empty_db_url):
+    """A database made at the first schema, given data there, then upgraded to the head."""
     engine = database_at(empty_db_url, FIRST_REVISION)
     try:
         first_schema_data(engine)
         upgrade_database(engine)
-        ((consent, survey, screenout, url, ask, rationale),) = rows(
-            engine,
-            "study",
-            "consent_text, survey_questions, screenout_code, completion_url, ask_preference, "
-            "rationale",
-        )
-        assert (consent, screenout, url, bool(ask), rationale) == ("", None, None, False, "off")
-        assert survey in ([], "[]")  # a JSON list (SQLite hands back its text)
-        assert set(rows(engine, "assignment", "side_preference, rationale")) == {(None, None)}
-        assert {str(h) for (h,) in rows(engine, "assignment", "preference_history")} == {"[]"}
-        assert rows(engine, "participation", "id") == []
+        yield engine
     finally:
         engine.dispose()
 
 
-def test_existing_studies_keep_the_aspect_checklist_off(empty_db_url):
+@pytest.mark.parametrize(("table", "columns", "expected"), OPTIONS_OFF_AFTER_UPGRADE)
+def test_existing_data_keeps_a_later_option_off(upgraded_from_first, table, columns, expected):
+    found = [tuple(_plain(v) for v in row) for row in rows(upgraded_from_first, table, columns)]
+    assert found, f"no {table} rows to check"
+    assert all(row == expected for row in found), found
+
+
+@pytest.mark.parametrize("table", TABLES_EMPTY_AFTER_UPGRADE)
+def test_a_later_option_starts_with_no_rows(upgraded_from_first, table):
+    assert rows(upgraded_from_first, table, "id") == []
+
+
+def test_existing_studies_keep_the_breadth_first_pool_and_new_ones_fill_pairs_first(empty_db_url):
     engine = database_at(empty_db_url, FIRST_REVISION)
     try:
         first_schema_data(engine)
         upgrade_database(engine)
-        assert {bool(on) for (on,) in rows(engine, "study", "aspect_checklist")} == {False}
-        assert rows(engine, "aspectmark", "id") == []
-        assert rows(engine, "aspectjudge", "id") == []
+        assert rows(engine, "study", "pool_order") == [("breadth",)]
+        assert rows(engine, "study", "finish_minimum") == [(None,)]  # Finish at the quota
+        with annotate.db.write_session(engine) as session:
+            session.add(Study(name="new", seed=1))
+        assert sorted(rows(engine, "study", "pool_order")) == [("breadth",), ("depth",)]
     finally:
         engine.dispose()
 
 
-def test_existing_studies_have_no_exclusion_rules_never_set(empty_db_url):
+def test_two_live_adjudications_of_a_pair_become_one_when_upgraded(empty_db_url):
+    """Before 0014 a pair could be sent to several adjudicators; the upgrade keeps one live
+    adjudication per pair (a finished one first, else the oldest) and releases the others."""
     engine = database_at(empty_db_url, FIRST_REVISION)
     try:
-        first_schema_data(engine)
+        ids = first_schema_data(engine)
+        upgrade_database(engine, "0013_preference_history")
+        made = {}
+        for name, pair, status in (
+            ("j1", "pair2", "pending"),
+            ("j2", "pair2", "done"),
+            ("j3", "pair2", "pending"),
+            ("j1", "pair0", "skipped"),
+            ("j2", "pair0", "pending"),
+        ):
+            if name not in ids:
+                ids[name] = insert(
+                    engine, "annotator", name=name, role="annotator", token_hash=f"t-{name}",
+                    active=True, created_at=when(engine, 2),
+                )  # fmt: skip
+            made[(name, pair)] = insert(
+                engine, "assignment", study_id=ids["study"], annotator_id=ids[name],
+                pair_id=ids[pair], position=9, chosen_side="A", status=status, flagged=False,
+                created_at=when(engine, 30), preference_history="[]", purpose="adjudication",
+            )  # fmt: skip
         upgrade_database(engine)
-        ((rules, set_at, history),) = rows(
-            engine, "study", "exclusion_rules, rules_set_at, rules_history"
-        )
-        assert rules in ({}, "{}")  # a JSON object (SQLite hands back its text)
-        assert set_at is None
-        assert history in ([], "[]")
-    finally:
-        engine.dispose()
-
-
-def test_existing_studies_get_no_training(empty_db_url):
-    engine = database_at(empty_db_url, FIRST_REVISION)
-    try:
-        first_schema_data(engine)
-        upgrade_database(engine)
-        ((pairs, questions, attempts),) = rows(
-            engine, "study", "practice_pairs, comprehension_questions, comprehension_attempts"
-        )
-        assert pairs in ([], "[]")
-        assert questions in ([], "[]")
-        assert attempts == 2
-        assert rows(engine, "training", "id") == []
+        status = dict(rows(engine, "assignment", "id, status"))
+        assert [status[made[(n, "pair2")]] for n in ("j1", "j2", "j3")] == [
+            "released",
+            "done",
+            "released",
+        ]
+        assert [status[made[(n, "pair0")]] for n in ("j1", "j2")] == ["skipped", "released"]
+        assert status[ids["alice0"]] == "done"  # ordinary ratings untouched
+        assert schema_differences(engine) == []
     finally:
         engine.dispose()
 
@@ -628,3 +686,13 @@ def test_an_existing_study_keeps_its_analysis_and_its_simulated_ratings(empty_db
         assert StudyRow(name="new", seed=1).count_simulated is False
     finally:
         engine.dispose()
+
+
+def test_an_upgraded_and_a_fresh_database_each_get_their_own_pseudonym_secret(
+    upgraded_from_first, engine
+):
+    (upgraded,) = rows(upgraded_from_first, "sitesecret", "name, value")
+    ((name, value),) = rows(engine, "sitesecret", "name, value")  # made fresh by create_all
+    assert upgraded[0] == name == "pseudonym"
+    assert len(upgraded[1]) == len(value) == 64
+    assert value != upgraded[1]

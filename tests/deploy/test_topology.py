@@ -4,14 +4,18 @@ servers on one database (`support.cluster`, what `scripts/cluster.sh` and `compo
 - The shipped `deploy/haproxy.cfg` is what `support.cluster.haproxy_config` renders, and
   HAProxy accepts it.
 - Through the balancer: the security headers are on every answer, the agent API is refused, a
-  sticky cookie is set, and Chromium opens a login link and sees its first pair over a
-  websocket, with no Content-Security-Policy violation.
+  sticky cookie is set, Streamlit's scripts come gzipped and cacheable for a year, every page
+  names the rating page's late scripts for preloading (each of them served), and Chromium
+  opens a login link and sees its first pair over a websocket, with no Content-Security-Policy
+  violation.
 - A server killed under load: every annotator it served reopens the page through the balancer
   and finishes on the other server; nothing acknowledged is lost, nothing is saved twice.
 """
 
 from __future__ import annotations
 
+import gzip
+import re
 import shutil
 import subprocess
 import urllib.error
@@ -32,6 +36,7 @@ from support.cluster import (
     STICKY_COOKIE,
     Cluster,
     haproxy_config,
+    rating_page_preloads,
 )
 from support.loadtest import AGENT_API_FLAGS, RATINGS_PER_PAIR, load_with_crash, prepare_load_study
 
@@ -58,10 +63,11 @@ def cluster(db_url: str, tmp_path: Path) -> Iterator[Cluster]:
         running.stop()
 
 
-def _get(url: str) -> tuple[int, Message, bytes]:
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, Message, bytes]:
     """Status, headers (names case-insensitive) and body."""
     try:
-        with urllib.request.urlopen(url, timeout=10) as answer:
+        request = urllib.request.Request(url, headers=headers or {})
+        with urllib.request.urlopen(request, timeout=10) as answer:
             return answer.status, answer.headers, answer.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read()
@@ -71,8 +77,9 @@ def test_headers_stickiness_and_a_real_browser_through_the_balancer(
     cluster: Cluster, engine: Engine, tmp_path: Path, new_page: Any
 ) -> None:
     load = prepare_load_study(engine, tmp_path, annotators=5, pairs_each=1)
-    status, headers, _ = _get(cluster.url + "/")
+    status, headers, body = _get(cluster.url + "/")
     assert status == 200
+    page = body.decode("utf-8")
     for name, value in SECURITY_HEADERS.items():
         assert headers.get(name) == value
     policy = headers["Content-Security-Policy"]
@@ -82,16 +89,30 @@ def test_headers_stickiness_and_a_real_browser_through_the_balancer(
     assert f"{STICKY_COOKIE}=app" in str(headers.get("Set-Cookie", ""))
     assert _get(cluster.url + "/_stcore/agent/openapi.json")[0] == 404
 
-    page = new_page()
+    preloads = re.findall(r"<([^>]+)>; rel=modulepreload", headers.get("Link", ""))
+    assert preloads == rating_page_preloads()
+    assert len(preloads) >= 20
+    bundle = "/" + re.findall(r'src="\.?/?(static/js/index[^"]+)"', page)[0]
+    for path in [*preloads[:3], bundle]:
+        status, script, body = _get(cluster.url + path, {"Accept-Encoding": "gzip"})
+        assert status == 200, path
+        assert script.get("Content-Encoding") == "gzip", path
+        assert "immutable" in script.get("Cache-Control", ""), path
+        assert gzip.decompress(body)[:1] not in (b"", b"<"), path
+
+    browser_page = new_page()
     violations: list[str] = []
-    page.on("console", lambda m: violations.append(m.text) if "Security Policy" in m.text else 0)
+    browser_page.on(
+        "console", lambda m: violations.append(m.text) if "Security Policy" in m.text else 0
+    )
     token = next(iter(load.tokens.values()))
-    page.goto(f"{cluster.url}/?token={token}")
-    page.get_by_role("button", name="Submit").first.wait_for()  # the pair's form, over the socket
+    browser_page.goto(f"{cluster.url}/?token={token}")
+    # the pair's form, over the socket
+    browser_page.get_by_role("button", name="Submit").first.wait_for()
     # The rating page's own inline script ran: the policy allows it by its hash.
-    page.wait_for_function("() => window.__prbRate === true", timeout=10_000)
+    browser_page.wait_for_function("() => window.__prbRate === true", timeout=10_000)
     assert violations == []
-    cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+    cookies = {c["name"]: c["value"] for c in browser_page.context.cookies()}
     assert cookies.get(STICKY_COOKIE) in {"app1", "app2"}
 
 

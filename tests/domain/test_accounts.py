@@ -97,7 +97,7 @@ def test_every_role_can_be_created(engine, role):
 
 
 def test_roles_are_validated(engine):
-    assert ROLES == ("annotator", "admin", "researcher")
+    assert ROLES == ("annotator", "admin", "researcher", "adjudicator")
     with pytest.raises(AccountError, match="unknown role 'boss'; expected one of annotator"):
         create(engine, "x", role="boss")
     create(engine, "y")

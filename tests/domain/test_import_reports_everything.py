@@ -65,3 +65,20 @@ def test_a_file_of_garbage_is_listed_up_to_the_cap_and_counted(engine, tmp_path)
     assert caught.value.total == n
     assert len(caught.value.problems) == MAX_PROBLEMS_KEPT
     assert caught.value.problems[-1].location == f"line {MAX_PROBLEMS_KEPT}, column 2"
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_a_line_that_ends_early_is_reported_where_the_decoder_says(engine, tmp_path, ending):
+    """Issue 22.9: a JSONL line of invalid JSON that ends early was reported at the next line,
+    column 1 ("line 3, column 1" for the decoder's line 2, column 46)."""
+    cut = '{"id": "r9", "question": "Q?", "narrative": 7'  # 45 characters, then the end
+    with pytest.raises(json.JSONDecodeError) as decoder:
+        json.loads(cut)
+    assert (len(cut), decoder.value.lineno, decoder.value.colno) == (45, 1, 46)
+    path = tmp_path / "Art_test.jsonl"
+    path.write_bytes(ending.join([json.dumps(make_record("r1")), cut, ""]).encode())
+    with pytest.raises(DatasetError) as caught:
+        import_files(engine, SYSTEM, [path], study="s")
+    (problem,) = caught.value.problems
+    assert problem.location == "line 2, column 46"
+    assert problem.message == f"invalid JSON: {decoder.value.msg}"

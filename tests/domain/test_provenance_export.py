@@ -1,5 +1,5 @@
 """The export's provenance columns (issue 15.6) on the demo study: the CSV loads straight into
-pandas with the dtypes the README documents, and the validation report is the same as before
+pandas with the dtypes the manual documents, and the validation report is the same as before
 the provenance columns, skip rows and adjudications were added to the export.
 
 GNU R's `read.csv` reads the same file without options (`Rscript`, from Debian's r-base-core,
@@ -31,9 +31,9 @@ from annotate.services.rating import skip_pair, submit_rating
 from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS, FlagAction
 
 READ_OPTIONS = {"dtype": {"pair_id": "str", "score": "Int64", "revision": "Int64"}}
-"""What the README tells pandas users to pass to `read_csv`."""
+"""What the manual (docs/reference/export.md) tells pandas users to pass to `read_csv`."""
 
-DOCUMENTED = {  # the README's table: column -> pandas (3) dtype after read_csv(**READ_OPTIONS)
+DOCUMENTED = {  # the manual's table: column -> pandas (3) dtype after read_csv(**READ_OPTIONS)
     "study": "str",
     "pair_id": "str",
     "domain": "str",
@@ -100,7 +100,7 @@ def demo_export(engine) -> pd.DataFrame:
         ).all()
     flags.exclude_pair(engine, SYSTEM, study=DEMO_STUDY, record_id=excluded, reason="typo")
     with write_session(engine) as session:
-        accounts.create_account(session, "judge")
+        accounts.create_account(session, "judge", role="adjudicator")
     adjudication.set_threshold(engine, SYSTEM, study=DEMO_STUDY, threshold=0)
     adjudication.send(engine, SYSTEM, study=DEMO_STUDY, record_id=adjudicated, adjudicator="judge")
     _rate(engine, _assignment(engine, "judge", 0), 1)
@@ -137,10 +137,11 @@ def test_the_report_is_the_same_as_from_the_fixed_columns_of_ordinary_rows(demo_
     assert build_report(path, n_boot=0) == expected  # what `python -m analysis report` reads
 
 
-def test_the_readme_and_the_dataset_card_document_every_provenance_column():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_manual_and_the_dataset_card_document_every_provenance_column():
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "reference" / "export.md").read_text(encoding="utf-8")
     for column in PROVENANCE_EXPORT_COLUMNS:
-        assert f"| `{column}` | {DOCUMENTED[column]} |" in readme, column
+        assert f"| `{column}` | {DOCUMENTED[column]} |" in page, column
     assert set(PROVENANCE_EXPORT_COLUMNS) <= set(RATINGS_COLUMNS)  # the card's column table
 
 

@@ -304,3 +304,24 @@ def test_a_real_submit_is_refused_until_the_training_is_passed(engine, trained):
     _practise(engine, trained)
     service.answer_check(engine, trained, study="t", answers={"sides": [1], "dims": [0, 2]})
     assert rate(engine, trained, first.id).status == "saved"
+
+
+def test_the_expected_aspect_marks_and_preference_are_checked():
+    """Issue 22.8: a practice pair may give the expected aspect marks and preference; each
+    problem is located (the practice pair, the field, what was expected)."""
+    from annotate.domain.study.training_rules import training_problems
+
+    wrong = {"expected_aspects": {"A": [3]}, "expected_preference": 5}
+    problems = training_problems([{**PRACTICE_PAIRS[0], **wrong}], [], 2, (1, 5))
+    assert problems == [
+        "practice pair 1 ('p1'), field 'expected_aspects': expected the marks of A and B",
+        "practice pair 1 ('p1'), field 'expected_aspects.A': expected 1 marks from 0 to 2 "
+        "(one per rubric aspect)",
+        "practice pair 1 ('p1'), field 'expected_preference': expected -2 to 2",
+    ]
+    right = {
+        "expected_aspects": {"A": [2], "B": [0]},
+        "expected_preference": -1,
+        "explanations": {"aspects": "A lists steps.", "preference": "Only A helps."},
+    }
+    assert training_problems([{**PRACTICE_PAIRS[0], **right}], [], 2, (1, 5)) == []

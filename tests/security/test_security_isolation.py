@@ -10,7 +10,9 @@ Also covered elsewhere: tests/app/test_app_rating.py (`test_nobody_sees_anyone_e
 `test_a_crafted_assignment_id_of_another_annotator_is_refused`: pair_view, submit and skip of
 another's assignment raise, a session pointed at another's assignment is ignored),
 tests/app/test_app_browser.py (the labels never reach the browser while rating and navigating),
-tests/domain/test_blinding.py.
+tests/domain/test_blinding.py, and for comparison studies of downstream conditions (which
+condition is expected to win) tests/domain/test_downstream_comparison.py and
+tests/app/test_app_downstream.py.
 """
 
 from __future__ import annotations

@@ -48,8 +48,10 @@ from annotate.services import (
     aspects,
     audited,
     data,
+    erasure,
     exclusion_rules,
     flags,
+    payments,
     people,
     plans,
     progress,
@@ -76,6 +78,7 @@ ARGUMENTS: dict[str, Any] = {
     "study": "x",
     "filename": "x.jsonl",
     "data": b"",
+    "response": None,  # judge import: which response an eval file's answers are
     "domain": None,
     "max_bytes": 10,
     "names": ["newcomer"],
@@ -96,6 +99,7 @@ ARGUMENTS: dict[str, Any] = {
     "assignment_id": 1,
     "action": "resolved",
     "note": "x",
+    "replaces": "open",
     "record_id": "p000",
     "reason": "x",
     "open_only": False,
@@ -112,6 +116,10 @@ ARGUMENTS: dict[str, Any] = {
     "path": Path(tempfile.gettempdir()) / "prb-security-judge.jsonl",
     "judge": "x",
     "replace": False,
+    "disclose": (),
+    "uploads": [("x.jsonl", b"")],
+    "days": 30,
+    "erase": False,
 }
 
 
@@ -128,6 +136,8 @@ ADMIN_SERVICES = (
     study_settings,
     training,
     aspects,
+    erasure,
+    payments,
 )
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 

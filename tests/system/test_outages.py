@@ -14,10 +14,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -31,55 +29,21 @@ from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.errors import Unavailable
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, SIDES
-from support.appserver import free_port
 from support.loadtest import prepare_load_study
+from support.own_postgres import OwnPostgres
+from support.own_postgres import available as own_server_possible
+from support.own_postgres import own_postgres as own_server
 
-PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None)
 SCORES = {side: dict.fromkeys(DIMENSIONS, 4) for side in SIDES}
 FAST_ENOUGH_S = PG_CONNECT_TIMEOUT_S + 5  # "within a few seconds", not after a 30 s hang
 
 
-def _as_postgres(command: str) -> None:
-    done = subprocess.run(["su", "postgres", "-c", command], capture_output=True, timeout=60)
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-
-
-@dataclass
-class OwnPostgres:
-    folder: Path
-    port: int
-
-    @property
-    def url(self) -> str:
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
-
-    def start(self) -> None:
-        _as_postgres(
-            f"{PG_BIN}/pg_ctl -D {self.folder}/data -w -l {self.folder}/log "
-            f"-o '-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1' start"
-        )
-
-    def stop(self) -> None:
-        _as_postgres(f"{PG_BIN}/pg_ctl -D {self.folder}/data -w -m fast stop")
-
-
 @pytest.fixture
 def own_postgres() -> Iterator[OwnPostgres]:
-    if PG_BIN is None or os.geteuid() != 0 or shutil.which("su") is None:
+    if not own_server_possible():
         pytest.skip("needs PostgreSQL's binaries and root (to run them as the postgres user)")
-    folder = Path(tempfile.mkdtemp(prefix="prb-own-postgres-"))  # pytest's folders are root's
-    try:
-        shutil.chown(folder, "postgres")
-        _as_postgres(f"{PG_BIN}/initdb -D {folder}/data -A trust -U postgres")
-        server = OwnPostgres(folder, free_port())
-        server.start()
-        try:
-            yield server
-        finally:
-            if (folder / "data" / "postmaster.pid").exists():
-                server.stop()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with own_server() as server:
+        yield server
 
 
 def _first_assignment(engine: Engine) -> tuple[int, int]:

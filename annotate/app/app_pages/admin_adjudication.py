@@ -8,7 +8,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, choose_study, done, show_notice
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    choose_study,
+    done,
+    draw_pending,
+    fresh_for,
+    show_notice,
+)
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
@@ -19,6 +27,7 @@ from annotate.services import adjudication
 def draw() -> None:
     study = choose_study()
     page_title("Adjudication", study)
+    draw_pending()
     show_notice()
     if study is None:
         return
@@ -36,6 +45,7 @@ def draw() -> None:
 
 
 def _draw_threshold(study: str, threshold: float | None) -> None:
+    fresh_for("threshold", (study, threshold), "adj_threshold_on", "adj_threshold")
     with st.form("adjudication_threshold"):
         st.caption(
             "A pair goes to adjudication when the spread (largest minus smallest) of its "
@@ -86,9 +96,15 @@ def _draw_send(study: str, queue: list[Candidate]) -> None:
         return
     people = act(lambda: adjudication.eligible(engine(), actor_id(), study, pair)) or []
     if not people:
-        right.info("Every active annotator has had this pair: add an account first.")
+        right.info(
+            "No adjudicator can take this pair: give the adjudicator role to an expert's "
+            "account on the Annotators page (an adjudicator must never have had the pair)."
+        )
         return
-    who = right.selectbox("Adjudicator (has never had this pair)", people, key="adj_who")
+    fresh_for("adjudicator", (study, pair), "adj_who")
+    who = right.selectbox(
+        "Adjudicator (adjudicator role, never had this pair)", people, key="adj_who"
+    )
     if st.button("Send to the adjudicator", type="primary", icon=":material/gavel:") and who:
         done(
             lambda: adjudication.send(

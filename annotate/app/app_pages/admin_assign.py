@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -13,31 +14,37 @@ from annotate.app.app_pages.admin_common import (
     ask_confirmation,
     ask_settings_change,
     choose_study,
-    confirmed,
+    draw_pending,
+    fresh_for,
     link_base,
     notify,
+    pool_order_select,
     show_notice,
 )
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.db.tables import Study
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
+from annotate.domain.study.accounts import is_simulated
 from annotate.services import data, people, plans, studies
-from annotate.services.simulated import is_simulated
+from annotate.vocabulary import Role
 
 
 def draw() -> None:
     name = choose_study()
     page_title("Assignments", name)
+    draw_pending()
     show_notice()
     if name is None:
         return
     study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
     study = next(s for s in study_rows if s.name == name)
     account_rows = act(lambda: people.list_accounts(engine(), actor_id())) or []
-    annotators = [a.name for a in account_rows if a.active and a.role == "annotator"]
+    annotators = [a.name for a in account_rows if a.active and a.role == Role.ANNOTATOR]
     inactive = {a.name for a in account_rows if not a.active}
-    givers = [a.name for a in account_rows if a.role == "annotator"]  # drop-outs are often inactive
+    givers = [  # drop-outs are often inactive; an adjudicator's work is released, not handed on
+        a.name for a in account_rows if a.role in (Role.ANNOTATOR, Role.ADJUDICATOR)
+    ]
     plan_tab, pool_tab, reassign_tab, list_tab = st.tabs(
         ["Fixed plan", "Open pool", "Reassign", "The plan"]
     )
@@ -59,6 +66,8 @@ def _draw_plan(study: Study, annotators: list[str]) -> None:
         "touched. Rebalancing also moves untouched pending pairs to people with fewer."
     )
     domains = act(lambda: data.study_domains(engine(), actor_id(), study.name)) or []
+    plan_keys = ("plan_people", "plan_domains", "plan_n", "plan_k", "plan_rebalance")
+    fresh_for("plan", (study.name, study.overlap), *plan_keys)
     with st.form("plan"):
         people = st.multiselect(
             "Annotators (choose them: none is preselected)",
@@ -87,17 +96,18 @@ def _draw_plan(study: Study, annotators: list[str]) -> None:
         if not people:
             st.error("Choose the annotators of the plan.")
         elif int(k) != study.overlap:
-            ask_confirmation("plan", study.name, {"overlap": (study.overlap, int(k))}, plan)
+            change = {"overlap": (study.overlap, int(k))}
+            ask_confirmation("plan", study.name, change, partial(_plan, study.name, plan))
         else:
-            _run_plan(study, plan)
-    if (held := confirmed("plan", study.name)) is not None:
-        _run_plan(study, held)
+            message = act(lambda: _plan(study.name, plan))
+            if message is not None:
+                notify(message)
+                st.rerun()
 
 
-def _run_plan(study: Study, held: dict[str, Any]) -> None:
-    result = act(lambda: plans.make_plan(engine(), actor_id(), study=study.name, **held))
-    if result is None:
-        return
+def _plan(study: str, held: dict[str, Any]) -> str:
+    """Make the plan; what to say about it."""
+    result = plans.make_plan(engine(), actor_id(), study=study, **held)
     k = held["per_pair"]
     loads = list(result.loads.values())
     message = f"{result.total} new assignments"
@@ -107,8 +117,7 @@ def _run_plan(study: Study, held: dict[str, Any]) -> None:
         message += f"; loads now {min(loads)}-{max(loads)} pairs per person"
     if result.short:
         message += f". {len(result.short)} pair(s) have fewer than {int(k)}: too few people"
-    notify(message + ".")
-    st.rerun()
+    return message + "."
 
 
 def _draw_pool(study: Study) -> None:
@@ -118,6 +127,15 @@ def _draw_pool(study: Study) -> None:
         "a while. A pair is never rated by more than k people; reservations that run out go "
         "back to the pool."
     )
+    stored = (
+        study.pool_open,
+        study.enrolment_open,
+        study.reservation_minutes,
+        study.pool_quota,
+        study.pool_order,
+    )
+    pool_keys = ("pool_open", "pool_enrol", "pool_min", "pool_quota", "pool_order")
+    fresh_for("pool", (study.name, stored), *pool_keys)
     with st.form("pool"):
         left, middle, right = st.columns(3)
         pool = left.toggle("Open pool", value=study.pool_open, key="pool_open")
@@ -131,6 +149,7 @@ def _draw_pool(study: Study) -> None:
             value=study.pool_quota or 0,
             key="pool_quota",
         )
+        order = pool_order_select(middle, study, "pool_order")
         saved = st.form_submit_button("Save pool settings", type="primary")
     if saved:
         changes = {
@@ -138,14 +157,9 @@ def _draw_pool(study: Study) -> None:
             "enrolment_open": enrolment,
             "reservation_minutes": int(minutes),
             "pool_quota": int(quota) or None,
+            "pool_order": order,
         }
-        ask_settings_change("pool", study.name, changes)
-    held = confirmed("pool", study.name)
-    if held is not None:
-        updated = act(lambda: studies.update_study(engine(), actor_id(), study.name, **held))
-        if updated is not None:
-            notify("Pool settings saved.")
-            st.rerun()
+        ask_settings_change("pool", study.name, changes, "Pool settings saved.")
     if study.enrolment_open:
         st.markdown("**Crowd enrolment link:**")
         st.code(

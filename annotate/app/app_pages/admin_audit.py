@@ -7,7 +7,13 @@ import json
 import pandas as pd
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, choose_study
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    choose_study,
+    draw_pending,
+    wide_table,
+)
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.services import audited
@@ -16,6 +22,7 @@ from annotate.services import audited
 def draw() -> None:
     study = choose_study()
     page_title("Audit log", study)
+    draw_pending()
     every = st.toggle("Every study and the accounts", value=study is None, key="audit_every")
     if study is None and not every:
         return
@@ -24,11 +31,11 @@ def draw() -> None:
         st.info("No admin action recorded yet.")
         return
     st.caption(f"The newest {len(lines)} entries first.")
-    st.dataframe(
+    wide_table(
         pd.DataFrame(
             [
                 {
-                    "when": line.at,
+                    "when": f"{line.at:%Y-%m-%d %H:%M:%S}",
                     "who": line.who,
                     "study": line.study or "",
                     "action": line.action,
@@ -38,8 +45,8 @@ def draw() -> None:
                 for line in lines
             ]
         ),
-        hide_index=True,
-        width="stretch",
+        pinned="when",
+        texts=("before", "after"),
     )
 
 

@@ -11,19 +11,25 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import streamlit as st
 
+from annotate.app.safe_text import inert_markdown, plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
+from annotate.app.study_rules import RULE_WORDS
 from annotate.config import APP_URL_ENV
+from annotate.db.tables import Study
 from annotate.domain.dataset.importer import DatasetError
 from annotate.errors import PrbError
 from annotate.services import studies
+from annotate.vocabulary import PoolOrder
 
 HERE = Path(__file__).resolve().parent
 NOTICE = "admin_notice"
@@ -38,7 +44,9 @@ ADMIN_PAGES = (
     ("admin_studies.py", "Studies", ":material/tune:", "admin-studies"),
     ("admin_data.py", "Data and gold pairs", ":material/upload_file:", "admin-data"),
     ("admin_people.py", "Annotators", ":material/group:", "admin-annotators"),
+    ("admin_participants.py", "Participants", ":material/badge:", "admin-participants"),
     ("admin_assign.py", "Assignments", ":material/assignment_ind:", "admin-assignments"),
+    ("admin_publish.py", "Publish", ":material/publish:", "admin-publish"),
     ("admin_audit.py", "Audit log", ":material/history:", "admin-audit"),
 )
 
@@ -114,6 +122,47 @@ def _succeeded(change: Callable[[], None]) -> bool:
     return True
 
 
+WIDE_TABLE_HINT = (
+    "Scroll the table sideways for every column (the first stays in place); a text cut short "
+    "shows whole when you point at it or double-click it."
+)
+
+
+def wide_table(
+    rows: Any,
+    *,
+    pinned: str,
+    texts: Sequence[str] = (),
+    narrow: Sequence[str] = (),
+    columns: Mapping[str, Any] | None = None,
+) -> None:
+    """A table with more columns than a laptop or a phone shows at once (issue 22.9): the
+    `pinned` column stays while the others scroll sideways, long `texts` get a medium width
+    (the whole text on hover), `narrow` columns a small one, and a hint says how to see it all.
+    `columns`: other columns' configuration (e.g. a progress bar).
+    """
+    config: dict[str, Any] = {pinned: st.column_config.Column(pinned=True)}
+    config |= {name: st.column_config.TextColumn(width="medium") for name in texts}
+    config |= {name: st.column_config.Column(width="small") for name in narrow}
+    config |= dict(columns or {})
+    st.dataframe(rows, hide_index=True, width="stretch", column_config=config)
+    st.caption(WIDE_TABLE_HINT)
+
+
+def fresh_for(scope: str, item: object, *keys: str) -> None:
+    """Start the widgets `keys` from their defaults whenever the item a form acts on (a flag,
+    a pair, an account, a study) is not the one it was drawn for last time in this session:
+    nothing picked, typed or marked for one item shows on, or is saved with, the next.
+
+    Call it before the widgets are drawn; `scope` names the form."""
+    marker = f"admin_form_item_{scope}"
+    if marker in st.session_state and st.session_state[marker] == item:
+        return
+    for key in keys:
+        st.session_state.pop(key, None)
+    st.session_state[marker] = item
+
+
 def notify(message: str) -> None:
     """A success message shown after the next rerun."""
     st.session_state[NOTICE] = message
@@ -138,51 +187,149 @@ def choose_study() -> str | None:
     return pick_study(names)
 
 
+@dataclass(frozen=True)
+class PendingChange:
+    """A change an admin asked for and has not confirmed or cancelled yet (issue 22.2): shown
+    with Confirm and Cancel at the top of every admin page (`draw_pending`) until decided, so a
+    form that collapses or a page left does not leave it looking saved."""
+
+    form: str  # the form that asked, e.g. "pool", "training"
+    study: str
+    changes: dict[str, tuple[Any, Any]]  # setting -> (now, after)
+    apply: Callable[[], str]  # makes the change; returns what to say when it is done
+
+
 def ask_confirmation(
-    key: str, study: str, changes: dict[str, tuple[Any, Any]], payload: Any
+    form: str, study: str, changes: dict[str, tuple[Any, Any]], apply: Callable[[], str]
 ) -> None:
-    """Hold a change of `study` until the admin confirms it (`confirmed`)."""
-    st.session_state[PENDING] = {"key": key, "study": study, "changes": changes, "payload": payload}
+    """Hold a change of `study` until the admin confirms it in the banner (`draw_pending`);
+    a new request replaces one still held. Reruns the page, so the banner shows at once."""
+    st.session_state[PENDING] = PendingChange(form, study, changes, apply)
+    st.rerun()
 
 
-def confirmed(key: str, study: str) -> Any | None:
-    """Draw the change held for the form `key` (each setting: now, after; Confirm, Cancel);
-    return its payload once the admin confirms. A change held for another study is dropped."""
-    pending = st.session_state.get(PENDING)
-    if not pending or pending["key"] != key:
-        return None
-    if pending["study"] != study:
-        st.session_state.pop(PENDING, None)
-        return None
+def pending_change() -> PendingChange | None:
+    held = st.session_state.get(PENDING)
+    return held if isinstance(held, PendingChange) else None
+
+
+def draw_pending() -> None:
+    """Every admin page draws this first: the change held for confirmation, if any (each
+    setting in words, now and after), with Confirm and Cancel."""
+    held = pending_change()
+    if held is None:
+        return
     with st.container(border=True):
         st.warning(
-            f"**Study {study}**: confirm to change these settings.", icon=":material/warning:"
+            f"**Study {inert_markdown(held.study)}: not saved yet.** Confirm to change these "
+            "settings, or cancel.",
+            icon=":material/warning:",
         )
         rows = [
-            {"setting": name, "now": _shown(now), "after": _shown(after)}
-            for name, (now, after) in pending["changes"].items()
+            {"setting": setting_words(name), "now": _shown(now), "after": _shown(after)}
+            for name, (now, after) in held.changes.items()
         ]
         st.dataframe(rows, hide_index=True, width="stretch")
-        left, right, _ = st.columns([1, 1, 4])
-        if left.button("Confirm", type="primary", key=f"{key}_confirm"):
+        left, right, _ = st.columns([1, 1, 3])
+        if left.button("Confirm", type="primary", key="pending_confirm"):
+            message = act(held.apply)
+            if message is not None:
+                st.session_state.pop(PENDING, None)
+                notify(message)
+                st.rerun()
+        if right.button("Cancel", key="pending_cancel"):
             st.session_state.pop(PENDING, None)
-            return pending["payload"]
-        if right.button("Cancel", key=f"{key}_cancel"):
-            st.session_state.pop(PENDING, None)
+            notify(f"Nothing changed in {held.study}.")
             st.rerun()
-    return None
 
 
-def ask_settings_change(key: str, study: str, changes: dict[str, Any], payload: Any = None) -> None:
-    """Show what `changes` would change in `study` (nothing written) and hold them (or
-    `payload`, when the form sends more than the settings) until the admin confirms
-    (`confirmed(key, study)`)."""
+def ask_settings_change(
+    form: str, study: str, changes: dict[str, Any], done: str, *, force: bool = False
+) -> None:
+    """Show what `changes` would change in `study` (nothing written) and hold them until the
+    admin confirms; `done` is said once they are saved. `force` overrides the analysis plan's
+    lock once ratings exist (audited by the service)."""
     preview = act(lambda: studies.preview_study_changes(engine(), actor_id(), study, **changes))
     if preview == {}:
-        st.info(f"Nothing to change in {study}.", icon=":material/info:")
+        st.info(f"Nothing to change in {plain_text(study)}.", icon=":material/info:")
     elif preview:
-        ask_confirmation(key, study, preview, changes if payload is None else payload)
+        ask_confirmation(form, study, preview, partial(_update_study, study, changes, done, force))
+
+
+def _update_study(study: str, changes: dict[str, Any], done: str, force: bool) -> str:
+    studies.update_study(engine(), actor_id(), study, force=force, **changes)
+    return done
+
+
+SETTING_WORDS = {
+    "seed": "seed",
+    "scale_min": "lowest score",
+    "scale_max": "highest score",
+    "anchors": "scale labels",
+    "dimension_labels": "question labels",
+    "dimension_definitions": "question definitions",
+    "guidelines": "guidelines",
+    "equivalence_margin": "equivalence margin",
+    "margin_unit": "margin unit",
+    "completion_code": "completion code",
+    "overlap": "annotators per pair (k)",
+    "reservation_minutes": "reservation (minutes)",
+    "gold_rate": "gold rate",
+    "pool_open": "open pool",
+    "pool_quota": "pairs per person",
+    "pool_order": "order of the open pool",
+    "enrolment_open": "crowd enrolment",
+    "consent_text": "consent page",
+    "survey_questions": "survey questions",
+    "screenout_code": "screen-out code",
+    "completion_url": "completion URL",
+    "ask_preference": "ask which response fits better",
+    "rationale": "rationale with the preference",
+    "aspect_checklist": "aspect checklist",
+    "practice_pairs": "practice pairs",
+    "comprehension_questions": "comprehension questions",
+    "comprehension_attempts": "attempts at the comprehension check",
+    "adjudication_threshold": "adjudication threshold",
+    "exclusion_rules": "exclusion rules",
+    **RULE_WORDS,
+}
+
+
+def setting_words(name: str) -> str:
+    """A setting's name as the forms word it (`pool_open` -> 'open pool')."""
+    return SETTING_WORDS.get(name, name.replace("_", " "))
+
+
+POOL_ORDER_WORDS = {
+    PoolOrder.DEPTH: "Fill started pairs to k first",
+    PoolOrder.BREADTH: "Spread: fewest ratings first",
+}
+
+
+def pool_order_select(where: Any, study: Study, key: str) -> str:
+    """The open pool's order, in words (depth first unless the study says breadth)."""
+    order = PoolOrder(study.pool_order)
+    return str(
+        where.selectbox(
+            "Order of the open pool",
+            list(PoolOrder),
+            index=list(PoolOrder).index(order),
+            format_func=lambda o: POOL_ORDER_WORDS[o],
+            key=key,
+            help="Filling started pairs first gives pairs rated by k people even if the study "
+            "stops early; spreading rates every pair once before any twice.",
+        )
+    )
 
 
 def _shown(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value)
+    """A setting's value in words: on/off, 'no limit', lists and mappings as JSON."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "none"
+    if isinstance(value, dict) and value and all(k in SETTING_WORDS for k in value):
+        return "; ".join(f"{setting_words(k)}: {_shown(v)}" for k, v in value.items())
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)

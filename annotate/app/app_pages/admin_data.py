@@ -1,31 +1,40 @@
-"""Admin: upload a dataset file into a study, and choose the gold pairs."""
+"""Admin: upload dataset files into a study (several at once, all or nothing, with a table of
+what each file adds), and choose the gold pairs."""
 
 from __future__ import annotations
 
 from typing import BinaryIO
 
+import pandas as pd
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import (
     act,
     actor_id,
     choose_study,
+    draw_pending,
+    fresh_for,
     notify,
     show_notice,
 )
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.config import MAX_UPLOAD_MB
+from annotate.domain.dataset.importer import DatasetError, ImportSummary
 from annotate.domain.rating.quality import GOLD_PREFERENCES
 from annotate.services import data, progress, studies
 
 NEW_STUDY = "(a new study)"
+UPLOADED = "upload_table"
 
 
 def draw() -> None:
     study = choose_study()
     page_title("Data and gold pairs", study)
+    draw_pending()
     show_notice()
+    _draw_upload_table(st.session_state.pop(UPLOADED, None))
     _draw_upload()
     if study is not None:
         _draw_gold(study)
@@ -35,9 +44,9 @@ def _draw_upload() -> None:
     st.subheader("Upload a dataset")
     st.caption(
         "JSONL, a JSON array or Parquet in the benchmark's record format, up to "
-        f"{MAX_UPLOAD_MB} MB. The domain comes from the file name "
-        "(`Art_and_Entertainment_test.jsonl`) unless you give one. All or nothing: a file "
-        "with any problem imports nothing."
+        f"{MAX_UPLOAD_MB} MB a file; several files at once. The domain comes from each file's "
+        "name (`Art_and_Entertainment_test.jsonl`) unless you give one. All or nothing: a "
+        "problem in any file imports nothing."
     )
     study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
     names = [s.name for s in study_rows] + [NEW_STUDY]
@@ -53,10 +62,11 @@ def _draw_upload() -> None:
         )
         new_name = right.text_input("New study's name", key="upload_new_study")
         domain = left.text_input("Domain (optional)", key="upload_domain")
-        upload = st.file_uploader(
-            "Dataset file",
+        uploads = st.file_uploader(
+            "Dataset files",
             type=["jsonl", "ndjson", "json", "parquet"],
             max_upload_size=MAX_UPLOAD_MB,
+            accept_multiple_files=True,
             key="upload_file",
         )
         submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
@@ -69,33 +79,63 @@ def _draw_upload() -> None:
     if not study:
         st.error("Give the new study a name.")
         return
-    if upload is None:
+    if not uploads:
         st.error("Choose a file to upload.")
         return
-    upload.seek(0)
-    _import(study, upload.name, upload, domain.strip() or None)
+    for upload in uploads:
+        upload.seek(0)
+    _import(study, [(u.name, u) for u in uploads], domain.strip() or None)
 
 
-def _import(study: str, filename: str, content: BinaryIO, domain: str | None) -> None:
-    summary = act(
-        lambda: data.upload_dataset(
-            engine(), actor_id(), study=study, filename=filename, data=content, domain=domain
-        )
-    )
+def _import(study: str, uploads: list[tuple[str, BinaryIO]], domain: str | None) -> None:
+    files = [name for name, _ in uploads]
+    refused: list[DatasetError] = []
+
+    def upload() -> ImportSummary:
+        try:
+            return data.upload_datasets(
+                engine(), actor_id(), study=study, uploads=uploads, domain=domain
+            )
+        except DatasetError as error:
+            refused.append(error)
+            raise
+
+    summary = act(upload)  # refusals shown as every page shows them
     if summary is None:
+        if refused:
+            _draw_upload_table(data.upload_lines(files, None, refused[0]))
         return
     st.session_state[STUDY] = study
-    lines = [
-        f"{f.file}: {f.records} pairs of domain {f.domain}, {f.added} new, "
-        f"{f.unchanged} already there"
-        for f in summary.files
-    ]
-    notify(f"Imported into {study}. " + " ".join(lines))
+    st.session_state[UPLOADED] = data.upload_lines(files, summary)
+    into = plain_text(study)
+    notify(f"Imported {len(summary.files)} file(s) into {into}: {summary.added} new pair(s).")
     st.rerun()
 
 
+def _draw_upload_table(lines: list[data.UploadLine] | None) -> None:
+    """What each uploaded file added (or, refused, how many of its records were)."""
+    if not lines:
+        return
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "file": line.file,
+                    "pairs": line.pairs,
+                    "new": line.new,
+                    "unchanged": line.unchanged,
+                    "refused": line.refused,
+                }
+                for line in lines
+            ]
+        ),
+        hide_index=True,
+        key="upload_lines",
+    )
+
+
 def _draw_gold(study: str) -> None:
-    st.subheader(f"Gold pairs of {study}")
+    st.subheader(f"Gold pairs of {plain_text(study)}")
     st.caption(
         "Gold pairs have a known answer: which response fits the user's rubric better. They are "
         "mixed into every queue at the study's gold rate (set on the Studies page), look like "
@@ -106,6 +146,7 @@ def _draw_gold(study: str) -> None:
         return
     gold = {g.record_id: g.expect for g in board.gold}
     ordinary = sorted(board.coverage)
+    fresh_for("gold", study, "gold_pairs", "gold_expect")
     with st.form("gold"):
         picked = st.multiselect("Pairs", sorted(set(ordinary) | set(gold)), key="gold_pairs")
         expect = st.radio(

@@ -7,11 +7,20 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, choose_study, done, show_notice
-from annotate.app.safe_text import inert_markdown
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    choose_study,
+    done,
+    draw_pending,
+    fresh_for,
+    show_notice,
+    wide_table,
+)
+from annotate.app.safe_text import inert_markdown, plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
-from annotate.domain.operations.flags import FlagItem
+from annotate.domain.operations.flags import UNHANDLED, FlagItem
 from annotate.services import flags
 from annotate.vocabulary import DIMENSIONS, FlagAction
 
@@ -24,6 +33,7 @@ ACTIONS = {
 def draw() -> None:
     study = choose_study()
     page_title("Flags and skips", study)
+    draw_pending()
     show_notice()
     if study is None:
         return
@@ -32,7 +42,12 @@ def draw() -> None:
     if not items:
         st.info("No flagged or skipped pair to handle.", icon=":material/task_alt:")
     else:
-        st.dataframe(_queue_table(items), hide_index=True, width="stretch")
+        wide_table(
+            _queue_table(items),
+            pinned="item",
+            texts=("reason", "comment", "scores chosen/rejected"),
+            narrow=("domain",),
+        )
         labels = {i.assignment_id: _label(i) for i in items}
         chosen = st.selectbox(
             "Open an item", list(labels), format_func=labels.__getitem__, key="flags_item"
@@ -60,14 +75,14 @@ def _queue_table(items: list[FlagItem]) -> pd.DataFrame:
             {
                 "item": i.assignment_id,
                 "pair": i.record_id,
-                "domain": i.domain,
                 "annotator": i.annotator,
                 "kind": i.kind,
+                "handled": i.resolution.action if i.resolution else "",
+                "excluded": i.excluded,
                 "reason": i.reason,
                 "comment": i.comment,
                 "scores chosen/rejected": _score_text(i.scores),
-                "handled": i.resolution.action if i.resolution else "",
-                "excluded": i.excluded,
+                "domain": i.domain,
             }
             for i in items
         ]
@@ -79,7 +94,7 @@ def _draw_item(study: str, item: FlagItem) -> None:
     if text is None:
         return
     with st.container(border=True):
-        st.markdown(f"**{item.kind.title()} by {item.annotator}**: ")
+        st.markdown(f"**{item.kind.title()} by {plain_text(item.annotator)}**: ")
         st.text(item.reason or "(no reason given)")
         if item.comment:
             st.caption("Comment")
@@ -110,8 +125,13 @@ def _draw_item(study: str, item: FlagItem) -> None:
 
 
 def _draw_actions(study: str, item: FlagItem) -> None:
+    fresh_for("flag", (study, item.assignment_id), "flag_action", "flag_note", "exclude_why")
+    actions = [str(a) for a in ACTIONS.values()]
+    current = actions.index(item.resolution.action) if item.resolution else 0
     with st.form(f"flag_action_{item.assignment_id}"):
-        action = st.radio("Action", list(ACTIONS), horizontal=True, key="flag_action")
+        action = st.radio(
+            "Action", list(ACTIONS), index=current, horizontal=True, key="flag_action"
+        )
         note = st.text_area("Note (what was decided, and why)", key="flag_note", height=68)
         saved = st.form_submit_button("Save", type="primary", icon=":material/check:")
     if saved:
@@ -123,6 +143,7 @@ def _draw_actions(study: str, item: FlagItem) -> None:
                 assignment_id=item.assignment_id,
                 action=ACTIONS[action],
                 note=note,
+                replaces=item.resolution.action if item.resolution else UNHANDLED,
             ),
             message=f"Item #{item.assignment_id}: {ACTIONS[action]}.",
         )

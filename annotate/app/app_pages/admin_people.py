@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, done, link_base, show_notice
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    done,
+    draw_pending,
+    fresh_for,
+    link_base,
+    show_notice,
+)
 from annotate.app.session import engine
 from annotate.services import people
 from annotate.vocabulary import ROLES
@@ -14,6 +22,7 @@ NEW_LINKS = "admin_new_links"
 
 def draw() -> None:
     st.title("Annotators")
+    draw_pending()
     show_notice()
     _draw_new_links()
     _draw_create()
@@ -34,7 +43,7 @@ def draw() -> None:
         hide_index=True,
         width="stretch",
     )
-    _draw_manage([r.name for r in rows])
+    _draw_manage({r.name: r.role for r in rows})
 
 
 def _draw_new_links() -> None:
@@ -69,10 +78,17 @@ def _draw_create() -> None:
                 st.rerun()
 
 
-def _draw_manage(names: list[str]) -> None:
+def _draw_manage(roles: dict[str, str]) -> None:
+    """Change one account; `roles`: each account's name and its role now."""
+    names = list(roles)
     if not names:
         return
     st.subheader("Change an account")
+    st.caption(
+        "An **adjudicator** gets only the pairs sent to them for adjudication (no training, no "
+        "ordinary pairs). Give the role to an expert's own account: never a crowd participant, "
+        "a simulated account, an admin or a researcher (they can see the labels)."
+    )
     name = st.selectbox("Account", names, key="manage_account")
     deactivate, activate, rotate, role_col, apply = st.columns(
         [1, 1, 1, 1, 1], vertical_alignment="bottom"
@@ -92,7 +108,9 @@ def _draw_manage(names: list[str]) -> None:
         if link is not None:
             st.session_state[NEW_LINKS] = [(name, link)]
             st.rerun()
-    role = role_col.selectbox("Role", ROLES, key="manage_role")
+    current = roles.get(name, ROLES[0])
+    fresh_for("account", (name, current), "manage_role")
+    role = role_col.selectbox("Role", ROLES, index=ROLES.index(current), key="manage_role")
     if apply.button("Set role", key="manage_set_role"):
         done(
             lambda: people.set_account_role(engine(), actor_id(), name, role),

@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from annotate.app.app_pages.admin_common import act, actor_id, choose_study
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    choose_study,
+    draw_pending,
+    wide_table,
+)
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
+from annotate.domain.rating.progress import Totals
 from annotate.services import progress
 
-STATUS_COLOURS = {"done": "#2e7d32", "skipped": "#f9a825", "pending": "#90a4ae"}
+# The work per annotator is a bar in its table row (a progress column), not a Plotly chart:
+# the admin's landing page would otherwise load Plotly's 4.7 MB script in the browser, seconds
+# of parsing before this page (and the next one clicked) is drawn.
+DONE_BAR = st.column_config.ProgressColumn(
+    "done of assigned", format="percent", min_value=0.0, max_value=1.0
+)
 
 
 def draw() -> None:
     study = choose_study()
     page_title("Progress", study)
+    draw_pending()
     if study is None:
         return
     board = act(lambda: progress.dashboard(engine(), actor_id(), study))
@@ -24,51 +36,66 @@ def draw() -> None:
         return
     _draw_totals(board)
     if not board.annotators:
-        st.info("Nothing is assigned yet: plan the work on the Assignments page.")
+        st.info(_nothing_yet(board.totals), icon=":material/info:")
     else:
-        _draw_chart(board)
         st.subheader("Per annotator")
-        st.dataframe(_annotator_table(board), hide_index=True, width="stretch")
+        wide_table(
+            _annotator_table(board), pinned="annotator", columns={"done of assigned": DONE_BAR}
+        )
     st.subheader("Per domain")
-    st.dataframe(_domain_table(board), hide_index=True, width="stretch")
+    wide_table(_domain_table(board), pinned="domain")
     _draw_flags(board)
 
 
 def _draw_totals(board: progress.Dashboard) -> None:
-    k = board.overlap
+    k, totals = board.overlap, board.totals
     assigned = sum(1 for n in board.coverage.values() if n >= k)
-    rated = sum(d.complete for d in board.domains)
-    cols = st.columns(6)
-    cols[0].metric("Pairs", len(board.coverage), help=f"Gold pairs ({len(board.gold)}) not counted")
-    cols[1].metric(f"Given to {k} people", assigned, help="Pairs whose k slots are all taken")
-    cols[2].metric(f"Rated by {k} people", rated, help="Pairs with k finished ratings")
+    cols = st.columns(4)
+    cols[0].metric("Pairs", totals.pairs, help=f"Gold pairs ({len(board.gold)}) not counted")
+    cols[1].metric(
+        f"Given to {k} people",
+        assigned,
+        help="Pairs whose k slots are all taken (finished, reserved or planned)",
+    )
+    cols[2].metric(
+        f"Rated by {k} people",
+        totals.complete,
+        help="Pairs with k finished ratings (an adjudication is not one of them)",
+    )
     cols[3].metric("Ratings done", sum(r.done for r in board.annotators))
-    cols[4].metric("Still to rate", sum(r.pending for r in board.annotators))
-    cols[5].metric("Flags", len(board.flagged))
+    cols = st.columns(4)
+    cols[0].metric("Still to rate", totals.to_rate, help=_to_rate_help(totals))
+    cols[1].metric(
+        "Being rated" if totals.pool else "In queues",
+        totals.in_progress,
+        help="Ratings given out and not finished yet",
+    )
+    cols[2].metric(
+        "Adjudications",
+        f"{totals.adjudicated} of {totals.adjudications}",
+        help="Finished of those sent (they come on top of the k ratings)",
+    )
+    cols[3].metric("Flags", len(board.flagged))
 
 
-def _draw_chart(board: progress.Dashboard) -> None:
-    rows = [
-        {"annotator": r.name, "status": status, "pairs": getattr(r, status)}
-        for r in board.annotators
-        for status in STATUS_COLOURS
-    ]
-    figure = px.bar(
-        pd.DataFrame(rows),
-        x="pairs",
-        y="annotator",
-        color="status",
-        orientation="h",
-        color_discrete_map=STATUS_COLOURS,
-        title="Work per annotator",
-    )
-    figure.update_layout(
-        height=120 + 28 * len(board.annotators),
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend_title_text="",
-        yaxis={"categoryorder": "category descending", "title": ""},
-    )
-    st.plotly_chart(figure, width="stretch")
+def _to_rate_help(totals: Totals) -> str:
+    if totals.pool:
+        return (
+            f"Ratings still missing for every pair to be rated by {totals.overlap} people "
+            f"({totals.slots} slots in all), whether reserved now or not pulled yet"
+        )
+    return "Planned ratings not finished yet (pending or skipped)"
+
+
+def _nothing_yet(totals: Totals) -> str:
+    if totals.crowd:
+        return (
+            "No participant has started yet: share the crowd link (Assignments page) on the "
+            "crowd platform."
+        )
+    if totals.pool:
+        return "Nobody has pulled a pair from the open pool yet."
+    return "Nothing is assigned yet: plan the work, or open the pool, on the Assignments page."
 
 
 def _seconds(value: float | None) -> float:
@@ -87,11 +114,13 @@ def _annotator_table(board: progress.Dashboard) -> pd.DataFrame:
         rows.append(
             {
                 "annotator": row.name,
+                "done of assigned": row.done / row.assigned if row.assigned else 0.0,
                 "assigned": row.assigned,
                 "done": row.done,
                 "skipped": row.skipped,
                 "pending": row.pending,
                 "flagged": row.flagged,
+                "adjudicated": row.adjudicated,
                 "median s / pair": _seconds(row.median_seconds),
                 "gold rated": check.gold_rated if check else 0,
                 "gold accuracy %": _share(check.gold_accuracy if check else None),
@@ -126,7 +155,7 @@ def _draw_flags(board: progress.Dashboard) -> None:
         st.caption("No annotator has flagged a pair.")
         return
     st.caption("Open, resolve or exclude them on the Flags and skips page.")
-    st.dataframe(
+    wide_table(
         pd.DataFrame(
             [
                 {
@@ -140,8 +169,9 @@ def _draw_flags(board: progress.Dashboard) -> None:
                 for f in board.flagged
             ]
         ),
-        hide_index=True,
-        width="stretch",
+        pinned="pair",
+        texts=("reason", "comment"),
+        narrow=("domain",),
     )
 
 

@@ -15,16 +15,19 @@ from annotate.app.app_pages.admin_common import (
     actor_id,
     ask_settings_change,
     choose_study,
-    confirmed,
+    draw_pending,
     link_base,
     notify,
+    pool_order_select,
     show_notice,
 )
 from annotate.app.app_pages.study_files import draw_settings_file, draw_training_settings
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.app.study_rules import draw_rules
 from annotate.db.tables import Study
+from annotate.domain.study.studies import DEFAULT_CROWD_QUOTA
 from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
 
@@ -37,13 +40,14 @@ SURVEY_HELP = (
 def draw() -> None:
     name = choose_study()
     page_title("Studies", name)
+    draw_pending()
     show_notice()
     _draw_create()
     if name is None:
         return
     study_rows = act(lambda: studies.list_studies(engine(), actor_id())) or []
     study = next(s for s in study_rows if s.name == name)
-    st.subheader(f"Settings of {study.name}")
+    st.subheader(f"Settings of {plain_text(study.name)}")
     _draw_settings(study)
     draw_rules(study.name, actor_id(), act, notify)
     draw_training_settings(study)
@@ -63,7 +67,7 @@ def _draw_create() -> None:
             study = act(lambda: studies.create_study(engine(), actor_id(), name, **settings))
             if study is not None:
                 st.session_state[STUDY] = study.name
-                notify(f"Study {study.name} created.")
+                notify(f"Study {plain_text(study.name)} created.")
                 st.rerun()
 
 
@@ -81,16 +85,19 @@ def _draw_settings(study: Study) -> None:
     if saved and isinstance(changes["survey_questions"], str):
         st.error(changes["survey_questions"])  # the survey's JSON, located
     elif saved:
-        ask_settings_change("settings", study.name, changes, {"changes": changes, "force": force})
-    if (held := confirmed("settings", study.name)) is not None:
-        updated = act(
-            lambda: studies.update_study(
-                engine(), actor_id(), study.name, force=held["force"], **held["changes"]
-            )
+        ask_settings_change(
+            "settings",
+            study.name,
+            changes,
+            f"Settings of {plain_text(study.name)} saved.",
+            force=force,
         )
-        if updated is not None:
-            notify(f"Settings of {study.name} saved.")
-            st.rerun()
+    if study.enrolment_open and not study.completion_code:
+        st.warning(
+            "Crowd enrolment is open but the study has no completion code: participants who "
+            "finish get no code to prove it. Set one above.",
+            icon=":material/warning:",
+        )
     if study.enrolment_open:
         st.markdown("**Crowd enrolment link** (paste it into the platform's study URL):")
         st.code(
@@ -159,8 +166,7 @@ def _wording_inputs(study: Study, key: str) -> dict[str, Any]:
 
 def _work_inputs(study: Study, key: str) -> dict[str, Any]:
     st.markdown("##### Analysis, overlap and the open pool")
-    cols = st.columns(3)
-    margin_box, unit_box = cols[0].columns([3, 2])
+    margin_box, unit_box, code_box, k_box = st.columns(4)
     margin = margin_box.number_input(
         "Equivalence margin",
         value=float(study.equivalence_margin),
@@ -177,28 +183,37 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         format_func=lambda u: {"points": "scale points", "sd": "SD of differences"}[u],
         key=f"{key}_margin_unit",
     )
-    code = cols[1].text_input(
+    code = code_box.text_input(
         "Completion code", value=study.completion_code or "", key=f"{key}_code"
     )
-    overlap = cols[2].number_input(
+    overlap = k_box.number_input(
         "Annotators per pair (k)", value=study.overlap, min_value=1, step=1, key=f"{key}_k"
     )
-    cols = st.columns(3)
-    reservation = cols[0].number_input(
+    reservation_box, quota_box, gold_box, minimum_box = st.columns(4)
+    reservation = reservation_box.number_input(
         "Reservation (minutes)",
         value=study.reservation_minutes,
         min_value=1,
         step=5,
         key=f"{key}_reservation",
     )
-    quota = cols[1].number_input(
+    quota = quota_box.number_input(
         "Pairs per person from the pool (0: no limit)",
         value=study.pool_quota or 0,
         min_value=0,
         step=1,
         key=f"{key}_quota",
     )
-    gold_rate = cols[2].number_input(
+    minimum = minimum_box.number_input(
+        "Crowd: pairs before Finish (0: the pairs per person)",
+        value=study.finish_minimum or 0,
+        min_value=0,
+        step=1,
+        key=f"{key}_finish_minimum",
+        help="A crowd participant who has rated this many may finish with the completion code. "
+        f"Opening crowd enrolment sets {DEFAULT_CROWD_QUOTA} pairs per person when none is set.",
+    )
+    gold_rate = gold_box.number_input(
         "Gold rate (share of each queue)",
         value=float(study.gold_rate),
         min_value=0.0,
@@ -206,11 +221,12 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         step=0.05,
         key=f"{key}_gold",
     )
-    toggles = st.columns(2)
+    toggles = st.columns(3)
     pool = toggles[0].toggle("Open pool", value=study.pool_open, key=f"{key}_pool")
     enrolment = toggles[1].toggle(
         "Crowd enrolment (needs the open pool)", value=study.enrolment_open, key=f"{key}_enrol"
     )
+    order = pool_order_select(toggles[2], study, f"{key}_pool_order")
     return {
         "equivalence_margin": float(margin),
         "margin_unit": unit,
@@ -218,8 +234,10 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         "overlap": int(overlap),
         "reservation_minutes": int(reservation),
         "pool_quota": int(quota) or None,
+        "finish_minimum": int(minimum) or None,
         "gold_rate": float(gold_rate),
         "pool_open": pool,
+        "pool_order": order,
         "enrolment_open": enrolment,
     }
 

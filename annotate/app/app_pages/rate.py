@@ -1,10 +1,17 @@
 """The annotator's page: one blinded pair, scored on four dimensions per response.
 
-Speed: the pair and its form are one fragment (a submit redraws only them), and every widget has
-a key that does not change between pairs, so the browser keeps its elements and only their values
-and texts change. The values are reset when a new pair is drawn (`_reset_widgets`). A hidden
-widget in the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still
-showing an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
+One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
+rationale, comment, flag, skip reason) has a widget key of its own for each pair (`field_key`),
+so nothing typed or picked on one pair can appear on or be saved with another, whichever way the
+pair is left (issue 22, item 1: with keys shared by every pair, the browser kept a focused text
+box's words when the next pair opened and sent them with it). Each field sits in a container
+whose key is the same for every pair (`.st-key-factuality_A`, `.st-key-rationale`): the page
+script, the style and the tests find a question by it. A new pair's fields get its saved values
+(or none) before they are drawn (`_reset_widgets`).
+
+Speed: the pair and its form are one fragment (a submit redraws only them). A hidden widget in
+the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still showing
+an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
 
 Why one module of ~460 lines: the pair, its form, the callbacks that save or skip it and the
 navigation share one set of widget keys and session-state entries; kept together, a newcomer sees
@@ -14,15 +21,21 @@ every reader and writer of that state in one place. The logic they call lives in
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import streamlit as st
 
 from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
-from annotate.app.safe_text import inert_markdown
-from annotate.app.score_widgets import draw_response, score_radio
+from annotate.app.safe_text import inert_markdown, plain_text
+from annotate.app.score_widgets import (
+    draw_response,
+    field_key,
+    preference_question,
+    score_radio,
+)
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
@@ -41,24 +54,28 @@ from annotate.domain.rating.queue import (
 )
 from annotate.domain.rating.ratings import RatingError, missing_scores
 from annotate.domain.study.accounts import LoginNoLongerValid
-from annotate.errors import Unavailable
+from annotate.errors import PrbError, Unavailable
+from annotate.services.enrolment import finish_offers, finish_study
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
-from annotate.vocabulary import DIMENSIONS, PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
+from annotate.vocabulary import DIMENSIONS, SIDES
 
+_T = TypeVar("_T")
 CURRENT = "current_assignment"
+LAST_SHOWN = "last_shown"  # (queue, pair view) drawn last: drawn again if the database is down
 SHOWN_AT = "shown_at"
 SUBMIT_ERROR = "submit_error"
 SKIP_ERROR = "skip_error"
 ERRORS_SHOWN = "errors_shown"  # a new number for every error: the page script scrolls to it
 SCALE_SHOWN = "scale_shown"  # the scale of the pair shown, for the list of keys
 
-# Widget keys: the same for every pair.
+# Keys the same for every pair: the hidden pair token and the navigation.
 PAIR_TOKEN = "pair_token"
+JUMP = "nav_jump"
+# The pair's fields: a container with this key holds the widget `field_key(name, pair)`.
 COMMENT = "comment"
 FLAG = "flag"
 SKIP_REASON = "skip_reason"
-JUMP = "nav_jump"
 PREFERENCE = "preference"  # by side only: -2 A much better .. +2 B much better
 RATIONALE = "rationale"
 TASK = (
@@ -72,10 +89,15 @@ def score_key(dim: str, side: str) -> str:
 
 
 def draw() -> None:
-    if training_gate(st.session_state["account_id"]):
+    account_id = st.session_state["account_id"]
+    try:
+        training = training_gate(account_id)
+    except Unavailable:  # the pair shown last is drawn again below, if there is one
+        training = False
+    if training:
         return  # a study of this annotator's asks for training first (annotate/app/training.py)
     inject_keyboard()
-    _pair_page(st.session_state["account_id"])
+    _pair_page(account_id)
     scale = st.session_state.get(SCALE_SHOWN)
     if scale:  # (outside the fragment: not redrawn at each submit)
         with st.container(key="shortcuts"):
@@ -86,6 +108,29 @@ def draw() -> None:
 def _pair_page(account_id: int) -> None:
     st.session_state.pop(SCALE_SHOWN, None)
     _draw_notice()  # a save is confirmed before anything else is said
+    try:
+        loaded = _load(account_id)
+    except Unavailable:
+        loaded = _last_shown()
+    if loaded is None:
+        return
+    entries, view = loaded
+    st.session_state.setdefault(SHOWN_AT, {}).setdefault(view.assignment_id, time.time())
+    _reset_widgets(view)
+    _draw_progress(view)
+    _draw_context(view)
+    _draw_form(account_id, view, entries)
+    _draw_navigation(account_id, view, entries)
+    _draw_finish(account_id)
+    scale = view.scale
+    assert scale is not None
+    shown = (scale.minimum, scale.maximum, scale.ask_preference, scale.aspect_checklist)
+    st.session_state[SCALE_SHOWN] = shown
+
+
+def _load(account_id: int) -> tuple[list[QueueEntry], PairView] | None:
+    """The annotator's queue and the pair to draw; None when something else was drawn (a link
+    no longer valid, no pairs, the done page). Raises `Unavailable` before drawing anything."""
     # (A fragment run does not pass through the entry script.) A write just refused for the
     # link is said next to the form, with the annotator's entries kept on the page.
     if current_account() is None and REFUSED not in st.session_state:
@@ -93,7 +138,7 @@ def _pair_page(account_id: int) -> None:
             "This login link is no longer valid: it was replaced or deactivated. Please ask "
             "the study organisers for a new link."
         )
-        return
+        return None
     with read_session(engine()) as session:
         entries = queue(session, account_id)
     if next_open(entries) is None and pull_for_annotator(engine(), account_id) is not None:
@@ -101,23 +146,35 @@ def _pair_page(account_id: int) -> None:
             entries = queue(session, account_id)  # an open pool gave the next pair
     if not entries:
         st.info("No pairs have been assigned to you yet. Please come back later.")
-        return
+        return None
     current = _current_entry(entries)
     if current is None:
         _draw_done(account_id, entries)
-        return
+        st.session_state.pop(LAST_SHOWN, None)
+        return None
     with read_session(engine()) as session:
         view = pair_view(session, account_id, current.assignment_id)
-    st.session_state.setdefault(SHOWN_AT, {}).setdefault(view.assignment_id, time.time())
-    _reset_widgets(view)
-    _draw_progress(view)
-    _draw_context(view)
-    _draw_form(account_id, view, entries)
-    _draw_navigation(account_id, view, entries)
-    scale = view.scale
-    assert scale is not None
-    shown = (scale.minimum, scale.maximum, scale.ask_preference, scale.aspect_checklist)
-    st.session_state[SCALE_SHOWN] = shown
+    st.session_state[LAST_SHOWN] = (entries, view)
+    return entries, view
+
+
+OFFLINE = (
+    "Not saved: the database did not answer. Your entries are still here; please try again "
+    "in a moment."
+)
+
+
+def _last_shown() -> tuple[list[QueueEntry], PairView] | None:
+    """The database did not answer (issue 24.5): the pair drawn last, drawn again with the
+    annotator's entries (its fields keep their values only if they are drawn), and the
+    message; with no pair drawn yet, the message and a button to try again."""
+    shown: tuple[list[QueueEntry], PairView] | None = st.session_state.get(LAST_SHOWN)
+    failed = st.session_state.get(SUBMIT_ERROR) or st.session_state.get(SKIP_ERROR)
+    if shown is None or failed is None or failed[0] != shown[1].assignment_id:
+        st.error(OFFLINE, icon=":material/cloud_off:")  # (else said next to the form)
+    if shown is None:
+        st.button("Try again", key="retry", icon=":material/refresh:")
+    return shown
 
 
 def _current_entry(entries: list[QueueEntry]) -> QueueEntry | None:
@@ -132,19 +189,20 @@ def _go_to(entry: QueueEntry | None) -> None:
 
 
 def _reset_widgets(view: PairView) -> None:
-    """A pair the browser does not show yet: its saved values (or none) in the stable widgets."""
+    """A pair the browser does not show yet: its saved values (or none) in its own fields."""
     state = st.session_state
     if state.get(PAIR_TOKEN) == str(view.assignment_id):
         return  # the same pair again (a refused submit, a navigation error): entries kept
+    key = view.assignment_id
     for side in SIDES:
         for dim in DIMENSIONS:
-            state[score_key(dim, side)] = view.scores.get(side, {}).get(dim)
-    state[COMMENT] = view.comment
-    state[FLAG] = view.flag_reason
-    state[SKIP_REASON] = ""
+            state[field_key(score_key(dim, side), key)] = view.scores.get(side, {}).get(dim)
+    state[field_key(COMMENT, key)] = view.comment
+    state[field_key(FLAG, key)] = view.flag_reason
+    state[field_key(SKIP_REASON, key)] = ""
     if view.scale is not None and view.scale.ask_preference:
-        state[PREFERENCE] = view.side_preference
-        state[RATIONALE] = view.rationale
+        state[field_key(PREFERENCE, key)] = view.side_preference
+        state[field_key(RATIONALE, key)] = view.rationale
     aspect_checklist.reset(view)
     state[JUMP] = view.assignment_id
     state[PAIR_TOKEN] = str(view.assignment_id)
@@ -162,9 +220,12 @@ def _draw_progress(view: PairView) -> None:
         st.markdown(TASK, width="stretch")
     if view.status == "done":
         st.info("You have rated this pair already. Change any score and submit to revise it.")
+    elif view.status == "skipped" and view.flag_reason:
+        reason = inert_markdown(view.flag_reason)  # typed by the annotator: text, not markup
+        st.warning(f"You flagged this pair without scores ({reason}). You can still rate it.")
     elif view.status == "skipped":
         reason = inert_markdown(view.skip_reason)  # typed by the annotator: text, not markup
-        st.warning(f"You skipped this pair ({reason}). You can still rate it.")
+        st.warning(f"You skipped this pair ({plain_text(reason)}). You can still rate it.")
 
 
 def _draw_context(view: PairView) -> None:
@@ -254,16 +315,27 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
                             scale.dimension_labels[dim],
                             scale.dimension_definitions[dim],
                         )
-                        score_radio(side, label, definition, anchors, score_key(dim, side))
+                        name = score_key(dim, side)
+                        with st.container(key=name):
+                            key = field_key(name, view.assignment_id)
+                            score_radio(side, label, definition, anchors, key)
         aspect_checklist.draw(view)
         if scale.ask_preference:
-            _draw_preference(scale.rationale)
+            pair = view.assignment_id
+            preference_question(
+                scale.rationale, field_key(PREFERENCE, pair), field_key(RATIONALE, pair)
+            )
         comment, flag = st.columns(2, gap="medium")
-        comment.text_area("Comment (optional)", key=COMMENT, height=68)
-        flag.text_input(
+        with comment.container(key=COMMENT):
+            st.text_area(
+                "Comment (optional)", key=field_key(COMMENT, view.assignment_id), height=68
+            )
+        flag.container(key=FLAG).text_input(
             "Flag this pair: describe the problem (optional)",
-            key=FLAG,
-            help="For broken, offensive or impossible-to-judge pairs. Flagged pairs still count.",
+            key=field_key(FLAG, view.assignment_id),
+            help="For broken, offensive or impossible-to-judge pairs. With every answer given, "
+            "the pair counts as rated; with answers left out, it is sent to the organisers "
+            "without scores and set aside like a skipped pair.",
         )
         # Saved in a callback, before the run that follows the click: that run draws the next
         # pair at once (no second run to draw the old pair and then rerun).
@@ -282,26 +354,6 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         st.text_input("pair", key=PAIR_TOKEN, label_visibility="collapsed")  # hidden by CSS
 
 
-def _draw_preference(rationale: str) -> None:
-    """The direct preference, by side only (the page never knows which response is chosen)."""
-    with st.container(key="preference_box"):
-        st.radio(
-            "Which response fits this user better?",
-            PREFERENCE_POINTS,
-            index=None,  # the value comes from `_reset_widgets`
-            format_func=PREFERENCE_WORDS.__getitem__,
-            horizontal=True,
-            key=PREFERENCE,
-        )
-        if rationale != "off":
-            st.text_area(
-                f"Why? ({rationale})",
-                key=RATIONALE,
-                height=68,
-                max_chars=preference.MAX_RATIONALE_CHARS,
-            )
-
-
 def _draw_error(name: str, view: PairView) -> None:
     failed = st.session_state.pop(name, None)
     st.session_state.pop(REFUSED, None)  # said here, not again on the login page
@@ -311,57 +363,57 @@ def _draw_error(name: str, view: PairView) -> None:
             st.error(failed[1])
 
 
-NOT_SAVED = (
-    "Not saved: the database did not answer. Your entries are still here; "
-    "please try again in a moment."
-)
-
-
 def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
-    """Form callback: save the pair's scores, or leave an error for the page to show."""
+    """Form callback: save the pair's scores, or leave an error for the page to show. A flag
+    with answers missing is a flag without scores: the pair is set aside as a skip is."""
     state = st.session_state
     if state.get(PAIR_TOKEN) != str(view.assignment_id):
         return  # sent by a page still showing an earlier pair (a double click): not this pair's
-    scores = {side: {dim: state.get(score_key(dim, side)) for dim in DIMENSIONS} for side in SIDES}
+
+    def value(name: str) -> Any:
+        return state.get(field_key(name, view.assignment_id))
+
+    scores = {side: {dim: value(score_key(dim, side)) for dim in DIMENSIONS} for side in SIDES}
     scale = view.scale
     assert scale is not None
     asked = scale.ask_preference
-    side_preference = state.get(PREFERENCE) if asked else None
-    rationale = (state.get(RATIONALE) or "").strip() if asked else None
+    side_preference = value(PREFERENCE) if asked else None
+    rationale = (value(RATIONALE) or "").strip() if asked else None
+    flag_reason = (value(FLAG) or "").strip()
     missing = missing_scores(scores)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
     missing += aspect_checklist.missing(view)
+    if missing and flag_reason:
+        _set_aside(account_id, view, entries, flag_reason, flag=True)
+        return
     if missing:
         state[SUBMIT_ERROR] = (
             view.assignment_id,
             "Please give every score before submitting. Missing:\n"
-            + "\n".join(f"- {name}" for name in missing),
+            + "\n".join(f"- {name}" for name in missing)
+            + "\n\nA broken or offensive pair can be sent without scores: describe the "
+            'problem under "Flag this pair".',
         )
         return
     seconds = time.time() - state[SHOWN_AT].get(view.assignment_id, time.time())
-    try:
-        result = submit_rating(
+    result = _attempt(
+        SUBMIT_ERROR,
+        view,
+        lambda: submit_rating(
             engine(),
             annotator_id=account_id,
             assignment_id=view.assignment_id,
             scores=scores,
             seconds=round(seconds, 3),
-            comment=(state.get(COMMENT) or "").strip(),
-            flag_reason=(state.get(FLAG) or "").strip(),
+            comment=(value(COMMENT) or "").strip(),
+            flag_reason=flag_reason,
             token=login_token() or "",
             side_preference=side_preference,
             rationale=rationale,
             aspect_marks=aspect_checklist.marks(view),
-        )
-    except LoginNoLongerValid as error:
-        state[SUBMIT_ERROR] = (view.assignment_id, str(error))
-        state[REFUSED] = str(error)  # for the login page, if the next run draws it
-        return
-    except RatingError as error:
-        state[SUBMIT_ERROR] = (view.assignment_id, str(error))
-        return
-    except Unavailable:
-        state[SUBMIT_ERROR] = (view.assignment_id, NOT_SAVED)
+        ),
+    )
+    if result is None:
         return
     state[SHOWN_AT].pop(view.assignment_id, None)
     state[NOTICE] = {
@@ -370,6 +422,20 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
         "unchanged": f"Pair {view.number} was already saved with these scores.",
     }[result.status]
     _go_to(next_open_after(_with_status(entries, view.assignment_id, "done"), view.assignment_id))
+
+
+def _attempt(error_key: str, view: PairView, save: Callable[[], _T]) -> _T | None:
+    """Run a save; on a refusal, leave its message for the page (None): the entries stay."""
+    try:
+        return save()
+    except LoginNoLongerValid as error:
+        st.session_state[error_key] = (view.assignment_id, str(error))
+        st.session_state[REFUSED] = str(error)  # for the login page, if the next run draws it
+    except RatingError as error:
+        st.session_state[error_key] = (view.assignment_id, str(error))
+    except Unavailable:
+        st.session_state[error_key] = (view.assignment_id, OFFLINE)
+    return None
 
 
 def _with_status(entries: list[QueueEntry], assignment_id: int, status: str) -> list[QueueEntry]:
@@ -381,25 +447,33 @@ def _with_status(entries: list[QueueEntry], assignment_id: int, status: str) -> 
 
 def _skip(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     """Skip button callback: mark the pair skipped with the reason typed, then move on."""
-    try:
+    reason = st.session_state.get(field_key(SKIP_REASON, view.assignment_id)) or ""
+    _set_aside(account_id, view, entries, reason, flag=False)
+
+
+def _set_aside(
+    account_id: int, view: PairView, entries: list[QueueEntry], reason: str, *, flag: bool
+) -> None:
+    """Skip the pair, or flag it without scores; then move on."""
+
+    def save() -> bool:
         skip_pair(
             engine(),
             annotator_id=account_id,
             assignment_id=view.assignment_id,
-            reason=st.session_state.get(SKIP_REASON) or "",
+            reason=reason,
             token=login_token() or "",
+            flag=flag,
         )
-    except LoginNoLongerValid as error:
-        st.session_state[SKIP_ERROR] = (view.assignment_id, str(error))
-        st.session_state[REFUSED] = str(error)
+        return True
+
+    if _attempt(SUBMIT_ERROR if flag else SKIP_ERROR, view, save) is None:
         return
-    except RatingError as error:
-        st.session_state[SKIP_ERROR] = (view.assignment_id, str(error))
-        return
-    except Unavailable:
-        st.session_state[SKIP_ERROR] = (view.assignment_id, NOT_SAVED)
-        return
-    st.session_state[NOTICE] = f"Pair {view.number} skipped."
+    st.session_state[NOTICE] = (
+        f"Pair {view.number} flagged without scores; thank you for reporting it."
+        if flag
+        else f"Pair {view.number} skipped."
+    )
     skipped = _with_status(entries, view.assignment_id, "skipped")
     _go_to(next_open_after(skipped, view.assignment_id))
 
@@ -430,12 +504,27 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
     with skip.popover(
         "Skip this pair", icon=":material/skip_next:", disabled=view.status == "done"
     ):
-        st.text_input("Why do you skip it?", key=SKIP_REASON)
-        st.button("Skip", key="skip", on_click=_skip, args=(account_id, view, entries))
+        # A form of its own (issue 22.9): typing, Tab or a click elsewhere runs nothing (a run
+        # would close the popover); Enter in the box skips, like the Skip button.
+        with st.form("skip_form", border=False, enter_to_submit=True):
+            st.container(key=SKIP_REASON).text_input(
+                "Why do you skip it?", key=field_key(SKIP_REASON, view.assignment_id)
+            )
+            st.form_submit_button(
+                "Skip", key="skip", on_click=_skip, args=(account_id, view, entries)
+            )
         failed = st.session_state.pop(SKIP_ERROR, None)
         st.session_state.pop(REFUSED, None)  # said here, not again on the login page
         if failed and failed[0] == view.assignment_id:
             st.error(failed[1])
+    if next_open(entries) is None:  # reviewing after the last pair: the way back to the end
+        st.button(
+            "Back to the end",
+            icon=":material/flag:",
+            key="nav_end",
+            on_click=_go_to,
+            args=(None,),
+        )
     labels = {e.assignment_id: f"Pair {e.number} ({_STATUS_WORDS[e.status]})" for e in entries}
     jump.selectbox(
         "Go to pair",
@@ -451,17 +540,39 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
 _STATUS_WORDS = {"pending": "to do", "done": "rated", "skipped": "skipped"}
 
 
+def _draw_finish(account_id: int) -> None:
+    """A crowd participant who has rated the study's minimum may finish (issue 22.4): their
+    open pair goes back to the pool and the done page gives the completion code."""
+    for number, offer in enumerate(finish_offers(engine(), account_id)):
+        with st.container(border=True, key=f"finish_box_{number}"):
+            quota = f" (at most {offer.quota})" if offer.quota else ""
+            st.markdown(
+                f"You have rated **{offer.rated}** pairs; {offer.minimum} were asked{quota}. "
+                "You may stop here and get your completion code, or go on."
+            )
+            if st.button("Finish and get my completion code", key=f"finish_{number}"):
+                try:
+                    finish_study(engine(), account_id, study=offer.study, token=login_token())
+                except PrbError as error:
+                    st.error(str(error))
+                    return
+                st.session_state.pop(CURRENT, None)
+                st.rerun()
+
+
 def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
+    with read_session(engine()) as session:  # read before anything is drawn
+        finished = finished_studies(session, account_id)
     st.title("All done, thank you!")
     done = sum(e.status == "done" for e in entries)
     skipped = sum(e.status == "skipped" for e in entries)
     pairs = "pair" if done == 1 else "pairs"
     st.markdown(f"You rated **{done}** {pairs}" + (f" and skipped {skipped}." if skipped else "."))
-    with read_session(engine()) as session:
-        finished = finished_studies(session, account_id)
     for study in finished:
         if study.completion_code:
-            draw_exit(study.completion_code, completion_link(study, study.completion_code))
+            link = completion_link(study, study.completion_code)
+            draw_exit(study.completion_code, link)  # they may review first: no redirect
+    st.caption("You can look through your ratings and change any of them before you leave.")
     st.button(
         "Review my ratings",
         icon=":material/history:",

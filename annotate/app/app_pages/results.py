@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -13,11 +14,11 @@ from analysis.designs.adjudication import adjudication_table
 from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
-from analysis.renderers.charts import all_figures
+from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
-from annotate.app import results_drilldown, results_models, results_rules
+from annotate.app import results_downstream, results_drilldown, results_models, results_rules
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
@@ -68,13 +69,30 @@ def _report(
     models: str,  # noqa: ARG001
     account: int | None,
     excluded: str,  # noqa: ARG001
+    mixed: bool = False,
+    _data: StudyRatings | None = None,
 ) -> Report:
     """Cached per study state (score count, newest score, imported models, excluded pairs)
-    and settings (`margin` None: the study's own, in its unit, with its record)."""
+    and settings (`margin` None: the study's own, in its unit, with its record). The page
+    shows no mixed-model figure, so its report skips the model (about half the time of a
+    report); `mixed` True builds the full report, for its downloads. `_data`, the ratings the
+    page has read already (not hashed: the other arguments are the key), spares reading them
+    again."""
     report = study_report(
-        study_ratings(engine(), study), margin=margin, alpha=alpha, holm=holm, n_boot=n_boot
+        _data if _data is not None else study_ratings(engine(), study),
+        margin=margin,
+        alpha=alpha,
+        holm=holm,
+        n_boot=n_boot,
+        mixed=mixed,
     )
     return results_models.with_models(study, report, account)
+
+
+def _full_report(state: dict[str, Any], fmt: str) -> str:
+    """The report in `fmt` with every figure (the mixed model too): built when a download
+    button is pressed, cached like the page's."""
+    return render_report(_report(**state, mixed=True), fmt)
 
 
 def draw() -> None:
@@ -91,6 +109,7 @@ def draw() -> None:
     data = study_ratings(engine(), study)
     if data.ratings.empty:
         st.info("No ratings in this study yet.")
+        results_downstream.draw(study, account)
         return
     margin, alpha, holm, n_boot = _settings(data)
     latest = str(data.ratings["created_at"].max())
@@ -100,29 +119,35 @@ def draw() -> None:
         # in n_scores): a change of any of them computes the report again
         rules = [data.rules, data.annotator_facts]
         excluded = json.dumps([data.excluded, *rules], sort_keys=True)
-        override = None if margin == data.margin else margin  # the study's margin keeps its unit
-        report = _report(
-            study,
-            len(data.ratings),
-            latest,
-            override,
-            alpha,
-            holm,
-            n_boot,
-            models,
-            account,
-            excluded,
-        )
+        state: dict[str, Any] = {
+            "study": study,
+            "n_scores": len(data.ratings),
+            "latest": latest,
+            "margin": None if margin == data.margin else margin,  # the study's keeps its unit
+            "alpha": alpha,
+            "holm": holm,
+            "n_boot": n_boot,
+            "models": models,
+            "account": account,
+            "excluded": excluded,
+            "_data": data,
+        }
+        report = _report(**state)
     except ValueError as error:
         st.error(f"The statistics cannot be computed: {error}")
         return
-    _draw_verdict(report)
-    _draw_tables(report)
+    comparison = results_downstream.comparison(study, account)
+    if comparison is None:
+        _draw_verdict(report)
+    else:  # a comparison of downstream conditions: no tie/divergence verdict
+        results_downstream.draw_comparison(comparison)
+    _draw_tables(report, comparison is not None)
     _draw_charts(report)
     results_drilldown.draw(study, data, account)
     results_models.draw(study, report, account)
+    results_downstream.draw(study, account)
     _draw_power(data, margin)
-    _draw_downloads(study, data, report)
+    _draw_downloads(study, data, state)
 
 
 def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
@@ -193,9 +218,12 @@ def _frame(table: Table) -> pd.DataFrame:
     return pd.DataFrame(table.rows, columns=table.headers)
 
 
-def _draw_tables(report: Report) -> None:
+def _draw_tables(report: Report, comparison: bool = False) -> None:
     table = dimension_table(report)
-    st.dataframe(_frame(table), hide_index=True, width="stretch")
+    frame = _frame(table)
+    if comparison:  # expected against baseline, and no tie/divergence verdict
+        frame = results_downstream.comparison_frame(frame)
+    st.dataframe(frame, hide_index=True, width="stretch")
     st.caption(table.note)
     with st.expander("Human accuracy"):
         st.dataframe(_frame(accuracy_table(report)), hide_index=True)
@@ -227,10 +255,13 @@ def _adjudicated(report: Report) -> Table | None:
 
 
 def _draw_charts(report: Report) -> None:
-    figures = all_figures(report)
-    tabs = st.tabs([CHART_TABS.get(name, name) for name in figures])
-    for tab, figure in zip(tabs, figures.values(), strict=True):
-        tab.plotly_chart(figure, width="stretch")
+    """The charts in tabs; only the open tab's chart is built and sent (a tab change reruns)."""
+    tabs = st.tabs(
+        [CHART_TABS.get(name, name) for name in FIGURES], key="results_chart", on_change="rerun"
+    )
+    for tab, build in zip(tabs, FIGURES.values(), strict=True):
+        if tab.open:
+            tab.plotly_chart(build(report), width="stretch")
 
 
 def _draw_power(data: StudyRatings, margin: float) -> None:
@@ -273,7 +304,7 @@ def _export_row(title: str, frame: pd.DataFrame, file_stem: str, key: str) -> No
         )
 
 
-def _draw_downloads(study: str, data: StudyRatings, report: Report) -> None:
+def _draw_downloads(study: str, data: StudyRatings, state: dict[str, Any]) -> None:
     st.subheader("Downloads")
     _export_row("Ratings export", data.ratings, f"{study}_ratings", "download_ratings")
     if data.aspects is not None:  # a study with the aspect checklist: its aspect table
@@ -283,7 +314,7 @@ def _draw_downloads(study: str, data: StudyRatings, report: Report) -> None:
     for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):
         column.download_button(
             fmt,
-            data=partial(render_report, report, fmt),
+            data=partial(_full_report, state, fmt),
             file_name=f"{study}_report.{fmt}",
             mime=REPORT_FORMATS[fmt],
             icon=":material/download:",

@@ -15,7 +15,8 @@ from typing import Any
 import streamlit as st
 import yaml
 
-from annotate.app.app_pages.admin_common import act, actor_id, ask_confirmation, confirmed, notify
+from annotate.app.app_pages.admin_common import act, actor_id, ask_confirmation
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.db.tables import Study
 from annotate.services import study_settings
@@ -52,7 +53,6 @@ def draw_training_settings(study: Study) -> None:
             saved = st.form_submit_button("Save training", type="primary")
         if saved:
             _ask(study.name, "training", TRAINING_SOURCE, f"{TRAINING_SOURCE}.yaml", text.encode())
-        _apply_confirmed(study.name, "training")
 
 
 def draw_settings_file(study: Study) -> None:
@@ -78,7 +78,6 @@ def draw_settings_file(study: Study) -> None:
         )
         if upload is not None and st.button("Preview its changes", key="settings_preview"):
             _ask(study.name, "settings_file", upload.name, upload.name, upload.getvalue())
-        _apply_confirmed(study.name, "settings_file")
 
 
 def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
@@ -89,20 +88,12 @@ def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
         return
     settings, preview = found
     if not preview:
-        st.info(f"Nothing to change in {study}.", icon=":material/info:")
+        st.info(f"Nothing to change in {plain_text(study)}.", icon=":material/info:")
         return
-    ask_confirmation(form, study, preview, {"source": source, "settings": settings})
+    apply = partial(_apply, study, source, settings)
+    ask_confirmation(form, study, preview, apply)
 
 
-def _apply_confirmed(study: str, form: str) -> None:
-    held: dict[str, Any] | None = confirmed(form, study)
-    if held is None:
-        return
-    applied = act(
-        lambda: study_settings.apply_settings(
-            engine(), actor_id(), study, held["source"], held["settings"]
-        )
-    )
-    if applied is not None:
-        notify(f"Settings of {study} saved (from {held['source']}).")
-        st.rerun()
+def _apply(study: str, source: str, settings: dict[str, Any]) -> str:
+    study_settings.apply_settings(engine(), actor_id(), study, source, settings)
+    return f"Settings of {plain_text(study)} saved (from {plain_text(source)})."

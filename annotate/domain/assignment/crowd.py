@@ -6,7 +6,9 @@ the study is *unproven*, and reserving a pair for them is limited by the study l
 `annotate.config.EnrolmentLimits`: the study takes at most `cap` participants holding or having
 done work (unproven ones whose reservation lapsed no longer count), at most `starts_per_minute`
 reservations a minute go to unproven participants, and theirs last at most
-`first_reservation_minutes`. One submitted pair lifts all three. The checks run in the pull's
+`first_reservation_minutes`, and together they hold at most `unproven_share_percent` of the
+study's slots (pairs x overlap; at least one) at once, so a burst of made-up ids on a small
+study never holds all of it. One submitted pair lifts all four. The checks run in the pull's
 own transaction, under the study lock (`assignment.pool.pull_next`), whichever page asked.
 """
 
@@ -14,12 +16,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import distinct, func
 from sqlmodel import Session, col, select
 
 from annotate.config import enrolment_limits
-from annotate.db.tables import Annotator, Assignment, Study
+from annotate.db.tables import Annotator, Assignment, Pair, Participation, Study
 from annotate.domain.assignment.slots import row_id
 from annotate.vocabulary import AssignmentStatus
 
@@ -56,11 +59,22 @@ def refusal(
     limits = enrolment_limits()
     if participants(session, row_id(study)) >= limits.cap:
         return Refusal.FULL
+    if limits.unproven_share_percent < 100 and (
+        _unproven_holding(session, row_id(study)) >= unproven_slots(session, study)
+    ):
+        return Refusal.BUSY
     if _recent_unproven(session, row_id(study), now - timedelta(minutes=1)) >= (
         limits.starts_per_minute
     ):
         return Refusal.BUSY
     return None
+
+
+def unproven_slots(session: Session, study: Study) -> int:
+    """How many pairs participants with nothing submitted may hold at once in the study."""
+    pairs = session.exec(select(func.count()).where(Pair.study_id == row_id(study))).one()
+    share = enrolment_limits().unproven_share_percent
+    return max(1, pairs * study.overlap * share // 100)
 
 
 def reservation_minutes(session: Session, study: Study, annotator: Annotator) -> int:
@@ -79,17 +93,39 @@ def participants(session: Session, study_id: int) -> int:
     ).one()
 
 
+def _unproven_holding(session: Session, study_id: int) -> int:
+    """Live reservations (call after lapsed ones are released) of crowd participants with
+    nothing done in the study."""
+    return _unproven_count(session, study_id, Assignment.status == AssignmentStatus.PENDING)
+
+
 def _recent_unproven(session: Session, study_id: int, since: datetime) -> int:
     """Reservations made after `since` for crowd participants with nothing done in the study."""
+    return _unproven_count(session, study_id, col(Assignment.created_at) > since)
+
+
+def _unproven_count(session: Session, study_id: int, condition: Any) -> int:
     done = select(Assignment.annotator_id).where(
         Assignment.study_id == study_id, Assignment.status == AssignmentStatus.DONE
     )
     crowd = select(Annotator.id).where(col(Annotator.external_id).is_not(None))
-    return session.exec(
+    found: int = session.exec(
         select(func.count()).where(
             Assignment.study_id == study_id,
-            col(Assignment.created_at) > since,
+            condition,
             col(Assignment.annotator_id).in_(crowd),
             col(Assignment.annotator_id).not_in(done),
         )
     ).one()
+    return found
+
+
+def has_finished(session: Session, annotator_id: int, study_id: int) -> bool:
+    """Whether the participant chose Finish in the study (`annotate.domain.crowd.finish`):
+    the pool gives them nothing more."""
+    finished = session.exec(
+        select(Participation.finished_at).where(
+            Participation.annotator_id == annotator_id, Participation.study_id == study_id
+        )
+    ).first()
+    return finished is not None

@@ -1,9 +1,14 @@
 """The open pool: an annotator of a study with an open pool pulls one pair at a time.
 
-Among the pairs they never had, they get one with the fewest slots (below k), reserved for the
-study's `reservation_minutes` (shorter, and limited, for a crowd participant who has submitted
-nothing yet: `assignment.crowd`). Lapsed reservations are released
-on every pull, so drop-outs do not starve pairs. A late submit of a lapsed reservation is
+Among the pairs they never had that still have a slot free (below k), the study's `pool_order`
+decides which they get. 'depth' (the default): a pair others already hold or rated, so pairs
+reach k before new ones open and a study that stops early has pairs rated k times; 'breadth'
+(studies from before migration 0014): a pair with the fewest slots. Within that group the
+annotator's own seeded draw picks (`blinding.draw(seed, "pool", name, record id)`), so orders
+differ between annotators and can be recomputed; the queue position is stored. The pair is
+reserved for the study's `reservation_minutes` (shorter, and limited, for a crowd participant
+who has submitted nothing yet: `assignment.crowd`). Lapsed reservations are released on every
+pull, so drop-outs do not starve pairs. A late submit of a lapsed reservation is
 accepted if the pair still has a free slot and refused otherwise (`slots.admit_submit`), so no
 pair is ever completed by more than k people. Gold pairs are drawn for a queue place at the
 study's gold rate.
@@ -28,7 +33,7 @@ from annotate.domain.assignment.slots import (
     row_id,
     slot_clause,
 )
-from annotate.vocabulary import AssignmentStatus
+from annotate.vocabulary import AssignmentStatus, PoolOrder, Role
 
 
 def release_lapsed(session: Session, study_id: int, now: datetime) -> int:
@@ -52,15 +57,20 @@ def pull_next(
     """Reserve the next pair for this annotator in an open-pool study; return the assignment id.
 
     An annotator holds at most one live reservation: while they have one, it is returned again.
-    None when the annotator is unknown or inactive, the pool is closed, the annotator reached
-    the study's quota, a crowd participant who has submitted nothing is over the study link's
-    limits (`assignment.crowd`), or no pair they never had still needs ratings.
+    None when the annotator is unknown, inactive, an adjudicator or finished (chose Finish), the
+    pool is closed, the annotator reached the study's quota, a crowd participant who has
+    submitted nothing is over the study link's limits (`assignment.crowd`), or no pair they
+    never had still needs ratings.
     """
     now = as_utc(now)
     study = lock_study(session, study_id)
     annotator = session.get(Annotator, annotator_id)
     if annotator is None or not annotator.active or not study.pool_open:
         return None
+    if annotator.role == Role.ADJUDICATOR:
+        return None  # adjudicators get only adjudication work
+    if crowd.has_finished(session, annotator_id, study_id):
+        return None  # the participant chose Finish
     release_lapsed(session, study_id, now)
     live = live_reservation(session, annotator_id, study_id, now)
     if live is not None:
@@ -112,7 +122,7 @@ def _never_had(annotator: Annotator) -> ColumnElement[bool]:
 
 
 def _next_pair(session: Session, study: Study, annotator: Annotator, now: datetime) -> Pair | None:
-    """The ordinary pair with the fewest slots below k that the annotator never had."""
+    """The ordinary pair below k that the annotator never had, in the study's pool order."""
     slots = func.count(col(Assignment.id))
     rows = session.exec(
         select(Pair.id, Pair.record_id, slots)
@@ -127,8 +137,22 @@ def _next_pair(session: Session, study: Study, annotator: Annotator, now: dateti
     ).all()
     if not rows:
         return None
-    best = min(rows, key=lambda r: (r[2], blinding.draw(study.seed, "pool", annotator.name, r[1])))
+    best = min(
+        rows,
+        key=lambda r: (
+            pool_rank(study.pool_order, r[2]),
+            blinding.draw(study.seed, "pool", annotator.name, r[1]),
+        ),
+    )
     return session.get(Pair, best[0])
+
+
+def pool_rank(order: str, slots: int) -> int:
+    """Which pairs come first (lowest rank) for a pair holding `slots` of its k: in depth
+    order every partly filled pair before any untouched one; in breadth order the fewest."""
+    if order == PoolOrder.BREADTH:
+        return slots
+    return 0 if slots > 0 else 1
 
 
 def _next_gold(session: Session, study: Study, annotator: Annotator, held: int) -> Pair | None:

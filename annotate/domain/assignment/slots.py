@@ -25,7 +25,7 @@ from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Study
 from annotate.domain.assignment.blinding import chosen_side, shuffled
 from annotate.errors import Conflict, Invalid
-from annotate.vocabulary import AssignmentStatus, Purpose
+from annotate.vocabulary import AssignmentStatus, Purpose, Role
 
 OPEN_STATUSES = (AssignmentStatus.PENDING, AssignmentStatus.SKIPPED)
 
@@ -144,12 +144,20 @@ def distinct(annotators: Sequence[Annotator]) -> list[Annotator]:
 
 
 def assign_pairs(
-    session: Session, study: Study, annotator: Annotator, pairs: Sequence[Pair]
+    session: Session,
+    study: Study,
+    annotator: Annotator,
+    pairs: Sequence[Pair],
+    *,
+    purpose: str = Purpose.RATING,
 ) -> list[Assignment]:
     """Append the pairs the annotator does not have yet to the end of their queue.
 
-    The new pairs are shuffled for this annotator and each gets its drawn side.
+    The new pairs are shuffled for this annotator and each gets its drawn side. The one place
+    assignments are made, so the one place the adjudicator role is kept apart: an adjudicator
+    gets only adjudication work, and adjudication goes only to an adjudicator.
     """
+    check_purpose(annotator, purpose)
     mine = (Assignment.annotator_id == annotator.id, Assignment.study_id == study.id)
     have = set(session.exec(select(Assignment.pair_id).where(*mine)).all())
     fresh = {p.record_id: p for p in pairs if p.id not in have}
@@ -163,11 +171,27 @@ def assign_pairs(
             pair_id=row_id(fresh[record_id]),
             position=start + offset,
             chosen_side=chosen_side(study.seed, annotator.name, record_id),
+            purpose=purpose,
         )
         session.add(assignment)
         created.append(assignment)
     session.flush()
     return created
+
+
+def check_purpose(annotator: Annotator, purpose: str) -> None:
+    """Refuse ordinary work for an adjudicator and adjudication work for anyone else."""
+    adjudicator = annotator.role == Role.ADJUDICATOR
+    if adjudicator and purpose != Purpose.ADJUDICATION:
+        raise AssignmentError(
+            f"{annotator.name} is an adjudicator: they get only adjudication work, never one "
+            f"of a pair's k ordinary ratings"
+        )
+    if not adjudicator and purpose == Purpose.ADJUDICATION:
+        raise AssignmentError(
+            f"{annotator.name} has the {annotator.role} role; adjudication goes only to an "
+            f"account with the adjudicator role (Annotators page, or `annotators role`)"
+        )
 
 
 # ---------------------------------------------------------------- late submits

@@ -19,6 +19,7 @@ from sqlmodel import Session, select
 
 from annotate.db.tables import Participation, Study, stored_id, utcnow
 from annotate.errors import Invalid
+from annotate.vocabulary import DIMENSIONS
 
 ACCEPTED = "accepted"
 DECLINED = "declined"
@@ -40,6 +41,22 @@ def completion_link(study: Study, code: str) -> str | None:
 
 
 # ---------------------------------------------------------------- a participant's steps
+
+
+def task_summary(study: Study) -> str:
+    """What a pair asks of the participant, for the Start page (issue 22.8: it says what this
+    study asks, not always "four questions")."""
+    asked = [f"score each answer on {len(DIMENSIONS)} questions"]
+    if study.aspect_checklist:
+        asked.append("mark how well each answer covers each thing the asker expects")
+    if study.ask_preference:
+        why = {"required": ", with a reason", "optional": " (with a reason, if you like)"}
+        asked.append("say which answer fits the asker better" + why.get(study.rationale, ""))
+    listed = asked[0] if len(asked) == 1 else ", ".join(asked[:-1]) + " and " + asked[-1]
+    return (
+        "You will read a question, what its asker expects of an answer, and two answers; "
+        f"then {listed}."
+    )
 
 
 def participation(session: Session, annotator_id: int, study_id: int) -> Participation | None:

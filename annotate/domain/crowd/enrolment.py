@@ -4,15 +4,16 @@
 
 The link carries the study's secret `key` (set when enrolment opens), so only people given the
 link can enrol; a missing study, a closed one and a wrong key get the same answer, so the link
-cannot be used to find out which studies exist. The first visit creates an account named after
-the participant (external id `prolific:<pid>`) and remembers (a hash of) the platform's
-SESSION_ID. A later visit with the same participant *and* session id finds the same account
-again, so one person never gets two accounts or the same pair twice; a visit with the same
-participant id but another session id is refused, so knowing someone's participant id is not
-enough to take over their account. Because tokens are stored only as hashes, a visit without a
-token issues a new one (the app puts it in the URL, so reloads keep working) and the previous
-token stops working. Only studies with `enrolment_open` (which needs `pool_open`) accept
-enrolment.
+cannot be used to find out which studies exist. A visit writes nothing (`visit`): the
+participant's first deliberate action (agreeing or declining on the consent page, or Start where
+there is none) creates an account named after the participant (external id `prolific:<pid>`)
+and remembers (a hash of) the platform's SESSION_ID. A later visit with the same participant
+*and* session id finds the same account again, so one person never gets two accounts or the
+same pair twice; a visit with the same participant id but another session id is refused, so
+knowing someone's participant id is not enough to take over their account. Because tokens are
+stored only as hashes, a visit without a token issues a new one (the app puts it in the URL, so
+reloads keep working) and the previous token stops working. Only studies with
+`enrolment_open` (which needs `pool_open`) accept enrolment.
 
 Opening the link reserves nothing: a participant reserves their first pair only by a deliberate
 Start (`start`), and until they submit a pair every reservation of theirs is limited
@@ -150,6 +151,27 @@ def open_study(session: Session, name: str, key: str) -> Study:
     if not (study.enrolment_open and study.enrolment_key and matches):
         raise EnrolmentError(INVALID_LINK)
     return study
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What a visitor's link leads to, before anything is written for them."""
+
+    returning: bool  # the participant has an account already (they acted before)
+    consent_text: str  # the study's consent page ("" when it has none)
+    straight_to_work: bool  # no survey and no training: Start reserves the first pair
+    task: str = ""  # what a pair asks (the Start page says it)
+
+
+def visit(session: Session, *, study: str, key: str, participant_id: str) -> Visit:
+    """Check a visitor's link and say what they see first; nothing is written: an account is
+    created only at the participant's first deliberate action (consent, or Start)."""
+    target = open_study(session, study, key)
+    wanted = external_id(participant_id)
+    found = session.exec(select(Annotator.id).where(col(Annotator.external_id) == wanted)).first()
+    plain = not target.survey_questions and not training.needs_training(target)
+    consent_page = target.consent_text.strip() and target.consent_text
+    return Visit(found is not None, consent_page, plain, consent.task_summary(target))
 
 
 # ---------------------------------------------------------------- the Start step

@@ -27,6 +27,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Study, Training, stored_id, utcnow
+from annotate.domain.rating import aspects, preference
 from annotate.domain.rating.ratings import RatingError
 from annotate.domain.study.training_rules import (
     CHECK,
@@ -38,7 +39,7 @@ from annotate.domain.study.training_rules import (
     PracticePair,
 )
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSIONS, SIDES, AssignmentStatus
+from annotate.vocabulary import DIMENSIONS, SIDES, AssignmentStatus, Role
 
 
 class TrainingError(Invalid):
@@ -62,6 +63,9 @@ class PracticeView:
 
 @dataclass(frozen=True)
 class FeedbackLine:
+    """One expected answer: a score (`dimension`, side), an aspect mark (`dimension` =
+    'aspect 1', side) or the preference (`dimension` = 'preference', side '')."""
+
     dimension: str
     side: str
     yours: int
@@ -192,9 +196,13 @@ def answer_practice(
     study: Study,
     practice_id: str,
     scores: dict[str, dict[str, int | None]],
+    aspect_marks: dict[str, list[int | None]] | None = None,
+    side_preference: int | None = None,
+    rationale: str | None = None,
 ) -> PracticeFeedback:
-    """Record the annotator's scores of a practice pair; return the feedback. The first answer
-    stands (a second click gets the same feedback)."""
+    """Record the annotator's answers to a practice pair (the scores, and the aspect marks and
+    the preference when the study asks for them, as on the rating page); return the feedback.
+    The first answer stands (a second click gets the same feedback)."""
     pairs = {p.id: (number, p) for number, p in enumerate(practice_pairs(study), 1)}
     if practice_id not in pairs:
         raise TrainingError("This practice pair is no longer part of the study.")
@@ -203,11 +211,13 @@ def answer_practice(
         if step(study, found) != PRACTICE:
             raise TrainingError("The practice is over.")
         checked = _checked_scores(study, scores)
-        stored = {"scores": checked, "at": utcnow().isoformat()}
+        n_aspects = len(pairs[practice_id][1].rubric_aspects)
+        more = _checked_answers(study, n_aspects, aspect_marks, (side_preference, rationale))
+        stored = {"scores": checked, **more, "at": utcnow().isoformat()}
         found.practice = {**found.practice, practice_id: stored}
         _save(session, study, found)
     number, pair = pairs[practice_id]
-    return feedback(pair, number, found.practice[practice_id]["scores"])
+    return feedback(pair, number, found.practice[practice_id])
 
 
 def _checked_scores(
@@ -229,15 +239,47 @@ def _checked_scores(
     return checked
 
 
-def feedback(
-    pair: PracticePair, number: int, scores: dict[str, dict[str, int]]
-) -> PracticeFeedback:
+def _checked_answers(
+    study: Study,
+    n_aspects: int,
+    marks: dict[str, list[int | None]] | None,
+    said: tuple[int | None, str | None],
+) -> dict[str, Any]:
+    """The aspect marks and the preference of a practice answer, when the study asks for them
+    (the same checks as a real pair's)."""
+    wrong = aspects.problems(study, n_aspects, marks) if n_aspects else []
+    side_preference, rationale = said
+    wrong += preference.problems(study, side_preference, rationale)
+    if wrong:
+        raise TrainingError("; ".join(wrong))
+    answers: dict[str, Any] = {}
+    if study.aspect_checklist and n_aspects and marks is not None:
+        answers["aspects"] = {side: [int(m or 0) for m in marks[side]] for side in SIDES}
+    if study.ask_preference:
+        answers["preference"] = side_preference
+        answers["rationale"] = (rationale or "").strip()
+    return answers
+
+
+def feedback(pair: PracticePair, number: int, answer: dict[str, Any]) -> PracticeFeedback:
+    """Each expected answer next to the annotator's: the scores, then (when the practice pair
+    gives them and the annotator answered them) the aspect marks and the preference."""
+    scores = answer["scores"]
     lines = [
         FeedbackLine(dim, side, scores[side][dim], pair.expected[dim][side])
         for dim in DIMENSIONS
         if dim in pair.expected
         for side in SIDES
     ]
+    marks = answer.get("aspects")
+    if marks and pair.expected_aspects:
+        lines += [
+            FeedbackLine(f"aspect {i + 1}", side, marks[side][i], pair.expected_aspects[side][i])
+            for i in range(len(pair.rubric_aspects))
+            for side in SIDES
+        ]
+    if answer.get("preference") is not None and pair.expected_preference is not None:
+        lines.append(FeedbackLine("preference", "", answer["preference"], pair.expected_preference))
     return PracticeFeedback(pair.id, number, lines, dict(pair.explanations))
 
 
@@ -315,12 +357,17 @@ def require_trained(session: Session, annotator_id: int, study_id: int) -> None:
     """`require_passed` for a submit in the study `study_id` (a page left open on a pair, or
     a crafted request, saves nothing before the training is passed); RatingError."""
     study = session.get(Study, study_id)
-    if study is None or not needs_training(study):
+    if study is None or not needs_training(study) or _adjudicator(session, annotator_id):
         return
     try:
         require_passed(session, annotator_id, study)
     except TrainingError as error:
         raise RatingError(f"Not saved: {error}") from None
+
+
+def _adjudicator(session: Session, annotator_id: int) -> bool:
+    account = session.get(Annotator, annotator_id)
+    return account is not None and account.role == Role.ADJUDICATOR
 
 
 def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
@@ -335,6 +382,8 @@ def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
         .distinct()
         .order_by(col(Assignment.study_id))
     )  # (ids: PostgreSQL cannot compare the study rows' JSON columns for DISTINCT)
+    if _adjudicator(session, annotator_id):
+        return []  # an adjudicator is an expert who gets only adjudication work: no training
     found = [session.get(Study, study_id) for study_id in session.exec(query).all()]
     return [
         study

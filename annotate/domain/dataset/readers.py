@@ -108,6 +108,9 @@ def _jsonl_line(
     location = f"line {number}"
     try:
         text = _utf8(file, raw_line.removeprefix(_BOM) if number == 1 else raw_line, number)
+        # The line ending is not part of the record: a line that ends early is then reported
+        # where the decoder stopped on it (line 2, column 46), not at the next line's column 1.
+        text = text.rstrip("\r\n")
         if text.strip():
             yield location, decode_record(file, location, text, number, finite_only=finite_only)
     except DatasetError as error:

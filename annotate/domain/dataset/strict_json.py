@@ -9,97 +9,50 @@ binary data. `describe_type` names a decoded value's type in the words of the er
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from annotate.domain.dataset.problems import DatasetError, Problem
+from annotate.domain.untrusted.values import (
+    MAX_INTEGER,
+    RepeatedKey,
+    field_name,
+    json_constant,
+    json_float,
+    json_int,
+    json_object,
+    nesting_problem,
+    scalar_problem,
+    text_problem,
+)
+
+__all__ = [
+    "MAX_INTEGER",
+    "MAX_NESTING",
+    "check_value",
+    "decode_record",
+    "describe_type",
+    "field_name",
+]
 
 MAX_NESTING = 32
 """Deepest nesting of lists and objects a record may have (the record itself is level 1)."""
-MAX_INTEGER = 2**63
-"""Integers must lie in [-MAX_INTEGER, MAX_INTEGER): what a 64-bit column and most JSON
-readers keep exactly."""
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
 
-
-class _Refused:
-    """A value JSON can spell but a record may not hold, left by the decoder's hooks in its
-    place; `check_value` finds it and names the record's field that holds it."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, message: str):
-        self.message = message
-
-
-class _RepeatedKey(dict[str, Any]):
-    """An object in which a key appears twice (the decoder keeps the last value)."""
-
-    message = ""
-    key = ""
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    value = dict(pairs)
-    if len(value) == len(pairs):
-        return value
-    repeated = _RepeatedKey(value)
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            repeated.key = field_name(key)
-            repeated.message = (
-                f"the key {_short(key)!r} appears twice in one object; expected each key once"
-            )
-            break
-        seen.add(key)
-    return repeated
-
-
-def _constant(name: str) -> Any:
-    return _Refused(f"{name} is not allowed; expected a finite number")
-
-
-def _float(text: str) -> float | _Refused:
-    value = float(text)
-    if not math.isfinite(value):
-        return _Refused(f"the number {_short(text)} is out of range; expected a finite number")
-    return value
-
-
-def _int(text: str) -> int | _Refused:
-    if len(text) > 20 or not -MAX_INTEGER <= (value := int(text)) < MAX_INTEGER:
-        return _Refused(
-            f"the integer {_short(text)} ({len(text.lstrip('-'))} digits) is too large; "
-            "expected a 64-bit integer (write larger numbers as strings)"
-        )
-    return value
-
-
 _DECODER = json.JSONDecoder(
-    object_pairs_hook=_object, parse_float=_float, parse_int=_int, parse_constant=_constant
+    object_pairs_hook=json_object,
+    parse_float=json_float,
+    parse_int=json_int,
+    parse_constant=json_constant,
 )
 # For files where a non-finite number is data to count, not an error (a reward model's NaN
 # score): NaN, Infinity and 1e400 decode to floats.
-_NON_FINITE_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_int=_int)
-
-
-def field_name(key: str) -> str:
-    """A record's key as it may be shown: at most 100 characters, escaped (`\\ud800`) when it
-    holds what no page or terminal can print."""
-    name = key[:100]
-    return name if _text_problem(name) is None else ascii(name)[1:-1]
-
-
-def _short(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
+_NON_FINITE_DECODER = json.JSONDecoder(object_pairs_hook=json_object, parse_int=json_int)
 
 
 def _nesting_problem() -> str:
-    return f"nested too deeply; expected at most {MAX_NESTING} levels of lists and objects"
+    return nesting_problem(MAX_NESTING)
 
 
 def check_value(value: Any, finite_only: bool = True) -> tuple[str | None, str] | None:
@@ -107,11 +60,11 @@ def check_value(value: Any, finite_only: bool = True) -> tuple[str | None, str] 
     it can. Refused: nesting deeper than MAX_NESTING, NUL characters and lone surrogates in
     texts or keys (PostgreSQL and UTF-8 cannot store them), binary data, NaN and infinities,
     integers outside 64 bits."""
-    if isinstance(value, _RepeatedKey):
+    if isinstance(value, RepeatedKey):
         return (value.key, value.message)
     if isinstance(value, dict):
         for key, item in value.items():
-            message = _text_problem(key) if isinstance(key, str) else None
+            message = text_problem(key) if isinstance(key, str) else None
             message = message or _walk(item, 2, finite_only)
             if message:
                 return (field_name(str(key)), message)
@@ -132,14 +85,14 @@ def _walk(value: Any, depth: int, finite_only: bool) -> str | None:
         kind = type(item)
         if kind is str:
             if "\x00" in item or not item.isascii():
-                message = _text_problem(item)
+                message = text_problem(item)
                 if message:
                     return message
             continue
         if kind is list or kind is dict or kind is tuple or isinstance(item, dict | list):
             if level > MAX_NESTING:
                 return _nesting_problem()
-            if isinstance(item, _RepeatedKey):
+            if isinstance(item, RepeatedKey):
                 return item.message
             if isinstance(item, dict):
                 message = _keys_problem(item)
@@ -148,7 +101,7 @@ def _walk(value: Any, depth: int, finite_only: bool) -> str | None:
                 item = item.values()
             stack.extend([(child, level + 1) for child in item])
             continue
-        message = _scalar_problem(item, finite_only)
+        message = scalar_problem(item, finite_only)
         if message:
             return message
     return None
@@ -157,29 +110,9 @@ def _walk(value: Any, depth: int, finite_only: bool) -> str | None:
 def _keys_problem(item: dict[Any, Any]) -> str | None:
     for key in item:
         if type(key) is str and ("\x00" in key or not key.isascii()):
-            message = _text_problem(key)
+            message = text_problem(key)
             if message:
                 return message
-    return None
-
-
-def _text_problem(text: str) -> str | None:
-    if "\x00" in text:
-        return "a text contains the NUL character (\\u0000); expected text without it"
-    if _SURROGATE.search(text):
-        return "a text contains a lone surrogate (e.g. \\ud800); expected valid Unicode"
-    return None
-
-
-def _scalar_problem(item: Any, finite_only: bool) -> str | None:
-    if isinstance(item, _Refused):
-        return item.message
-    if isinstance(item, bytes | bytearray | memoryview):
-        return "binary data; expected text (store the column as a UTF-8 string)"
-    if finite_only and isinstance(item, float) and not math.isfinite(item):
-        return f"{item} is not allowed; expected a finite number"
-    if isinstance(item, int) and not -MAX_INTEGER <= item < MAX_INTEGER:
-        return "an integer is too large; expected a 64-bit integer"
     return None
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
-from annotate.db.queries import joined_assignments, side_shown
+from annotate.db.queries import export_rows, side_shown
 from annotate.db.tables import (
     Annotator,
     AspectJudge,
@@ -56,25 +56,8 @@ def aspects_dataframe(
         col(AspectMark.coverage),
         col(Assignment.purpose),
     )
-    query = (
-        joined_assignments(*columns)
-        .join(AspectMark, col(AspectMark.assignment_id) == col(Assignment.id))
-        .join(Study, col(Pair.study_id) == col(Study.id))
-        .where(col(Pair.gold_preference).is_(None))
-        .order_by(
-            col(Study.name),
-            col(Pair.record_id),
-            col(Annotator.name),
-            col(AspectMark.response),
-            col(AspectMark.aspect_index),
-        )
-    )
-    if study is not None:
-        query = query.where(col(Study.name) == study)
-    if not simulated:  # the analysis of a study that does not count simulated ratings
-        query = query.where(col(Annotator.simulated).is_(False))
-    with engine.connect() as connection:
-        rows = connection.execute(query).all()
+    then_by = (col(AspectMark.response), col(AspectMark.aspect_index))
+    rows = export_rows(engine, columns, AspectMark, then_by, study, simulated=simulated)
     frame = pd.DataFrame(rows, columns=list(ASPECT_EXPORT_COLUMNS))
     return _typed(frame)
 

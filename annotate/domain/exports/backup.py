@@ -1,7 +1,7 @@
 """Backups of the database while the app keeps running.
 
 SQLite: the online backup API copies a consistent snapshot even while annotators submit.
-PostgreSQL: use `pg_dump` (see the README); this module says so instead of guessing.
+PostgreSQL: use `pg_dump` (docs/deployment.md); this module says so instead of guessing.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 A study's design options add columns after the fixed ones (`annotate.vocabulary`): the direct
 preference (mapped to the responses here, on the server) when a study asks for it, and each
-survey question's answer as an annotator attribute (`survey_<id>`). The provenance columns come
-last, in every export (`annotate.domain.exports.provenance`: revisions, comment, flag, skip, queue
+survey question's answer as an annotator attribute (`survey_<id>`), and in a comparison study
+the downstream condition of each response (`condition`). The provenance columns come last, in
+every export (`annotate.domain.exports.provenance`: revisions, comment, flag, skip, queue
 position, display time, exclusion, adjudication), with one row per skipped assignment.
 """
 
@@ -17,10 +18,11 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from annotate.db.queries import joined_assignments, side_shown
+from annotate.db.queries import export_rows, side_shown
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
 from annotate.domain.crowd.consent import survey_answers
 from annotate.domain.exports.provenance import HIDDEN_COLUMNS, add_provenance
+from annotate.domain.exports.spreadsheet import CSV_LINE_END, inert_frame
 from annotate.domain.rating.preference import chosen_terms
 from annotate.vocabulary import (
     EXPORT_COLUMNS,
@@ -39,9 +41,8 @@ _DESIGN_COLUMNS = (
 )
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
-CSV_LINE_END = "\r\n"
-"""CSV rows end in CRLF (RFC 4180), so that a text holding a lone carriage return (a comment, a
-rationale) is quoted and stays in its cell; with pandas' default '\n' it would end the row."""
+CONDITION_COLUMN = "condition"
+"""A comparison study's export: the downstream condition each response stands for."""
 
 
 def ratings_dataframe(
@@ -50,9 +51,8 @@ def ratings_dataframe(
     """All current scores (earlier revisions in `revision_history`) of one study, or of every
     study, and one row per skipped assignment.
 
-    Gold pairs are left out: they are quality-control items with a known answer, given to
-    every annotator outside the plan's k, and would weigh too much in the validation (their
-    scores feed the annotators' gold accuracy on the progress page instead).
+    Gold pairs are left out (`export_rows`); their scores feed the annotators' gold accuracy on
+    the progress page instead.
     """
     side = side_shown(col(Rating.response))
     columns: tuple[Any, ...] = (
@@ -77,24 +77,8 @@ def ratings_dataframe(
         col(Rating.revision),
         col(Rating.updated_at),
     )
-    query = (
-        joined_assignments(*columns, ratings=True)
-        .join(Study, col(Pair.study_id) == col(Study.id))
-        .where(col(Pair.gold_preference).is_(None))
-        .order_by(
-            col(Study.name),
-            col(Pair.record_id),
-            col(Annotator.name),
-            col(Rating.response),
-            col(Rating.dimension),
-        )
-    )
-    if study is not None:
-        query = query.where(col(Study.name) == study)
-    if not simulated:  # the analysis of a study that does not count simulated ratings
-        query = query.where(col(Annotator.simulated).is_(False))
-    with engine.connect() as connection:
-        rows = connection.execute(query).all()
+    then_by = (col(Rating.response), col(Rating.dimension))
+    rows = export_rows(engine, columns, Rating, then_by, study, simulated=simulated)
     frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS, *HIDDEN_COLUMNS])
     frame["score"] = frame["score"].astype("int64")
     frame["seconds"] = frame["seconds"].astype("float64")
@@ -110,6 +94,7 @@ def ratings_dataframe(
         }
     _add_preference(frame, [s for s in exported if s.ask_preference])
     _add_survey(frame, [s for s in exported if s.survey_questions], answers)
+    _add_condition(frame, [s for s in exported if s.comparison])
     frame = add_provenance(engine, frame, study)
     return frame.drop(columns=list(_DESIGN_COLUMNS))
 
@@ -166,6 +151,18 @@ def _add_survey(
             frame.loc[here, column] = frame.loc[here, "_annotator_id"].map(values)
 
 
+def _add_condition(frame: pd.DataFrame, comparing: list[Study]) -> None:
+    """A comparison study's downstream condition of each response (`condition`; `chosen` is
+    the expected condition's output); empty for other studies."""
+    if not comparing:
+        return
+    frame[CONDITION_COLUMN] = pd.Series(pd.NA, index=frame.index, dtype="string")
+    for study in comparing:
+        here = frame["_study_id"] == study.id
+        names = {"chosen": study.comparison["expected"], "rejected": study.comparison["baseline"]}
+        frame.loc[here, CONDITION_COLUMN] = frame.loc[here, "response"].map(names)
+
+
 def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
     """Write the export to `path` (written to a temporary name, then moved into place)."""
     if fmt not in EXPORT_FORMATS:
@@ -181,12 +178,15 @@ def write_ratings(frame: pd.DataFrame, path: Path, fmt: str) -> None:
 
 
 def csv_text(frame: pd.DataFrame) -> str:
-    """The export as CSV: rows end in CRLF, and true/false are written TRUE/FALSE, which both
-    R's `read.csv` (logical; it reads pandas' True/False as text) and pandas (bool) read."""
+    """The export as CSV: rows end in CRLF, true/false are written TRUE/FALSE, which both
+    R's `read.csv` (logical; it reads pandas' True/False as text) and pandas (bool) read, and a
+    text a spreadsheet would run as a formula (a comment "=HYPERLINK(...)") starts with an
+    apostrophe (`annotate.domain.exports.spreadsheet`); Parquet and JSONL keep the raw values."""
     logical = {
         c: frame[c].map({True: "TRUE", False: "FALSE"}) for c in frame if frame[c].dtype == bool
     }
-    text: str = frame.assign(**logical).to_csv(index=False, lineterminator=CSV_LINE_END)
+    safe = inert_frame(frame.assign(**logical))
+    text: str = safe.to_csv(index=False, lineterminator=CSV_LINE_END)
     return text
 
 

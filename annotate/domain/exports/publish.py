@@ -10,6 +10,7 @@ protocol, the verdict with its figures, agreement, human accuracy and any reward
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -19,6 +20,7 @@ from typing import Any
 
 from annotate.domain.exports.provenance import COLUMN_NOTES
 from annotate.errors import Conflict
+from annotate.markup import markdown_cell, markdown_text
 
 RATINGS_FILE = "ratings.parquet"
 ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
@@ -30,13 +32,14 @@ RATINGS_COLUMNS = {
     "study": "the study's name",
     "pair_id": "the benchmark record's id",
     "domain": "the record's domain",
-    "annotator": "the annotator's pseudonymous account name",
+    "annotator": "the annotator's pseudonym in this study (a keyed hash of the study and "
+    "account: not the platform id, not the same person's pseudonym in another study)",
     "response": "'chosen' or 'rejected' (the benchmark's label; never shown to annotators)",
     "side": "'A' or 'B': where the response was shown",
     "dimension": "factuality, relevance, helpfulness or rubric_alignment",
     "score": "the score given",
     "seconds": "time on the pair, display to submit",
-    "created_at": "when the score was first given (UTC)",
+    "created_at": "when the score was first given (UTC, to the minute)",
     **COLUMN_NOTES,
     "excluded": "true when an admin left the pair out of the analysis (see Exclusions)",
     "annotator_excluded": "why a pre-registered exclusion rule leaves the annotator out of the "
@@ -59,6 +62,9 @@ class Protocol:
     n_rows: int
     exclusions: Sequence[Mapping[str, object]] = field(default_factory=list)
     license: str = DEFAULT_LICENSE
+    free_text: Mapping[str, str] = field(default_factory=dict)  # field -> what it holds
+    disclosed: Sequence[str] = ()  # the free-text fields the admin chose to publish
+    erasures: Sequence[Mapping[str, object]] = ()  # participants' data erased, oldest first
 
 
 def size_category(n_rows: int) -> str:
@@ -119,7 +125,7 @@ def _interval(value: Sequence[float] | None) -> str:
 
 
 def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return markdown_cell(text)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
@@ -141,7 +147,9 @@ def _margin_text(p: Protocol, report: Mapping[str, Any]) -> str:
 
 
 def _protocol_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
-    anchors = ", ".join(f"{k} = {v}" for k, v in sorted(p.anchors.items(), key=lambda i: int(i[0])))
+    anchors = ", ".join(
+        f"{k} = {markdown_text(v)}" for k, v in sorted(p.anchors.items(), key=lambda i: int(i[0]))
+    )
     real = p.n_annotators - p.n_simulated
     pool = f"{p.n_annotators} annotator account(s) rated: {real} people"
     if p.n_simulated:
@@ -289,6 +297,30 @@ def _models_section(report: Mapping[str, Any]) -> list[str]:
     return ["## Reward models", "", *_table(headers, rows)]
 
 
+def _downstream_section(report: Mapping[str, Any]) -> list[str]:
+    """The downstream comparisons and the correlation claim (issue 25), when the report has
+    them (`analysis.downstream`)."""
+    found = report.get("downstream")
+    if not found or not found.get("comparisons"):
+        return []
+    rows = [
+        [
+            c["expected"],
+            c["baseline"],
+            c["human"]["n_questions"],
+            _num(c["human"]["share_identical"]),
+            _num(c["human"]["gain"]["estimate"]),
+            _interval(c["human"]["gain"]["ci"]),
+            _num(c["judge"]["gain"]["estimate"]),
+        ]
+        for c in found["comparisons"]
+    ]
+    headers = ["expected", "baseline", "questions", "identical", "human gain", "95% CI", "judge"]
+    claim = found.get("claim")
+    sentence = [claim["sentence"], ""] if claim else []
+    return ["## Downstream (Best-of-N, PPO)", "", *sentence, *_table(headers, rows)]
+
+
 def _exclusions_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
     lines = ["## Exclusions", ""]
     if p.exclusions:
@@ -330,8 +362,34 @@ def _rules_lines(found: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
-def _files_section(report: Mapping[str, Any]) -> list[str]:
-    columns = [[name, text] for name, text in RATINGS_COLUMNS.items()]
+def _privacy_section(p: Protocol) -> list[str]:
+    """What the card's files hold about the people who took part (issue 24.1)."""
+    disclosed = [f"`{f}` ({p.free_text[f]})" for f in p.disclosed if f in p.free_text]
+    withheld = [f"`{f}`" for f in p.free_text if f not in p.disclosed]
+    lines = [
+        "## Participants' privacy",
+        "",
+        "- Annotators are named by a pseudonym of this study; no platform id, session id, "
+        "study link or login token is in these files.",
+        "- Times are given to the minute (UTC); durations (`seconds`) are exact.",
+        "- Free text left out: " + (", ".join(withheld) if withheld else "none") + ".",
+    ]
+    if disclosed:
+        lines.append("- Free text published at the admin's choice: " + ", ".join(disclosed) + ".")
+    if p.erasures:
+        scores = sum(int(str(e.get("n_scores", 0))) for e in p.erasures)
+        when = ", ".join(sorted({str(e["at"]) for e in p.erasures}))
+        later = sum(1 for e in p.erasures if e.get("after_ratings"))
+        lines.append(
+            f"- {len(p.erasures)} participant(s)' data were erased at their request or on "
+            f"withdrawal ({when}; {scores} scores), {later} of them after other ratings had "
+            "come in; every figure here is computed without them."
+        )
+    return lines
+
+
+def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> list[str]:
+    columns = [[name, text] for name, text in RATINGS_COLUMNS.items() if name not in withheld]
     aspects = (
         [f"- `{ASPECTS_FILE}`: the aspect checklist, one row per annotator, pair, response and "
          "rubric aspect (coverage 0 not covered, 1 partly, 2 well)."]
@@ -367,7 +425,7 @@ def _files_section(report: Mapping[str, Any]) -> list[str]:
 def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
     """The README.md of the published folder."""
     body = [
-        f"# Human validation: {protocol.study}",
+        f"# Human validation: {markdown_text(protocol.study)}",
         "",
         f"Ratings of {report['n_pairs']} benchmark pairs by {report['n_annotators']} "
         f"annotators ({report['n_scores']} scores), collected with prb-annotate, and the "
@@ -383,11 +441,22 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         "",
         *_models_section(report),
         "",
+        *_downstream_section(report),
+        "",
         *_exclusions_section(protocol, report),
         "",
-        *_files_section(report),
+        *_privacy_section(protocol),
+        "",
+        *_files_section(report, [f for f in protocol.free_text if f not in protocol.disclosed]),
     ]
     return front_matter(protocol) + "\n" + "\n".join(body).replace("\n\n\n", "\n\n") + "\n"
+
+
+def folder_name(study: str) -> str:
+    """A folder name for the study's card: its name with anything but letters, digits, '.',
+    '_' and '-' replaced."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", study).strip(".-")
+    return f"{safe or 'study'}-card"
 
 
 def write_folder(folder: Path, files: Mapping[str, bytes]) -> list[Path]:

@@ -12,9 +12,17 @@ A pair is a candidate when
 Sending a candidate to an adjudicator appends it to that account's queue as an assignment with
 purpose 'adjudication' and its own seeded side (`slots.assign_pairs`, the same draw as every
 assignment): the rating page shows it like any pair, blind, with nothing saying it is disputed
-or how others rated it. Only someone who never had the pair may adjudicate it. Adjudications
-come on top of the pair's k (`slots.slot_clause`); the analysis uses them only for the figures
-"after adjudication" (`analysis.designs.adjudication`).
+or how others rated it. Adjudications come on top of the pair's k (`slots.slot_clause`); the
+analysis uses them only for the figures "after adjudication" (`analysis.designs.adjudication`).
+
+Who adjudicates (issue 22.5, 24.10): an active account with the adjudicator role
+(`annotate.domain.study.accounts.adjudicator_refusal` keeps simulated accounts, crowd
+participants, admins and researchers out of it) that never had the pair. A pair has one
+adjudication per round: one live adjudication (pending, skipped or done) at a time, checked here
+and kept by the database (the partial unique index `uq_assignment_live_adjudication`), so two
+admins sending it at once get one adjudicator and a refusal. A round ends when its adjudication
+is released (the adjudicator deactivated: `release_adjudications`, or their work reassigned);
+the pair can then be sent again.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from sqlmodel import Session, col, select
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, FlagResolution, Pair, Rating, Study, stored_id
 from annotate.domain.assignment import assign_pairs
+from annotate.domain.assignment.slots import OPEN_STATUSES, lock_study
 from annotate.domain.operations.flags import exclusions
 from annotate.domain.study.accounts import get_account
 from annotate.errors import Conflict, Invalid, NotFound
@@ -168,14 +177,14 @@ def candidates(session: Session, study: Study) -> list[Candidate]:
 
 
 def eligible(session: Session, study: Study, record_id: str) -> list[str]:
-    """Active annotator accounts that never had the pair: who may adjudicate it."""
+    """Active adjudicator accounts that never had the pair: who may adjudicate it."""
     had = select(Assignment.annotator_id).join(Pair, col(Pair.id) == col(Assignment.pair_id))
     had = had.where(Pair.study_id == stored_id(study), Pair.record_id == record_id)
     names = session.exec(
         select(Annotator.name)
         .where(
             col(Annotator.active).is_(True),
-            Annotator.role == Role.ANNOTATOR,
+            Annotator.role == Role.ADJUDICATOR,
             col(Annotator.id).not_in(had),
         )
         .order_by(col(Annotator.name))
@@ -202,6 +211,18 @@ def send(session: Session, study: Study, record_id: str, adjudicator: str) -> As
     account = get_account(session, adjudicator)
     if not account.active:
         raise AdjudicationError(f"account {adjudicator!r} is deactivated")
+    if account.role != Role.ADJUDICATOR:
+        raise AdjudicationError(
+            f"{adjudicator} has the {account.role} role; adjudication goes only to an account "
+            f"with the adjudicator role"
+        )
+    lock_study(session, stored_id(study))
+    live = live_adjudicator(session, stored_id(pair))
+    if live is not None:
+        raise Conflict(
+            f"pair {record_id!r} is already with adjudicator {live}; one adjudication per pair "
+            f"at a time (release it first: deactivate the adjudicator or reassign their work)"
+        )
     had = session.exec(
         select(Assignment.purpose, Assignment.status).where(
             Assignment.annotator_id == stored_id(account), Assignment.pair_id == stored_id(pair)
@@ -213,8 +234,36 @@ def send(session: Session, study: Study, record_id: str, adjudicator: str) -> As
             f"{adjudicator} already {what} pair {record_id!r}; an adjudicator must be someone "
             f"who has not seen the pair"
         )
-    (assignment,) = assign_pairs(session, study, account, [pair])
-    assignment.purpose = Purpose.ADJUDICATION
-    session.add(assignment)
-    session.flush()
+    (assignment,) = assign_pairs(session, study, account, [pair], purpose=Purpose.ADJUDICATION)
     return assignment
+
+
+def live_adjudicator(session: Session, pair_id: int) -> str | None:
+    """The name of whoever holds the pair's live (not released) adjudication, if anyone."""
+    return session.exec(
+        select(Annotator.name)
+        .join(Assignment, col(Assignment.annotator_id) == col(Annotator.id))
+        .where(
+            Assignment.pair_id == pair_id,
+            Assignment.purpose == Purpose.ADJUDICATION,
+            Assignment.status != AssignmentStatus.RELEASED,
+        )
+    ).first()
+
+
+def release_adjudications(session: Session, annotator_id: int) -> list[int]:
+    """Release the adjudications the annotator has not finished (pending or skipped), so their
+    pairs can go to another adjudicator; return the released assignments' ids."""
+    open_items = session.exec(
+        select(Assignment).where(
+            Assignment.annotator_id == annotator_id,
+            Assignment.purpose == Purpose.ADJUDICATION,
+            col(Assignment.status).in_(OPEN_STATUSES),
+        )
+    ).all()
+    for item in open_items:
+        lock_study(session, item.study_id)
+        item.status = AssignmentStatus.RELEASED
+        session.add(item)
+    session.flush()
+    return [stored_id(item) for item in open_items]

@@ -158,11 +158,27 @@ def pair_text(session: Session, study: Study, record_id: str) -> PairText:
     )
 
 
+UNHANDLED = "open"
+"""`replaces` of an item the caller saw unhandled."""
+
+
 def resolve(
-    session: Session, study: Study, assignment_id: int, action: str, note: str, by: str
+    session: Session,
+    study: Study,
+    assignment_id: int,
+    action: str,
+    note: str,
+    by: str,
+    *,
+    replaces: str | None = UNHANDLED,
 ) -> tuple[Resolution | None, Resolution]:
-    """Resolve a flagged or skipped assignment with a note, or mark it for adjudication; a
-    later action replaces the earlier one. Returns (earlier, new)."""
+    """Resolve a flagged or skipped assignment with a note, or mark it for adjudication.
+    Returns (earlier, new).
+
+    `replaces` is what the caller saw the item as: `UNHANDLED`, or the action it replaces. If
+    someone handled the item differently meanwhile, the action is refused (Conflict) instead of
+    the last write winning; None replaces whatever is there (the command line's `--replace`).
+    The same action with the same note again changes nothing and is not refused."""
     if action not in set(FlagAction):
         raise FlagError(f"unknown action {action!r}; expected one of {', '.join(FlagAction)}")
     note = note.strip()
@@ -179,11 +195,32 @@ def resolve(
         select(FlagResolution).where(FlagResolution.assignment_id == assignment_id)
     ).first()
     earlier = None if row is None else Resolution(row.action, row.note, row.by, row.at)
+    _refuse_conflict(assignment_id, earlier, replaces, action, note)
     row = row or FlagResolution(assignment_id=assignment_id, action=action, note=note, by=by)
     row.action, row.note, row.by, row.at = action, note, by, utcnow()
     session.add(row)
     session.flush()
     return earlier, Resolution(row.action, row.note, row.by, row.at)
+
+
+def _refuse_conflict(
+    assignment_id: int, earlier: Resolution | None, replaces: str | None, action: str, note: str
+) -> None:
+    if replaces is None or (earlier is None and replaces == UNHANDLED):
+        return
+    if earlier is not None and (earlier.action, earlier.note) == (action, note):
+        return
+    if earlier is not None and earlier.action == replaces:
+        return
+    now = (
+        "nobody has handled it"
+        if earlier is None
+        else f"{earlier.by} handled it as {earlier.action} at {earlier.at:%Y-%m-%d %H:%M}"
+    )
+    raise Conflict(
+        f"item {assignment_id} changed since it was shown: {now}. Nothing was saved; "
+        f"look at it again before changing it"
+    )
 
 
 def _pair(session: Session, study: Study, record_id: str) -> Pair:

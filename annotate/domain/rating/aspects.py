@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, select
 
 from annotate.db.tables import AspectMark, AspectMarkRevision, Assignment, Pair, Study, stored_id
 from annotate.domain.assignment.blinding import response_on
+from annotate.domain.rating.revisions import save_answers
 from annotate.vocabulary import COVERAGE_POINTS, SIDES
 
 AspectMarks = Mapping[str, Sequence[int | None]]
@@ -73,42 +75,35 @@ def save_marks(
         (m.response, m.aspect_index): m
         for m in session.exec(select(AspectMark).where(AspectMark.assignment_id == assignment.id))
     }
-    changed = 0
+    given: dict[tuple[str, int], dict[str, Any]] = {}
     for side in SIDES:
         response = response_on(side, assignment.chosen_side)
         for index, value in enumerate(marks[side]):
             assert value is not None  # `problems` refused a missing mark
-            mark = existing.get((response, index))
-            if mark is None:
-                session.add(
-                    AspectMark(
-                        assignment_id=stored_id(assignment),
-                        response=response,
-                        aspect_index=index,
-                        coverage=int(value),
-                        created_at=now,
-                        updated_at=now,
-                    )
-                )
-            elif mark.coverage != value:
-                _revise(session, mark, int(value), now)
-                changed += 1
-    return bool(existing), changed
+            given[(response, index)] = {"coverage": int(value)}
 
+    def new_mark(key: tuple[str, int], fields: dict[str, Any]) -> AspectMark:
+        response, index = key
+        return AspectMark(
+            assignment_id=stored_id(assignment),
+            response=response,
+            aspect_index=index,
+            created_at=now,
+            updated_at=now,
+            **fields,
+        )
 
-def _revise(session: Session, mark: AspectMark, coverage: int, now: datetime) -> None:
-    """Keep the old mark as a revision, then store the new one."""
-    session.add(
-        AspectMarkRevision(
+    def earlier(mark: AspectMark) -> AspectMarkRevision:
+        return AspectMarkRevision(
             mark_id=stored_id(mark),
             revision=mark.revision,
             coverage=mark.coverage,
             created_at=mark.updated_at,
             replaced_at=now,
         )
-    )
-    mark.coverage, mark.revision, mark.updated_at = coverage, mark.revision + 1, now
-    session.add(mark)
+
+    changed = save_answers(session, existing, given, "coverage", new_mark, earlier, now)
+    return bool(existing), changed
 
 
 def marks_by_side(

@@ -1,8 +1,14 @@
-"""Progress of a study, per annotator and per domain, and its flagged pairs.
+"""Progress of a study, per annotator and per domain, its totals, and its flagged pairs.
 
 Counts are over assignments still in someone's queue (released ones are left out). `assigned`
 is everything given out, `pending` what is neither done nor skipped; seconds per pair are those
 recorded with the latest submit of each done assignment.
+
+An adjudication is not one of a pair's k ratings (issue 22.6): the per-annotator and per-domain
+counts are of ordinary ratings, adjudications are counted apart (`adjudications`,
+`adjudicated`), and a pair is complete with k ordinary ratings. What is left (`Totals.to_rate`)
+is, in an open pool, the ratings still missing for every ordinary pair to reach k (lapsed or
+never pulled included), and in a fixed plan the planned ratings not done yet.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
-from annotate.vocabulary import AssignmentStatus
+from annotate.vocabulary import AssignmentStatus, Purpose
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,8 @@ class ProgressRow:
     pending: int
     flagged: int
     median_seconds: float | None
+    adjudications: int = 0  # adjudications given (not released), outside the counts above
+    adjudicated: int = 0  # of which done
 
     @property
     def share_done(self) -> float:
@@ -52,6 +60,7 @@ class _Item:
     flagged: bool
     gold: bool
     seconds: float | None
+    adjudication: bool
 
 
 def _items(session: Session, study_id: int) -> list[_Item]:
@@ -68,6 +77,7 @@ def _items(session: Session, study_id: int) -> list[_Item]:
         Assignment.flagged,
         Pair.gold_preference,
         seconds.c.seconds,
+        Assignment.purpose,
     )
     rows = session.exec(
         joined_assignments(*columns)
@@ -75,17 +85,27 @@ def _items(session: Session, study_id: int) -> list[_Item]:
         .where(Assignment.study_id == study_id, Assignment.status != AssignmentStatus.RELEASED)
     ).all()
     return [
-        _Item(name, domain, pair_id, status, bool(flag), gold is not None, secs)
-        for name, domain, pair_id, status, flag, gold, secs in rows
+        _Item(name, domain, pair_id, status, bool(flag), gold is not None, secs, purpose == ADJ)
+        for name, domain, pair_id, status, flag, gold, secs, purpose in rows
     ]
+
+
+ADJ = Purpose.ADJUDICATION
 
 
 def _row(name: str, items: Iterable[_Item]) -> ProgressRow:
     items = list(items)
-    return ProgressRow(name, *_counts(items))
+    return ProgressRow(name, *_counts(items), *_adjudications(items))
+
+
+def _adjudications(items: list[_Item]) -> tuple[int, int]:
+    given = [i for i in items if i.adjudication]
+    return len(given), sum(i.status == AssignmentStatus.DONE for i in given)
 
 
 def _counts(items: list[_Item]) -> tuple[int, int, int, int, int, float | None]:
+    """assigned, done, skipped, pending, flagged, median seconds of the ordinary ratings."""
+    items = [i for i in items if not i.adjudication]
     done = [i for i in items if i.status == AssignmentStatus.DONE]
     times = [i.seconds for i in done if i.seconds is not None]
     return (
@@ -123,15 +143,75 @@ def domain_progress(session: Session, study_id: int) -> list[DomainProgress]:
     rows = []
     for domain in sorted(set(pairs) | set(groups)):
         items = groups.get(domain, [])
-        done_per_pair: dict[int, int] = defaultdict(int)
-        for item in items:
-            if item.status == AssignmentStatus.DONE and not item.gold:
-                done_per_pair[item.pair_id] += 1
-        complete = sum(n >= k for n in done_per_pair.values())
+        complete = sum(n >= k for n in _done_per_pair(items).values())
         rows.append(
-            DomainProgress(domain, *_counts(items), pairs=pairs.get(domain, 0), complete=complete)
+            DomainProgress(
+                domain,
+                *_counts(items),
+                *_adjudications(items),
+                pairs=pairs.get(domain, 0),
+                complete=complete,
+            )
         )
     return rows
+
+
+def _done_per_pair(items: Iterable[_Item]) -> dict[int, int]:
+    """ordinary pair id -> its done ordinary ratings (adjudications and gold left out)."""
+    done: dict[int, int] = defaultdict(int)
+    for item in items:
+        if item.status == AssignmentStatus.DONE and not item.gold and not item.adjudication:
+            done[item.pair_id] += 1
+    return done
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The study at a glance: pairs, slots, ratings, adjudications and what is left."""
+
+    pool: bool  # work comes from the open pool (else from a fixed plan)
+    crowd: bool  # crowd enrolment is open
+    overlap: int
+    pairs: int  # ordinary pairs (gold left out)
+    ratings: int  # done ordinary ratings of ordinary pairs
+    complete: int  # ordinary pairs with k of them
+    in_progress: int  # ordinary ratings given out and not done (reserved, planned, skipped)
+    to_rate: int  # ratings still to be done (see the module's docstring)
+    adjudications: int  # adjudications given (not released)
+    adjudicated: int  # of which done
+
+    @property
+    def slots(self) -> int:
+        return self.pairs * self.overlap
+
+
+def totals(session: Session, study: Study) -> Totals:
+    """The study's totals; an adjudication is never counted as one of a pair's k ratings."""
+    study_id = study.id or 0
+    items = _items(session, study_id)
+    ordinary = [i for i in items if not i.gold and not i.adjudication]
+    pairs = session.exec(
+        select(func.count()).where(Pair.study_id == study_id, col(Pair.gold_preference).is_(None))
+    ).one()
+    done = _done_per_pair(items)
+    open_items = [i for i in ordinary if i.status != AssignmentStatus.DONE]
+    if study.pool_open:
+        to_rate = pairs * study.overlap - sum(min(n, study.overlap) for n in done.values())
+    else:
+        to_rate = len(open_items)
+    given, adjudicated = _adjudications(items)
+    return Totals(
+        pool=study.pool_open,
+        crowd=study.enrolment_open,
+        overlap=study.overlap,
+        pairs=pairs,
+        ratings=sum(done.values()),
+        complete=sum(n >= study.overlap for n in done.values()),
+        in_progress=len(open_items),
+        to_rate=to_rate,
+        adjudications=given,
+        adjudicated=adjudicated,
+    )
 
 
 def total_progress(rows: Iterable[ProgressRow], name: str = "all") -> ProgressRow:
@@ -145,6 +225,8 @@ def total_progress(rows: Iterable[ProgressRow], name: str = "all") -> ProgressRo
         sum(r.pending for r in rows),
         sum(r.flagged for r in rows),
         None,
+        sum(r.adjudications for r in rows),
+        sum(r.adjudicated for r in rows),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, select
 
@@ -25,6 +26,7 @@ from annotate.db.tables import (
 from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit
 from annotate.domain.assignment.blinding import response_on
 from annotate.domain.rating import aspects, preference
+from annotate.domain.rating.revisions import save_answers
 from annotate.errors import Forbidden, Invalid
 from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, SIDES, AssignmentStatus
 
@@ -95,18 +97,22 @@ def owned_assignment(session: Session, annotator_id: int, assignment_id: int) ->
     return assignment
 
 
-def save_scores(
-    session: Session,
-    assignment: Assignment,
-    scores: Scores,
-    *,
-    seconds: float,
-    comment: str | None = None,
-    flag_reason: str | None = None,
-    side_preference: int | None = None,
-    rationale: str | None = None,
-    aspect_marks: aspects.AspectMarks | None = None,
-) -> SubmitResult:
+@dataclass(frozen=True)
+class Submission:
+    """Everything an annotator sends for one pair, by side: the 8 scores, the time spent,
+    an optional comment or flag, and (for a study that asks for them) the direct preference
+    with its rationale and the aspect marks."""
+
+    scores: Scores
+    seconds: float
+    comment: str | None = None
+    flag_reason: str | None = None
+    side_preference: int | None = None
+    rationale: str | None = None
+    aspect_marks: aspects.AspectMarks | None = None
+
+
+def save_scores(session: Session, assignment: Assignment, sent: Submission) -> SubmitResult:
     """Save the 8 scores of one pair (and the direct preference by side, and the aspect marks
     by side, when the study asks for them) and mark it done. The same answers again change
     nothing."""
@@ -114,46 +120,20 @@ def save_scores(
     pair = session.get(Pair, assignment.pair_id)
     assert study is not None
     assert pair is not None
-    _check_scores(scores, study)
-    wrong = preference.problems(study, side_preference, rationale)
-    wrong += aspects.problems(study, len(pair.rubric_aspects), aspect_marks)
+    _check_scores(sent.scores, study)
+    wrong = preference.problems(study, sent.side_preference, sent.rationale)
+    wrong += aspects.problems(study, len(pair.rubric_aspects), sent.aspect_marks)
     if wrong:
         raise RatingError("; ".join(wrong))
     _admit(admit_submit, session, assignment)
-    existing = {
-        (r.response, r.dimension): r
-        for r in session.exec(select(Rating).where(Rating.assignment_id == assignment.id))
-    }
     now = utcnow()
-    changed = 0
-    for side in SIDES:
-        response = response_on(side, assignment.chosen_side)
-        for dim in DIMENSIONS:
-            given = scores[side][dim]
-            assert given is not None  # _check_scores refused a missing score
-            score = int(given)
-            rating = existing.get((response, dim))
-            if rating is None:
-                session.add(
-                    Rating(
-                        assignment_id=stored_id(assignment),
-                        response=response,
-                        dimension=dim,
-                        score=score,
-                        seconds=seconds,
-                        created_at=now,
-                        updated_at=now,
-                    )
-                )
-            elif rating.score != score:
-                _revise(session, rating, score, seconds, now)
-                changed += 1
+    had_scores, changed = _save_score_rows(session, assignment, sent, now)
     if study.ask_preference:
-        changed += _save_preference(assignment, study, side_preference, rationale, now)
-    if study.aspect_checklist and aspect_marks is not None:
-        changed += aspects.save_marks(session, assignment, aspect_marks, now)[1]
-    _mark_done(session, assignment, comment, flag_reason, now)
-    status = "saved" if not existing else ("revised" if changed else "unchanged")
+        changed += _save_preference(assignment, study, sent.side_preference, sent.rationale, now)
+    if study.aspect_checklist and sent.aspect_marks is not None:
+        changed += aspects.save_marks(session, assignment, sent.aspect_marks, now)[1]
+    _mark_done(session, assignment, sent.comment, sent.flag_reason, now)
+    status = "saved" if not had_scores else ("revised" if changed else "unchanged")
     return SubmitResult(status, stored_id(assignment))
 
 
@@ -180,10 +160,42 @@ def _save_preference(
     return True
 
 
-def _revise(session: Session, rating: Rating, score: int, seconds: float, now: datetime) -> None:
-    """Keep the old score as a revision, then store the new one."""
-    session.add(
-        RatingRevision(
+def _save_score_rows(
+    session: Session, assignment: Assignment, sent: Submission, now: datetime
+) -> tuple[bool, int]:
+    """Store the 8 scores by response; return (any stored before, how many changed)."""
+    existing = {
+        (r.response, r.dimension): r
+        for r in session.exec(select(Rating).where(Rating.assignment_id == assignment.id))
+    }
+    given: dict[tuple[str, str], dict[str, Any]] = {}
+    for side in SIDES:
+        for dim in DIMENSIONS:
+            score = sent.scores[side][dim]
+            assert score is not None  # _check_scores refused a missing score
+            key = (response_on(side, assignment.chosen_side), dim)
+            given[key] = {"score": int(score), "seconds": sent.seconds}
+
+    def new_rating(key: tuple[str, str], fields: dict[str, Any]) -> Rating:
+        response, dim = key
+        return Rating(
+            assignment_id=stored_id(assignment),
+            response=response,
+            dimension=dim,
+            created_at=now,
+            updated_at=now,
+            **fields,
+        )
+
+    changed = save_answers(session, existing, given, "score", new_rating, _earlier_score(now), now)
+    return bool(existing), changed
+
+
+def _earlier_score(now: datetime) -> Callable[[Rating], RatingRevision]:
+    """The revision row that keeps a changed score's earlier value."""
+
+    def earlier(rating: Rating) -> RatingRevision:
+        return RatingRevision(
             rating_id=stored_id(rating),
             revision=rating.revision,
             score=rating.score,
@@ -191,11 +203,8 @@ def _revise(session: Session, rating: Rating, score: int, seconds: float, now: d
             created_at=rating.updated_at,
             replaced_at=now,
         )
-    )
-    rating.score, rating.seconds = score, seconds
-    rating.revision += 1
-    rating.updated_at = now
-    session.add(rating)
+
+    return earlier
 
 
 def _mark_done(
@@ -216,17 +225,26 @@ def _mark_done(
     session.flush()
 
 
-def check_skip_reason(reason: str) -> None:
+def check_skip_reason(reason: str, *, flag: bool = False) -> None:
     if not reason.strip():
-        raise RatingError("Please say why you skip this pair.")
+        raise RatingError(
+            "Please describe the problem." if flag else "Please say why you skip this pair."
+        )
 
 
-def skip(session: Session, assignment: Assignment, reason: str) -> None:
-    """Mark a pair skipped, with the annotator's reason. Scores already given are kept."""
-    check_skip_reason(reason)
+def skip(session: Session, assignment: Assignment, reason: str, *, flag: bool = False) -> None:
+    """Mark a pair skipped, with the annotator's reason. Scores already given are kept.
+
+    With `flag`, the reason is a flag (a broken or offensive pair) sent without scores (issue
+    22.7): the pair is set aside exactly as a skip sets it aside (its slot held until its
+    reservation lapses, like any skip) and enters the Flags queue as a flag.
+    """
+    check_skip_reason(reason, flag=flag)
     _admit(admit_skip, session, assignment)
     if assignment.status == AssignmentStatus.DONE:
         raise RatingError("This pair is already rated; revise it instead of skipping.")
     assignment.status = AssignmentStatus.SKIPPED
-    assignment.skip_reason = reason.strip()
+    assignment.flagged = flag
+    assignment.flag_reason = reason.strip() if flag else None
+    assignment.skip_reason = None if flag else reason.strip()
     session.add(assignment)

@@ -1,7 +1,12 @@
-"""Accounts: annotators, admins and researchers, who log in with a personal token.
+"""Accounts: annotators, adjudicators, admins and researchers, who log in with a personal token.
 
 Tokens are random (192 bits), shown once, and stored only as a SHA-256 hash; a token is
 high-entropy, so a plain hash is enough and lookups stay an index hit.
+
+The adjudicator role (issue 22.5) is given only to a person's own account that cannot have seen
+the labels or the disputes from the inside: never to a simulated account (`is_simulated`), a
+crowd participant (an account with a platform id), an admin or a researcher (they see the
+labels), nor to an account still holding ordinary work (reassign it first).
 """
 
 from __future__ import annotations
@@ -14,11 +19,12 @@ from urllib.parse import urlencode
 from sqlmodel import Session, col, select
 
 from annotate.config import app_url
-from annotate.db.tables import Annotator
+from annotate.db.tables import Annotator, Assignment
 from annotate.errors import Forbidden, Invalid
-from annotate.vocabulary import ROLES, Role
+from annotate.vocabulary import ROLES, AssignmentStatus, Purpose, Role
 
 TOKEN_BYTES = 24
+SIMULATED_PREFIX = "sim-"
 
 
 class AccountError(Invalid):
@@ -46,6 +52,33 @@ def _check_role(role: str) -> None:
         raise AccountError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
 
 
+def is_simulated(name: str) -> bool:
+    """Whether an account name is one the simulated annotators get (`sim-01`, ...): made-up
+    ratings, not a person."""
+    number = name.removeprefix(SIMULATED_PREFIX)
+    return number != name and number.isdigit()
+
+
+def adjudicator_refusal(session: Session, account: Annotator) -> str | None:
+    """Why this account may not be an adjudicator (None: it may)."""
+    if is_simulated(account.name):
+        return f"{account.name} is a simulated account, not a person"
+    if account.external_id is not None:
+        return f"{account.name} is a crowd participant"
+    if account.role in (Role.ADMIN, Role.RESEARCHER):
+        return f"{account.name} is {account.role} and can see the benchmark's labels"
+    holding = session.exec(
+        select(Assignment.id).where(
+            Assignment.annotator_id == account.id,
+            Assignment.purpose == Purpose.RATING,
+            col(Assignment.status).in_((AssignmentStatus.PENDING, AssignmentStatus.SKIPPED)),
+        )
+    ).first()
+    if holding is not None:
+        return f"{account.name} still holds ordinary pairs to rate; reassign them first"
+    return None
+
+
 def create_account(
     session: Session, name: str, *, role: str = Role.ANNOTATOR
 ) -> tuple[Annotator, str]:
@@ -56,6 +89,8 @@ def create_account(
         raise AccountError("an account needs a non-empty name")
     if account_named(session, name) is not None:
         raise AccountError(f"an account named {name!r} already exists")
+    if role == Role.ADJUDICATOR and is_simulated(name):
+        raise AccountError(f"an adjudicator cannot have a simulated account's name ({name!r})")
     token = generate_token()
     account = Annotator(name=name, role=role, token_hash=hash_token(token))
     session.add(account)
@@ -118,6 +153,10 @@ def set_active(session: Session, name: str, active: bool) -> Annotator:
 def set_role(session: Session, name: str, role: str) -> Annotator:
     _check_role(role)
     account = get_account(session, name)
+    if role == Role.ADJUDICATOR and account.role != Role.ADJUDICATOR:
+        refusal = adjudicator_refusal(session, account)
+        if refusal is not None:
+            raise AccountError(f"not an adjudicator: {refusal}")
     account.role = role
     session.add(account)
     return account

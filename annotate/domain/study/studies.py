@@ -9,6 +9,8 @@ score is given.
 
 from __future__ import annotations
 
+import math
+import re
 import secrets
 from typing import Any
 
@@ -18,10 +20,14 @@ from annotate.db.tables import Assignment, Pair, Rating, Study
 from annotate.domain.study import plan
 from annotate.domain.study.crowd_settings import completion_url_problems, survey_problems
 from annotate.domain.study.training_rules import training_problems
+from annotate.domain.untrusted.values import text_problem, value_problem
 from annotate.errors import Invalid, NotFound
-from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, POOL_ORDERS, RATIONALE_MODES
 
 DEFAULT_STUDY = "default"
+DEFAULT_CROWD_QUOTA = 10
+"""Pairs per person a study open to crowd enrolment gets when none is set: a participant
+always has a way to finish (issue 22.4)."""
 MAX_NAME_CHARS = 200
 MAX_STOPPING_RULE_CHARS = 2000
 
@@ -46,6 +52,8 @@ EDITABLE = (
     "gold_rate",
     "pool_open",
     "pool_quota",
+    "finish_minimum",
+    "pool_order",
     "enrolment_open",
     "consent_text",
     "survey_questions",
@@ -58,10 +66,22 @@ EDITABLE = (
     "comprehension_questions",
     "comprehension_attempts",
     "adjudication_threshold",
+    "retention_days",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 
 _MERGED = ("anchors", "dimension_labels", "dimension_definitions")
+LIMITS: dict[str, tuple[int | None, int]] = {
+    "scale_min": (-1000, 1000),
+    "scale_max": (-1000, 1000),
+    "overlap": (None, 1000),
+    "reservation_minutes": (None, 7 * 24 * 60),
+    "pool_quota": (None, 10**7),
+    "seed": (0, 2**31 - 1),
+}
+"""Whole-number settings: (lowest or None where `study_problems` says it, highest) allowed (a
+32-bit column holds them all)."""
+MAX_MARGIN = 1e6
 
 
 class StudyNotFound(NotFound):
@@ -90,6 +110,9 @@ def list_studies(session: Session) -> list[Study]:
 
 
 def _check_name(name: str) -> None:
+    problem = text_problem(name)
+    if problem:
+        raise StudyError(f"the study's name: {problem}")
     if len(name) > MAX_NAME_CHARS:
         raise StudyError(
             f"a study's name has at most {MAX_NAME_CHARS} characters, not {len(name):,}"
@@ -162,6 +185,9 @@ def _apply(study: Study, changes: dict[str, Any]) -> None:
     unknown = sorted(set(changes) - set(EDITABLE))
     if unknown:
         raise StudyError(f"unknown setting(s): {', '.join(unknown)}")
+    problems = [p for key in _MERGED if key in changes for p in _key_problems(key, changes[key])]
+    if problems:
+        raise StudyError("; ".join(problems))
     for key, value in changes.items():
         if key in _MERGED:
             merged = dict(getattr(study, key))
@@ -172,9 +198,41 @@ def _apply(study: Study, changes: dict[str, Any]) -> None:
         value = getattr(study, optional)
         if value is not None:
             setattr(study, optional, str(value).strip() or None)
+    given = changes.get("anchors") or {}
+    outside = [k for k in map(str, given) if not study.scale_min <= _as_int(k) <= study.scale_max]
+    if outside:
+        raise StudyError(
+            f"anchors: expected points of the scale {study.scale_min} to {study.scale_max} "
+            f"as keys, not {_some(outside)}"
+        )
     study.anchors = {
         k: v for k, v in study.anchors.items() if study.scale_min <= _as_int(k) <= study.scale_max
     }
+    if study.enrolment_open and study.pool_quota is None:
+        study.pool_quota = DEFAULT_CROWD_QUOTA  # shown in the confirmation as a change
+
+
+def _key_problems(setting: str, given: object) -> list[str]:
+    """The anchors are keyed by scale points, labels and definitions by the dimensions: any
+    other key is a mistake (refused, not dropped)."""
+    if not isinstance(given, dict):
+        return [f"{setting}: expected a mapping"]
+    keys = [str(k) for k in given]
+    if setting == "anchors":
+        bad = [k for k in keys if not re.fullmatch(r"-?[0-9]{1,4}", k)]
+        expected = "scale points (whole numbers)"
+    else:
+        bad = [k for k in keys if k not in DIMENSIONS]
+        expected = f"the dimensions {', '.join(DIMENSIONS)}"
+    if not bad:
+        return []
+    return [f"{setting.replace('_', ' ')}: expected {expected} as keys, not {_some(bad)}"]
+
+
+def _some(keys: list[str]) -> str:
+    """The first three keys, quoted, and how many more."""
+    shown = ", ".join(repr(k[:40]) for k in keys[:3])
+    return shown + (f" and {len(keys) - 3:,} more" if len(keys) > 3 else "")
 
 
 def _ensure_enrolment_key(study: Study) -> None:
@@ -214,7 +272,9 @@ def _frozen_changes(session: Session, study: Study, changes: dict[str, Any]) -> 
 
 def study_problems(study: Study) -> list[str]:
     """Everything wrong with a study's settings (empty when it can be saved)."""
-    problems = []
+    problems = _range_problems(study)
+    if problems:
+        return problems  # the checks below assume numbers a column can hold
     if study.scale_min >= study.scale_max:
         problems.append(f"scale: minimum {study.scale_min} must be below maximum {study.scale_max}")
     if study.scale_max - study.scale_min > 20:
@@ -223,8 +283,8 @@ def study_problems(study: Study) -> list[str]:
         missing = [d for d in DIMENSIONS if not str(getattr(study, kind).get(d, "")).strip()]
         if missing:
             problems.append(f"{kind.replace('_', ' ')}: missing for {', '.join(missing)}")
-    if not study.equivalence_margin > 0:
-        problems.append("equivalence margin must be above 0")
+    if not 0 < study.equivalence_margin <= MAX_MARGIN:
+        problems.append(f"equivalence margin must be above 0 and at most {MAX_MARGIN:g}")
     if study.margin_unit not in MARGIN_UNITS:
         problems.append(f"margin unit must be one of {', '.join(MARGIN_UNITS)}")
     problems += _plan_problems(study)
@@ -236,13 +296,25 @@ def study_problems(study: Study) -> list[str]:
         problems.append("gold rate must be at least 0 and below 1")
     if study.pool_quota is not None and study.pool_quota < 1:
         problems.append("pool quota must be at least 1 (or empty for no limit)")
+    if study.pool_order not in POOL_ORDERS:
+        problems.append(f"pool order must be one of {', '.join(POOL_ORDERS)}")
+    minimum = study.finish_minimum
+    if minimum is not None and minimum < 1:
+        problems.append("the minimum before Finish must be at least 1 pair (or empty: the quota)")
+    if minimum is not None and study.pool_quota is not None and minimum > study.pool_quota:
+        problems.append(
+            f"the minimum before Finish ({minimum}) cannot exceed the pairs per person "
+            f"({study.pool_quota})"
+        )
     if study.enrolment_open and not study.pool_open:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
     if study.rationale not in RATIONALE_MODES:
         problems.append(f"rationale must be one of {', '.join(RATIONALE_MODES)}")
     threshold = study.adjudication_threshold
-    if threshold is not None and not threshold >= 0:
+    if threshold is not None and not 0 <= threshold < math.inf:
         problems.append("adjudication threshold must be 0 or more (or empty: flags only)")
+    if study.retention_days is not None and not 1 <= study.retention_days <= 36_500:
+        problems.append("retention must be 1 to 36,500 days (or empty: kept until erased)")
     problems += survey_problems(study.survey_questions)
     problems += completion_url_problems(study.completion_url)
     problems += training_problems(
@@ -266,6 +338,32 @@ def _plan_problems(study: Study) -> list[str]:
     if len(study.stopping_rule) > MAX_STOPPING_RULE_CHARS:
         problems.append(f"stopping rule: at most {MAX_STOPPING_RULE_CHARS} characters")
     return problems
+
+
+def _range_problems(study: Study) -> list[str]:
+    """Numbers out of any sensible range and texts no database stores (NUL, lone surrogates),
+    each naming its setting."""
+    problems = []
+    for name, (low, high) in LIMITS.items():
+        value = getattr(study, name)
+        floor = -math.inf if low is None else low
+        if value is None or (isinstance(value, int) and floor <= value <= high):
+            continue
+        expected = f"at most {high:,}" if low is None else f"from {low:,} to {high:,}"
+        problems.append(f"{name.replace('_', ' ')}: expected {expected}, not {_shown(value)}")
+    for name in ("equivalence_margin", "gold_rate", "adjudication_threshold"):
+        value = getattr(study, name)
+        if value is not None and not math.isfinite(value):
+            problems.append(f"{name.replace('_', ' ')}: expected a finite number, not {value}")
+    found = value_problem({key: getattr(study, key) for key in EDITABLE}, max_depth=64)
+    if found is not None:
+        problems.append(f"field '{found[0]}': {found[1]}")
+    return problems
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:20]}... ({len(text):,} characters)"
 
 
 def _check(study: Study) -> None:

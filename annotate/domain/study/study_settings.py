@@ -9,7 +9,11 @@ Reading is all or nothing: the file's syntax (with its line), then every field's
 field's path, e.g. `practice_pairs[0].expected.factuality.A`), then the study's own checks; each
 problem names the file. A file may give only some settings: the others are kept. The scale's
 anchors, the dimension labels and definitions are merged key by key, as in `studies edit`.
-Only `yaml.safe_load` reads YAML (no object tags), and aliases are refused (no "billion laughs").
+The text is read by `annotate.domain.untrusted.documents`: nesting and the number of values are
+capped before the parser can recurse, aliases (no "billion laughs"), tags, repeated keys, huge
+integers, NaN and infinities, NUL and lone surrogates are refused with their place. The study's
+checks (`annotate.domain.study.studies.study_problems`) then bound every number and refuse keys
+that name no scale point or dimension.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from annotate.domain.study.training_rules import (
     PracticePair,
     validation_messages,
 )
+from annotate.domain.untrusted.documents import DocumentError, read_json, read_yaml
 from annotate.errors import Conflict, Invalid
 from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, SCALE_MAX, SCALE_MIN
 
@@ -65,6 +70,8 @@ class StudySettings(BaseModel):
     reservation_minutes: int = 60
     gold_rate: float = 0.0
     pool_quota: int | None = None
+    finish_minimum: int | None = None
+    pool_order: str = "depth"
     completion_code: str | None = None
     consent_text: str = ""
     survey_questions: list[dict[str, Any]] = Field(default_factory=list)
@@ -77,6 +84,7 @@ class StudySettings(BaseModel):
     comprehension_attempts: int = 2
     aspect_checklist: bool = False
     adjudication_threshold: float | None = None
+    retention_days: int | None = None
     exclusion_rules: dict[str, int | float] = Field(
         default_factory=dict,
         description="pre-registered: set through annotate.domain.operations.exclusion_rules "
@@ -146,37 +154,11 @@ def read_settings(file: str, data: bytes) -> dict[str, Any]:
 
 
 def _parsed(file: str, fmt: str, text: str) -> object:
-    if fmt == "json":
-        try:
-            return json.loads(text, object_pairs_hook=_unique_keys)
-        except json.JSONDecodeError as error:
-            raise SettingsFileError(
-                f"{file}, line {error.lineno}, column {error.colno}: not valid JSON ({error.msg})"
-            ) from None
-        except ValueError as error:
-            raise SettingsFileError(f"{file}: {error}") from None
+    """The document's value, its nesting and size capped before the parser runs."""
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent):  # a few bytes can stand for millions of items
-                line = event.start_mark.line + 1 if event.start_mark else "?"
-                raise SettingsFileError(
-                    f"{file}, line {line}: YAML aliases (*name) are not allowed"
-                )
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise SettingsFileError(f"{file}{where}: not valid YAML ({problem})") from None
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise ValueError(f"the key {key!r} is given twice in one object")
-        found[key] = value
-    return found
+        return read_json(file, text) if fmt == "json" else read_yaml(file, text)
+    except DocumentError as error:
+        raise SettingsFileError(str(error)) from None
 
 
 def located(file: str, error: Invalid | Conflict) -> SettingsFileError:

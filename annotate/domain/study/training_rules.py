@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from annotate.vocabulary import DIMENSIONS, SIDES
+from annotate.vocabulary import COVERAGE_POINTS, DIMENSIONS, PREFERENCE_POINTS, SIDES
 
 MAX_PRACTICE_PAIRS = 20
 MAX_QUESTIONS = 20
@@ -66,7 +66,17 @@ class PracticePair(_Strict):
         description="dimension -> {'A': score, 'B': score}: the scores the study expects"
     )
     explanations: dict[str, str] = Field(
-        default_factory=dict, description="dimension -> why these scores (shown as feedback)"
+        default_factory=dict,
+        description="dimension (or 'aspects', 'preference') -> why (shown as feedback)",
+    )
+    expected_aspects: dict[str, list[int]] = Field(
+        default_factory=dict,
+        description="for a study with the aspect checklist: 'A' / 'B' -> the coverage (0-2) "
+        "of each rubric aspect, in order",
+    )
+    expected_preference: int | None = Field(
+        default=None,
+        description="for a study with the direct preference: -2 A much better .. +2 B much better",
     )
 
 
@@ -146,9 +156,34 @@ def _practice_problems(pair: PracticePair, scale: tuple[int, int]) -> list[str]:
                     f"field 'expected.{dim}.{side}': expected a score from {low} to {high}, "
                     f"not {score}"
                 )
+    problems += _expected_answer_problems(pair)
     for dim in pair.explanations:
-        if dim not in pair.expected:
+        if dim not in pair.expected and not _explains_an_answer(pair, dim):
             problems.append(f"field 'explanations.{dim}': explains no expected score")
+    return problems
+
+
+def _explains_an_answer(pair: PracticePair, key: str) -> bool:
+    return (key == "aspects" and bool(pair.expected_aspects)) or (
+        key == "preference" and pair.expected_preference is not None
+    )
+
+
+def _expected_answer_problems(pair: PracticePair) -> list[str]:
+    """The expected aspect marks and preference, when given (issue 22.8)."""
+    problems = []
+    if pair.expected_aspects:
+        n = len(pair.rubric_aspects)
+        if sorted(pair.expected_aspects) != sorted(SIDES):
+            problems.append("field 'expected_aspects': expected the marks of A and B")
+        for side, marks in pair.expected_aspects.items():
+            if len(marks) != n or any(m not in COVERAGE_POINTS for m in marks):
+                problems.append(
+                    f"field 'expected_aspects.{side}': expected {n} marks from 0 to 2 (one "
+                    "per rubric aspect)"
+                )
+    if pair.expected_preference is not None and pair.expected_preference not in PREFERENCE_POINTS:
+        problems.append("field 'expected_preference': expected -2 to 2")
     return problems
 
 

@@ -13,7 +13,7 @@ still counted (`count_simulated` true). Existing accounts named as `prb-annotate
 ratings` named them (`sim-01`, `sim-02`, ...) are marked simulated.
 
 Revision ID: 0015_analysis_plan
-Revises: 0013_preference_history
+Revises: 0014_pool_order_and_roles
 Create Date: 2026-12-05
 """
 
@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0015_analysis_plan"
-down_revision: str | None = "0013_preference_history"
+down_revision: str | None = "0014_pool_order_and_roles"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

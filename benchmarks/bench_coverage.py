@@ -1,0 +1,244 @@
+"""Coverage and type-I error of the primary inference (pairs AND annotators random), by seeded
+simulation of four designs, beside the per-pair-mean t-test it replaced (sensitivity).
+
+Model (one dimension, one pair p, annotator a, response r in {chosen, rejected}):
+
+    score = round(3 + m_p + (+-)(delta + e_p) / 2 + l_a + w_ar + noise), clipped to 1..5
+
+with the pair's level m_p ~ N(0, 0.7), the pair's own difference e_p ~ N(0, 0.6), the
+annotator's leniency l_a ~ N(0, 0.4) (both responses), the annotator x response effect
+w_ar ~ N(0, 0.3) (each annotator sees each response its own way, so its difference is shifted
+by w_ac - w_ar, SD 0.42) and noise ~ N(0, 0.7) per score. Annotators are drawn afresh each run,
+so both pairs and annotators are samples. The estimand is E[chosen - rejected] for a random
+annotator on a random pair after rounding and clipping; the truth comes from a Monte Carlo of
+the same model with 4 million (pair, annotator) draws (MC SE printed). ``delta`` is set so that
+the rubric's true difference is about 0.9 and, for type-I, so that the general dimension's true
+difference is exactly at the margin (0.5; root found on common random numbers).
+
+Designs (100 pairs unless stated): pool 12, k = 3 (each pair rated by 3 of 12); 6 annotators on
+all 100 pairs (crossed panel); pool 40, k = 3; 300 pairs, pool 8, k = 3.
+
+Per design it prints, each with its Monte Carlo SE:
+
+* coverage of the 95% interval of the rubric difference (``crossed_mean``; per-pair t beside);
+* type-I: the share of runs in which a general dimension truly AT the margin reads "tie"
+  (TOST p < 0.05; crossed and per-pair t), target <= 6% (nominal 5%);
+* power: a general dimension truly at 0 reads "tie", and the rubric reads "diverges" beyond
+  the smallest effect of interest (0.5, its lower 90% limit above 0.5... i.e. p < 0.05);
+* coverage of the human-accuracy interval (23.4): P(single annotator puts chosen above
+  rejected, ties as half), crossed_mean on the per-rating credit 1 / 0.5 / 0.
+
+Targets: coverage >= 93% and type-I <= 6% in every design. Runs in ``--workers`` processes
+(default 2; nice it, the machine is shared).
+
+Run: ``nice python benchmarks/bench_coverage.py [--coverage-runs 1000] [--type1-runs 4000]
+[--workers 2] [--designs pool12,panel6,pool40,pairs300pool8]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+from scipy import optimize, stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from analysis.core.crossed import crossed_mean
+
+PAIR_SD, PAIR_DIFF_SD, LENIENCY_SD, INTERACTION_SD, NOISE_SD = 0.7, 0.6, 0.4, 0.3, 0.7
+MARGIN = 0.5
+SESOI = 0.5
+ALPHA = 0.05
+RUBRIC_TRUTH_TARGET = 0.9
+TRUTH_DRAWS = 4_000_000
+
+
+@dataclass(frozen=True)
+class Design:
+    name: str
+    n_pairs: int
+    pool: int
+    k: int  # annotators per pair; k == pool: every annotator rates every pair
+
+
+DESIGNS = {
+    "pool12": Design("pool 12, k 3, 100 pairs", 100, 12, 3),
+    "panel6": Design("6 annotators on all 100 pairs", 100, 6, 6),
+    "pool40": Design("pool 40, k 3, 100 pairs", 100, 40, 3),
+    "pairs300pool8": Design("300 pairs, pool 8, k 3", 300, 8, 3),
+}
+
+
+def scores(
+    rng: np.random.Generator, delta: float, pair: np.ndarray, annotator: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Chosen and rejected scores of each (pair, annotator) rating."""
+    n_p, n_a, n = int(pair.max()) + 1, int(annotator.max()) + 1, len(pair)
+    level = rng.normal(0, PAIR_SD, n_p)[pair]
+    diff = (delta + rng.normal(0, PAIR_DIFF_SD, n_p)[pair]) / 2
+    lenient = rng.normal(0, LENIENCY_SD, n_a)[annotator]
+    w = rng.normal(0, INTERACTION_SD, (n_a, 2))
+    base = 3 + level + lenient
+    chosen = base + diff + w[annotator, 0] + rng.normal(0, NOISE_SD, n)
+    rejected = base - diff + w[annotator, 1] + rng.normal(0, NOISE_SD, n)
+    return _likert(chosen), _likert(rejected)
+
+
+def _likert(x: np.ndarray) -> np.ndarray:
+    return np.clip(np.round(x), 1, 5)
+
+
+def truth(delta: float, seed: int = 12345, draws: int = TRUTH_DRAWS) -> tuple[float, float, float]:
+    """E[d], its MC SE and E[credit] (chosen above: 1, tie: 0.5) for one random annotator on
+    one random pair (each draw its own pair and annotator)."""
+    rng = np.random.default_rng(seed)
+    idx = np.arange(draws)
+    chosen, rejected = scores(rng, delta, idx, idx)
+    d = chosen - rejected
+    credit = np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))
+    return float(d.mean()), float(d.std() / math.sqrt(draws)), float(credit.mean())
+
+
+def delta_for(target: float) -> float:
+    """The latent delta whose true (rounded, clipped) difference is ``target`` (common
+    random numbers: the same seed for every evaluation)."""
+    return float(
+        optimize.brentq(lambda x: truth(x, draws=1_000_000)[0] - target, 0.0, 2.0, xtol=1e-5)
+    )
+
+
+def panel(rng: np.random.Generator, design: Design) -> tuple[np.ndarray, np.ndarray]:
+    if design.k == design.pool:
+        return np.repeat(np.arange(design.n_pairs), design.k), np.tile(
+            np.arange(design.pool), design.n_pairs
+        )
+    pair = np.repeat(np.arange(design.n_pairs), design.k)
+    picks = np.argsort(rng.random((design.n_pairs, design.pool)), axis=1)[:, : design.k]
+    annotator = picks.ravel()
+    used = np.unique(annotator, return_inverse=True)[1]
+    return pair, used
+
+
+def pair_t(d: np.ndarray, pair: np.ndarray) -> tuple[float, float, float]:
+    """Mean, SE and df of the per-pair-mean t-test."""
+    means = np.bincount(pair, weights=d) / np.bincount(pair)
+    return float(means.mean()), float(stats.sem(means)), float(len(means) - 1)
+
+
+def _tost(mean: float, se: float, df: float) -> float:
+    return max(stats.t.sf((mean + MARGIN) / se, df), stats.t.cdf((mean - MARGIN) / se, df))
+
+
+def coverage_run(args: tuple[str, int, float, float, float, float]) -> tuple[int, ...]:
+    """One study: rubric truth covered (crossed, per-pair t), general at 0 reads tie (crossed,
+    t), rubric diverges beyond the SESOI (crossed), accuracy truth covered."""
+    key, seed, d_rubric, t_rubric, t_accuracy, _ = args
+    design = DESIGNS[key]
+    rng = np.random.default_rng(seed)
+    pair, annotator = panel(rng, design)
+    c, r = scores(rng, d_rubric, pair, annotator)
+    d = c - r
+    fit = crossed_mean(d, pair, annotator)
+    m, se, df = pair_t(d, pair)
+    half = stats.t.ppf(0.975, df) * se
+    c0, r0 = scores(rng, 0.0, pair, annotator)
+    general = crossed_mean(c0 - r0, pair, annotator)
+    gm, gse, gdf = pair_t(c0 - r0, pair)
+    credit = np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))
+    accuracy = crossed_mean(credit, pair, annotator)
+    superior = fit.p_greater(SESOI)
+    return (
+        int(fit.ci is not None and fit.ci[0] <= t_rubric <= fit.ci[1]),
+        int(m - half <= t_rubric <= m + half),
+        int((general.tost_p(MARGIN) or 1.0) < ALPHA),
+        int(_tost(gm, gse, gdf) < ALPHA),
+        int(superior is not None and superior < ALPHA),
+        int(accuracy.ci is not None and accuracy.ci[0] <= t_accuracy <= accuracy.ci[1]),
+    )
+
+
+def type1_run(args: tuple[str, int, float, float, float, float]) -> tuple[int, ...]:
+    """One study with a general dimension truly at the margin: reads tie? (crossed, t)."""
+    key, seed, _, _, _, d_margin = args
+    design = DESIGNS[key]
+    rng = np.random.default_rng(seed)
+    pair, annotator = panel(rng, design)
+    c, r = scores(rng, d_margin, pair, annotator)
+    fit = crossed_mean(c - r, pair, annotator)
+    m, se, df = pair_t(c - r, pair)
+    return int((fit.tost_p(MARGIN) or 1.0) < ALPHA), int(_tost(m, se, df) < ALPHA)
+
+
+def _rate(hits: list[int]) -> str:
+    n = len(hits)
+    p = sum(hits) / n
+    return f"{100 * p:5.1f}% (MC SE {100 * math.sqrt(p * (1 - p) / n):.1f})"
+
+
+def _line(name: str, crossed: tuple[int, ...], per_pair: tuple[int, ...]) -> None:
+    print(f"  {name:<32} crossed {_rate(list(crossed))}   per-pair t {_rate(list(per_pair))}")
+
+
+def _run(fn: Callable[..., tuple[int, ...]], jobs: list, workers: int) -> list[tuple[int, ...]]:
+    if workers <= 1:
+        return [fn(j) for j in jobs]
+    with Pool(workers) as pool:
+        return pool.map(fn, jobs, chunksize=20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--coverage-runs", type=int, default=1000)
+    parser.add_argument("--type1-runs", type=int, default=4000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--designs", default=",".join(DESIGNS))
+    args = parser.parse_args()
+    start = time.perf_counter()
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    d_rubric = delta_for(RUBRIC_TRUTH_TARGET)
+    d_margin = delta_for(MARGIN)
+    t_rubric, se_rubric, t_accuracy = truth(d_rubric, seed=7)
+    t_margin, se_margin, _ = truth(d_margin, seed=8)
+    print(
+        f"truth (4e6 draws): rubric difference {t_rubric:.4f} (MC SE {se_rubric:.4f}) at latent "
+        f"delta {d_rubric:.4f}; accuracy (ties half) {t_accuracy:.4f}; general at the margin "
+        f"{t_margin:.4f} (MC SE {se_margin:.4f}) at latent delta {d_margin:.4f}",
+        flush=True,
+    )
+    for key in args.designs.split(","):
+        design = DESIGNS[key]
+        t0 = time.perf_counter()
+        base = (key, 0, d_rubric, t_rubric, t_accuracy, d_margin)
+        cov = _run(
+            coverage_run,
+            [(key, 1_000_000 + i, *base[2:]) for i in range(args.coverage_runs)],
+            args.workers,
+        )
+        typ = _run(
+            type1_run,
+            [(key, 2_000_000 + i, *base[2:]) for i in range(args.type1_runs)],
+            args.workers,
+        )
+        cols = list(zip(*cov, strict=True))
+        t1 = list(zip(*typ, strict=True))
+        print(f"\n{design.name}  ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f})")
+        _line("coverage of the 95% CI, rubric", cols[0], cols[1])
+        _line("type-I at the margin (tie)", t1[0], t1[1])
+        _line("power: general at 0 reads tie", cols[2], cols[3])
+        print(f"  power: rubric > SESOI {SESOI}      crossed {_rate(list(cols[4]))}")
+        print(f"  coverage, human accuracy CI      crossed {_rate(list(cols[5]))}")
+        sys.stdout.flush()
+    print(f"\ntotal {time.perf_counter() - start:.0f} s; load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,375 @@
+"""Every value entered on a pair belongs to that pair (issue 22, item 1), in headless Chromium
+against a real `streamlit run` server on the demo study with the aspect checklist and the
+direct preference with an optional rationale.
+
+For each way of leaving a pair (Ctrl+Enter after keyboard rating as the page teaches, Ctrl+S,
+the mouse, Alt+N / Alt+P, "Go to pair", a skip, a reload), the pair left holds its own values in
+the database, and the next pair opens empty and is stored with only what was entered on it.
+`test_keyboard_rating_keeps_each_rationale_with_its_pair` reproduced point 1 of the issue: with
+widget keys shared by every pair, the second pair's rationale was carried into the third.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from sqlmodel import select
+
+from annotate.db import make_engine, read_session, write_session
+from annotate.db.tables import AspectMark, Assignment, Rating
+from annotate.domain.study.studies import update_study
+from annotate.services.demo import set_up_demo
+from annotate.vocabulary import DIMENSIONS
+from tests.app.browser_helpers import (
+    BROWSER_MARKS,
+    LAPTOP,
+    add_annotator,
+    choose_option,
+    current_assignment,
+    settle,
+    start_server,
+    wait_for_focus,
+    wait_for_pair,
+)
+
+pytestmark = BROWSER_MARKS
+
+ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
+COVERAGE = {0: "Not covered", 1: "Partly", 2: "Well"}
+PREFERENCE = {1: "A much better", 2: "A better", 3: "Tie", 4: "B better"}
+PREFERENCE[5] = "B much better"
+
+
+@dataclass
+class World:
+    engine: Any
+    url: str
+
+    def link(self, name: str) -> str:
+        return f"{self.url}/?token={add_annotator(self.engine, 'demo', name)}"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    folder = tmp_path_factory.mktemp("pair_state")
+    db = folder / "pair_state.db"
+    engine = make_engine(str(db))
+    set_up_demo(engine)
+    with write_session(engine) as session:
+        update_study(
+            session, "demo", ask_preference=True, rationale="optional", aspect_checklist=True
+        )
+    server = start_server(db, folder / "server.log")
+    try:
+        yield World(engine, server.url)
+    finally:
+        server.stop()
+        engine.dispose()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What one pair is given: a score for every question (one value), the same mark for
+    every aspect, the preference (1-5 on the page) and the texts."""
+
+    score: int
+    mark: int
+    preference: int
+    rationale: str = ""
+    comment: str = ""
+    flag: str = ""
+
+
+def _open(page: Any, world: World, name: str) -> None:
+    page.goto(world.link(name))
+    settle(page)
+    wait_for_pair(page, 1)
+
+
+def _n_aspects(page: Any) -> int:
+    return page.locator(".st-key-aspect_checklist [data-testid='stRadio']").count() // 2
+
+
+def _enter_by_keyboard(page: Any, entry: Entry) -> None:
+    """As the page teaches: digits for the scores, then the aspects, then the preference; the
+    focus moves into "Why?", where the rationale is typed."""
+    wait_for_focus(page, "scores_A")
+    for side in "AB":
+        for dim in DIMENSIONS:
+            wait_for_focus(page, f"{dim}_{side}")
+            page.keyboard.press(str(entry.score))
+    for index in range(_n_aspects(page)):
+        for side in "AB":
+            wait_for_focus(page, f"aspect_{side}_{index}")
+            page.keyboard.press(str(entry.mark))
+    wait_for_focus(page, "preference_box")
+    page.keyboard.press(str(entry.preference))
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.closest('.st-key-rationale')"
+    )
+    page.keyboard.type(entry.rationale)
+    _type_texts(page, entry)
+
+
+def _enter_by_mouse(page: Any, entry: Entry) -> None:
+    for side in "AB":
+        for dim in DIMENSIONS:
+            page.locator(f".st-key-{dim}_{side}").get_by_text(
+                f"{entry.score} · {ANCHORS[entry.score]}", exact=True
+            ).click()
+    for index in range(_n_aspects(page)):
+        for side in "AB":
+            page.locator(f".st-key-aspect_{side}_{index}").get_by_text(
+                f"{entry.mark} · {COVERAGE[entry.mark]}", exact=True
+            ).click()
+    page.locator(".st-key-preference_box").get_by_text(
+        PREFERENCE[entry.preference], exact=True
+    ).click()
+    _fill(page, "Why? (optional)", entry.rationale)
+    _type_texts(page, entry)
+
+
+def _type_texts(page: Any, entry: Entry) -> None:
+    _fill(page, "Comment (optional)", entry.comment)
+    _fill(page, "Flag this pair: describe the problem (optional)", entry.flag)
+
+
+def _fill(page: Any, label: str, text: str) -> None:
+    if text:
+        box = page.get_by_label(label, exact=True)
+        box.click()
+        box.press_sequentially(text)  # typed, as a person types (not pasted in one event)
+
+
+def _empty_form(page: Any) -> dict[str, Any]:
+    """What the form shows that is not empty (it should be: a pair never rated)."""
+    return page.evaluate(
+        """() => {
+            const form = "[data-testid='stForm'] ";
+            const shown = {};
+            for (const el of document.querySelectorAll(form + "input[type=radio]:checked"))
+                shown[el.closest("[class*='st-key-']").className] = el.value;
+            const boxes = `${form}textarea, ${form}input[type=text]`;
+            for (const el of document.querySelectorAll(boxes))
+                if (el.value && !el.closest(".st-key-pair_token"))
+                    shown[el.getAttribute("aria-label")] = el.value;
+            return shown;
+        }"""
+    )
+
+
+def _stored(engine: Any, assignment_id: int) -> dict[str, Any]:
+    """The pair's rows, by what the page showed: scores and marks by side, the preference 1-5."""
+    with read_session(engine) as session:
+        done = session.get(Assignment, assignment_id)
+        assert done is not None
+        ratings = session.exec(select(Rating).where(Rating.assignment_id == assignment_id)).all()
+        marks = session.exec(
+            select(AspectMark).where(AspectMark.assignment_id == assignment_id)
+        ).all()
+    side_of = {"chosen": done.chosen_side, "rejected": "B" if done.chosen_side == "A" else "A"}
+    return {
+        "status": done.status,
+        "scores": {(side_of[r.response], r.dimension): r.score for r in ratings},
+        "marks": {(side_of[m.response], m.aspect_index): m.coverage for m in marks},
+        "preference": None if done.side_preference is None else done.side_preference + 3,
+        "rationale": done.rationale or "",
+        "comment": done.comment or "",
+        "flag": done.flag_reason or "",
+        "skip": done.skip_reason or "",
+    }
+
+
+def _expected(entry: Entry, n_aspects: int) -> dict[str, Any]:
+    return {
+        "status": "done",
+        "scores": {(side, dim): entry.score for side in "AB" for dim in DIMENSIONS},
+        "marks": {(side, i): entry.mark for side in "AB" for i in range(n_aspects)},
+        "preference": entry.preference,
+        "rationale": entry.rationale,
+        "comment": entry.comment,
+        "flag": entry.flag,
+        "skip": "",
+    }
+
+
+def test_keyboard_rating_keeps_each_rationale_with_its_pair(world, new_page):
+    """Point 1 as reported: three pairs rated by keyboard, each rationale typed in "Why?" and
+    sent with Ctrl+Enter (then Ctrl+S for the third, the other key the page teaches)."""
+    page = new_page(LAPTOP)
+    _open(page, world, "keyboard-reasons")
+    entries = [
+        Entry(score=4, mark=2, preference=5, rationale="reason for pair 1", comment="c1"),
+        Entry(score=3, mark=1, preference=1, rationale="reason for pair 2", flag="f2"),
+        Entry(score=2, mark=0, preference=4, rationale="reason for pair 3"),
+    ]
+    rated = []
+    for number, (entry, key) in enumerate(
+        zip(entries, ["Control+Enter", "Control+Enter", "Control+s"], strict=True), 1
+    ):
+        assert _empty_form(page) == {}, f"pair {number} opened with another pair's values"
+        rated.append((current_assignment(page), entry, _n_aspects(page)))
+        _enter_by_keyboard(page, entry)
+        page.keyboard.press(key)
+        wait_for_pair(page, number + 1)
+    for assignment_id, entry, n_aspects in rated:
+        assert _stored(world.engine, assignment_id) == _expected(entry, n_aspects)
+
+
+FIRST = Entry(score=5, mark=2, preference=1, rationale="first pair's reason", comment="first c")
+SECOND = Entry(score=2, mark=1, preference=4, rationale="second pair's reason", flag="second f")
+
+
+def _submit_by_mouse(page: Any, number: int) -> None:
+    page.get_by_role("button", name="Submit and go to the next pair").click()
+    page.get_by_text(f"Pair {number} saved.").wait_for()
+
+
+NOTHING = {
+    "status": "pending",
+    "scores": {},
+    "marks": {},
+    "preference": None,
+    "rationale": "",
+    "comment": "",
+    "flag": "",
+    "skip": "",
+}
+
+
+def test_mouse_submit_keeps_each_pairs_values(world, new_page):
+    page = new_page(LAPTOP)
+    _open(page, world, "mouse-values")
+    first, n = current_assignment(page), _n_aspects(page)
+    _enter_by_mouse(page, FIRST)
+    _submit_by_mouse(page, 1)
+    wait_for_pair(page, 2)
+    assert _empty_form(page) == {}
+    second, n2 = current_assignment(page), _n_aspects(page)
+    _enter_by_mouse(page, SECOND)
+    _submit_by_mouse(page, 2)
+    wait_for_pair(page, 3)
+    assert _empty_form(page) == {}
+    assert _stored(world.engine, first) == _expected(FIRST, n)
+    assert _stored(world.engine, second) == _expected(SECOND, n2)
+
+
+def test_alt_n_and_alt_p_leave_unsaved_entries_behind(world, new_page):
+    """Entries on a pair left with Alt+N are not shown on, nor saved with, the next pair; Alt+P
+    back finds the first pair as it is stored (nothing)."""
+    page = new_page(LAPTOP)
+    _open(page, world, "alt-values")
+    first = current_assignment(page)
+    _enter_by_keyboard(page, FIRST)
+    page.keyboard.press("Alt+n")
+    wait_for_pair(page, 2)
+    assert _empty_form(page) == {}
+    second, n = current_assignment(page), _n_aspects(page)
+    _enter_by_keyboard(page, SECOND)
+    page.keyboard.press("Alt+p")
+    wait_for_pair(page, 1)
+    assert _empty_form(page) == {}
+    page.keyboard.press("Alt+n")
+    wait_for_pair(page, 2)
+    assert _empty_form(page) == {}
+    _enter_by_keyboard(page, SECOND)
+    page.keyboard.press("Control+Enter")
+    page.get_by_text("Pair 2 saved.").wait_for()
+    wait_for_pair(page, 3)
+    assert _empty_form(page) == {}
+    assert _stored(world.engine, first) == NOTHING
+    assert _stored(world.engine, second) == _expected(SECOND, n)
+
+
+def test_go_to_pair_leaves_unsaved_entries_behind(world, new_page):
+    page = new_page(LAPTOP)
+    _open(page, world, "jump-values")
+    first = current_assignment(page)
+    _enter_by_mouse(page, FIRST)
+    jump = page.locator(".st-key-nav_jump [data-testid='stSelectbox']")
+    choose_option(page, jump, "Pair 3 (to do)", what="go to pair")
+    wait_for_pair(page, 3)
+    assert _empty_form(page) == {}
+    third, n = current_assignment(page), _n_aspects(page)
+    _enter_by_mouse(page, SECOND)
+    _submit_by_mouse(page, 3)
+    wait_for_pair(page, 4)
+    assert _stored(world.engine, first) == NOTHING
+    assert _stored(world.engine, third) == _expected(SECOND, n)
+
+
+def test_a_skip_saves_only_its_reason_and_the_next_pair_opens_empty(world, new_page):
+    page = new_page(LAPTOP)
+    _open(page, world, "skip-values")
+    first = current_assignment(page)
+    _enter_by_mouse(page, FIRST)
+    page.get_by_role("button", name="Skip this pair").click()
+    page.get_by_label("Why do you skip it?").fill("not my field")
+    page.get_by_role("button", name="Skip", exact=True).click()
+    page.get_by_text("Pair 1 skipped.").wait_for()
+    wait_for_pair(page, 2)
+    assert _empty_form(page) == {}
+    second, n = current_assignment(page), _n_aspects(page)
+    page.get_by_role("button", name="Skip this pair").click()
+    assert page.get_by_label("Why do you skip it?").input_value() == ""
+    page.keyboard.press("Escape")
+    _enter_by_mouse(page, SECOND)
+    _submit_by_mouse(page, 2)
+    wait_for_pair(page, 3)
+    assert _stored(world.engine, first) == NOTHING | {"status": "skipped", "skip": "not my field"}
+    assert _stored(world.engine, second) == _expected(SECOND, n)
+
+
+def test_a_reload_opens_the_pair_as_stored(world, new_page):
+    page = new_page(LAPTOP)
+    _open(page, world, "reload-values")
+    first, n = current_assignment(page), _n_aspects(page)
+    _enter_by_keyboard(page, FIRST)
+    page.reload()
+    settle(page)
+    wait_for_pair(page, 1)
+    assert current_assignment(page) == first
+    assert _empty_form(page) == {}
+    _enter_by_keyboard(page, SECOND)
+    page.keyboard.press("Control+Enter")
+    wait_for_pair(page, 2)
+    assert _empty_form(page) == {}
+    assert _stored(world.engine, first) == _expected(SECOND, n)
+
+
+def _open_skip(page: Any) -> Any:
+    page.get_by_role("button", name="Skip this pair").click()
+    box = page.get_by_label("Why do you skip it?")
+    box.wait_for()
+    return box
+
+
+def test_enter_in_the_skip_reason_skips_and_tab_keeps_the_text(world, new_page):
+    """Issue 22.9: Tab in the skip reason moves to the Skip button with the popover open and
+    the text kept, and Enter there skips; Enter in the box itself skips too."""
+    page = new_page(LAPTOP)
+    _open(page, world, "skip-keys")
+    first = current_assignment(page)
+    box = _open_skip(page)
+    box.click()
+    box.press_sequentially("broken pair")
+    page.keyboard.press("Tab")
+    settle(page)
+    assert box.is_visible()
+    assert box.input_value() == "broken pair"
+    assert page.evaluate("() => document.activeElement.innerText.trim()") == "Skip"
+    page.keyboard.press("Enter")
+    page.get_by_text("Pair 1 skipped.").wait_for()
+    wait_for_pair(page, 2)
+    second = current_assignment(page)
+    box = _open_skip(page)
+    box.click()
+    box.press_sequentially("not my field")
+    page.keyboard.press("Enter")
+    page.get_by_text("Pair 2 skipped.").wait_for()
+    wait_for_pair(page, 3)
+    assert _stored(world.engine, first) == NOTHING | {"status": "skipped", "skip": "broken pair"}
+    assert _stored(world.engine, second) == NOTHING | {"status": "skipped", "skip": "not my field"}

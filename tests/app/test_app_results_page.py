@@ -1,0 +1,30 @@
+"""The results page computes what it shows (issue 26, item 2), AppTest on the real entry script:
+one chart of the chart tabs built and sent (the open tab's; another's when it is opened), and a
+report without the mixed model, whose figures it never shows; its report downloads are the full
+report, the same as `prb-annotate report` computes."""
+
+from __future__ import annotations
+
+from analysis.core.mixed import NOT_FITTED
+from annotate.services.reporting import study_ratings, study_report
+from tests.app.apptest_helpers import researcher_token
+
+
+def test_only_the_open_tabs_chart_is_sent(open_app, rated_demo, engine):
+    at = open_app(researcher_token(engine), pick="demo")
+    assert not at.exception, [e.value for e in at.exception]
+    charts = [c for c in at.get("plotly_chart") if c.key != "reward_model_chart"]  # its own tab
+    assert len(charts) == 1, "every tab's chart was built and sent"
+    assert "Means" in [t.label for t in at.tabs]
+
+
+def test_the_pages_report_skips_only_the_mixed_model(rated_demo, engine):
+    data = study_ratings(engine, "demo")
+    page = study_report(data, mixed=False)
+    full = study_report(data)
+    assert page["mixed_model"]["note"] == NOT_FITTED
+    assert all(d["estimate"] is None for d in page["mixed_model"]["dimensions"].values())
+    assert full["mixed_model"]["note"] != NOT_FITTED
+    assert all(d["estimate"] is not None for d in full["mixed_model"]["dimensions"].values())
+    for key in ("dimensions", "checks", "human_accuracy", "agreement", "by_domain"):
+        assert page[key] == full[key], key
