@@ -9,8 +9,17 @@ from typing import Annotated
 
 import typer
 
-from annotate.cli.common import ACTOR, State, StudyOption, fail, out, refusals
-from annotate.cli.studies import studies_app
+from annotate.cli.common import (
+    ACTOR,
+    State,
+    StudyOption,
+    YesOption,
+    confirmed,
+    fail,
+    out,
+    refusals,
+)
+from annotate.cli.studies import DESIGN_SETTINGS, studies_app
 from annotate.domain.study.plan import plan_json, plan_markdown
 from annotate.domain.study.study_settings import format_of
 from annotate.services import studies, study_settings
@@ -66,10 +75,21 @@ def export_plan(
 
 
 @studies_app.command("import-settings")
-def import_settings(study: StudyOption, file: SettingsPath) -> None:
+def import_settings(study: StudyOption, file: SettingsPath, yes: YesOption = False) -> None:
     """Apply the settings in FILE to a study (settings the file leaves out are kept); all or
-    nothing, recorded in the audit log."""
+    nothing, recorded in the audit log. A change of the design (overlap, the analysis plan) is
+    confirmed first (--yes)."""
     data = read_bytes(file)
+    with refusals():
+        _, preview = study_settings.preview_settings_file(
+            State.engine(), ACTOR, study, str(file), data
+        )
+    design = [
+        f"{key}: {now} -> {after}"
+        for key, (now, after) in preview.items()
+        if key in DESIGN_SETTINGS
+    ]
+    confirmed(f"studies import-settings {file}", design, yes)
     with refusals():
         study_settings.import_settings(State.engine(), ACTOR, study, str(file), data)
     out.print(f"Settings of {study} read from {file}.", highlight=False, markup=False)

@@ -145,9 +145,9 @@ def _demo_comparison(
             engine, SYSTEM, source_study=DOWNSTREAM_STUDY, name=name,
             expected=expected, baseline=baseline, seed=DEMO_SEED, overlap=n_annotators,
         )  # fmt: skip
-    store_simulated_ratings(
+    store_simulated_ratings(  # a demo study: counts its simulated ratings, labelled
         engine, name, n_annotators=n_annotators, effects={"rubric_alignment": effect},
-        seed=DEMO_SEED,
+        seed=DEMO_SEED, count=True,
     )  # fmt: skip
     return name
 

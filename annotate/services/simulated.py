@@ -100,6 +100,7 @@ def store_simulated_ratings(
             "real_scores_in_study": real,
             "forced": bool(real),
         }
+        change.changed = bool(stored) or change.before != {"count_simulated": study.count_simulated}
         return stored
 
 

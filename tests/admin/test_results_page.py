@@ -26,6 +26,26 @@ def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     assert "pilot (20 pairs), k = 3" in text
 
 
+def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(
+    page_engine, open_page
+) -> None:
+    """A study with its margin in SD units, a planned size not reached and counted simulated
+    ratings: the page reads the verdict as interim, labels the simulated ratings, and its
+    default settings are the plan's (no departure from it)."""
+    make_study(page_engine, "s", pairs=20, overlap=2, margin_unit="sd", planned_pairs=50)
+    store_simulated_ratings(page_engine, "s", n_annotators=3, seed=5, count=True)
+    with write_session(page_engine) as session:
+        token = accounts.create_account(session, "reader", role="researcher")[1]
+    at = open_page(token=token, pick="s")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = "\n".join(str(w.value) for w in [*at.success, *at.warning, *at.info])
+    assert "**Interim:** " in shown
+    assert "**Simulated ratings:** 3 SIMULATED annotator(s)" in shown
+    assert "COUNTED in every figure" in shown
+    assert "**Analysis plan:** INTERIM: 20 of 50 planned pairs analysed." in shown
+    assert "not the pre-registered analysis" not in shown  # the page's defaults are the plan
+
+
 def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
     page_engine, open_page
 ) -> None:

@@ -99,7 +99,7 @@ def test_every_plan_setting_is_locked_once_ratings_exist(cli, rated: Path, chang
     key = {"--margin": "equivalence_margin", "--alpha": "alpha"}.get(change[0])
     if key is not None:  # a settings file cannot move the plan either
         settings.write_text(json.dumps({key: float(change[1])}))
-        imported = cli("studies", "import-settings", "--study", "s", str(settings))
+        imported = cli("studies", "import-settings", "--study", "s", str(settings), "--yes")
         assert imported.exit_code == 1
         assert "change.json: study 's' has ratings since" in imported.stderr
 

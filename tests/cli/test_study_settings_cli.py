@@ -94,7 +94,9 @@ def test_export_then_import_gives_the_same_settings(run, db_url, tmp_path: Path,
     assert "pool_open" not in loaded
     assert "name" not in loaded
     run("studies", "create", "copy")
-    run("studies", "import-settings", "--study", "copy", str(exported))
+    refused = run("studies", "import-settings", "--study", "copy", str(exported), code=1)
+    assert "pass --yes to confirm it; nothing was changed" in refused  # overlap and plan
+    run("studies", "import-settings", "--study", "copy", str(exported), "--yes")
     source, copy = _study(db_url, "src"), _study(db_url, "copy")
     assert (
         copy.exclusion_rules
@@ -128,7 +130,7 @@ def test_a_partial_yaml_file_changes_only_what_it_gives(run, db_url, tmp_path: P
         "    correct: [1]\n",
         encoding="utf-8",
     )
-    run("studies", "import-settings", "--study", "s", str(path))
+    run("studies", "import-settings", "--study", "s", str(path), "--yes")
     study = _study(db_url, "s")
     assert (study.overlap, study.completion_code, study.comprehension_attempts) == (4, "KEEP", 1)
     assert study.anchors["1"] == "Awful"
@@ -245,7 +247,7 @@ def test_exclusion_rules_in_a_file_are_refused_once_the_study_has_ratings(
         engine.dispose()
     path = tmp_path / "rules.yaml"
     path.write_text("overlap: 2\nexclusion_rules: {max_gold_failures: 1}\n", encoding="utf-8")
-    output = run("studies", "import-settings", "--study", "demo", str(path), code=1)
+    output = run("studies", "import-settings", "--study", "demo", str(path), "--yes", code=1)
     assert "rules.yaml: study 'demo' has ratings since" in " ".join(output.split())
     demo = _study(db_url, "demo")
     assert (demo.exclusion_rules, demo.overlap) == ({}, 3)  # all or nothing

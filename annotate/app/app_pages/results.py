@@ -62,7 +62,7 @@ def _report(
     study: str,
     n_scores: int,  # noqa: ARG001  (this and `latest`, `models`: the cache's keys)
     latest: str,  # noqa: ARG001
-    margin: float,
+    margin: float | None,
     alpha: float,
     holm: bool,
     n_boot: int,
@@ -73,10 +73,11 @@ def _report(
     _data: StudyRatings | None = None,
 ) -> Report:
     """Cached per study state (score count, newest score, imported models, excluded pairs)
-    and settings. The page shows no mixed-model figure, so its report skips the model (about
-    half the time of a report); `mixed` True builds the full report, for its downloads.
-    `_data`, the ratings the page has read already (not hashed: the other arguments are the
-    key), spares reading them again."""
+    and settings (`margin` None: the study's own, in its unit, with its record). The page
+    shows no mixed-model figure, so its report skips the model (about half the time of a
+    report); `mixed` True builds the full report, for its downloads. `_data`, the ratings the
+    page has read already (not hashed: the other arguments are the key), spares reading them
+    again."""
     report = study_report(
         _data if _data is not None else study_ratings(engine(), study),
         margin=margin,
@@ -122,7 +123,7 @@ def draw() -> None:
             "study": study,
             "n_scores": len(data.ratings),
             "latest": latest,
-            "margin": margin,
+            "margin": None if margin == data.margin else margin,  # the study's keeps its unit
             "alpha": alpha,
             "holm": holm,
             "n_boot": n_boot,
