@@ -33,6 +33,7 @@ from analysis.options import (
     PlanAnnotatorsOption,
     PlanPairsOption,
     SeedOption,
+    SmallestEffectOption,
     planned_values,
 )
 from analysis.renderers.render import render_report
@@ -71,6 +72,7 @@ def emit_report(
     margin_history: Mapping[str, object] | None = None,
     excluded_pairs: Sequence[ExcludedPair] = (),
     planned: dict[str, float] | None = None,
+    smallest_effect: float | None = None,
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error.
     `extend` adds sections from outside the ratings (the database's reward models);
@@ -89,6 +91,7 @@ def emit_report(
             margin_history=margin_history,
             excluded_pairs=excluded_pairs,
             planned=planned,
+            smallest_effect=smallest_effect,
         )
         if extend is not None:
             result = extend(result)
@@ -114,6 +117,7 @@ def report(
     margin: MarginOption = DEFAULT_EQUIVALENCE_MARGIN,
     margin_unit: MarginUnitOption = MarginUnit.points,
     alpha: AlphaOption = 0.05,
+    smallest_effect: SmallestEffectOption = None,
     holm: HolmOption = True,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
@@ -150,6 +154,7 @@ def report(
         scale_max=scale_max,
         margin_unit=margin_unit.value,
         planned=planned_values(plan_pairs, plan_annotators),
+        smallest_effect=smallest_effect,
         extend=partial(_with_files, ratings_file, aspects_file, (scale_min, scale_max)),
     )
 

@@ -139,6 +139,7 @@ class Checks(TypedDict):
     insufficient_data: list[str]  # dimensions without enough data for a verdict
     reliability_caveat: bool | None  # rubric difference alpha < 0.667; None: not assessed
     reliability: NotRequired[str]  # the caveat in words, with the raw agreement beside it
+    raw_agreement: NotRequired[float | None]  # annotators agreeing on the rubric preference
 
 
 class AccuracyFigure(TypedDict):

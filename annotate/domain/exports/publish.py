@@ -175,13 +175,21 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
         for dim, r in report["dimensions"].items()
     ]
     headers = ["dimension", "pairs", "mean diff", "95% CI", "TOST p", "Wilcoxon p", "verdict"]
+    differs = [
+        f"{dim} ties within the margin yet chosen is significantly {r['differs']}"
+        for dim, r in report["dimensions"].items()
+        if r["verdict"] == "tie" and r.get("differs")
+    ]
     word = "VALIDATED" if checks["validated"] else "NOT validated"
     return [
         "## Verdict",
         "",
         f"The benchmark's labels are **{word}** by these ratings: general quality ties "
         f"({_num(checks['general_quality_tie'])}), rubric alignment diverges "
-        f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected.",
+        f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected; "
+        "the intervals and tests treat pairs and annotators as random.",
+        *(["", "; ".join(differs).capitalize() + "."] if differs else []),
+        *(["", checks["reliability"]] if checks.get("reliability") else []),
         "",
         *_table(headers, rows),
     ]
@@ -205,9 +213,26 @@ def _agreement_section(report: Mapping[str, Any]) -> list[str]:
         "",
         "## Human accuracy",
         "",
-        f"Share of pairs whose mean rubric_alignment is higher for the chosen response (ties "
-        f"count {acc['ties_count_as']}): **{_num(acc['accuracy'])}**, strict "
-        f"{_num(acc['strict_accuracy'])} {_interval(acc['ci95'])} over {acc['n_pairs']} pairs.",
+        *_accuracy_lines(acc),
+    ]
+
+
+def _accuracy_lines(acc: Mapping[str, Any]) -> list[str]:
+    """Human accuracy as the report defines it (schema 3): a single annotator, ties as half,
+    with the strict rate, the tie share and the panel majority beside it."""
+    if "single_annotator" not in acc:  # a report of schema version 2
+        return [f"Ties as half: **{_num(acc['accuracy'])}** over {acc['n_pairs']} pairs."]
+    majority = acc["panel_majority"]
+    return [
+        f"Probability that a single annotator scores the chosen response higher on "
+        f"rubric_alignment (ties as half; comparable to a reward model's accuracy): "
+        f"**{_num(acc['accuracy'])}** {_interval(acc['ci95'])} (interval over pairs and "
+        f"annotators); strict {_num(acc['strict']['value'])} "
+        f"{_interval(acc['strict']['ci95'])}, tie share {_num(acc['ties']['share'])}; "
+        f"{acc['n_ratings']} judgements on {acc['n_pairs']} pairs.",
+        "",
+        f"Panel majority (k = {majority.get('k', 0):g} annotators per pair, a tied majority as "
+        f"half): {_num(majority['value'])} {_interval(majority['ci95'])}.",
     ]
 
 
@@ -226,7 +251,7 @@ def _models_section(report: Mapping[str, Any]) -> list[str]:
         ]
         for name, m in sorted(models.items())
     ]
-    headers = ["model", "kind", "pairs", "accuracy", "95% CI", "humans, same pairs"]
+    headers = ["model", "kind", "pairs", "accuracy", "95% CI", "single annotator, same pairs"]
     return ["## Reward models", "", *_table(headers, rows)]
 
 
