@@ -21,6 +21,7 @@ from analysis.core.coded import (
     pair_means,
 )
 from analysis.core.crossed import DF_METHOD
+from analysis.core.human_verdicts import annotator_votes, human_verdicts, label_audit
 from analysis.core.margins import (
     MarginUnit,
     check_unit,
@@ -36,6 +37,7 @@ from analysis.core.primary import RatingDiffs, compare_dimensions
 from analysis.core.ratings import load_ratings, validate_ratings
 from analysis.methods import ALPHA_TENTATIVE, methods
 from analysis.schema.jsonable import to_jsonable
+from analysis.schema.model_types import AuditRow
 from analysis.schema.report_types import (
     Agreement,
     AnnotatorPair,
@@ -162,8 +164,16 @@ def build_report(
         "methods": {},
         "annotators": annotators,
     }
+    report["label_audit"] = export_label_audit(df)
     report["methods"] = methods(report)
     return cast(Report, to_jsonable(report))
+
+
+def export_label_audit(ratings: pd.DataFrame) -> list[AuditRow]:
+    """The label audit computed from the ratings themselves (issue 23.6: a report built from an
+    export no longer says "0 pairs" for an audit it never ran)."""
+    votes = annotator_votes(ratings)
+    return [] if votes.empty else label_audit(human_verdicts(votes))
 
 
 def _checks(
