@@ -77,10 +77,14 @@ def _files(data: StudyRatings, report: Report, protocol: publish.Protocol) -> di
         table = io.BytesIO()
         aspects.to_parquet(table, index=False)
         extra[publish.ASPECTS_FILE] = table.getvalue()
-    return extra | {
-        publish.RATINGS_FILE: buffer.getvalue(),
-        json_name: render_json(report).encode("utf-8"),
-        md_name: render_markdown(report).encode("utf-8"),
-        html_name: render_html(report).encode("utf-8"),
-        publish.CARD_FILE: publish.dataset_card(protocol, report).encode("utf-8"),
-    }
+    return (
+        extra
+        | publish.reproduce_scripts()
+        | {
+            publish.RATINGS_FILE: buffer.getvalue(),
+            json_name: render_json(report).encode("utf-8"),
+            md_name: render_markdown(report).encode("utf-8"),
+            html_name: render_html(report).encode("utf-8"),
+            publish.CARD_FILE: publish.dataset_card(protocol, report).encode("utf-8"),
+        }
+    )

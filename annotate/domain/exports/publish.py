@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ from annotate.errors import Conflict
 RATINGS_FILE = "ratings.parquet"
 ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
 REPORT_FILES = ("report.json", "report.md", "report.html")
+REPRODUCE_FILES = {"reproduce.R": "reproduce.R", "reproduce.py": "reproduce.py.txt"}
+"""Published name -> package data file (in ``reproduce/``): scripts that recompute the verdict's
+figures from the ratings file (R: lme4/lmerTest; Python: the analysis package)."""
 CARD_FILE = "README.md"
 DEFAULT_LICENSE = "cc-by-4.0"
 RATINGS_COLUMNS = {
@@ -310,6 +314,9 @@ def _files_section(report: Mapping[str, Any]) -> list[str]:
         f"- `{RATINGS_FILE}`: one row per score.",
         *aspects,
         "- `report.json`, `report.md`, `report.html`: the full validation report.",
+        "- `reproduce.R` (lme4/lmerTest) and `reproduce.py` (its Python twin): recompute each "
+        "dimension's estimate, 95% interval, TOST, superiority test and verdict, and the study "
+        f"verdict, from `{RATINGS_FILE}` and the settings in `report.json`.",
         "",
         *_table(["column", "meaning"], columns),
         "",
@@ -344,6 +351,12 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         *_files_section(report),
     ]
     return front_matter(protocol) + "\n" + "\n".join(body).replace("\n\n\n", "\n\n") + "\n"
+
+
+def reproduce_scripts() -> dict[str, bytes]:
+    """The R script and its Python twin that recompute the verdict from the published files."""
+    here = resources.files("annotate.domain.exports") / "reproduce"
+    return {name: (here / source).read_bytes() for name, source in REPRODUCE_FILES.items()}
 
 
 def write_folder(folder: Path, files: Mapping[str, bytes]) -> list[Path]:
