@@ -17,6 +17,9 @@ keep <- rep(TRUE, nrow(ratings))
 if ("excluded" %in% names(ratings)) keep <- keep & !as.logical(ratings$excluded)
 if ("purpose" %in% names(ratings)) keep <- keep & (is.na(ratings$purpose) | ratings$purpose %in% c("", "rating"))
 if ("status" %in% names(ratings)) keep <- keep & (is.na(ratings$status) | ratings$status != "skipped")
+if ("annotator_excluded" %in% names(ratings)) {
+  keep <- keep & (is.na(ratings$annotator_excluded) | ratings$annotator_excluded == "")
+}
 ratings <- ratings[keep, ]
 alpha <- report$settings$alpha
 verdicts <- c()
@@ -36,6 +39,7 @@ for (dim in names(report$dimensions)) {
   order <- if (dim == "rubric_alignment") c("diverges", "tie") else c("tie", "diverges")
   passed <- c(tie = tost < alpha, diverges = sup < alpha)
   verdict <- if (passed[order[1]]) order[1] else if (passed[order[2]]) order[2] else "inconclusive"
+  if (length(unique(wide$pair_id)) < report$settings$min_pairs) verdict <- "insufficient_data"
   verdicts[dim] <- verdict
   cat(dim, format(c(est, ci, df, tost, sup), digits = 12), verdict, "\n")
 }
