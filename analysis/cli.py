@@ -222,8 +222,8 @@ def report(
         scale_max=scale_max,
         margin_unit=(margin_unit or MarginUnit.points).value,
         planned=planned_values(plan_pairs, plan_annotators),
-        extend=partial(_with_files, ratings_file, aspects_file, (scale_min, scale_max)),
         smallest_effect=smallest_effect,
+        extend=partial(_with_files, ratings_file, aspects_file, (scale_min, scale_max)),
         plan=plan,
     )
 

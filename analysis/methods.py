@@ -38,22 +38,36 @@ def methods(report: Report) -> dict[str, str]:
         else "not adjusted for multiplicity"
     )
     return {
-        "pair_means": "Each pair's annotators are averaged, separately for chosen and rejected, "
-        "per dimension; the estimand is the mean paired difference d = chosen - rejected. A "
-        "pair lacking chosen or rejected scores on a dimension is excluded from that dimension "
-        "(see exclusions).",
-        "ci95": "t-based 95% CI of the mean paired difference (R t.test(paired=TRUE)); ci_tost "
-        f"is the {tost_level} interval.",
-        "tost": f"Paired TOST at a margin of {_margin_words(report)}: the larger of the two "
-        "one-sided paired t-test p-values (as statsmodels ttost_paired). equivalence_bound is "
-        f"the smallest margin at which TOST would hold: max |bound| of the {tost_level} CI.",
-        "superiority": "One-sided paired t-test of chosen > rejected (R t.test(paired=TRUE, "
-        "alternative='greater')) on the same estimand.",
+        "estimand": "Estimand: per dimension, the mean difference d = chosen - rejected in "
+        "one annotator's scores of one pair; the unit of analysis is the pair-rating (an "
+        "annotator's two scores of a pair). The inference generalises to other pairs drawn "
+        "like these and to other annotators drawn like these: pairs and annotators are both "
+        "random (crossed), so a small panel's shared way of seeing the difference widens the "
+        "interval instead of being averaged away.",
+        "pair_means": "A pair lacking chosen or rejected scores on a dimension is excluded from "
+        "that dimension (see exclusions). The per-pair means (each pair's annotators averaged) "
+        "feed the sensitivity analyses: the paired t-test under 'sensitivity' (pairs random, "
+        "annotators fixed: schema 2's primary), Wilcoxon, sign test, Hodges-Lehmann and d_z.",
+        "ci95": "Primary 95% CI: linear mixed model of d with crossed random pair and annotator "
+        "effects, fitted by REML (R: lmerTest::lmer(d ~ 1 + (1 | pair) + (1 | annotator))), "
+        "t interval with Satterthwaite degrees of freedom (as lmerTest); with one annotator, or "
+        "one rating per pair, the factor that cannot be estimated is left out (named in "
+        f"primary.method). ci_tost is the {tost_level} interval. Coverage by seeded simulation "
+        "in benchmarks/bench_coverage.py.",
+        "tost": f"TOST at a margin of {_margin_words(report)}: the larger of the two one-sided "
+        "t-tests of the mixed model's mean (Satterthwaite df) against -margin and +margin. "
+        "equivalence_bound is the smallest margin at which TOST would hold: max |bound| of the "
+        f"{tost_level} CI.",
+        "superiority": "One-sided test that chosen exceeds rejected by more than the smallest "
+        f"effect of interest ({s.get('smallest_effect', s['margin']):g} in the margin's unit; "
+        "the margin unless set otherwise), on the same model; difference_p is the two-sided "
+        "test of d = 0.",
         "verdict": f"At alpha = {alpha}: a general dimension is 'tie' when its TOST holds, "
         "else 'diverges' when the superiority test holds, else 'inconclusive'. Rubric "
         "alignment is 'diverges' when its superiority test holds, else 'tie' when TOST holds, "
         f"else 'inconclusive'. Fewer than {MIN_PAIRS} complete pairs or zero variance of the "
-        "differences reads 'insufficient_data', never 'tie'.",
+        "differences reads 'insufficient_data', never 'tie'. A tie whose difference from 0 is "
+        "still significant (two-sided) is said so ('differs').",
         "validated": "Validated when all general dimensions tie and rubric alignment diverges: "
         "an intersection-union test (Berger, 1982), every component at level alpha, so the "
         "joint claim holds at level alpha with no multiplicity correction.",
@@ -70,8 +84,9 @@ def methods(report: Report) -> dict[str, str]:
         "hodges_lehmann": "Hodges-Lehmann estimate: median of the Walsh averages of the "
         "differences; 95% CI from their order statistics (exact signed-rank critical value "
         "below 50 pairs, normal approximation above).",
-        "d_z": "d_z = mean difference / SD of the differences; 95% CI by inverting the "
-        "noncentral t distribution.",
+        "d_z": "d_z = mean difference / SD of the per-pair differences; 95% CI by inverting the "
+        "noncentral t distribution (root found by bracketing; where that fails the normal "
+        "approximation is used and labelled).",
         "alpha": "Krippendorff's alpha (krippendorff package), ordinal and interval, units = "
         f"(pair, response), coders = annotators. 95% CIs from {boot}: the pairs-only "
         "percentile interval (both units of a pair resampled together), widened about the "
@@ -81,22 +96,29 @@ def methods(report: Report) -> dict[str, str]:
         "interval alpha on each annotator's chosen - rejected score, units = pairs. "
         f"Thresholds (Krippendorff, 2004): {ALPHA_TENTATIVE} tentative, {ALPHA_RELIABLE} "
         "reliable.",
-        "reliability_caveat": "Set when rubric alignment's alpha (ordinal or interval) is "
-        f"below {ALPHA_TENTATIVE} or undefined: the verdict then rests on unreliable ratings.",
+        "reliability_caveat": "Set when the interval alpha of rubric alignment's chosen - "
+        f"rejected difference (the agreement the verdict is about) is below {ALPHA_TENTATIVE}; "
+        "'not assessed' when it cannot be computed. Raw agreement on the rubric preference is "
+        "shown beside it. Difference alphas of general dimensions that truly tie are near 0 "
+        "(nothing to agree on) and raise no caveat.",
         "preference_alpha": "Nominal alpha on each annotator's rubric preference per pair "
         "(chosen / equal / rejected by their rubric_alignment scores); units = pairs.",
         "annotator_agreement": "Pairwise: share of shared units (pair, response, dimension) "
         "where two annotators gave the same score (exact) or scores at most one point apart "
         "(within_one); per annotator pooled over all their comparisons.",
-        "human_accuracy": "Headline: strict win rate (share of pairs whose mean "
-        "rubric_alignment is higher for chosen; ties are not wins), the same definition as a "
-        "reward model's accuracy, with a 95% Wilson CI (R prop.test(correct=FALSE)). Ties are "
-        "reported beside it; ties-as-half and ties-dropped are labelled alternatives.",
+        "human_accuracy": "Headline: the probability that a single annotator's rubric_alignment "
+        "score is higher for chosen than for rejected, ties counted as half (independent of "
+        "the annotators per pair; a reward model practically never ties), with a 95% interval "
+        "over pairs and annotators (the crossed model above on each judgement's 1 / 0.5 / 0). "
+        "The strict rate and the tie share are beside it; the panel majority (share of pairs "
+        "whose majority vote is chosen, a tied majority as half, Wilson interval) is a second, "
+        "labelled figure that grows with k.",
         "mixed_model": "Secondary analysis: per dimension, each annotator's chosen - rejected "
         "score difference d = mu + beta * side + pair + annotator + error, with crossed random "
         "pair and annotator effects (the score model score ~ response x dimension + side with "
         "random pair and annotator effects, taken within each pair-rating), fitted by REML; "
-        "Wald intervals. Its verdict applies the primary rules to its "
+        "Wald intervals; it adjusts for the side chosen was shown on. Its verdict applies the "
+        "primary rules to its "
         f"{tost_level} interval; disagreements with the primary verdict are listed.",
         "position_bias": "Per pair-rating, chosen - rejected, compared between ratings that "
         "showed chosen on side A and on side B: Welch two-sample t-test (decision), Wilcoxon "
@@ -108,7 +130,17 @@ def methods_paragraph(report: Report) -> str:
     """The essentials as one paragraph of prose."""
     m = methods(report)
     parts = [
-        m[key] for key in ("pair_means", "tost", "superiority", "verdict", "validated", "by_domain")
+        m[key]
+        for key in (
+            "estimand",
+            "ci95",
+            "tost",
+            "superiority",
+            "verdict",
+            "validated",
+            "by_domain",
+            "pair_means",
+        )
     ]
     plan = report.get("plan")
     if plan is not None:

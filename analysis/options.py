@@ -34,6 +34,14 @@ MarginUnitOption = Annotated[
     ),
 ]
 AlphaOption = Annotated[float, typer.Option("--alpha", help="Significance level.")]
+SmallestEffectOption = Annotated[
+    float | None,
+    typer.Option(
+        "--smallest-effect",
+        help="Smallest effect of interest, in the margin's unit: chosen 'diverges' only when it "
+        "exceeds rejected by more than this (default: the margin).",
+    ),
+]
 HolmOption = Annotated[
     bool,
     typer.Option(

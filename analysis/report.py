@@ -15,11 +15,13 @@ from analysis.core.annotators import annotator_behaviour
 from analysis.core.coded import (
     CodedRatings,
     FloatArray,
+    IntArray,
     PairMeans,
     encode_ratings,
     pair_means,
 )
 from analysis.core.crossed import DF_METHOD
+from analysis.core.human_verdicts import annotator_votes, human_verdicts, label_audit
 from analysis.core.margins import (
     MarginUnit,
     check_unit,
@@ -28,7 +30,7 @@ from analysis.core.margins import (
     margin_sensitivity,
 )
 from analysis.core.mixed import mixed_model
-from analysis.core.paired import MIN_PAIRS, apply_holm, study_checks
+from analysis.core.paired import MIN_PAIRS, TIE, apply_holm, study_checks
 from analysis.core.plan import analysis_plan
 from analysis.core.position import position_bias
 from analysis.core.power import make_plan, plan_power
@@ -36,10 +38,12 @@ from analysis.core.primary import RatingDiffs, compare_dimensions
 from analysis.core.ratings import load_ratings, validate_ratings
 from analysis.methods import ALPHA_TENTATIVE, methods
 from analysis.schema.jsonable import to_jsonable
+from analysis.schema.model_types import AuditRow
 from analysis.schema.report_types import (
     Agreement,
     AnnotatorPair,
     AnnotatorRow,
+    Checks,
     DimensionAgreement,
     DimensionExclusions,
     DimensionResult,
@@ -56,6 +60,7 @@ from annotate.vocabulary import (
     DEFAULT_N_BOOT,
     DIMENSION_LABELS,
     DIMENSIONS,
+    GENERAL_DIMENSIONS,
     PERSONAL_DIMENSION,
     SCALE_MAX,
     SCALE_MIN,
@@ -136,7 +141,7 @@ def build_report(
         "studies": sorted(coded.pairs["study"].unique().tolist()),
         "domains": sorted(coded.pairs["domain"].unique().tolist()),
         "dimensions": dimensions,
-        "checks": study_checks(paired, reliability_caveat(dimensions[PERSONAL_DIMENSION])),
+        "checks": _checks(paired, dimensions, diffs, agreement),
         "human_accuracy": human_accuracy(*diffs.of(RUBRIC, None)),
         "agreement": agreement,
         "by_domain": by_domain(coded, diffs, means, margins, sesoi, alpha, holm),
@@ -164,6 +169,7 @@ def build_report(
         "methods": {},
         "annotators": annotators,
     }
+    report["label_audit"] = export_label_audit(df)
     if plan is not None:
         used = {
             "margin": margin,
@@ -175,6 +181,26 @@ def build_report(
         report["plan"] = analysis_plan(plan, df["created_at"], n_analysed, used)
     report["methods"] = methods(report)
     return cast(Report, to_jsonable(report))
+
+
+def export_label_audit(ratings: pd.DataFrame) -> list[AuditRow]:
+    """The label audit computed from the ratings themselves (issue 23.6: a report built from an
+    export no longer says "0 pairs" for an audit it never ran)."""
+    votes = annotator_votes(ratings)
+    return [] if votes.empty else label_audit(human_verdicts(votes))
+
+
+def _checks(
+    paired: dict[str, PairedTest],
+    dimensions: dict[str, DimensionResult],
+    diffs: RatingDiffs,
+    agreement: Agreement,
+) -> Checks:
+    checks = study_checks(paired, reliability_caveat(dimensions[PERSONAL_DIMENSION]))
+    raw = raw_agreement(*diffs.of(RUBRIC, None)[:2])
+    checks["raw_agreement"] = raw
+    checks["reliability"] = reliability_words(dimensions, raw, agreement["preference"]["shares"])
+    return checks
 
 
 def _dimension_results(
@@ -248,11 +274,67 @@ def _planned_power(
     return plan_power(plan)
 
 
-def reliability_caveat(rubric: DimensionAgreement) -> bool:
-    """True when rubric alignment's alpha (ordinal or interval) is below Krippendorff's 0.667
-    for tentative conclusions, or undefined."""
-    values = (rubric["alpha_ordinal"], rubric["alpha_interval"])
-    return any(v is None or v < ALPHA_TENTATIVE for v in values)
+NEAR_ZERO_ALPHA = 0.2
+SKEWED_SHARE = 0.8
+
+
+def reliability_caveat(rubric: DimensionAgreement) -> bool | None:
+    """True when the alpha of rubric alignment's chosen - rejected difference (the agreement
+    the verdict is about) is below Krippendorff's 0.667 for tentative conclusions; None when it
+    cannot be computed (not assessed)."""
+    value = rubric["alpha_difference"]
+    return None if value is None else value < ALPHA_TENTATIVE
+
+
+def raw_agreement(d: FloatArray, pair: IntArray) -> float | None:
+    """Share of pairs of annotators on the same pair who agree on the rubric preference
+    (chosen higher, equal, rejected higher); None without a pair rated twice."""
+    votes = np.where(np.round(d, 9) > 0, 0, np.where(np.round(d, 9) == 0, 1, 2))
+    codes = np.unique(pair, return_inverse=True)[1].ravel()
+    counts = np.zeros((int(codes.max()) + 1 if len(codes) else 0, 3))
+    np.add.at(counts, (codes, votes), 1)
+    n = counts.sum(axis=1)
+    together = float(np.sum(n * (n - 1)))
+    return float(np.sum(counts * (counts - 1)) / together) if together else None
+
+
+def reliability_words(
+    dimensions: Mapping[str, DimensionResult], raw: float | None, shares: Mapping[str, float]
+) -> str:
+    """The reliability check in words: the rubric difference alpha with the raw agreement
+    beside it, and why a low alpha elsewhere is no caveat."""
+    rubric = dimensions[PERSONAL_DIMENSION]["alpha_difference"]
+    raw_words = "not assessed" if raw is None else f"{100 * raw:.0f}%"
+    if rubric is None:
+        text = (
+            "Reliability of the rubric chosen - rejected difference: not assessed (alpha cannot "
+            f"be computed on these ratings); raw agreement on the rubric preference {raw_words}."
+        )
+    else:
+        level = "below" if rubric < ALPHA_TENTATIVE else "at or above"
+        text = (
+            f"Krippendorff's alpha of the rubric chosen - rejected difference is {rubric:.2f}, "
+            f"{level} {ALPHA_TENTATIVE} for tentative conclusions; raw agreement on the rubric "
+            f"preference {raw_words}."
+        )
+    if max(shares.values(), default=0.0) >= SKEWED_SHARE:
+        text += (
+            " Most judgements fall in one category, which holds a chance-corrected alpha down "
+            "even where raw agreement is high."
+        )
+    tied = [
+        dim
+        for dim in GENERAL_DIMENSIONS
+        if dimensions[dim]["verdict"] == TIE
+        and (dimensions[dim]["alpha_difference"] or 0.0) < NEAR_ZERO_ALPHA
+    ]
+    if tied:
+        text += (
+            f" The difference alphas of {', '.join(tied)} are near 0 because those dimensions "
+            "tie: with no real difference between pairs there is nothing to agree on, so this "
+            "is expected and raises no caveat."
+        )
+    return text
 
 
 def diff_histogram(diff: FloatArray, scale_range: int) -> Histogram:

@@ -191,19 +191,30 @@ def _signed_rank_critical(n: int, level: float) -> int:
     return max(int(np.floor(mean - stats.norm.ppf(1 - tail) * sd)), 1)
 
 
+D_Z_EXACT = "exact (noncentral t inverted)"
+D_Z_APPROXIMATE = "approximate (normal; the noncentral t failed numerically)"
+
+
 def d_z_interval(d_z: float | None, n: int, level: float = 0.95) -> Interval | None:
+    """CI of d_z; see :func:`d_z_interval_method`."""
+    return d_z_interval_method(d_z, n, level)[0]
+
+
+def d_z_interval_method(
+    d_z: float | None, n: int, level: float = 0.95
+) -> tuple[Interval | None, str | None]:
     """CI of the standardised mean difference d_z = mean/SD by inverting the noncentral t
-    (t = d_z * sqrt(n) has noncentrality delta * sqrt(n), df = n - 1), as MBESS::ci.sm; where
-    scipy's noncentral t fails numerically (very large t), the normal approximation
-    d_z +- z * sqrt(1/n + d_z^2 / (2n)) is used."""
+    (t = d_z * sqrt(n) has noncentrality delta * sqrt(n), df = n - 1), as MBESS::ci.sm, with
+    the method that gave it: where scipy's noncentral t fails numerically (very large t), the
+    normal approximation d_z +- z * sqrt(1/n + d_z^2 / (2n)), labelled approximate."""
     if d_z is None or n < 2:
-        return None
+        return None, None
     tail = (1 - level) / 2
     try:
-        return [_ncp_bound(d_z, n, 1 - tail), _ncp_bound(d_z, n, tail)]
+        return [_ncp_bound(d_z, n, 1 - tail), _ncp_bound(d_z, n, tail)], D_Z_EXACT
     except ValueError:
         half = float(stats.norm.ppf(1 - tail) * np.sqrt(1 / n + d_z**2 / (2 * n)))
-        return [d_z - half, d_z + half]
+        return [d_z - half, d_z + half], D_Z_APPROXIMATE
 
 
 def _ncp_bound(d_z: float, n: int, prob: float) -> float:
@@ -243,6 +254,7 @@ def compare_dimension(
     tests = t_tests(d, margin, alpha)
     d_z = float(np.mean(d)) / sd if sd else None
     hl, hl_ci = hodges_lehmann(_differences(chosen, rejected))
+    d_z_ci, d_z_method = d_z_interval_method(d_z, n)
     result: PairedTest = {
         "n_pairs": n,
         "mean_chosen": _mean(chosen),
@@ -267,7 +279,8 @@ def compare_dimension(
         "hodges_lehmann": hl,
         "hodges_lehmann_ci95": hl_ci,
         "d_z": d_z,
-        "d_z_ci95": d_z_interval(d_z, n),
+        "d_z_ci95": d_z_ci,
+        "d_z_ci_method": d_z_method,
         "rule": "superiority" if rubric else "equivalence",
         "verdict": INCONCLUSIVE,
         "notes": notes,

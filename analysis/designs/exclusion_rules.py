@@ -213,7 +213,7 @@ def headline(variant: str, rules: list[str], excluded: list[str], report: Report
             }
             for d in DIMENSIONS
         },
-        "human_accuracy": report["human_accuracy"]["strict"]["value"],
+        "human_accuracy": report["human_accuracy"]["accuracy"],
         "rubric_alpha": report["dimensions"][PERSONAL_DIMENSION]["alpha_ordinal"],
         "validated": report["checks"]["validated"],
     }

@@ -59,7 +59,9 @@ def reward_model_table(report: Report) -> Table:
             note=reference_note(),
         )
     note = (
-        "Humans: share of the same pairs whose majority prefers chosen on the rubric. "
+        "Humans: the probability that a single annotator puts chosen above rejected on the "
+        "rubric on the same pairs (ties as half; interval over pairs and annotators), as the "
+        "report's human accuracy. "
         "McNemar: model-correct vs human-correct (exact binomial below 25 discordant pairs, "
         "else chi-squared with continuity correction). See methods.reward_models."
     )

@@ -30,7 +30,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.core.accuracy import REWARD_MODEL_REFERENCE, REWARD_MODEL_SOURCE, wilson_interval
+from analysis.core.accuracy import (
+    REWARD_MODEL_REFERENCE,
+    REWARD_MODEL_SOURCE,
+    TIES_COUNT_AS,
+    wilson_interval,
+)
+from analysis.core.crossed import crossed_mean
 from analysis.core.human_verdicts import (
     annotator_votes,
     audited_pairs,
@@ -67,8 +73,11 @@ METHODS = (
     "benchmark's evaluation/pointwise.py); pairwise, chosen when prediction is the side chosen "
     "was on; parse failures keep the prediction the benchmark's script gave them and are counted "
     "as it counts them. Pointwise pairs with one score or a non-finite score are left out and "
-    "counted. accuracy_all: all of a model's pairs in the study; accuracy_rated and "
-    "human_accuracy_same_pairs: the pairs with a human verdict; Wilson 95% intervals. agreement: "
+    "counted. accuracy_all: all of a model's pairs in the study; accuracy_rated: the pairs with "
+    "a human verdict; Wilson 95% intervals. human_accuracy_same_pairs: on those pairs, the "
+    "report's headline human accuracy (a single annotator puts chosen above rejected, ties as "
+    "half; interval over pairs and annotators); human_majority_accuracy_same_pairs: share of "
+    "those pairs whose majority verdict is chosen (Wilson). agreement: "
     "share of those pairs where model preference = human verdict; kappa: Cohen's kappa over "
     "chosen/rejected/tie. McNemar on model-correct vs human-correct: exact two-sided binomial "
     f"test of the discordant counts when there are fewer than {MCNEMAR_EXACT_BELOW} (R: "
@@ -179,6 +188,7 @@ def compare_model(
     overall = proportion(usable["model_correct"].to_numpy(bool))
     on_rated = proportion(model_correct)
     human_share = proportion(human_correct)
+    single = single_annotator_accuracy(votes, rated["pair_id"])
     mcnemar = mcnemar_test(model_correct, human_correct)
     statuses = predictions["status"]
     return {
@@ -193,8 +203,10 @@ def compare_model(
         "n_rated": on_rated["n"],
         "accuracy_rated": on_rated["accuracy"],
         "accuracy_rated_ci95": on_rated["ci95"],
-        "human_accuracy_same_pairs": human_share["accuracy"],
-        "human_accuracy_same_pairs_ci95": human_share["ci95"],
+        "human_accuracy_same_pairs": single[0],
+        "human_accuracy_same_pairs_ci95": single[1],
+        "human_majority_accuracy_same_pairs": human_share["accuracy"],
+        "human_majority_accuracy_same_pairs_ci95": human_share["ci95"],
         "agreement": float(np.mean(rated["preference"] == rated["verdict"]))
         if len(rated)
         else None,
@@ -208,6 +220,29 @@ def compare_model(
         "human_position": human_position(votes) if kind == ModelKind.PAIRWISE else None,
         "by_domain": _by_domain(usable, rated),
     }
+
+
+def single_annotator_accuracy(
+    votes: pd.DataFrame, pair_ids: pd.Series
+) -> tuple[float | None, list[float] | None]:
+    """The report's headline human accuracy on these pairs: the probability that a single
+    annotator's rubric vote is chosen (a tie as half), with its interval over pairs and
+    annotators (:func:`analysis.core.crossed.crossed_mean`)."""
+    pair = votes.index.get_level_values("pair_id")
+    here = votes[pair.isin(set(pair_ids))]
+    if here.empty:
+        return None, None
+    vote = here["vote"].to_numpy()
+    credit = np.where(
+        vote == Verdict.CHOSEN.value, 1.0, np.where(vote == "tie", TIES_COUNT_AS, 0.0)
+    )
+    fit = crossed_mean(
+        credit,
+        here.index.get_level_values("pair_id").to_numpy(),
+        here.index.get_level_values("annotator").to_numpy(),
+    )
+    ci = None if fit.ci is None else [max(0.0, fit.ci[0]), min(1.0, fit.ci[1])]
+    return fit.estimate, ci
 
 
 def _agreement(rated: pd.DataFrame) -> float | None:

@@ -81,8 +81,9 @@ def render_html(report: Report) -> str:
         f"{'Validated' if validated else 'Not validated'}</div>",
         *(
             [
-                '<div class="verdict caveat">Reliability caveat: rubric alignment alpha is '
-                "below 0.667; the ratings may not support a conclusion.</div>"
+                '<div class="verdict caveat">Reliability caveat: the alpha of the rubric '
+                "chosen - rejected difference is below 0.667; the ratings may not support a "
+                "conclusion.</div>"
             ]
             if report["checks"]["reliability_caveat"]
             else []

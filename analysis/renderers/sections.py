@@ -36,7 +36,9 @@ def verdict_heading(report: Report) -> str:
     checks = report["checks"]
     verdict = "VALIDATED" if checks["validated"] else "NOT VALIDATED"
     if checks["reliability_caveat"]:
-        verdict += " (reliability caveat: rubric alpha below 0.667)"
+        verdict += " (reliability caveat: alpha of the rubric difference below 0.667)"
+    elif checks["reliability_caveat"] is None:
+        verdict += " (reliability not assessed)"
     simulated = report.get("simulated")
     if simulated is not None and simulated["counted"]:
         verdict += " (includes SIMULATED ratings: not people)"

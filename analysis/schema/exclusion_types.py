@@ -57,7 +57,7 @@ class Headline(TypedDict):
     n_pair_ratings: int
     n_pairs: int
     dimensions: dict[str, DimensionHeadline]
-    human_accuracy: float | None  # strict
+    human_accuracy: float | None  # the headline: a single annotator, ties as half
     rubric_alpha: float | None  # ordinal
     validated: bool
 

@@ -47,7 +47,9 @@ class RewardModelResult(ModelDomain):
     n_missing_score: int
     n_non_finite: int
     n_parse_failed: int
-    human_accuracy_same_pairs_ci95: Interval | None
+    human_accuracy_same_pairs_ci95: Interval | None  # single annotator, ties as half
+    human_majority_accuracy_same_pairs: float | None  # panel majority verdict is chosen
+    human_majority_accuracy_same_pairs_ci95: Interval | None
     agreement: float | None
     kappa: float | None
     mcnemar_p: float | None

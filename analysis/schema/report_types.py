@@ -100,6 +100,7 @@ class PairedTest(TypedDict):
     rule: str  # "equivalence" (general dimensions) or "superiority" (rubric alignment)
     verdict: str  # tie, diverges, inconclusive, insufficient_data
     notes: list[str]
+    d_z_ci_method: NotRequired[str | None]  # exact, or approximate (labelled)
     sesoi: NotRequired[float]  # the smallest effect of interest superiority_p tests against
     difference_p: NotRequired[float | None]  # two-sided test of chosen - rejected = 0
     differs: NotRequired[str | None]  # "higher"/"lower" when significantly different from 0
@@ -139,6 +140,7 @@ class Checks(TypedDict):
     insufficient_data: list[str]  # dimensions without enough data for a verdict
     reliability_caveat: bool | None  # rubric difference alpha < 0.667; None: not assessed
     reliability: NotRequired[str]  # the caveat in words, with the raw agreement beside it
+    raw_agreement: NotRequired[float | None]  # annotators agreeing on the rubric preference
 
 
 class AccuracyFigure(TypedDict):

@@ -216,7 +216,7 @@ def mixed_table(report: Report) -> Table:
 def verdict_table(report: Report) -> Table:
     checks = report["checks"]
     caveat = checks["reliability_caveat"]
-    rubric_alpha = report["dimensions"]["rubric_alignment"]["alpha_ordinal"]
+    rubric_alpha = report["dimensions"]["rubric_alignment"]["alpha_difference"]
     rows = [
         [
             f"General quality ties ({', '.join(GENERAL_DIMENSIONS)})",
@@ -225,10 +225,22 @@ def verdict_table(report: Report) -> Table:
         ["Rubric alignment diverges", yes_no(checks["rubric_alignment_diverges"])],
         ["Validated (intersection-union, no correction needed)", yes_no(checks["validated"])],
         [
-            "Reliability caveat (rubric alpha < 0.667)",
-            DASH if caveat is None else f"{yes_no(caveat)} (ordinal α {num(rubric_alpha, 3)})",
+            "Reliability caveat (alpha of the rubric difference < 0.667)",
+            "not assessed"
+            if caveat is None
+            else f"{yes_no(caveat)} (α difference {num(rubric_alpha, 3)}, raw agreement "
+            f"{pct(checks.get('raw_agreement'))})",
         ],
     ]
+    if "reliability" in checks:
+        rows.append(["Reliability in words", checks["reliability"]])
+    differs = [
+        f"{dim} ties but chosen is significantly {r['differs']}"
+        for dim, r in report["dimensions"].items()
+        if r["verdict"] == "tie" and r.get("differs")
+    ]
+    if differs:
+        rows.append(["Ties that still differ from 0", "; ".join(differs)])
     if checks["insufficient_data"]:
         rows.append(["Insufficient data", ", ".join(checks["insufficient_data"])])
     plan = report.get("plan")

@@ -140,10 +140,14 @@ def _files(
         extra[publish.ASPECTS_FILE] = table.getvalue()
     if data.plan is not None:
         extra[publish.PLAN_FILE] = plan_json(data.plan).encode("utf-8")
-    return extra | {
-        publish.RATINGS_FILE: buffer.getvalue(),
-        json_name: render_json(report).encode("utf-8"),
-        md_name: render_markdown(report).encode("utf-8"),
-        html_name: render_html(report).encode("utf-8"),
-        publish.CARD_FILE: publish.dataset_card(protocol, report).encode("utf-8"),
-    }
+    return (
+        extra
+        | publish.reproduce_scripts()
+        | {
+            publish.RATINGS_FILE: buffer.getvalue(),
+            json_name: render_json(report).encode("utf-8"),
+            md_name: render_markdown(report).encode("utf-8"),
+            html_name: render_html(report).encode("utf-8"),
+            publish.CARD_FILE: publish.dataset_card(protocol, report).encode("utf-8"),
+        }
+    )

@@ -122,7 +122,7 @@ def test_margin_unit_and_planned_power(ratings_file):
     assert report["settings"]["margin_unit"] == "sd"
     assert report["power"]["n_pairs"] == 50
     assert report["power"]["annotators_per_pair"] == 3
-    assert report["schema_version"] == 2
+    assert report["schema_version"] == 3
     bad = runner.invoke(app, ["report", str(ratings_file), "--margin-unit", "percent"])
     assert bad.exit_code != 0
 

@@ -204,18 +204,20 @@ def test_the_sensitivity_table_against_hand_computed_figures():
         "all rules",
     ]
     # (annotators, pair-ratings, mean difference = rubric and every dimension, accuracy)
+    # accuracy: a single annotator's credit, 1 chosen higher / 0.5 tie / 0 rejected higher,
+    # averaged (a balanced design): a scores +2 (4 wins), b 0, 0, 1, 1 (3), c -4 (0)
     expected = {
         # a, b, c: pairs p1, p2: (2 + 0 - 4) / 3 = -2/3; p3, p4: (2 + 1 - 4) / 3 = -1/3;
-        # mean -0.5; every pair's rejected mean is higher: accuracy 0
-        "no rule": (3, 12, -0.5, 0.0, []),
-        # without c: p1, p2: (2 + 0) / 2 = 1; p3, p4: (2 + 1) / 2 = 1.5; mean 1.25; all wins
-        "min_gold_accuracy only": (2, 8, 1.25, 1.0, ["c"]),
-        "max_gold_failures only": (2, 8, 1.25, 1.0, ["c"]),
-        "max_straightlining_share only": (2, 8, 1.25, 1.0, ["c"]),
-        # without a: p1, p2: (0 - 4) / 2 = -2; p3, p4: (1 - 4) / 2 = -1.5; mean -1.75; no win
-        "min_median_seconds only": (2, 8, -1.75, 0.0, ["a"]),
-        # b alone: 0, 0, 1, 1: mean 0.5; two wins of four
-        "all rules": (1, 4, 0.5, 0.5, ["a", "c"]),
+        # mean -0.5; accuracy (4 + 3 + 0) / 12
+        "no rule": (3, 12, -0.5, 7 / 12, []),
+        # without c: p1, p2: (2 + 0) / 2 = 1; p3, p4: (2 + 1) / 2 = 1.5; mean 1.25; 7 / 8
+        "min_gold_accuracy only": (2, 8, 1.25, 7 / 8, ["c"]),
+        "max_gold_failures only": (2, 8, 1.25, 7 / 8, ["c"]),
+        "max_straightlining_share only": (2, 8, 1.25, 7 / 8, ["c"]),
+        # without a: p1, p2: (0 - 4) / 2 = -2; p3, p4: (1 - 4) / 2 = -1.5; mean -1.75; 3 / 8
+        "min_median_seconds only": (2, 8, -1.75, 3 / 8, ["a"]),
+        # b alone: 0, 0, 1, 1: mean 0.5; 3 / 4
+        "all rules": (1, 4, 0.5, 0.75, ["a", "c"]),
     }
     for variant, (n_annotators, n_ratings, diff, accuracy, excluded) in expected.items():
         row = rows[variant]

@@ -50,8 +50,9 @@ def test_finds_a_better_optimum_where_statsmodels_does_not_converge():
 
 def test_annotators_who_favour_chosen_widen_the_interval():
     """One of five annotators adds a point to every chosen rubric score: the per-pair t-test
-    reads that as a rubric effect; the mixed model sees one annotator's habit, not enough
-    evidence about annotators in general."""
+    (now the sensitivity analysis) reads that as a rubric effect; the mixed model, and the
+    primary inference over pairs and annotators (schema 3), see one annotator's habit, not
+    enough evidence about annotators in general."""
     df = simulate_ratings(120, 5, {}, seed=4, n_annotators=5)
     biased = (df["annotator"] == "annotator_0000") & (df["response"] == "chosen")
     df.loc[biased, "score"] = (df.loc[biased, "score"] + 1).clip(upper=5)
@@ -59,13 +60,15 @@ def test_annotators_who_favour_chosen_widen_the_interval():
     primary = report["dimensions"]["rubric_alignment"]
     mixed = report["mixed_model"]["dimensions"]["rubric_alignment"]
     assert mixed["var_annotator"] > 0.05
+    per_pair = primary["sensitivity"]
     width = mixed["ci95"][1] - mixed["ci95"][0]
-    assert width > 2 * (primary["ci95"][1] - primary["ci95"][0])
-    assert mixed["estimate"] == pytest.approx(primary["mean_diff"], abs=0.05)
-    assert primary["verdict"] == "diverges"
+    assert width > 2 * (per_pair["ci95"][1] - per_pair["ci95"][0])
+    assert primary["ci95"][1] - primary["ci95"][0] > 2 * (per_pair["ci95"][1] - per_pair["ci95"][0])
+    assert mixed["estimate"] == pytest.approx(per_pair["mean_diff"], abs=0.05)
+    assert per_pair["verdict"] == "diverges"
     assert mixed["verdict"] != "diverges"
-    assert "rubric_alignment" in report["mixed_model"]["disagreements"]
-    assert "disagrees" in report["mixed_model"]["note"]
+    assert primary["verdict"] != "diverges"
+    assert report["checks"]["validated"] is False
 
 
 def test_too_few_pairs_is_insufficient():

@@ -219,7 +219,10 @@ def test_pointwise_model_figures_by_hand():
     assert m["accuracy_all"] == pytest.approx(3 / 5)  # p1, p3, p5
     assert m["n_rated"] == 4
     assert m["accuracy_rated"] == pytest.approx(2 / 4)
-    assert m["human_accuracy_same_pairs"] == pytest.approx(2 / 4)  # p1, p2
+    # the report's headline definition: a single annotator, ties as half: a and b both put
+    # chosen higher on p1, p2 and tie on p4: (4 + 0.5 * 2) / 8
+    assert m["human_accuracy_same_pairs"] == pytest.approx(5 / 8)
+    assert m["human_majority_accuracy_same_pairs"] == pytest.approx(2 / 4)  # p1, p2
     # model C R C T vs human C C R T: agree on p1 and p4 -> 0.5
     assert m["agreement"] == pytest.approx(0.5)
     # p_o = 0.5; model C 2, R 1, T 1; human C 2, R 1, T 1 (of 4):

@@ -8,6 +8,9 @@ what `datasets.load_dataset("parquet", data_files=...)` reads it with."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -53,6 +56,8 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
         "report.html",
         "report.json",
         "report.md",
+        "reproduce.R",
+        "reproduce.py",
     ]
 
     ratings = pd.read_parquet(folder / "ratings.parquet")
@@ -91,6 +96,25 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
         assert statement in body, statement
     validated = "**VALIDATED**" if report["checks"]["validated"] else "**NOT validated**"
     assert validated in body
+    _python_twin_agrees(folder, report)
+
+
+def _python_twin_agrees(folder, report):
+    """The folder's reproduce.py recomputes every dimension's verdict and interval of
+    report.json from ratings.parquet (issue 23.9; the R script is run in
+    tests/analysis/test_reproduce_scripts.py)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [sys.executable, "reproduce.py", "."], cwd=folder, env=env,
+        capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    lines = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()}
+    for dim, r in report["dimensions"].items():
+        assert lines[dim][-1] == r["verdict"], dim
+        if r["ci95"] is not None:
+            ci = [float(lines[dim][1]), float(lines[dim][2])]
+            assert ci == pytest.approx(r["ci95"], abs=1e-6), dim
+    assert lines["validated"] == [str(report["checks"]["validated"]).upper()]
 
 
 def test_an_existing_folder_or_a_study_without_ratings_is_refused(cli, rated):

@@ -196,21 +196,23 @@ def _draw_verdict(report: Report) -> None:
         st.warning(f"**Analysis plan:** {inert_markdown(plan['note'])}.", icon=":material/history:")
     if checks["reliability_caveat"]:
         st.warning(
-            "**Reliability caveat:** Krippendorff's alpha on rubric alignment is below 0.667; "
-            "the ratings may not support a conclusion.",
+            "**Reliability caveat:** Krippendorff's alpha of the rubric chosen − rejected "
+            "difference is below 0.667; the ratings may not support a conclusion.",
             icon=":material/warning:",
         )
-    accuracy = report["human_accuracy"]["strict"]
+    if "reliability" in checks:
+        st.caption(checks["reliability"])
+    accuracy = report["human_accuracy"]
     columns = st.columns(4)
     columns[0].metric("Pairs", report["n_pairs"])
     columns[1].metric("Annotators", report["n_annotators"])
     columns[2].metric("Scores", report["n_scores"])
     columns[3].metric(
-        "Human accuracy (strict)",
-        "–" if accuracy["value"] is None else f"{accuracy['value']:.1%}",
-        help="Share of pairs whose mean rubric-alignment score puts chosen above "
-        "rejected (ties are not wins), as a reward model's accuracy; the reward models' "
-        "accuracies are below.",
+        "Human accuracy",
+        "–" if accuracy["accuracy"] is None else f"{accuracy['accuracy']:.1%}",
+        help="Probability that a single annotator's rubric-alignment score puts chosen above "
+        "rejected (ties as half), comparable to a reward model's accuracy; strict rate, tie "
+        "share and the panel majority are under Human accuracy below.",
     )
 
 

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,9 @@ from annotate.markup import markdown_cell, markdown_text
 RATINGS_FILE = "ratings.parquet"
 ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
 REPORT_FILES = ("report.json", "report.md", "report.html")
+REPRODUCE_FILES = {"reproduce.R": "reproduce.R", "reproduce.py": "reproduce.py.txt"}
+"""Published name -> package data file (in ``reproduce/``): scripts that recompute the verdict's
+figures from the ratings file (R: lme4/lmerTest; Python: the analysis package)."""
 CARD_FILE = "README.md"
 PLAN_FILE = "plan.json"  # the study's pre-registered analysis plan (annotate.domain.study.plan)
 DEFAULT_LICENSE = "cc-by-4.0"
@@ -184,6 +188,11 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
         for dim, r in report["dimensions"].items()
     ]
     headers = ["dimension", "pairs", "mean diff", "95% CI", "TOST p", "Wilcoxon p", "verdict"]
+    differs = [
+        f"{dim} ties within the margin yet chosen is significantly {r['differs']}"
+        for dim, r in report["dimensions"].items()
+        if r["verdict"] == "tie" and r.get("differs")
+    ]
     word = "VALIDATED" if checks["validated"] else "NOT validated"
     plan = report.get("plan")
     if plan is not None and plan["interim"]:
@@ -195,7 +204,10 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
         *_simulated_warning(report.get("simulated")),
         f"The benchmark's labels are **{word}** by these ratings: general quality ties "
         f"({_num(checks['general_quality_tie'])}), rubric alignment diverges "
-        f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected.",
+        f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected; "
+        "the intervals and tests treat pairs and annotators as random.",
+        *(["", "; ".join(differs).capitalize() + "."] if differs else []),
+        *(["", checks["reliability"]] if checks.get("reliability") else []),
         "",
         *_table(headers, rows),
     ]
@@ -272,9 +284,26 @@ def _agreement_section(report: Mapping[str, Any]) -> list[str]:
         "",
         "## Human accuracy",
         "",
-        f"Share of pairs whose mean rubric_alignment is higher for the chosen response (ties "
-        f"count {acc['ties_count_as']}): **{_num(acc['accuracy'])}**, strict "
-        f"{_num(acc['strict_accuracy'])} {_interval(acc['ci95'])} over {acc['n_pairs']} pairs.",
+        *_accuracy_lines(acc),
+    ]
+
+
+def _accuracy_lines(acc: Mapping[str, Any]) -> list[str]:
+    """Human accuracy as the report defines it (schema 3): a single annotator, ties as half,
+    with the strict rate, the tie share and the panel majority beside it."""
+    if "single_annotator" not in acc:  # a report of schema version 2
+        return [f"Ties as half: **{_num(acc['accuracy'])}** over {acc['n_pairs']} pairs."]
+    majority = acc["panel_majority"]
+    return [
+        f"Probability that a single annotator scores the chosen response higher on "
+        f"rubric_alignment (ties as half; comparable to a reward model's accuracy): "
+        f"**{_num(acc['accuracy'])}** {_interval(acc['ci95'])} (interval over pairs and "
+        f"annotators); strict {_num(acc['strict']['value'])} "
+        f"{_interval(acc['strict']['ci95'])}, tie share {_num(acc['ties']['share'])}; "
+        f"{acc['n_ratings']} judgements on {acc['n_pairs']} pairs.",
+        "",
+        f"Panel majority (k = {majority.get('k', 0):g} annotators per pair, a tied majority as "
+        f"half): {_num(majority['value'])} {_interval(majority['ci95'])}.",
     ]
 
 
@@ -293,7 +322,7 @@ def _models_section(report: Mapping[str, Any]) -> list[str]:
         ]
         for name, m in sorted(models.items())
     ]
-    headers = ["model", "kind", "pairs", "accuracy", "95% CI", "humans, same pairs"]
+    headers = ["model", "kind", "pairs", "accuracy", "95% CI", "single annotator, same pairs"]
     return ["## Reward models", "", *_table(headers, rows)]
 
 
@@ -410,6 +439,9 @@ def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> l
             if "plan" in report
             else []
         ),
+        "- `reproduce.R` (lme4/lmerTest) and `reproduce.py` (its Python twin): recompute each "
+        "dimension's estimate, 95% interval, TOST, superiority test and verdict, and the study "
+        f"verdict, from `{RATINGS_FILE}` and the settings in `report.json`.",
         "",
         *_table(["column", "meaning"], columns),
         "",
@@ -457,6 +489,12 @@ def folder_name(study: str) -> str:
     '_' and '-' replaced."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", study).strip(".-")
     return f"{safe or 'study'}-card"
+
+
+def reproduce_scripts() -> dict[str, bytes]:
+    """The R script and its Python twin that recompute the verdict from the published files."""
+    here = resources.files("annotate.domain.exports") / "reproduce"
+    return {name: (here / source).read_bytes() for name, source in REPRODUCE_FILES.items()}
 
 
 def write_folder(folder: Path, files: Mapping[str, bytes]) -> list[Path]:
