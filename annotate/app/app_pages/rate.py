@@ -20,6 +20,7 @@ every reader and writer of that state in one place. The logic they call lives in
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -110,6 +111,7 @@ def _pair_page(account_id: int) -> None:
     try:
         loaded = _load(account_id)
     except Unavailable:
+        logging.getLogger(__name__).warning("the database did not answer", exc_info=True)
         loaded = _last_shown()
     if loaded is None:
         return
