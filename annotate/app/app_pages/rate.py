@@ -13,7 +13,7 @@ Speed: the pair and its form are one fragment (a submit redraws only them). A hi
 the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still showing
 an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
 
-Why one module of ~460 lines: the pair, its form, the callbacks that save or skip it and the
+Why one module of ~560 lines: the pair, its form, the callbacks that save or skip it and the
 navigation share one set of widget keys and session-state entries; kept together, a newcomer sees
 every reader and writer of that state in one place. The logic they call lives in the domain.
 """
