@@ -6,6 +6,8 @@ scipy, statsmodels) are imported when a role that may open them opens them.
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from annotate.app.app_pages import login, rate
@@ -30,6 +32,8 @@ def _results() -> None:
 try:
     account = current_account()  # a session that found its account keeps it (session.py)
 except Unavailable:
+    # The cause goes to the server log (as an uncaught error's would), never to the browser.
+    logging.getLogger(__name__).warning("the database did not answer", exc_info=True)
     st.error("The database did not answer. Please try again in a moment.")
     st.button("Try again", icon=":material/refresh:")
     st.stop()

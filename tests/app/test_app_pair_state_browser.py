@@ -28,6 +28,7 @@ from tests.app.browser_helpers import (
     LAPTOP,
     add_annotator,
     choose_option,
+    click_until,
     current_assignment,
     settle,
     start_server,
@@ -306,15 +307,13 @@ def test_a_skip_saves_only_its_reason_and_the_next_pair_opens_empty(world, new_p
     _open(page, world, "skip-values")
     first = current_assignment(page)
     _enter_by_mouse(page, FIRST)
-    page.get_by_role("button", name="Skip this pair").click()
-    page.get_by_label("Why do you skip it?").fill("not my field")
+    _open_skip(page, new_pair=False).fill("not my field")
     page.get_by_role("button", name="Skip", exact=True).click()
     page.get_by_text("Pair 1 skipped.").wait_for()
     wait_for_pair(page, 2)
     assert _empty_form(page) == {}
     second, n = current_assignment(page), _n_aspects(page)
-    page.get_by_role("button", name="Skip this pair").click()
-    assert page.get_by_label("Why do you skip it?").input_value() == ""
+    assert _open_skip(page).input_value() == ""
     page.keyboard.press("Escape")
     _enter_by_mouse(page, SECOND)
     _submit_by_mouse(page, 2)
@@ -340,10 +339,13 @@ def test_a_reload_opens_the_pair_as_stored(world, new_page):
     assert _stored(world.engine, first) == _expected(SECOND, n)
 
 
-def _open_skip(page: Any) -> Any:
-    page.get_by_role("button", name="Skip this pair").click()
+def _open_skip(page: Any, *, new_pair: bool = True) -> Any:
+    if new_pair:
+        # The page script has seen the new pair (it puts the focus on its first score); else its
+        # late "new pair" step (scroll to the top, focus) could move the popover under the click.
+        wait_for_focus(page, "scores_A")
     box = page.get_by_label("Why do you skip it?")
-    box.wait_for()
+    click_until(page, page.get_by_role("button", name="Skip this pair"), box, what="skip popover")
     return box
 
 

@@ -13,13 +13,14 @@ Speed: the pair and its form are one fragment (a submit redraws only them). A hi
 the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still showing
 an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
 
-Why one module of ~460 lines: the pair, its form, the callbacks that save or skip it and the
+Why one module of ~560 lines: the pair, its form, the callbacks that save or skip it and the
 navigation share one set of widget keys and session-state entries; kept together, a newcomer sees
 every reader and writer of that state in one place. The logic they call lives in the domain.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -111,6 +112,7 @@ def _pair_page(account_id: int) -> None:
     try:
         loaded = _load(account_id)
     except Unavailable:
+        logging.getLogger(__name__).warning("the database did not answer", exc_info=True)
         loaded = _last_shown()
     if loaded is None:
         return
