@@ -21,7 +21,7 @@ import streamlit as st
 from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
-from annotate.app.safe_text import inert_markdown, plain_text
+from annotate.app.safe_text import inert_markdown
 from annotate.app.score_widgets import draw_response, score_radio
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
@@ -164,7 +164,7 @@ def _draw_progress(view: PairView) -> None:
         st.info("You have rated this pair already. Change any score and submit to revise it.")
     elif view.status == "skipped":
         reason = inert_markdown(view.skip_reason)  # typed by the annotator: text, not markup
-        st.warning(f"You skipped this pair ({plain_text(reason)}). You can still rate it.")
+        st.warning(f"You skipped this pair ({reason}). You can still rate it.")
 
 
 def _draw_context(view: PairView) -> None:
