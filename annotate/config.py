@@ -16,6 +16,7 @@ ENROLMENT_CAP_ENV = "PRB_ENROLMENT_CAP"
 STARTS_PER_MINUTE_ENV = "PRB_STARTS_PER_MINUTE"
 FIRST_RESERVATION_ENV = "PRB_FIRST_RESERVATION_MINUTES"
 UNPROVEN_SHARE_ENV = "PRB_UNPROVEN_SHARE_PERCENT"
+SESSION_SECRET_ENV = "PRB_SESSION_SECRET"
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,13 @@ def database_url(path_or_url: str | None = None) -> str:
     if "://" in value:
         return value
     return f"sqlite:///{Path(value).expanduser().resolve()}"
+
+
+def session_secret() -> str:
+    """$PRB_SESSION_SECRET: mixed into the pages' session values (`annotate.domain.study.accounts`)
+    so that someone who can read the database still cannot make one; empty when unset (the
+    values then rest on the stored token hashes alone). The same on every app server."""
+    return os.environ.get(SESSION_SECRET_ENV, "")
 
 
 def app_url() -> str:

@@ -15,8 +15,6 @@ keeps the two equal; `python -m support.cluster --write-deploy` rewrites it).
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
 import re
 import secrets
 import shutil
@@ -31,56 +29,18 @@ from pathlib import Path
 
 import streamlit
 
+from annotate.app.security_headers import (
+    SECURITY_HEADERS,
+    content_security_policy,
+)
 from support.appserver import AppServer, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY_CONFIG = ROOT / "deploy" / "haproxy.cfg"
-APP_SCRIPTS = ROOT / "annotate" / "app"
 STICKY_COOKIE = "PRBSERVER"
 COOKIE_SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"  # the same on every server: XSRF survives
 COMPOSE_SERVERS = (("app1", "app1:8501"), ("app2", "app2:8501"), ("app3", "app3:8501"))
 COMPOSE_DNS = "127.0.0.11:53"  # Docker's embedded nameserver
-
-
-def _sha256_source(script: str) -> str:
-    digest = hashlib.sha256(script.encode("utf-8")).digest()
-    return f"'sha256-{base64.b64encode(digest).decode()}'"
-
-
-def inline_script_hashes() -> list[str]:
-    """CSP hashes of the inline scripts: those of Streamlit's own index.html (they change with
-    its version), and the app's own (`annotate/app/*.js`, put in the page as inline scripts).
-    Why the configuration is rendered, not written by hand."""
-    index = Path(streamlit.__file__).parent / "static" / "index.html"
-    scripts = re.findall(r"<script>(.*?)</script>", index.read_text(encoding="utf-8"), re.S)
-    scripts += [path.read_text(encoding="utf-8") for path in sorted(APP_SCRIPTS.glob("*.js"))]
-    return [_sha256_source(script) for script in scripts]
-
-
-def content_security_policy() -> str:
-    """What the browser may load: the app's own origin only, no framing, no plugins.
-
-    Streamlit's styles are injected at run time (emotion), so styles need 'unsafe-inline';
-    scripts do not: Streamlit's one inline script and the rating page's keyboard script are
-    allowed by hash. 'wasm-unsafe-eval' lets its
-    bundled WebAssembly (Arrow tables) compile; it allows no JavaScript eval.
-    """
-    scripts = " ".join(["'self'", *inline_script_hashes(), "'wasm-unsafe-eval'"])
-    return "; ".join(
-        [
-            "default-src 'self'",
-            f"script-src {scripts}",
-            "style-src 'self' 'unsafe-inline'",
-            "img-src 'self' data: blob:",
-            "font-src 'self' data:",
-            "connect-src 'self'",
-            "frame-src 'self' blob: data:",
-            "object-src 'none'",
-            "base-uri 'self'",
-            "form-action 'self'",
-            "frame-ancestors 'none'",
-        ]
-    )
 
 
 AGENT_API_REFUSAL = [
@@ -129,13 +89,6 @@ def preload_lines() -> list[str]:
         "    # The rating page's late scripts fetched with the page (support/cluster.py).",
         f'    http-response add-header Link "{links}" if {{ res.hdr(content-type) -m beg text/html }}',  # noqa: E501
     ]
-
-
-SECURITY_HEADERS = {
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",  # tokens travel in the URL: never pass them on
-    "X-Content-Type-Options": "nosniff",
-}
 
 
 LOG_FORMAT = (

@@ -3,7 +3,8 @@
 Streamlit's own command line, after importing what every session's first page needs (SQLModel,
 the tables, the queue and rating services: about a second) while the server starts, instead of
 during the first visitor's page. The app's Streamlit modules are left to the first session (they
-belong to a running app).
+belong to a running app). Every response carries the security headers
+(`annotate.app.security_headers`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ WARM_MODULES = (
 def main() -> None:
     for name in WARM_MODULES:
         importlib.import_module(name)
+    from annotate.app.security_headers import send_from_the_app
+
+    send_from_the_app()  # the headers come from the app itself, with or without the balancer
     from streamlit.web.cli import main as streamlit_main
 
     streamlit_main(prog_name="streamlit")

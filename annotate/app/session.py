@@ -1,9 +1,12 @@
 """What every page needs: the cached engine and the logged-in account.
 
-The account is re-identified from the `token` query parameter on every run, so it survives a
-reload and works on any app server; session state only caches its id. Moving to another page in
-the sidebar drops the query parameters: the session's last good token is put back in the URL
-(and checked again, like any token).
+The account is re-identified on every run from the URL, so it survives a reload and works on
+any app server; session state only caches its credential. A login link's `token` leaves the
+address bar at once: the page replaces it with a session value (`s`, see
+`annotate.domain.study.accounts.session_value`: it lasts a day and stops with the link), so the
+token is not in the browser's history, a bookmark or a shared screenshot, and a reload still
+works. Each tab carries its own, so two accounts in one browser do not mix. Moving to another
+page in the sidebar drops the query parameters: the session value is put back in the URL.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from sqlalchemy.engine import Engine
 
 from annotate.config import DATABASE_ENV
 from annotate.db import make_engine, read_session
-from annotate.domain.study.accounts import find_account
+from annotate.domain.study.accounts import find_account, session_value
 from annotate.errors import Unavailable
 
 SESSION_TOKEN = "login_token"
+TOKEN_PARAM = "token"
+SESSION_PARAM = "s"
 # Left by the rating page for the next run, whichever page it draws (the login page too, when
 # the link stopped being valid): "Pair 3 saved." and "Not saved: ..." are said before anything
 # about the link.
@@ -45,8 +50,13 @@ def engine() -> Engine:
 
 
 def login_token() -> str | None:
-    """The token this page logged in with (the URL's, else the session's last good one)."""
-    return st.query_params.get("token") or st.session_state.get(SESSION_TOKEN)
+    """What this page logged in with: the URL's token or session value, else the session's
+    last good one (checked again on every write)."""
+    return (
+        st.query_params.get(TOKEN_PARAM)
+        or st.query_params.get(SESSION_PARAM)
+        or st.session_state.get(SESSION_TOKEN)
+    )
 
 
 def current_account() -> CurrentAccount | None:
@@ -68,6 +78,9 @@ def current_account() -> CurrentAccount | None:
                 st.session_state.pop(KNOWN_ACCOUNT, None)
                 return None
             found = CurrentAccount(id=account.id, name=account.name, role=account.role)  # type: ignore[arg-type]
+            shown = find_account(session, st.query_params.get(SESSION_PARAM))
+            same = shown is not None and shown.id == account.id
+            fresh = None if same else session_value(account)
     except Unavailable:
         known = st.session_state.get(KNOWN_ACCOUNT)
         if known is None or known[0] != token:
@@ -75,6 +88,8 @@ def current_account() -> CurrentAccount | None:
         return known[1]
     st.session_state[KNOWN_ACCOUNT] = (token, found)
     st.session_state[SESSION_TOKEN] = token
-    if st.query_params.get("token") != token:
-        st.query_params["token"] = token  # a reload or a bookmark keeps working
+    if TOKEN_PARAM in st.query_params:
+        del st.query_params[TOKEN_PARAM]  # the token leaves the address bar
+    if fresh is not None:
+        st.query_params[SESSION_PARAM] = fresh  # a reload keeps working
     return found

@@ -373,15 +373,17 @@ def test_the_crowd_link_enrols_once_and_ends_with_the_completion_code(page_engin
         key = get_study(session, "crowd").enrolment_key
     link = {"study": "crowd", "key": key, "PROLIFIC_PID": PID, "STUDY_ID": "x", "SESSION_ID": "y"}
     at = open_page(**link)
-    token = at.query_params["token"]
+    assert "s" not in at.query_params  # a visit creates no account (issue 24, item 7)
+    assert assignments(page_engine, 1) == []  # nothing reserved before Start
+    _button(at, "Start").click().run()
+    token = at.query_params["s"]  # the page's session value, not the token (issue 24, item 4)
+    assert "token" not in at.query_params
     with read_session(page_engine) as session:
         account = find_account(session, token)
     assert account.external_id == f"prolific:{PID}"
-    assert assignments(page_engine, 1) == []  # nothing reserved before Start
-    _button(at, "Start").click().run()
     assert any(m.value.startswith("**Pair 1 of 1**") for m in at.markdown)
-    at.run()  # a reload keeps the same account (the token is in the URL now)
-    assert at.query_params["token"] == token
+    at.run()  # a reload keeps the same account (the session value is in the URL)
+    assert at.query_params["s"] == token
     for _ in range(2):
         (item,) = [a for a in assignments(page_engine, 1) if a.status == "pending"]
         rate(page_engine, account.id, item.id)
@@ -389,7 +391,7 @@ def test_the_crowd_link_enrols_once_and_ends_with_the_completion_code(page_engin
     assert "CODE-9" in _texts(at)
     # The same participant opening the platform's link again: same account, no new pairs.
     again = open_page(**link)
-    assert again.query_params["token"] != token
+    assert again.query_params["s"] != token
     with read_session(page_engine) as session:
         assert len(session.exec(select(Annotator)).all()) == 1
     assert "CODE-9" in _texts(again)
@@ -400,6 +402,7 @@ def test_a_crowd_link_to_a_closed_study_says_so(page_engine, open_page):
     at = open_page(study="closed", key="k", PROLIFIC_PID=PID, SESSION_ID="y")
     assert "link is not valid" in _texts(at)
     assert "token" not in at.query_params
+    assert "s" not in at.query_params
 
 
 def test_a_crowd_link_for_someone_else_s_participant_id_is_refused(page_engine, open_page):
@@ -407,7 +410,8 @@ def test_a_crowd_link_for_someone_else_s_participant_id_is_refused(page_engine, 
     with read_session(page_engine) as session:
         key = get_study(session, "crowd").enrolment_key
     first = open_page(study="crowd", key=key, PROLIFIC_PID=PID, SESSION_ID="mine")
-    assert "token" in first.query_params
+    _button(first, "Start").click().run()  # the first deliberate action creates the account
+    assert "s" in first.query_params
     other = open_page(study="crowd", key=key, PROLIFIC_PID=PID, SESSION_ID="someone-else")
     assert "another session" in _texts(other)
-    assert "token" not in other.query_params
+    assert "s" not in other.query_params

@@ -224,3 +224,17 @@ def test_an_uncaught_error_shows_no_details_in_the_browser(overridden_server, ne
     assert "no such table: annotator" in log  # the details went to the server log instead
     assert token not in log
     assert accounts.hash_token(token) not in log
+
+
+def test_the_app_server_itself_sends_the_security_headers(secure_world):
+    """Issue 24, item 7: without the balancer (`docker run -p 8501:8501`, `prb-annotate
+    serve`), the production server's own answers carry the CSP, frame and referrer headers
+    (`annotate.app.security_headers`, added by the launch wrapper)."""
+    import urllib.request
+
+    from annotate.app.security_headers import all_headers
+
+    for path in ("/", "/_stcore/health", "/?token=x"):
+        with urllib.request.urlopen(secure_world.url + path, timeout=30) as answer:
+            sent = {name: answer.headers.get(name) for name in all_headers()}
+        assert sent == all_headers(), path

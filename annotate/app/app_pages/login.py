@@ -15,7 +15,7 @@ def draw() -> None:
     refused = st.session_state.pop(REFUSED, None)  # a submit refused because of the link
     if refused:
         st.error(refused, icon=":material/block:")
-    elif st.query_params.get("token"):
+    elif st.query_params.get("token") or st.query_params.get("s"):
         st.error(
             "This login link is not valid: it may have been mistyped, replaced by a newer "
             "link, or deactivated. Please ask the study organisers for a new link."

@@ -30,7 +30,7 @@ import streamlit as st
 from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
-from annotate.app.safe_text import inert_markdown, plain_text
+from annotate.app.safe_text import inert_markdown
 from annotate.app.score_widgets import (
     draw_response,
     field_key,
@@ -227,7 +227,7 @@ def _draw_progress(view: PairView) -> None:
         st.warning(f"You flagged this pair without scores ({reason}). You can still rate it.")
     elif view.status == "skipped":
         reason = inert_markdown(view.skip_reason)  # typed by the annotator: text, not markup
-        st.warning(f"You skipped this pair ({plain_text(reason)}). You can still rate it.")
+        st.warning(f"You skipped this pair ({reason}). You can still rate it.")
 
 
 def _draw_context(view: PairView) -> None:

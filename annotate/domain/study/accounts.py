@@ -7,6 +7,12 @@ The adjudicator role (issue 22.5) is given only to a person's own account that c
 the labels or the disputes from the inside: never to a simulated account (`is_simulated`), a
 crowd participant (an account with a platform id), an admin or a researcher (they see the
 labels), nor to an account still holding ordinary work (reassign it first).
+
+After login the pages keep a *session value* in the address bar instead of the token (issue 24,
+item 4): `s1.<account id>.<expiry>.<MAC>`, the MAC keyed by the account's stored token hash (and
+$PRB_SESSION_SECRET), so it works on any app server with no table, lasts SESSION_HOURS, and
+stops working when the account's link is replaced or the account deactivated. `find_account`
+takes a token or a session value.
 """
 
 from __future__ import annotations
@@ -14,17 +20,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from urllib.parse import urlencode
 
 from sqlmodel import Session, col, select
 
-from annotate.config import app_url
+from annotate.config import app_url, session_secret
 from annotate.db.tables import Annotator, Assignment
 from annotate.errors import Forbidden, Invalid
 from annotate.vocabulary import ROLES, AssignmentStatus, Purpose, Role
 
 TOKEN_BYTES = 24
 SIMULATED_PREFIX = "sim-"
+SESSION_PREFIX = "s1."  # tokens (URL-safe base64) never hold a "."
+SESSION_HOURS = 24
 
 
 class AccountError(Invalid):
@@ -98,10 +107,39 @@ def create_account(
     return account, token
 
 
-def find_account(session: Session, token: str | None) -> Annotator | None:
-    """The active account that owns this token, or None."""
+def session_value(account: Annotator, now: float | None = None) -> str:
+    """A value the pages put in the URL in place of the token: it identifies the account for
+    SESSION_HOURS, until its link is replaced (see the module's docstring)."""
+    expiry = int(time.time() if now is None else now) + SESSION_HOURS * 3600
+    mac = _session_mac(account.token_hash, int(account.id or 0), expiry)
+    return f"{SESSION_PREFIX}{account.id}.{expiry}.{mac}"
+
+
+def _session_mac(token_hash: str, account_id: int, expiry: int) -> str:
+    key = f"{session_secret()}:{token_hash}".encode()
+    return hmac.new(key, f"{account_id}.{expiry}".encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _session_account(session: Session, value: str, now: float | None) -> Annotator | None:
+    parts = value[len(SESSION_PREFIX) :].split(".")
+    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    account_id, expiry = int(parts[0]), int(parts[1])
+    if expiry < (time.time() if now is None else now) or account_id > 2**62:
+        return None
+    account = session.get(Annotator, account_id)
+    if account is None or not account.active:
+        return None
+    wanted = _session_mac(account.token_hash, account_id, expiry)
+    return account if hmac.compare_digest(wanted, parts[2]) else None
+
+
+def find_account(session: Session, token: str | None, now: float | None = None) -> Annotator | None:
+    """The active account that owns this token (or session value, `session_value`), or None."""
     if not token:
         return None
+    if token.startswith(SESSION_PREFIX):
+        return _session_account(session, token.strip(), now)
     wanted = hash_token(token.strip())
     account = session.exec(select(Annotator).where(Annotator.token_hash == wanted)).first()
     if account is None or not hmac.compare_digest(account.token_hash, wanted):

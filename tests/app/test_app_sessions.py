@@ -1,0 +1,78 @@
+"""After login the token leaves the address bar (issue 24, item 4): the page puts a session value
+(`s`) in its place, a reload (a new session with only that URL) finds the same account, two
+accounts in one browser each keep their own, and the value stops working when the link is
+replaced, the account deactivated, the day is over or the value is altered. AppTest on the real
+app, the database on SQLite (or PostgreSQL with PRB_TEST_DATABASE_URL)."""
+
+from __future__ import annotations
+
+import time
+
+from streamlit.testing.v1 import AppTest
+
+from annotate.cli.server import APP_ENTRY
+from annotate.db import read_session, write_session
+from annotate.domain.study import accounts
+from tests.app.apptest_helpers import annotator_id
+
+
+def _reload(url_session_value: str) -> AppTest:
+    """A new tab (a new Streamlit session) opened on the URL holding only the session value."""
+    at = AppTest.from_file(str(APP_ENTRY), default_timeout=30)
+    at.query_params["s"] = url_session_value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_the_token_leaves_the_url_and_a_reload_still_works(open_app, demo, engine):
+    at = open_app(demo.token)
+    assert "token" not in at.query_params
+    value = at.query_params["s"]
+    assert value.startswith(accounts.SESSION_PREFIX)
+    assert demo.token not in value
+    again = _reload(value)
+    assert again.session_state["account_id"] == annotator_id(engine, demo.annotator)
+    assert again.query_params["s"] == value  # still valid: kept as it is
+
+
+def test_two_accounts_in_one_browser_keep_their_own(open_app, demo, engine, second_annotator):
+    name_b, token_b = second_annotator
+    a, b = open_app(demo.token), open_app(token_b)
+    assert a.query_params["s"] != b.query_params["s"]
+    assert _reload(a.query_params["s"]).session_state["account_id"] == annotator_id(
+        engine, demo.annotator
+    )
+    assert _reload(b.query_params["s"]).session_state["account_id"] == annotator_id(engine, name_b)
+
+
+def test_a_new_link_or_deactivation_ends_the_session_value(open_app, demo, engine):
+    value = open_app(demo.token).query_params["s"]
+    with write_session(engine) as session:
+        accounts.rotate_token(session, demo.annotator)
+    refused = _reload(value)
+    assert "account_id" not in refused.session_state or refused.session_state["account_id"] is None
+    assert any("not valid" in e.value for e in refused.error)
+
+
+def test_an_expired_or_altered_value_finds_no_account(demo, engine):
+    with read_session(engine) as session:
+        account = accounts.account_named(session, demo.annotator)
+        value = accounts.session_value(account)
+        assert accounts.find_account(session, value).id == account.id
+        later = time.time() + accounts.SESSION_HOURS * 3600 + 1
+        assert accounts.find_account(session, value, now=later) is None
+        prefix, rest = value[: len(accounts.SESSION_PREFIX)], value[len(accounts.SESSION_PREFIX) :]
+        account_id, expiry, mac = rest.split(".")
+        forged = [
+            f"{prefix}{account_id}.{int(expiry) + 3600}.{mac}",  # a longer life
+            f"{prefix}{int(account_id) + 1}.{expiry}.{mac}",  # someone else
+            f"{prefix}{account_id}.{expiry}.{mac[:-1]}0",  # another MAC
+            f"{prefix}{account_id}.{expiry}",
+            f"{prefix}x.{expiry}.{mac}",
+        ]
+        assert [accounts.find_account(session, f) for f in forged] == [None] * len(forged)
+    with write_session(engine) as session:
+        accounts.set_active(session, demo.annotator, False)
+    with read_session(engine) as session:
+        assert accounts.find_account(session, value) is None
