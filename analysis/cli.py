@@ -17,12 +17,12 @@ from typing import Annotated, Any
 import pandas as pd
 import typer
 
-from analysis.core.drilldown import FIGURE_HELP, figure_pairs
-from analysis.core.plan import read_plan, sidecar_plan
 from analysis.core.ratings import RatingsError, load_ratings, read_raw
 from analysis.designs.adjudication import attach_adjudication
 from analysis.downstream import tables as downstream_tables
 from analysis.downstream.bundle import summary_from_folder
+from analysis.inference.drilldown import FIGURE_HELP, figure_pairs
+from analysis.inference.plan import read_plan, sidecar_plan
 from analysis.options import (
     AlphaOption,
     BootstrapOption,
@@ -291,7 +291,7 @@ def power(
     ] = PowerFormat.text,
 ) -> None:
     """Power of each test and of the joint verdict, and the pairs needed for a target power."""
-    from analysis.core.power import make_plan, plan_power, power_text
+    from analysis.inference.power import make_plan, plan_power, power_text
 
     try:
         ratings = None if pilot is None else load_ratings(pilot)

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from analysis.core.paired import EXACT_MAX_N, MIN_PAIRS
+from analysis.inference.paired import EXACT_MAX_N, MIN_PAIRS
 from analysis.schema.plan_words import change_words, time_words
 from analysis.schema.report_types import AnalysisPlan, Report
 

@@ -9,7 +9,6 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from analysis.core.accuracy import human_accuracy
 from analysis.core.agreement import annotator_agreement, dimension_agreement, preference_agreement
 from analysis.core.annotators import annotator_behaviour
 from analysis.core.coded import (
@@ -20,22 +19,23 @@ from analysis.core.coded import (
     encode_ratings,
     pair_means,
 )
-from analysis.core.crossed import DF_METHOD
 from analysis.core.human_verdicts import annotator_votes, human_verdicts, label_audit
-from analysis.core.margins import (
+from analysis.core.position import position_bias
+from analysis.core.ratings import load_ratings, validate_ratings
+from analysis.inference.accuracy import human_accuracy
+from analysis.inference.crossed import DF_METHOD
+from analysis.inference.margins import (
     MarginUnit,
     check_unit,
     margin_points,
     margin_record,
     margin_sensitivity,
 )
-from analysis.core.mixed import mixed_model
-from analysis.core.paired import MIN_PAIRS, TIE, apply_holm, study_checks
-from analysis.core.plan import analysis_plan
-from analysis.core.position import position_bias
-from analysis.core.power import make_plan, plan_power
-from analysis.core.primary import RatingDiffs, compare_dimensions
-from analysis.core.ratings import load_ratings, validate_ratings
+from analysis.inference.mixed import mixed_model
+from analysis.inference.paired import MIN_PAIRS, TIE, apply_holm, study_checks
+from analysis.inference.plan import analysis_plan
+from analysis.inference.power import make_plan, plan_power
+from analysis.inference.primary import RatingDiffs, compare_dimensions
 from analysis.methods import ALPHA_TENTATIVE, methods
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.model_types import AuditRow
@@ -98,19 +98,19 @@ def build_report(
 
     ``margin`` is in ``margin_unit`` ("points" or "sd"); ``holm`` Holm-adjusts the exploratory
     by-domain family (the study verdict needs no correction); ``margin_history`` is the study's
-    margin record (see :func:`analysis.core.margins.margin_record`); ``planned`` the planned values
-    of a power analysis (``n_pairs``, ``annotators_per_pair``, optional ``general_diff``,
+    margin record (see :func:`analysis.inference.margins.margin_record`); ``planned`` the planned
+    values of a power analysis (``n_pairs``, ``annotators_per_pair``, optional ``general_diff``,
     ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot;
     ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions;
     ``mixed`` False skips fitting the mixed model (a variant built for its headline figures);
     ``smallest_effect`` is the smallest effect of interest (SESOI, in ``margin_unit``; None:
     the margin): chosen "diverges" only when it exceeds rejected by more than it; ``plan`` the
-    study's pre-registered analysis plan (a ``plan.json`` document, :mod:`analysis.core.plan`):
+    study's pre-registered analysis plan (a ``plan.json`` document, :mod:`analysis.inference.plan`):
     the report then says what changed in it, where its own options differ from it, and whether
     the verdict is interim.
 
     The primary figures of each dimension (``ci95``, TOST, superiority, verdict) treat pairs
-    and annotators as random (:mod:`analysis.core.primary`); the per-pair-mean t-test is
+    and annotators as random (:mod:`analysis.inference.primary`); the per-pair-mean t-test is
     under ``sensitivity``. The report's keys are documented in
     :mod:`analysis.schema.report_types` (schema version 3)."""
     unit = check_unit(margin_unit)

@@ -60,7 +60,7 @@ from scipy import optimize, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.core.crossed import crossed_mean
+from analysis.inference.crossed import crossed_mean
 
 PAIR_SD, PAIR_DIFF_SD, LENIENCY_SD, INTERACTION_SD, NOISE_SD = 0.7, 0.6, 0.4, 0.3, 0.7
 MARGIN = 0.5

@@ -35,10 +35,10 @@ from analysis.core.agreement import (
 )
 from analysis.core.annotators import annotator_behaviour
 from analysis.core.coded import encode_ratings, pair_means
-from analysis.core.mixed import mixed_model
 from analysis.core.position import position_bias
-from analysis.core.primary import RatingDiffs, compare_dimensions
 from analysis.core.ratings import validate_ratings
+from analysis.inference.mixed import mixed_model
+from analysis.inference.primary import RatingDiffs, compare_dimensions
 from analysis.renderers.render import render_report
 from analysis.report import build_report, by_domain
 from analysis.simulate import simulate_ratings

@@ -53,7 +53,7 @@ def test_the_import_contracts_hold(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "wrong_import", "broken_contract"),
     [
-        ("analysis/core/paired.py", "import sqlmodel", "The statistics use no database"),
+        ("analysis/inference/paired.py", "import sqlmodel", "The statistics use no database"),
         (
             "analysis/schema/tables.py",
             "from annotate.db import tables",
@@ -63,7 +63,7 @@ def test_the_import_contracts_hold(tmp_path: Path) -> None:
         ("annotate/db/tables.py", "from annotate.domain import studies", "Layers"),
         ("annotate/cli/data.py", "from annotate.app import session", "Layers"),
         ("annotate/domain/study/studies.py", "from annotate.domain.rating import queue", "Domain"),
-        ("analysis/core/paired.py", "from analysis.designs import aspects", "Analysis"),
+        ("analysis/inference/paired.py", "from analysis.designs import aspects", "Analysis"),
         ("analysis/renderers/render.py", "from analysis import report", "No import circles"),
     ],
 )

@@ -1,2 +1,3 @@
-"""The core statistics: reading a ratings export, paired tests, margins, power, the mixed model,
-agreement, accuracy, annotators, the pairs behind each figure."""
+"""The ratings and their agreement: reading and checking a ratings export, integer-coded ratings
+and per-pair means, Krippendorff's alpha and agreement, annotators' behaviour, position bias,
+the majority verdicts per pair."""

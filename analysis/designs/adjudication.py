@@ -19,10 +19,10 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from analysis.core.accuracy import wilson_interval
 from analysis.core.human_verdicts import annotator_votes, human_verdicts
-from analysis.core.paired import compare_dimension
 from analysis.core.ratings import ADJUDICATION_PURPOSE, purpose_mask, validate_ratings
+from analysis.inference.accuracy import wilson_interval
+from analysis.inference.paired import compare_dimension
 from analysis.schema.adjudication_types import AdjudicationSummary, ChangedPair, Stage
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.report_types import Report

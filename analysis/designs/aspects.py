@@ -8,8 +8,8 @@ imported LLM judges' scores (`judge`, `pair_id`, `response`, `aspect_index`, `co
 - Chosen against rejected, over all aspects and at each place of the rubric ("Aspect k" is each
   pair's k-th aspect; the aspects' words differ from pair to pair): per pair, the annotators'
   mean coverage of chosen and of rejected; their paired difference with its t interval
-  (`analysis.core.paired.t_interval`) and the two-sided Wilcoxon signed-rank test
-  (`analysis.core.paired.wilcoxon_test`, R's rule); the share of (pair, aspect) units where the
+  (`analysis.inference.paired.t_interval`) and the two-sided Wilcoxon signed-rank test
+  (`analysis.inference.paired.wilcoxon_test`, R's rule); the share of (pair, aspect) units where the
   chosen response covers the aspect more (annotators averaged), and of ties. The chosen response
   should cover the aspects and the rejected one avoid them.
 - Which aspects drive the divergence: the places ranked by their difference, each with the
@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.alpha import alpha_from_long
-from analysis.core.paired import t_interval, wilcoxon_test
 from analysis.core.ratings import (
     PURPOSE_COLUMN,
     RatingsError,
@@ -40,6 +39,7 @@ from analysis.core.ratings import (
     purpose_mask,
     read_raw,
 )
+from analysis.inference.paired import t_interval, wilcoxon_test
 from analysis.models.reward_models import spearman
 from analysis.schema.aspect_types import (
     AspectComparison,

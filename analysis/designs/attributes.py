@@ -16,9 +16,9 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from analysis.core.accuracy import wilson_interval
 from analysis.core.ratings import ordinary_rows
 from analysis.designs.preference import PREFERENCE_COLUMN, forced_choice, judgements
+from analysis.inference.accuracy import wilson_interval
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.preference_types import AttributeGroup, Share
 from analysis.schema.report_types import Report

@@ -20,7 +20,7 @@ from typing import Literal, NamedTuple, cast
 
 import pandas as pd
 
-from analysis.core.margins import margin_record
+from analysis.inference.margins import margin_record
 from analysis.schema.exclusion_types import (
     AnnotatorFacts,
     AnnotatorUnderRules,
@@ -233,7 +233,8 @@ def _under_rules(
 
 def rules_record(record: Mapping[str, object]) -> RulesRecord:
     """When the rules were set, their earlier values, and whether they were set (or changed)
-    after the first rating (the margin record's check, `analysis.core.margins.margin_record`)."""
+    after the first rating (the margin record's check,
+    `analysis.inference.margins.margin_record`)."""
     first = record.get("first_rating_at")
     checked = margin_record(
         {"set_at": record.get("set_at"), "history": record.get("history") or []},

@@ -7,8 +7,8 @@ the server mapped the annotator's side answer), repeated on the annotator's eigh
 pair. One (pair, annotator) is one judgement.
 
 - Forced-choice accuracy: the share of judgements preferring chosen. Strict: a tie is not a
-  win; with ties: a tie counts as half a win (as `analysis.core.accuracy` does for the scores). Both
-  with Wilson intervals (R ``prop.test(x, n, correct=FALSE)``).
+  win; with ties: a tie counts as half a win (as `analysis.inference.accuracy` does for the
+  scores). Both with Wilson intervals (R ``prop.test(x, n, correct=FALSE)``).
 - Agreement with the scores: the same annotator's rubric-alignment scores imply a preference
   (chosen higher, equal, or rejected higher); the share of judgements whose direct preference
   points the same way, and Cohen's kappa over those three categories.
@@ -22,10 +22,10 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from analysis.core.accuracy import TIES_COUNT_AS, wilson_interval
 from analysis.core.alpha import alpha_from_long
 from analysis.core.coded import FloatArray, IntArray
 from analysis.core.ratings import ordinary_rows
+from analysis.inference.accuracy import TIES_COUNT_AS, wilson_interval
 from analysis.models.reward_models import cohen_kappa
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.preference_types import ForcedChoice, PreferenceSummary, ScoreAgreement, Share

@@ -7,7 +7,7 @@ questions (not rated: both conditions gave the same output).
 The gain is the mean rubric-alignment difference, expected minus baseline, over the questions,
 on the scale's points. Each (question, annotator) gives one difference; the estimate and its
 interval come from `_human_preference_interval`: the crossed model over pairs and annotators of
-the main verdict (`analysis.core.crossed.crossed_mean`). Identical questions
+the main verdict (`analysis.inference.crossed.crossed_mean`). Identical questions
 count as zero gain: with n_rated rated questions and n_identical identical ones, the gain is
 n_rated / (n_rated + n_identical) times the rated questions' estimate, and so are its standard
 error and interval (the identical questions are fixed zeros, they add no variance).
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.core.crossed import crossed_mean
+from analysis.inference.crossed import crossed_mean
 from annotate.vocabulary import PERSONAL_DIMENSION
 
 T_METHOD = "t over questions"
@@ -42,7 +42,7 @@ def _human_preference_interval(
     level: float = 0.95,
 ) -> Estimate:
     """The mean of `values` (one per question and annotator) with its interval, from the crossed
-    model over pairs and annotators, as the main verdict (`analysis.core.crossed.crossed_mean`:
+    model over pairs and annotators, as the main verdict (`analysis.inference.crossed.crossed_mean`:
     REML, Satterthwaite df, its fallbacks named in `method`)."""
     found = crossed_mean(values, list(pairs), list(annotators), level)
     return {

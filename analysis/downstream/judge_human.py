@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.alpha import alpha_from_long
-from analysis.core.paired import t_interval
 from analysis.designs.aspects import consensus, quadratic_kappa
+from analysis.inference.paired import t_interval
 from analysis.models.reward_models import spearman
 from annotate.vocabulary import COVERAGE_POINTS
 

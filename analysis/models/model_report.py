@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from analysis.core.accuracy import REWARD_MODEL_REFERENCE, REWARD_MODEL_SOURCE
+from analysis.inference.accuracy import REWARD_MODEL_REFERENCE, REWARD_MODEL_SOURCE
 from analysis.schema.model_types import Interval, RewardModelResult
 from analysis.schema.report_types import Report
 from analysis.schema.style import HUMAN_COLOUR, MODEL_COLOUR

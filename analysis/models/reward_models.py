@@ -30,19 +30,19 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.core.accuracy import (
-    REWARD_MODEL_REFERENCE,
-    REWARD_MODEL_SOURCE,
-    TIES_COUNT_AS,
-    wilson_interval,
-)
-from analysis.core.crossed import crossed_mean
 from analysis.core.human_verdicts import (
     annotator_votes,
     audited_pairs,
     human_verdicts,
     label_audit,
 )
+from analysis.inference.accuracy import (
+    REWARD_MODEL_REFERENCE,
+    REWARD_MODEL_SOURCE,
+    TIES_COUNT_AS,
+    wilson_interval,
+)
+from analysis.inference.crossed import crossed_mean
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.model_types import (
     AuditRow,
@@ -227,7 +227,7 @@ def single_annotator_accuracy(
 ) -> tuple[float | None, list[float] | None]:
     """The report's headline human accuracy on these pairs: the probability that a single
     annotator's rubric vote is chosen (a tie as half), with its interval over pairs and
-    annotators (:func:`analysis.core.crossed.crossed_mean`)."""
+    annotators (:func:`analysis.inference.crossed.crossed_mean`)."""
     pair = votes.index.get_level_values("pair_id")
     here = votes[pair.isin(set(pair_ids))]
     if here.empty:

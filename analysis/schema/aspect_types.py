@@ -20,7 +20,7 @@ class AspectComparison(TypedDict):
     mean_rejected: float | None
     mean_diff: float | None  # chosen - rejected, per pair (annotators and aspects averaged)
     ci95: Interval | None  # t interval of the mean paired difference
-    wilcoxon_p: float | None  # two-sided signed-rank test (analysis.core.paired.wilcoxon_test)
+    wilcoxon_p: float | None  # two-sided signed-rank test (analysis.inference.paired.wilcoxon_test)
     share_chosen_higher: float | None  # of (pair, aspect) units: chosen covers it more
     share_tied: float | None
     n_units: int

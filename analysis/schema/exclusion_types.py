@@ -7,7 +7,8 @@ from typing import TypedDict
 
 
 class RulesRecord(TypedDict):
-    """When the rules were set (the margin record's shape, analysis.core.margins.margin_record)."""
+    """When the rules were set (the margin record's shape,
+    analysis.inference.margins.margin_record)."""
 
     set_at: str | None
     history: list[dict[str, object]]  # earlier rules: {rules, set_at}

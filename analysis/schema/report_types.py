@@ -8,7 +8,7 @@ Schema version 3 (issue 23): the primary inference is over pairs AND annotators.
 
 * ``dimensions.<dim>``: ``mean_diff``, ``ci95``, ``ci_tost``, ``tost_p``, ``superiority_p``,
   ``equivalence_bound`` and ``verdict`` are now the crossed mixed model's (random pair and
-  annotator effects, REML, Satterthwaite df: ``analysis.core.crossed``), described by
+  annotator effects, REML, Satterthwaite df: ``analysis.inference.crossed``), described by
   ``primary`` (:class:`PrimaryFit`); ``superiority_p`` tests chosen - rejected > ``sesoi`` (the
   smallest effect of interest, default the margin), ``difference_p`` the two-sided test of 0,
   and ``differs`` says when a tie still differs significantly from 0. The per-pair-mean paired
@@ -54,7 +54,7 @@ class PairMeansTest(TypedDict):
 
 
 class PrimaryFit(TypedDict):
-    """What the primary figures of a dimension come from (`analysis.core.crossed`)."""
+    """What the primary figures of a dimension come from (`analysis.inference.crossed`)."""
 
     method: str  # crossed, pair only, annotator only, one-sample t, pair means t, degenerate
     df_method: str
@@ -70,8 +70,8 @@ class PrimaryFit(TypedDict):
 
 class PairedTest(TypedDict):
     """Chosen against rejected on one dimension: the primary figures (over pairs and
-    annotators) and the per-pair-mean sensitivity figures, from `analysis.core.paired` and
-    `analysis.core.primary`."""
+    annotators) and the per-pair-mean sensitivity figures, from `analysis.inference.paired` and
+    `analysis.inference.primary`."""
 
     n_pairs: int
     mean_chosen: float | None
@@ -162,7 +162,8 @@ class TiesFigure(TypedDict):
 
 
 class HumanAccuracy(TypedDict):
-    """See :mod:`analysis.core.accuracy`: the headline is a single annotator's (ties as half)."""
+    """See :mod:`analysis.inference.accuracy`: the headline is a single annotator's (ties as
+    half)."""
 
     headline: str  # the key of the headline figure: "single_annotator"
     single_annotator: AccuracyFigure  # the headline: comparable to a reward model's accuracy
@@ -301,7 +302,7 @@ class PlanChange(TypedDict):
 
 class AnalysisPlan(TypedDict):
     """The study's pre-registered analysis plan, what changed in it, and how this report
-    relates to it (analysis.core.plan)."""
+    relates to it (analysis.inference.plan)."""
 
     study: str | None
     exported_at: str | None
@@ -347,7 +348,7 @@ class TestPower(TypedDict):
 
 
 class PowerResult(TypedDict):
-    """The power planner's answer (`analysis.core.power.plan_power`)."""
+    """The power planner's answer (`analysis.inference.power.plan_power`)."""
 
     n_pairs: int
     annotators_per_pair: int
@@ -368,7 +369,7 @@ class PowerResult(TypedDict):
 
 
 class MixedDimension(TypedDict):
-    """Crossed mixed model of one dimension (`analysis.core.mixed`)."""
+    """Crossed mixed model of one dimension (`analysis.inference.mixed`)."""
 
     estimate: float | None  # mean chosen - rejected
     ci95: Interval | None
@@ -432,7 +433,7 @@ class Report(TypedDict):
     by_domain: dict[str, DomainResult]
     margin_sensitivity: MarginSensitivity
     margin_record: MarginRecord | None
-    plan: NotRequired[AnalysisPlan]  # analysis.core.plan: the study's pre-registered plan
+    plan: NotRequired[AnalysisPlan]  # analysis.inference.plan: the study's pre-registered plan
     simulated: NotRequired[SimulatedRatings]  # a study holding simulated ratings
     power: PowerResult | None
     mixed_model: MixedModel

@@ -15,7 +15,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from analysis.core.drilldown import FIGURES, annotator_scores, figure_note, parse_figure
+from analysis.inference.drilldown import FIGURES, annotator_scores, figure_note, parse_figure
 from annotate.app import results_models
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from analysis.core.drilldown import FIGURE_HELP, FIGURES, figure_note
+from analysis.inference.drilldown import FIGURE_HELP, FIGURES, figure_note
 from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study.studies import DEFAULT_STUDY

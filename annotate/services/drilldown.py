@@ -1,6 +1,6 @@
 """The drill-down with the pairs' texts (researcher or admin): the pairs behind a figure of the
-validation report (:mod:`analysis.core.drilldown`), joined to their question, rubric aspects and
-both responses labelled chosen and rejected, as a table or CSV.
+validation report (:mod:`analysis.inference.drilldown`), joined to their question, rubric aspects
+and both responses labelled chosen and rejected, as a table or CSV.
 
 This is the researchers' view, so the labels are shown; annotators never reach it (every
 function checks the results roles). The texts are untrusted: the page renders them inert.
@@ -16,7 +16,7 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
-from analysis.core import drilldown
+from analysis.inference import drilldown
 from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
 from annotate.domain.exports.spreadsheet import spreadsheet_csv

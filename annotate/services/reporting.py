@@ -246,7 +246,7 @@ def annotator_facts(
 
 
 def margin_record(study: Study) -> dict[str, object]:
-    """The study's margin record in the shape `analysis.core.margins.margin_record` checks."""
+    """The study's margin record in the shape `analysis.inference.margins.margin_record` checks."""
     set_at = study.margin_set_at.isoformat() if study.margin_set_at else None
     return {"set_at": set_at, "history": list(study.margin_history)}
 

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from analysis.core.drilldown import figure_pairs as analysis_pairs
+from analysis.inference.drilldown import figure_pairs as analysis_pairs
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Pair
 from annotate.domain.study import accounts

@@ -2,14 +2,14 @@
 `scripts/setup.sh test` installs; skipped where R is missing). Seeded data with the cases that
 matter: ties, zero differences, small samples (exact tests) and large ones (approximations).
 
-- `analysis.core.paired.t_tests`: one-sided superiority p, TOST p (the larger of two one-sided
+- `analysis.inference.paired.t_tests`: one-sided superiority p, TOST p (the larger of two one-sided
   tests at -margin and +margin) and the 95% interval, against `t.test`;
-- `analysis.core.paired.wilcoxon_test`, against `wilcox.test(paired = TRUE)` (R picks exact or
+- `analysis.inference.paired.wilcoxon_test`, against `wilcox.test(paired = TRUE)` (R picks exact or
   normal approximation by its own rule, which ours copies);
-- `analysis.core.accuracy.wilson_interval`, against `prop.test(x, n, correct = FALSE)$conf.int`;
-- `analysis.models.reward_models.mcnemar_test`, against `mcnemar.test` (25 or more discordant pairs)
-  and `binom.test` (fewer);
-- `analysis.core.power.superiority_power`, against `power.t.test(type = "one.sample",
+- `analysis.inference.accuracy.wilson_interval`, against `prop.test(x, n, correct =
+FALSE)$conf.int`; - `analysis.models.reward_models.mcnemar_test`, against `mcnemar.test` (25 or
+  more discordant pairs) and `binom.test` (fewer);
+- `analysis.inference.power.superiority_power`, against `power.t.test(type = "one.sample",
   alternative = "one.sided")`.
 """
 
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.core.accuracy import wilson_interval
-from analysis.core.paired import t_tests, wilcoxon_test
-from analysis.core.power import superiority_power
+from analysis.inference.accuracy import wilson_interval
+from analysis.inference.paired import t_tests, wilcoxon_test
+from analysis.inference.power import superiority_power
 from analysis.models.reward_models import mcnemar_test
 
 pytestmark = pytest.mark.skipif(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.core.accuracy import human_accuracy, wilson_interval
+from analysis.inference.accuracy import human_accuracy, wilson_interval
 
 # R binom::binom.confint(x, n, methods = "wilson"), as recorded in statsmodels' test suite
 # (statsmodels/stats/tests/results/results_proportion.py).

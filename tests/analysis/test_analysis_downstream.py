@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.core.crossed import crossed_mean
 from analysis.designs.aspects import quadratic_kappa
 from analysis.downstream.claim import permutation_p, rank_statistics
 from analysis.downstream.gains import human_gain, judge_gain
 from analysis.downstream.judge_human import agreement, scaling_curve
 from analysis.downstream.summary import downstream_summary
+from analysis.inference.crossed import crossed_mean
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="needs GNU R")
 
@@ -47,7 +47,7 @@ def test_identical_questions_count_as_zero_gain_and_their_share_is_reported():
     gain = human_gain(ratings, n_identical=3)
     assert (gain["n_rated"], gain["n_identical"], gain["share_identical"]) == (3, 3, 0.5)
     # the rated questions' estimate is the main verdict's crossed model over pairs and
-    # annotators (analysis.core.crossed, checked against R's lmer there) ...
+    # annotators (analysis.inference.crossed, checked against R's lmer there) ...
     diffs = [2, 0, 1, 1, -1, 1]
     crossed = crossed_mean(diffs, ["q1", "q1", "q2", "q2", "q3", "q3"], list("ababab"))
     assert gain["gain_rated"]["estimate"] == pytest.approx(crossed.estimate)

@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.core.drilldown import (
+from analysis.core.ratings import validate_ratings
+from analysis.inference.drilldown import (
     FIGURES,
     annotator_scores,
     figure_note,
     figure_pairs,
     pair_scores,
 )
-from analysis.core.ratings import validate_ratings
 from annotate.errors import Invalid
 
 # (pair, annotator) -> dimension -> (chosen, rejected); None: that score is missing.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.core.margins import check_unit, margin_record
+from analysis.inference.margins import check_unit, margin_record
 from analysis.renderers.render import render_report
 from analysis.report import build_report
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analysis.core.coded import encode_ratings
-from analysis.core.mixed import _Model, fit_crossed, rating_level
+from analysis.inference.mixed import _Model, fit_crossed, rating_level
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS
@@ -79,7 +79,7 @@ def test_too_few_pairs_is_insufficient():
 
 
 def test_a_report_without_the_mixed_model_has_the_same_other_figures(small_study):
-    from analysis.core.mixed import NOT_FITTED
+    from analysis.inference.mixed import NOT_FITTED
     from analysis.report import build_report
 
     full = build_report(small_study, n_boot=0)

@@ -9,7 +9,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import ttost_paired
 
-from analysis.core.paired import (
+from analysis.inference.paired import (
     DIVERGES,
     INCONCLUSIVE,
     INSUFFICIENT,

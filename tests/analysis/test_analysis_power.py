@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.cli import app
-from analysis.core.paired import t_tests
-from analysis.core.power import (
+from analysis.inference.paired import t_tests
+from analysis.inference.power import (
     make_plan,
     pairs_needed,
     pilot_estimates,
@@ -74,8 +74,8 @@ def test_tost_pairs_needed_for_80_percent_are_14_27_58():
 
 @pytest.mark.parametrize("delta", [0.0, 0.2, 0.3])
 def test_tost_power_agrees_with_simulation_of_the_report_test(delta):
-    """Seeded: the share of simulated studies whose TOST (analysis.core.paired.t_tests) holds is
-    within 4 Monte Carlo SEs of the analytic power."""
+    """Seeded: the share of simulated studies whose TOST (analysis.inference.paired.t_tests) holds
+    is within 4 Monte Carlo SEs of the analytic power."""
     rng = np.random.default_rng(int(delta * 10))
     sims, n = 1500, 30
     held = sum(

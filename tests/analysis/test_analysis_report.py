@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.core.crossed import crossed_mean
-from analysis.core.paired import compare_dimension
+from analysis.inference.crossed import crossed_mean
+from analysis.inference.paired import compare_dimension
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS

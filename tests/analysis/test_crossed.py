@@ -1,4 +1,4 @@
-"""`analysis.core.crossed.crossed_mean` against GNU R's lme4 + lmerTest, run live.
+"""`analysis.inference.crossed.crossed_mean` against GNU R's lme4 + lmerTest, run live.
 
 Expected values come from `Rscript` (Debian's r-cran-lmertest, which `scripts/setup.sh test`
 installs; skipped where it is missing): for each design,
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.core.crossed import (
+from analysis.inference.crossed import (
     ANNOTATOR_ONLY,
     CROSSED,
     DEGENERATE,

@@ -14,7 +14,7 @@ from sqlmodel import select
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
-from analysis.core.drilldown import figure_pairs
+from analysis.inference.drilldown import figure_pairs
 from annotate.db import write_session
 from annotate.db.tables import Pair
 from annotate.services.reporting import study_ratings

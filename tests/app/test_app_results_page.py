@@ -5,7 +5,7 @@ report, the same as `prb-annotate report` computes."""
 
 from __future__ import annotations
 
-from analysis.core.mixed import NOT_FITTED
+from analysis.inference.mixed import NOT_FITTED
 from annotate.services.reporting import study_ratings, study_report
 from tests.app.apptest_helpers import researcher_token
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.core.drilldown import FIGURES, figure_pairs
+from analysis.inference.drilldown import FIGURES, figure_pairs
 from annotate.db import make_engine
 from annotate.services.reporting import study_ratings
 

@@ -9,11 +9,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from analysis.core.power import make_plan, plan_power, power_text
 from analysis.designs.adjudication import adjudication_table
 from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
+from analysis.inference.power import make_plan, plan_power, power_text
 from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report

@@ -15,8 +15,8 @@ One mechanism locks and records all of it, the one the margin and the exclusion 
 `plan_document` gives the whole plan with its record and every change as plain data: exported
 as the pre-registration to deposit (`studies export-plan`, JSON and Markdown), carried next to
 the ratings export and in the published folder (`plan.json`), and read by the analysis
-(`analysis.core.plan`), which says what changed, from what and when, and whether its own options
-differ from the plan.
+(`analysis.inference.plan`), which says what changed, from what and when, and whether its own
+options differ from the plan.
 """
 
 from __future__ import annotations

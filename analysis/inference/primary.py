@@ -2,9 +2,9 @@
 
 The estimand is the mean chosen - rejected difference d of one annotator on one pair, for
 pairs and annotators drawn as the study drew them. Each annotator's d per pair goes into
-:func:`analysis.core.crossed.crossed_mean` (crossed random pair and annotator effects, REML,
+:func:`analysis.inference.crossed.crossed_mean` (crossed random pair and annotator effects, REML,
 Satterthwaite df); its interval, TOST and superiority test give the verdict by the rules of
-:func:`analysis.core.paired.verdict`, with one symmetric standard:
+:func:`analysis.inference.paired.verdict`, with one symmetric standard:
 
 * a general dimension ties when the (1 - 2 alpha) interval lies inside +-margin (TOST);
 * chosen "diverges" only when it exceeds rejected by more than the smallest effect of
@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from analysis.core.coded import BoolArray, CodedRatings, FloatArray, IntArray, PairMeans
-from analysis.core.crossed import DEGENERATE, CrossedMean, crossed_mean
-from analysis.core.mixed import rating_level
-from analysis.core.paired import (
+from analysis.inference.crossed import DEGENERATE, CrossedMean, crossed_mean
+from analysis.inference.mixed import rating_level
+from analysis.inference.paired import (
     INSUFFICIENT,
     MIN_PAIRS,
     TIE,

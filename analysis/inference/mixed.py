@@ -29,8 +29,8 @@ import numpy as np
 from scipy import linalg, optimize, sparse, stats
 
 from analysis.core.coded import CHOSEN, REJECTED, CodedRatings, FloatArray, IntArray
-from analysis.core.paired import DIVERGES, INCONCLUSIVE, INSUFFICIENT, MIN_PAIRS, TIE
 from analysis.core.position import response_scores
+from analysis.inference.paired import DIVERGES, INCONCLUSIVE, INSUFFICIENT, MIN_PAIRS, TIE
 from analysis.schema.report_types import MixedDimension, MixedModel, PairedTest
 from annotate.vocabulary import DIMENSIONS
 

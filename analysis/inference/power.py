@@ -1,6 +1,6 @@
 """Power and sample size for the study verdict.
 
-The tests are those of :mod:`analysis.core.paired`, on per-pair mean differences d = chosen -
+The tests are those of :mod:`analysis.inference.paired`, on per-pair mean differences d = chosen -
 rejected with SD ``sd`` (at the planned number of annotators per pair):
 
 * one-sided superiority t-test: power is exact from the noncentral t,
@@ -9,8 +9,8 @@ rejected with SD ``sd`` (at the planned number of annotators per pair):
 * TOST at +-margin: exact, by integrating over the sample SD (Owen's Q by quadrature): TOST holds
   when -margin + t_crit * s / sqrt(n) < mean < margin - t_crit * s / sqrt(n);
 * the joint verdict (every general dimension ties AND rubric alignment diverges, with the
-  minimum of :data:`analysis.core.paired.MIN_PAIRS`): seeded simulation of the per-pair differences,
-  correlated across dimensions when a correlation is given (or estimated from a pilot).
+  minimum of :data:`analysis.inference.paired.MIN_PAIRS`): seeded simulation of the per-pair
+  differences, correlated across dimensions when a correlation is given (or estimated from a pilot).
 
 The SD of per-pair means depends on the annotators per pair k: sd_k^2 = between + within / k,
 the two components estimated from a pilot export (:func:`pilot_estimates`).
@@ -26,8 +26,8 @@ import pandas as pd
 from scipy import integrate, stats
 
 from analysis.core.coded import CHOSEN, REJECTED, FloatArray, encode_ratings
-from analysis.core.paired import MIN_PAIRS
 from analysis.core.position import response_scores
+from analysis.inference.paired import MIN_PAIRS
 from analysis.schema.report_types import PowerResult, TestPower
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
 

@@ -7,7 +7,7 @@ One definition everywhere (report, reward-model comparison, results page, card):
   puts chosen above rejected, ties counted as half. It does not depend on how many annotators
   rate a pair (a panel's majority or mean gets more decisive as k grows), and a reward model
   practically never ties, so it is the figure to set beside a reward model's accuracy. Its
-  interval is :func:`analysis.core.crossed.crossed_mean` on each rating's credit (1 / 0.5 / 0):
+  interval is :func:`analysis.inference.crossed.crossed_mean` on each rating's credit (1 / 0.5 / 0):
   pairs and annotators random, Satterthwaite df (coverage in benchmarks/bench_coverage.py).
 * beside it: the **strict** rate (chosen above, ties as losses) and the **tie share**, with the
   same kind of interval;
@@ -22,8 +22,8 @@ import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
 from analysis.core.coded import FloatArray, IntArray
-from analysis.core.crossed import crossed_mean
-from analysis.core.paired import DIFF_DECIMALS
+from analysis.inference.crossed import crossed_mean
+from analysis.inference.paired import DIFF_DECIMALS
 from analysis.schema.report_types import AccuracyFigure, HumanAccuracy, Interval
 
 REWARD_MODEL_REFERENCE = 0.7594

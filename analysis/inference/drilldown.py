@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.human_verdicts import annotator_votes, human_verdicts
-from analysis.core.paired import DIFF_DECIMALS
 from analysis.core.ratings import ordinary_rows
+from analysis.inference.paired import DIFF_DECIMALS
 from annotate.errors import Invalid
 from annotate.vocabulary import (
     DIMENSION_LABELS,
