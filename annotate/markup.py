@@ -13,7 +13,9 @@ import re
 
 _MARKUP = re.compile(r"([\\`*_\[\]<>!$:|~&{}]|(?<=www)\.)")
 _LINE_START = re.compile(r"^(\s*|\s*\d+)([#>+\-=]|(?<=\d)[.)])")
-_CELL_MARKUP = re.compile(r"([\\`*\[\]!$|~]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|:(?=//)|(?<=www)\.)")
+_CELL_MARKUP = re.compile(
+    r"([\\`*$|~]|!(?=\[)|\](?=[(\[:])|^\[|<(?=[A-Za-z/!?])|&(?=#?\w+;)|:(?=//)|(?<=www)\.)"
+)
 _CELL_EMPHASIS = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
@@ -26,8 +28,15 @@ def markdown_text(text: object) -> str:
 
 def markdown_cell(text: object) -> str:
     """A Markdown table cell that cannot link, load an image, emphasise or open HTML: a
-    backslash before `[ ] ! * ` ~ $ |`, before a `<` or `&` that could start HTML, before the `:`
-    of `://` and the `.` of `www.` (autolinks), and before an `_` that could open emphasis;
-    newlines joined."""
+    backslash before `* ` ~ $ |`, before the `!` of `![`, the `]` of `](`, `][` and `]:` and a
+    leading `[` (links, images, reference definitions; "Diff [95% CI]" stays), before a `<` or
+    `&` that could start HTML, the `:` of `://` and the `.` of `www.` (autolinks), and an `_`
+    that could open emphasis; newlines joined."""
     text = _CELL_MARKUP.sub(r"\\\1", str(text).replace("\n", " ").replace("\r", " "))
     return _CELL_EMPHASIS.sub(r"\\_", text)
+
+
+def markdown_line(text: object) -> str:
+    """`markdown_cell` for a text that starts a line (a table's note): a leading `#`, `>`, `-`,
+    `+`, `=` or `1.` is escaped too, so it cannot open a heading, a quote or a list."""
+    return _LINE_START.sub(r"\1\\\2", markdown_cell(text).lstrip())

@@ -11,7 +11,7 @@ from analysis.renderers.sections import drawn_sections
 from analysis.schema import tables
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table
-from annotate.markup import markdown_cell
+from annotate.markup import markdown_cell, markdown_line
 
 FORMATS = ("json", "md", "html", "latex")
 
@@ -42,7 +42,7 @@ def markdown_table(table: Table) -> str:
     ]
     lines += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in table.rows]
     if table.note:
-        lines += ["", markdown_cell(table.note)]
+        lines += ["", markdown_line(table.note)]
     return "\n".join(lines)
 
 

@@ -41,6 +41,7 @@ HOSTILE = [
     "see https://evil.example and www.evil.example",
     ":red[red] :material/warning: $x^2$",
     "*emphasis* __strong__ `code`",
+    "[ref]: https://evil.example/r",
 ]
 ACTIVE = {
     "link_open",
@@ -85,8 +86,11 @@ def test_a_name_renders_as_its_own_characters(text):
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_report_and_card_tables_keep_a_cell_inert(text):
-    table = Table(headers=["annotator", "survey_job"], rows=[["p1", text], [text, "-0.52"]])
-    for markdown in (markdown_table(table), "\n".join(_table(table.headers, table.rows))):
+    table = Table(
+        headers=["annotator", "survey_job"], rows=[["p1", text], [text, "-0.52"]], note=text
+    )
+    report = markdown_table(table) + "\n\n[ref]\n"  # a definition in the note would link it
+    for markdown in (report, "\n".join(_table(table.headers, table.rows))):
         assert not _tokens(markdown) & ACTIVE, markdown
         assert text.replace("\n", " ") in _texts(markdown).replace("|", "")
         assert not re.search(r"(?<!\\)://|www\.", markdown)
