@@ -33,6 +33,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import select
 
 from annotate.app.app_pages.rate import PAIR_TOKEN, score_key
+from annotate.app.score_widgets import field_key
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.domain.assignment import plan_fixed, study_pairs
@@ -45,8 +46,14 @@ from annotate.vocabulary import DIMENSIONS, SIDES
 from support.appserver import AppServer
 
 LOAD_STUDY = "load"
-SUBMIT_KEY = "submit"  # the rating form's button; its widgets' keys are the same for every pair
-SCORE_KEYS = {score_key(dim, side) for dim in DIMENSIONS for side in SIDES}
+SUBMIT_KEY = "submit"  # the rating form's button; its score widgets have keys of their own per pair
+
+
+def score_keys(assignment_id: int) -> set[str]:
+    """The score widgets' keys on one pair (`annotate.app.score_widgets.field_key`)."""
+    return {field_key(score_key(dim, side), assignment_id) for dim in DIMENSIONS for side in SIDES}
+
+
 SAVED_WORD = "saved."
 DONE_TITLE = "All done, thank you!"
 RATINGS_PER_PAIR = len(DIMENSIONS) * len(SIDES)
@@ -212,12 +219,15 @@ class AgentSession:
 
     def submit_scores(self, page: Page, rng: random.Random) -> Page:
         """Give every score of the pair on `page` (random, 1-5) and submit the form."""
+        if page.assignment_id is None:
+            raise RuntimeError("no pair on the page")
+        wanted = score_keys(page.assignment_id)
         radios = [
             node
             for node in _walk(page.snapshot.get("tree", []))
-            if node.get("type") == "radio" and node.get("key") in SCORE_KEYS
+            if node.get("type") == "radio" and node.get("key") in wanted
         ]
-        if len(radios) != RATINGS_PER_PAIR or page.assignment_id is None:
+        if len(radios) != RATINGS_PER_PAIR:
             raise RuntimeError(f"expected {RATINGS_PER_PAIR} score widgets, got {len(radios)}")
         widgets = {node["key"]: rng.choice(node["props"]["options"]) for node in radios}
         widgets[PAIR_TOKEN] = str(page.assignment_id)  # as a browser sends it with the form
