@@ -87,7 +87,7 @@ def test_the_error_details_value_hides_message_and_traceback():
     [
         (["serve"], 8501, "0.0.0.0"),
         (["serve", "--port", "9", "--address", "127.0.0.1"], 9, "127.0.0.1"),
-        (["demo", "--simulated", "0", "--port", "7"], 7, "0.0.0.0"),
+        (["demo", "--simulated", "0", "--port", "7"], 7, "127.0.0.1"),  # demo: this machine only
     ],
 )
 def test_the_cli_starts_exactly_the_production_command(db_url, monkeypatch, args, port, address):

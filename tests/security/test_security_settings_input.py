@@ -293,5 +293,7 @@ def test_the_same_settings_without_the_hostile_values_are_accepted(engine, db_ur
         "consent_text: I agree\n",
         encoding="utf-8",
     )
-    code, printed = _cli(db_url, "studies", "import-settings", "--study", "s", str(path))
+    code, printed = _cli(
+        db_url, "studies", "import-settings", "--study", "s", str(path), "--yes"
+    )  # --yes: the overlap changes the study's design (issue 22.9)
     assert code == 0, printed
