@@ -139,7 +139,7 @@ def _files(
         aspects.to_parquet(table, index=False)
         extra[publish.ASPECTS_FILE] = table.getvalue()
     if data.plan is not None:
-        extra[publish.PLAN_FILE] = plan_json(data.plan).encode("utf-8")
+        extra[publish.PLAN_FILE] = plan_json(published_times(data.plan)).encode("utf-8")
     return (
         extra
         | publish.reproduce_scripts()
