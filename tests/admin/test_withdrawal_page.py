@@ -15,7 +15,7 @@ PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 SESSION = "6a7b8c9d0e1f2a3b4c5d6e7f"
 
 
-def _open(page_engine, open_page):
+def _open(page_engine, open_page, **settings):
     make_study(
         page_engine,
         "crowd",
@@ -24,6 +24,7 @@ def _open(page_engine, open_page):
         pool_open=True,
         enrolment_open=True,
         completion_code="DONE-CODE-1",
+        **settings,
     )
     with read_session(page_engine) as session:
         key = get_study(session, "crowd").enrolment_key
@@ -64,7 +65,9 @@ def test_withdrawing_with_erasure_leaves_no_account_and_offers_no_code(page_engi
 
 
 def test_withdrawing_before_start_keeps_the_record_and_ends_the_link(page_engine, open_page):
-    at = _open(page_engine, open_page)
+    # The account exists from the first deliberate action (issue 24.7): here, the consent.
+    at = _open(page_engine, open_page, consent_text="I agree to take part.")
+    at.button(key="consent_accept").click().run()
     _withdraw(at, erase=False)
     assert "Your work so far is kept" in _texts(at)
     with read_session(page_engine) as session:
