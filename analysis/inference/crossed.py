@@ -31,6 +31,8 @@ Fallbacks, named in ``method`` (see :data:`METHODS`):
 * ``one-sample t``: neither is estimable; an ordinary t interval (df n - 1);
 * ``pair means t``: the values do not vary within any pair (residual variance 0, so the model
   is on its boundary): the t interval of the pair means (df pairs - 1);
+* ``annotator means t``: each annotator gives one value to every pair (the model is on its
+  boundary, REML ill-conditioned): the t interval of the annotator means (df annotators - 1);
 * ``degenerate``: fewer than 2 values or no variance at all: the mean, no interval.
 
 Where Satterthwaite's df is undefined (the Hessian of the variance parameters has no positive
@@ -50,7 +52,16 @@ from analysis.core.coded import FloatArray, IntArray
 
 CROSSED, PAIR_ONLY, ANNOTATOR_ONLY = "crossed", "pair only", "annotator only"
 ONE_SAMPLE_T, PAIR_MEANS_T, DEGENERATE = "one-sample t", "pair means t", "degenerate"
-METHODS = (CROSSED, PAIR_ONLY, ANNOTATOR_ONLY, ONE_SAMPLE_T, PAIR_MEANS_T, DEGENERATE)
+ANNOTATOR_MEANS_T = "annotator means t"
+METHODS = (
+    CROSSED,
+    PAIR_ONLY,
+    ANNOTATOR_ONLY,
+    ONE_SAMPLE_T,
+    PAIR_MEANS_T,
+    ANNOTATOR_MEANS_T,
+    DEGENERATE,
+)
 DF_METHOD = "Satterthwaite"
 DF_FALLBACK = "fewer levels of pairs or annotators - 1 (Satterthwaite undefined)"
 STARTS = ((0.5, 0.5), (0.1, 0.1), (2.0, 0.3))
@@ -137,6 +148,9 @@ def crossed_mean(
         return _t_mean(
             np.bincount(pair, weights=y) / np.bincount(pair), level, PAIR_MEANS_T, counts
         )
+    if annotator_varies and _within_ss(y, annotator) <= RESIDUAL_FLOOR * float(np.var(y)) * n:
+        means = np.bincount(annotator, weights=y) / np.bincount(annotator)
+        return _t_mean(means, level, ANNOTATOR_MEANS_T, counts)
     if not pair_varies and not annotator_varies:
         return _t_mean(y, level, ONE_SAMPLE_T, counts)
     factors = {

@@ -183,3 +183,17 @@ def test_tost_and_one_sided_p_are_the_interval_read_two_ways():
     bound = max(abs(ci90[0]), abs(ci90[1]))
     assert got.tost_p(bound + 1e-6) < 0.05 < got.tost_p(bound - 1e-6)
     assert got.p_greater(ci90[0] - 1e-6) < 0.05 < got.p_greater(ci90[0] + 1e-6)
+
+
+def test_annotators_constant_across_pairs_fall_back_to_the_annotator_means():
+    """Each annotator gives the same difference to every pair (a straight-liner at 0, two at +2):
+    no residual variance, so REML is on its boundary; the t interval of the annotator means is
+    used (by hand: mean 4/3, se = sd(2, 2, 0) / sqrt(3) = 2/3, df 2)."""
+    values = [2.0] * 9 + [2.0] * 9 + [0.0] * 9
+    pairs = list(range(9)) * 3
+    annotators = ["a0"] * 9 + ["a1"] * 9 + ["a2"] * 9
+    found = crossed_mean(values, pairs, annotators)
+    assert found.method == "annotator means t"
+    assert found.estimate == pytest.approx(4 / 3)
+    assert found.se == pytest.approx(2 / 3)
+    assert found.df == 2

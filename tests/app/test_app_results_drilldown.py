@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from analysis.inference.drilldown import figure_pairs
 from annotate.db import write_session
 from annotate.db.tables import Pair
+from annotate.domain.study.studies import get_study
 from annotate.services.reporting import study_ratings
 from tests.app.apptest_helpers import researcher_token
 
@@ -103,7 +104,8 @@ HOSTILE = '<img src=x onerror="window.__pwned=1"> **bold** ![x](http://evil/x.pn
 
 def test_hostile_pair_ids_and_texts_stay_inert(open_app, rated_demo, engine):
     with write_session(engine) as session:  # one pair with markup in its id and its texts
-        pair = session.exec(select(Pair).where(Pair.record_id == "ae_1_0")).one()
+        demo_pair = (Pair.record_id == "ae_1_0", Pair.study_id == get_study(session, "demo").id)
+        pair = session.exec(select(Pair).where(*demo_pair)).one()  # not the downstream demo's
         pair.record_id = f"x{HOSTILE}"
         pair.question = pair.chosen = HOSTILE
         session.add(pair)
