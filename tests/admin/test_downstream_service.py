@@ -84,7 +84,7 @@ def test_the_report_the_card_and_the_export_carry_it(world, tmp_path):
     assert "bon:madeup-rm-a:k16" in render_report(report, "md")
     assert "Downstream" not in render_report(study_report(data), "md")
     # the benchmark study published (it needs ratings of its own: the simulated annotators')
-    store_simulated_ratings(world, DOWNSTREAM_STUDY, n_annotators=2, seed=1)
+    store_simulated_ratings(world, DOWNSTREAM_STUDY, n_annotators=2, seed=1, count=True)
     files = publish.publish_study(world, SYSTEM, DOWNSTREAM_STUDY, tmp_path / "card")
     card = next(f for f in files if f.name == "README.md").read_text(encoding="utf-8")
     assert "## Downstream (Best-of-N, PPO)" in card
