@@ -119,7 +119,9 @@ def test_a_participant_withdraws_from_the_link_with_erasure(world, new_page, nam
         f"&STUDY_ID=s1&SESSION_ID=77aa88bb99cc00dd11ee22ff"
     )
     settle(page)
-    page.get_by_role("button", name="I agree to take part").wait_for()
+    # The account exists from the first deliberate action (issue 24.7): the consent.
+    page.get_by_role("button", name="I agree to take part").click()
+    settle(page)
     page.screenshot(path=str(world["shots"] / f"withdraw_closed_{name}.png"))
     page.locator("[data-testid='stExpandSidebarButton']").click()  # collapsed: full-width pages
     page.locator("[data-testid='stSidebar']").get_by_text("Withdraw from this study").click()

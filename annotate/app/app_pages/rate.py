@@ -544,8 +544,13 @@ _STATUS_WORDS = {"pending": "to do", "done": "rated", "skipped": "skipped"}
 
 def _draw_finish(account_id: int) -> None:
     """A crowd participant who has rated the study's minimum may finish (issue 22.4): their
-    open pair goes back to the pool and the done page gives the completion code."""
-    for number, offer in enumerate(finish_offers(engine(), account_id)):
+    open pair goes back to the pool and the done page gives the completion code. While the
+    database does not answer, the box waits (the pair and its entries are drawn all the same)."""
+    try:
+        offers = finish_offers(engine(), account_id)
+    except Unavailable:
+        return
+    for number, offer in enumerate(offers):
         with st.container(border=True, key=f"finish_box_{number}"):
             quota = f" (at most {offer.quota})" if offer.quota else ""
             st.markdown(
