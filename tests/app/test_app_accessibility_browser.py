@@ -249,8 +249,13 @@ def visit_crowd_pages(page: Any, link: str, viewport: str) -> list[Finding]:
     page.get_by_text("30+", exact=True).click()
     page.get_by_role("button", name="Continue").click()
     look("practice pair", "Practice pair 1 of 1")
-    for group in page.locator("[class*='st-key-practice_'] [data-testid='stRadio']").all():
-        group.get_by_text("4 · Good").click()
+    # The practice pair asks what the rating page asks (issue 22.8): scores, aspects, preference.
+    for side in ("A", "B"):
+        for dim in ("factuality", "relevance", "helpfulness", "rubric_alignment"):
+            page.locator(f".st-key-practice_{dim}_{side}").get_by_text("4 ·").click()
+    for group in page.locator(".st-key-aspect_checklist [data-testid='stRadio']").all():
+        group.get_by_text("1 · Partly").click()
+    page.locator(".st-key-preference_box").get_by_text("Tie", exact=True).click()
     page.get_by_role("button", name="Submit and see the feedback").click()
     look("practice feedback", "Practice pair 1: feedback")
     page.get_by_role("button", name="Continue").click()
