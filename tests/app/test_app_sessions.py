@@ -67,7 +67,7 @@ def test_an_expired_or_altered_value_finds_no_account(demo, engine):
         forged = [
             f"{prefix}{account_id}.{int(expiry) + 3600}.{mac}",  # a longer life
             f"{prefix}{int(account_id) + 1}.{expiry}.{mac}",  # someone else
-            f"{prefix}{account_id}.{expiry}.{mac[:-1]}0",  # another MAC
+            f"{prefix}{account_id}.{expiry}.{mac[:-1]}{'1' if mac[-1] == '0' else '0'}",  # another MAC
             f"{prefix}{account_id}.{expiry}",
             f"{prefix}x.{expiry}.{mac}",
         ]
