@@ -22,6 +22,7 @@ from tests.app.browser_helpers import (
     screenshot_dir,
     settle,
     start_server,
+    wait_for_pair,
 )
 
 pytestmark = BROWSER_MARKS
@@ -45,8 +46,7 @@ def test_the_checklist_is_marked_by_clicking_and_stored_by_response(tmp_path, ne
         page = new_page(LAPTOP)
         record = Recorder().attach(page)
         page.goto(f"{server.url}/?token={demo.token}")
-        settle(page)
-        page.get_by_text("Pair 1 of", exact=False).first.wait_for()
+        wait_for_pair(page, 1)  # the whole run drawn: the checklist comes after "Pair 1 of"
         n = page.locator(".st-key-aspect_checklist [data-testid='stRadio']").count() // 2
         assert n >= 1
         for side in "AB":
