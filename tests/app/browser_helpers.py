@@ -204,6 +204,15 @@ def next_frame(page: Any) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
+def wait_for_loads(page: Any) -> None:
+    """Wait until the page is drawn (every image, frame or style sheet in it has then been
+    requested) and every image has loaded or failed (its `onerror`, if it had one, has run)."""
+    next_frame(page)
+    page.wait_for_function(
+        "() => [...document.images].every(image => image.complete)", timeout=UI_TIMEOUT_MS
+    )
+
+
 def scroll_to(page: Any, target: Any) -> None:
     """Scroll `target` into view and wait until the page has seen that scroll.
 
