@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from admin_helpers import make_study
+from admin_helpers import active_markdown, make_study
 
 from annotate.db import write_session
 from annotate.domain.study import accounts
@@ -73,18 +73,6 @@ def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
     assert not at.exception
 
 
-def _active_markdown(markdown: str) -> set[str]:
-    """The link, image, HTML and heading tokens CommonMark finds in `markdown`."""
-    from markdown_it import MarkdownIt
-
-    found, stack = set(), list(MarkdownIt("commonmark").parse(markdown))
-    while stack:
-        token = stack.pop()
-        found.add(token.type)
-        stack.extend(token.children or [])
-    return found & {"link_open", "image", "html_inline", "html_block", "heading_open"}
-
-
 def test_a_stopping_rule_changed_after_data_shows_as_its_own_characters(
     page_engine, open_page
 ) -> None:
@@ -104,4 +92,4 @@ def test_a_stopping_rule_changed_after_data_shows_as_its_own_characters(
     quoting = [text for text in shown if "evil" in text]
     assert len(quoting) == 2, quoting  # the warning and the plan table's caption
     for text in quoting:
-        assert _active_markdown(text) == set(), text
+        assert active_markdown(text) == set(), text
