@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import sys
-import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -44,7 +42,7 @@ from annotate.domain.study.permissions import SYSTEM
 from annotate.services import downstream, reward_models
 from annotate.services.data import import_files
 from annotate.services.simulated import store_simulated_ratings
-from benchmarks.scratch_db import scratch_database
+from benchmarks.scratch_db import add_database_option, run_on_scratch_database
 
 T = TypeVar("T")
 STUDY = "bench"
@@ -107,17 +105,8 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=2830)
     parser.add_argument("--annotators", type=int, default=3)
     parser.add_argument("--n-boot", type=int, default=1000)
-    parser.add_argument("--database-url", default=None, help="a PostgreSQL server URL")
-    args = parser.parse_args()
-    backend = "postgresql" if args.database_url else "sqlite"
-    server = args.database_url or ""
-    print(f"load average {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores, {backend}")
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        scratch_database(backend, *([server] if server else [])) as url,
-    ):
-        run(Path(folder), url, args)
-    print(f"load average {os.getloadavg()[0]:.2f} (1 min) at the end")
+    add_database_option(parser)
+    run_on_scratch_database(parser.parse_args(), run)
 
 
 def run(folder: Path, url: str, args: argparse.Namespace) -> None:

@@ -17,9 +17,7 @@ temporary SQLite file; with a PostgreSQL server URL, a fresh database on it, dro
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +34,7 @@ from annotate.domain.study.permissions import SYSTEM
 from annotate.services import reward_models
 from annotate.services.data import import_files
 from annotate.services.simulated import store_simulated_ratings
-from benchmarks.scratch_db import scratch_database
+from benchmarks.scratch_db import add_database_option, run_on_scratch_database
 
 T = TypeVar("T")
 STUDY = "bench"
@@ -54,16 +52,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2830)
     parser.add_argument("--models", type=int, default=10)
     parser.add_argument("--annotators", type=int, default=3)
-    parser.add_argument("--database-url", default=None, help="a PostgreSQL server URL")
-    args = parser.parse_args()
-    backend = "postgresql" if args.database_url else "sqlite"
-    server = args.database_url or ""
-    print(f"load average {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores, {backend}")
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        scratch_database(backend, *([server] if server else [])) as url,
-    ):
-        run(Path(folder), url, args)
+    add_database_option(parser)
+    run_on_scratch_database(parser.parse_args(), run)
 
 
 def run(folder: Path, url: str, args: argparse.Namespace) -> None:

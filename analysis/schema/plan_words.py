@@ -30,10 +30,11 @@ def value_words(value: object) -> str:
     return str(value)
 
 
-def time_words(iso: str | None) -> str:
-    """An ISO time as people read it: '2026-12-01 10:00 UTC' (to the minute)."""
+def time_words(iso: str | None, missing: str = "an unknown time") -> str:
+    """An ISO time as people read it: '2026-12-01 10:00 UTC' (to the minute, in UTC; `missing`
+    for none); text that is not an ISO time is shown as it is."""
     if not iso:
-        return "an unknown time"
+        return missing
     try:
         moment = datetime.fromisoformat(iso)
     except ValueError:

@@ -10,7 +10,6 @@ how a table is laid out finds every one here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from analysis.schema.plan_words import WORDS, time_words, value_words
 from analysis.schema.report_types import Interval, Report
@@ -52,17 +51,8 @@ def pct_interval(ci: Interval | None) -> str:
 
 
 def minute(iso: str | None, missing: str = DASH) -> str:
-    """An ISO time as the tables show it, to the minute in UTC ('2026-12-04 18:32 UTC'); text
-    that is not an ISO time is shown as it is."""
-    if not iso:
-        return missing
-    try:
-        moment = datetime.fromisoformat(iso)
-    except ValueError:
-        return iso
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    """An ISO time as the tables show it: '2026-12-04 18:32 UTC' (`missing` for none)."""
+    return time_words(iso, missing)
 
 
 def yes_no(flag: bool) -> str:

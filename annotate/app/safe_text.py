@@ -106,3 +106,9 @@ def plain_text(text: object) -> str:
     as it was typed (`annotate.markup.markdown_text`: a link, an image or a heading renders as
     its own characters)."""
     return markdown_text(text)
+
+
+def plain_lines(text: object) -> str:
+    """`plain_text` line by line, each line kept on a line of its own (a message that lists
+    several problems, one a line)."""
+    return "  \n".join(plain_text(line) for line in str(text).splitlines())

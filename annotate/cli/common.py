@@ -44,6 +44,16 @@ out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 StudyOption = Annotated[str, typer.Option("--study", "-s", help="Study name.")]
+IMPORTED = {"added": "Imported", "replaced": "Replaced", "unchanged": "Unchanged:"}
+"""The first word of an import's summary line, by its outcome."""
+
+
+def say(text: str) -> None:
+    """Print `text` as it is: names, ids and file names in it are data, never Rich markup,
+    emoji codes or highlighting."""
+    out.print(text, highlight=False, emoji=False, markup=False)
+
+
 YesOption = Annotated[
     bool,
     typer.Option(

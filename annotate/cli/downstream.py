@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from analysis.downstream import tables
-from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
+from annotate.cli.common import ACTOR, IMPORTED, State, StudyOption, app, fail, refusals, say
 from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import downstream
 
@@ -68,16 +68,15 @@ def import_command(
             skip_unknown=skip_unknown,
             replace=replace,
         )
-    verb = {"added": "Imported", "replaced": "Replaced", "unchanged": "Unchanged:"}[summary.outcome]
     line = (
-        f"{verb} {summary.condition!r} in study {summary.study!r}: "
+        f"{IMPORTED[summary.outcome]} {summary.condition!r} in study {summary.study!r}: "
         f"{summary.n_records - summary.n_unknown} outputs"
     )
     if summary.n_unknown:
         line += f", {summary.n_unknown} unknown ids skipped"
     if summary.n_judged:
         line += f", {summary.n_judged} judged ({summary.n_unparsed} answers not usable)"
-    out.print(line + ".", highlight=False, emoji=False, markup=False)
+    say(line + ".")
 
 
 @downstream_app.command("list")
@@ -86,19 +85,11 @@ def list_command(study: StudyOption = DEFAULT_STUDY) -> None:
     with refusals():
         rows = downstream.list_conditions(State.engine(), ACTOR, study)
     if not rows:
-        out.print(
-            f"Study {study!r} has no downstream outputs.",
-            highlight=False,
-            emoji=False,
-            markup=False,
-        )
+        say(f"Study {study!r} has no downstream outputs.")
     for row in rows:
-        out.print(
+        say(
             f"{row.name}: {row.n_records - row.n_unknown} outputs, {row.n_judged} judged, "
-            f"{row.n_unparsed} not usable ({', '.join(row.source_files)})",
-            highlight=False,
-            emoji=False,
-            markup=False,
+            f"{row.n_unparsed} not usable ({', '.join(row.source_files)})"
         )
 
 
@@ -133,13 +124,10 @@ def compare_command(
             seed=seed,
             ask_preference=ask_preference,
         )
-    out.print(
+    say(
         f"Created comparison study {summary.study!r}: {summary.expected} against "
         f"{summary.baseline}, {summary.n_questions} questions, {summary.n_pairs} pairs to rate, "
-        f"{summary.n_identical} identical (not shown, zero gain).",
-        highlight=False,
-        emoji=False,
-        markup=False,
+        f"{summary.n_identical} identical (not shown, zero gain)."
     )
 
 
@@ -175,4 +163,4 @@ def export_command(
     aspects.csv, accuracy.json), for `analysis.downstream.bundle` without the database."""
     with refusals():
         paths = downstream.export_bundle(State.engine(), ACTOR, study, folder)
-    out.print(f"Wrote {len(paths)} files to {folder}.", highlight=False, emoji=False, markup=False)
+    say(f"Wrote {len(paths)} files to {folder}.")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
+from annotate.cli.common import ACTOR, IMPORTED, State, StudyOption, app, fail, out, refusals
 from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import aspects
 
@@ -54,7 +54,7 @@ def import_command(
             replace=replace,
             response=response,
         )
-    verb = {"added": "Imported", "replaced": "Replaced", "unchanged": "Unchanged:"}[summary.outcome]
+    verb = IMPORTED[summary.outcome]
     unparsed = f", {summary.n_unparsed} answers not usable" if summary.n_unparsed else ""
     out.print(
         f"{verb} judge {summary.judge!r} in study {summary.study!r}: "

@@ -8,7 +8,17 @@ from typing import Annotated
 
 import typer
 
-from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals, synth_app
+from annotate.cli.common import (
+    ACTOR,
+    IMPORTED,
+    State,
+    StudyOption,
+    app,
+    fail,
+    out,
+    refusals,
+    synth_app,
+)
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import reward_models
@@ -55,7 +65,7 @@ def import_command(
             allow_unknown=allow_unknown,
             replace=replace,
         )
-    verb = {"added": "Imported", "replaced": "Replaced", "unchanged": "Unchanged:"}[summary.outcome]
+    verb = IMPORTED[summary.outcome]
     out.print(
         f"{verb} {summary.kind} model {summary.model!r} in study {summary.study!r}: "
         f"{summary.n_records} records, {summary.n_pairs} pairs.",

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -301,9 +304,7 @@ def _smallest_effect(value: str) -> float | None:
 _SETTINGS = _settings.__code__.co_varnames[: _settings.__code__.co_argcount]
 
 
-@studies_app.command("create")
-def studies_create(
-    name: Annotated[str, typer.Argument(help="Study name.")],
+def _study_options(
     seed: Seed = None,
     scale_min: ScaleMin = None,
     scale_max: ScaleMax = None,
@@ -337,62 +338,55 @@ def studies_create(
     aspect_checklist: AspectChecklist = None,
     adjudication_threshold: AdjudicationThreshold = None,
     settings_file: SettingsFile = None,
+) -> dict[str, Any]:
+    """The settings a study command was given: its options, over those of its --settings file.
+
+    The options of `studies create` and `studies edit` (`_with_study_options`)."""
+    given = {k: v for k, v in locals().items() if k != "settings_file"}
+    settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
+    return _from_file(settings_file) | settings
+
+
+def _with_study_options(command: Callable[..., None]) -> Callable[..., None]:
+    """`command(name, settings, **own options)` as a Typer command whose options are the study
+    options (`_study_options`, shown after `name`) and its own; it is called with the settings
+    they give."""
+    shared = inspect.signature(_study_options, eval_str=True).parameters
+    own = inspect.signature(command, eval_str=True).parameters
+    name, _settings_param, *rest = own.values()
+
+    @functools.wraps(command)
+    def run(**given: Any) -> None:
+        settings = _study_options(**{k: given.pop(k) for k in shared})
+        command(given.pop(name.name), settings, **given)
+
+    parameters = [name, *shared.values(), *rest]
+    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    return run
+
+
+@studies_app.command("create")
+@_with_study_options
+def studies_create(
+    name: Annotated[str, typer.Argument(help="Study name.")], settings: dict[str, Any]
 ) -> None:
     """Create a study (settings not given keep their defaults)."""
-    given = {k: v for k, v in locals().items() if k not in ("name", "settings_file")}
-    settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
-    settings = _from_file(settings_file) | settings
     with refusals():
         _show(studies.create_study(State.engine(), ACTOR, name, **settings))
 
 
 @studies_app.command("edit")
+@_with_study_options
 def studies_edit(
     name: Annotated[str, typer.Argument(help="Study name.")],
-    seed: Seed = None,
-    scale_min: ScaleMin = None,
-    scale_max: ScaleMax = None,
-    anchor: Anchor = None,
-    label: Label = None,
-    definition: Definition = None,
-    guidelines: Guidelines = None,
-    guidelines_file: GuidelinesFile = None,
-    margin: Margin = None,
-    margin_unit: MarginUnit = None,
-    smallest_effect: SmallestEffect = None,
-    alpha: AlphaLevel = None,
-    planned_pairs: PlannedPairs = None,
-    stopping_rule: StoppingRule = None,
-    count_simulated: CountSimulated = None,
-    completion_code: Code = None,
-    overlap: Overlap = None,
-    reservation_minutes: Reservation = None,
-    gold_rate: GoldRate = None,
-    pool: Pool = None,
-    pool_quota: Quota = None,
-    pool_order: PoolOrderOpt = None,
-    enrolment: Enrolment = None,
-    consent_file: ConsentFile = None,
-    no_consent: NoConsent = False,
-    survey_file: SurveyFile = None,
-    screenout_code: Screenout = None,
-    completion_url: CompletionUrl = None,
-    preference: Preference = None,
-    rationale: Rationale = None,
-    aspect_checklist: AspectChecklist = None,
-    adjudication_threshold: AdjudicationThreshold = None,
-    settings_file: SettingsFile = None,
+    settings: dict[str, Any],
     force: ForceOption = False,
     yes: YesOption = False,
 ) -> None:
     """Change some settings of a study; the others stay as they are. A change of the design
     (overlap, the analysis plan) is confirmed first (--yes); the plan is locked once the
     study has ratings (--force, audited)."""
-    given = {
-        k: v for k, v in locals().items() if k not in ("name", "settings_file", "force", "yes")
-    }
-    settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
-    settings = _from_file(settings_file) | settings
     if not settings:
         raise fail("nothing to change; see --help for the settings")
     with refusals():

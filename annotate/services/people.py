@@ -24,6 +24,7 @@ class AccountRow:
     role: str
     active: bool
     external_id: str | None
+    simulated: bool  # made-up ratings (`Annotator.simulated`), not a person
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def list_accounts(engine: Engine, actor: Actor) -> list[AccountRow]:
     with read_session(engine) as session:
         require_admin(session, actor)
         return [
-            AccountRow(a.name, a.role, a.active, a.external_id)
+            AccountRow(a.name, a.role, a.active, a.external_id, a.simulated)
             for a in accounts.list_accounts(session)
         ]
 

@@ -38,7 +38,6 @@ from annotate.domain.exports.published import free_text_fields
 from annotate.domain.operations.exclusion_rules import rules_record
 from annotate.domain.operations.flags import exclusions
 from annotate.domain.rating.quality import annotator_quality
-from annotate.domain.study.accounts import is_simulated
 from annotate.domain.study.plan import plan_document
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
@@ -171,7 +170,8 @@ def pseudonymous(engine: Engine, frame: pd.DataFrame, study: str | None = None) 
 def study_pseudonyms(session: Session, study_id: int) -> dict[str, str]:
     """Account name -> the annotator's pseudonym in the study (simulated accounts keep their
     names: they are not people, and the card labels them)."""
-    return pseudonyms(session, study_id, keep=is_simulated)
+    made_up = session.exec(select(Annotator.name).where(col(Annotator.simulated).is_(True)))
+    return pseudonyms(session, study_id, keep=set(made_up).__contains__)
 
 
 def erasure_log(session: Session, study_id: int) -> list[dict[str, object]]:

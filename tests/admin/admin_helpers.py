@@ -6,6 +6,7 @@ The checks here recount from the raw tables, not through the functions under tes
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -137,10 +138,28 @@ def button(at: Any, label: str) -> Any:
     return matches[0]
 
 
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark's backslash escapes
+
+
 def page_texts(at: Any) -> str:
-    """Every message and text an AppTest page shows, one per line."""
+    """Every message and text an AppTest page shows, one per line, as a reader sees the
+    characters of a name or a message shown as plain text (`plain_text`: "a\\_b" reads
+    "a_b"; Markdown emphasis is left as written)."""
     parts = [m.value for m in at.markdown] + [e.value for e in at.error]
     parts += [s.value for s in at.success] + [c.value for c in at.code]
     parts += [w.value for w in at.warning] + [i.value for i in at.info]
     parts += [t.value for t in at.text]
-    return "\n".join(str(p) for p in parts)
+    return _ESCAPED.sub(r"\1", "\n".join(str(p) for p in parts)).replace("  \n", "\n")
+
+
+def active_markdown(markdown: str) -> set[str]:
+    """The link, image, HTML and heading tokens CommonMark finds in `markdown` (none: the text
+    shows as its own characters)."""
+    from markdown_it import MarkdownIt
+
+    found, stack = set(), list(MarkdownIt("commonmark").parse(markdown))
+    while stack:
+        token = stack.pop()
+        found.add(token.type)
+        stack.extend(token.children or [])
+    return found & {"link_open", "image", "html_inline", "html_block", "heading_open"}

@@ -273,3 +273,13 @@ def test_conflicting_flag_actions_at_once_are_refused_not_last_write_wins(both_e
     with read_session(engine) as session:
         assert session.exec(select(FlagResolution.action)).one() == other
         assert session.exec(select(Pair.id)).all()
+
+
+def test_an_account_the_simulation_made_is_no_adjudicator_whatever_its_name(engine):
+    make_people(engine, 1, prefix="robot")
+    with write_session(engine) as session:
+        robot = accounts.get_account(session, "robot0")
+        robot.simulated = True
+        session.add(robot)
+    with pytest.raises(AccountError, match="simulated account"):
+        _role(engine, "robot0", "adjudicator")

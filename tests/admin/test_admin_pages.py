@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 import pytest
-from admin_helpers import assignments, make_people, make_study, rate
+from admin_helpers import active_markdown, assignments, make_people, make_study, rate
 from admin_helpers import button as _button
 from admin_helpers import page_texts as _texts
 from sqlmodel import select
@@ -215,6 +215,17 @@ def test_create_accounts_shows_each_link_once(page_engine, open_page, boss):
         assert find_account(session, token).name == "zoe"
     at.run()  # any next run: the links are gone
     assert not at.code
+
+
+def test_a_refusal_quoting_a_name_shows_it_as_its_own_characters(page_engine, open_page, boss):
+    hostile = "[click](https://evil.example/x) <img src=x> ![t](https://evil.example/p.png)"
+    at = open_page(boss, page="admin_people.py")
+    for _ in range(2):  # the second time: "an account named ... already exists"
+        at.text_area(key="new_account_names").input(hostile)
+        _button(at, "Create").click().run()
+    (error,) = [str(e.value) for e in at.error]
+    assert "already exists" in error
+    assert active_markdown(error) == set(), error
 
 
 def test_deactivate_rotate_and_change_role(page_engine, open_page, boss):

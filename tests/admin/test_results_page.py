@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from admin_helpers import make_study
+from admin_helpers import active_markdown, make_study
 
 from annotate.db import write_session
 from annotate.domain.study import accounts
@@ -42,7 +42,7 @@ def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(
     assert "**Interim:** " in shown
     assert "**Simulated ratings:** 3 SIMULATED annotator(s)" in shown
     assert "COUNTED in every figure" in shown
-    assert "**Analysis plan:** INTERIM: 20 of 50 planned pairs analysed." in shown
+    assert "**Analysis plan:** INTERIM\\: 20 of 50 planned pairs analysed." in shown  # (plain)
     assert "not the pre-registered analysis" not in shown  # the page's defaults are the plan
 
 
@@ -71,3 +71,25 @@ def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
     assert "Verdict" not in table.columns
     assert {"Mean expected", "Mean baseline"} <= set(table.columns)
     assert not at.exception
+
+
+def test_a_stopping_rule_changed_after_data_shows_as_its_own_characters(
+    page_engine, open_page
+) -> None:
+    """The plan's note quotes an admin's stopping rule: in the warning above the verdict and in
+    the caption of the analysis plan's table it is text, never a link, an image or HTML."""
+    from annotate.domain.study.studies import update_study
+
+    hostile = "[click](https://evil.example/x) ![t](https://evil.example/p.png) <img src=x>"
+    make_study(page_engine, "s", pairs=20, overlap=2)
+    store_simulated_ratings(page_engine, "s", n_annotators=3, seed=5, count=True)
+    with write_session(page_engine) as session:
+        update_study(session, "s", force=True, stopping_rule=hostile)  # after data
+        token = accounts.create_account(session, "reader", role="researcher")[1]
+    at = open_page(token=token, pick="s")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = [str(w.value) for w in at.warning] + [str(c.value) for c in at.caption]
+    quoting = [text for text in shown if "evil" in text]
+    assert len(quoting) == 2, quoting  # the warning and the plan table's caption
+    for text in quoting:
+        assert active_markdown(text) == set(), text

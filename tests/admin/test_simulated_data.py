@@ -25,7 +25,7 @@ from annotate.domain.study.permissions import SYSTEM
 from annotate.errors import Conflict
 from annotate.services import plans, studies
 from annotate.services.publish import publish_study
-from annotate.services.reporting import study_ratings, study_report
+from annotate.services.reporting import study_pseudonyms, study_ratings, study_report
 from annotate.services.simulated import (
     RealRatingsPresent,
     remove_simulated,
@@ -188,3 +188,19 @@ def test_a_person_s_account_named_like_a_simulated_one_is_never_used(engine) -> 
         store_simulated_ratings(engine, "s", n_annotators=1, seed=1)
     with read_session(engine) as session:
         assert session.exec(select(Rating)).all() == []
+
+
+def test_exports_name_a_person_by_pseudonym_even_when_named_like_a_simulated_account(engine):
+    """Only accounts the simulation made (`Annotator.simulated`) keep their names in what is
+    published; a person named "sim-05" is a person."""
+    make_study(engine, "s", pairs=3)
+    with write_session(engine) as session:
+        accounts.create_account(session, "sim-05")
+    plans.make_plan(
+        engine, SYSTEM, study="s", annotators=["sim-05"], selection=PairSelection(), per_pair=1
+    )
+    store_simulated_ratings(engine, "s", n_annotators=1, seed=1)  # sim-01, simulated
+    with read_session(engine) as session:
+        names = study_pseudonyms(session, 1)
+    assert names["sim-01"] == "sim-01"
+    assert names["sim-05"] != "sim-05"

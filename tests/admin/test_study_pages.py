@@ -56,6 +56,23 @@ def test_a_new_session_picks_no_study_and_titles_name_the_picked_one(open_page, 
     assert at.title[0].value == "Progress: new"  # the choice is kept across pages
 
 
+def test_the_plan_marks_simulated_accounts_by_their_flag_not_their_name(
+    page_engine, open_page, boss
+):
+    """A person named like the simulated annotators ("sim-00") is a person; an account the
+    simulation made is marked whatever its name."""
+    make_people(page_engine, 1, prefix="robot")
+    with write_session(page_engine) as session:
+        robot = accounts.get_account(session, "robot0")
+        robot.simulated = True
+        session.add(robot)
+    at = open_page(boss, page="admin_assign.py", pick="demo")
+    shown = at.multiselect(key="plan_people").options
+    assert "robot0 (simulated)" in shown
+    assert "sim-00" in shown
+    assert "sim-00 (simulated)" not in shown
+
+
 def test_a_plan_has_no_preselected_annotators_and_a_new_k_asks_first(page_engine, open_page, boss):
     at = open_page(boss, page="admin_assign.py", pick="demo")
     people = at.multiselect(key="plan_people")

@@ -198,16 +198,45 @@ RETRY_WAIT_MS = 3_000  # how long a click is given to show its effect before it 
 CLICK_ATTEMPTS = 4
 
 
+def next_frame(page: Any) -> None:
+    """Wait until the browser has drawn a frame: the events of a scroll made before (which
+    Chromium sends with the next frame, not at once) have then been delivered."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def wait_for_loads(page: Any) -> None:
+    """Wait until the page is drawn (every image, frame or style sheet in it has then been
+    requested) and every image has loaded or failed (its `onerror`, if it had one, has run)."""
+    next_frame(page)
+    page.wait_for_function(
+        "() => [...document.images].every(image => image.complete)", timeout=UI_TIMEOUT_MS
+    )
+
+
+def scroll_to(page: Any, target: Any) -> None:
+    """Scroll `target` into view and wait until the page has seen that scroll.
+
+    Playwright scrolls an element into view and clicks it within one frame, before the page
+    receives the scroll event; a select box opened by that click receives it just after and
+    closes its list (it closes on any scroll, like every menu that follows its box), so the
+    click looked lost. A person sees the box before clicking it: the scroll comes first.
+    """
+    target.scroll_into_view_if_needed()
+    next_frame(page)
+
+
 def click_until(page: Any, target: Any, effect: Any, *, what: str) -> None:
     """Click `target` until `effect` (a locator) is visible.
 
-    A click can be lost when it lands while Streamlit redraws the element (a run ending, a
-    sidebar closing). It is retried only when the app is idle (no script run, connected) and
-    still in the state the click was made in (`effect` not shown and the target still there):
-    a click that did take effect is never repeated. Each retry is counted in `RETRIES[what]`.
+    The target is scrolled into view first, as a person's eyes do (`scroll_to`). A click can
+    still be lost when it lands while Streamlit redraws the element (a run ending, a sidebar
+    closing). It is retried only when the app is idle (no script run, connected) and still in
+    the state the click was made in (`effect` not shown and the target still there): a click
+    that did take effect is never repeated. Each retry is counted in `RETRIES[what]`.
     """
     for attempt in range(CLICK_ATTEMPTS):
         settle(page)
+        scroll_to(page, target)
         target.click()
         try:
             effect.wait_for(state="visible", timeout=RETRY_WAIT_MS)

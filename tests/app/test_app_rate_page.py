@@ -34,6 +34,7 @@ from tests.app.browser_helpers import (
     UI_TIMEOUT_MS,
     add_annotator,
     current_assignment,
+    next_frame,
     screenshot_dir,
     settle,
     start_server,
@@ -265,10 +266,13 @@ def test_screenshots_and_each_response_followed_by_its_own_scores(world, new_pag
     page = new_page(size)
     open_pair(page, world.link("shots"))
     page.screenshot(path=str(world.shots / f"rate_{name}.png"))
-    page.wait_for_timeout(1600)  # the page keeps a new pair at its top for 1.5 s unless one acts
-    page.get_by_role("heading", name="Response A", exact=True).evaluate(
-        "el => el.scrollIntoView({block: 'start'})"
-    )
+    # The page keeps a new pair at its top until one acts (rate.js): scroll as a person does,
+    # with the wheel, then bring Response A's heading to the top.
+    page.locator("[data-testid='stMain']").hover()
+    page.mouse.wheel(0, 100)
+    heading = page.get_by_role("heading", name="Response A", exact=True)
+    heading.evaluate("el => el.scrollIntoView({block: 'start'})")
+    next_frame(page)
     page.screenshot(path=str(world.shots / f"rate_{name}_scrolled.png"))  # one scroll down
     top = {
         key: page.locator(f".st-key-{key}").bounding_box()["y"]

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 from security_helpers import in_chromium
 
-from tests.app.browser_helpers import UI_TIMEOUT_MS, Recorder, settle
+from tests.app.browser_helpers import UI_TIMEOUT_MS, Recorder, settle, wait_for_loads
 from tests.app.hostile import EVIL_HOST
 
 pytestmark = in_chromium
@@ -33,7 +33,7 @@ INERT_SCHEMES = ("data", "blob", "about")
 
 
 def assert_inert(page: Any, record: Recorder, origin: str, where: str) -> None:
-    page.wait_for_timeout(500)  # let anything that was created try to run or load
+    wait_for_loads(page)  # anything that was created has tried to run or load
     assert page.evaluate("() => typeof window.__pwned") == "undefined", (
         f"{where}: {page.evaluate('() => String(window.__pwned)')} ran"
     )

@@ -25,7 +25,6 @@ from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.db.tables import Study
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
-from annotate.domain.study.accounts import is_simulated
 from annotate.services import data, people, plans, studies
 from annotate.vocabulary import Role
 
@@ -42,6 +41,7 @@ def draw() -> None:
     account_rows = act(lambda: people.list_accounts(engine(), actor_id())) or []
     annotators = [a.name for a in account_rows if a.active and a.role == Role.ANNOTATOR]
     inactive = {a.name for a in account_rows if not a.active}
+    simulated = {a.name for a in account_rows if a.simulated}
     givers = [  # drop-outs are often inactive; an adjudicator's work is released, not handed on
         a.name for a in account_rows if a.role in (Role.ANNOTATOR, Role.ADJUDICATOR)
     ]
@@ -49,7 +49,7 @@ def draw() -> None:
         ["Fixed plan", "Open pool", "Reassign", "The plan"]
     )
     with plan_tab:
-        _draw_plan(study, annotators)
+        _draw_plan(study, annotators, simulated)
     with pool_tab:
         _draw_pool(study)
     with reassign_tab:
@@ -58,7 +58,7 @@ def draw() -> None:
         _draw_rows(study)
 
 
-def _draw_plan(study: Study, annotators: list[str]) -> None:
+def _draw_plan(study: Study, annotators: list[str], simulated: set[str]) -> None:
     st.caption(
         "Every chosen pair goes to exactly k different annotators, and loads differ by at most "
         "one pair. Run it again to extend the plan: pairs that already have k annotators are "
@@ -73,7 +73,7 @@ def _draw_plan(study: Study, annotators: list[str]) -> None:
             "Annotators (choose them: none is preselected)",
             annotators,
             default=[],
-            format_func=lambda n: f"{n} (simulated)" if is_simulated(n) else n,
+            format_func=lambda n: f"{n} (simulated)" if n in simulated else n,
             key="plan_people",
         )
         chosen_domains = st.multiselect("Domains (none: all)", domains, key="plan_domains")

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from annotate.app.safe_text import inert_markdown, plain_text
+from annotate.app.safe_text import inert_markdown, plain_lines, plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
 from annotate.app.study_rules import RULE_WORDS
@@ -94,7 +94,7 @@ def act(action: Callable[[], T]) -> T | None:
             else ""
         )
         st.error(
-            f"Nothing was imported: {error.total:,} problem(s) in {files}.{listed}",
+            f"Nothing was imported: {error.total:,} problem(s) in {plain_text(files)}.{listed}",
             icon=":material/error:",
         )
         st.dataframe(
@@ -106,7 +106,7 @@ def act(action: Callable[[], T]) -> T | None:
             width="stretch",
         )
     except PrbError as error:
-        st.error(str(error), icon=":material/error:")
+        st.error(plain_lines(error), icon=":material/error:")  # may quote a name or a file
     return None
 
 

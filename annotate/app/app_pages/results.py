@@ -19,7 +19,7 @@ from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
 from annotate.app import results_downstream, results_drilldown, results_models, results_rules
-from annotate.app.safe_text import inert_markdown
+from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
@@ -193,7 +193,7 @@ def _draw_verdict(report: Report) -> None:
         show = st.warning if simulated["counted"] else st.info
         show(f"**Simulated ratings:** {simulated['note']}.", icon=":material/smart_toy:")
     if plan is not None and plan["note"] != "as pre-registered":
-        st.warning(f"**Analysis plan:** {inert_markdown(plan['note'])}.", icon=":material/history:")
+        st.warning(f"**Analysis plan:** {plain_text(plan['note'])}.", icon=":material/history:")
     if checks["reliability_caveat"]:
         st.warning(
             "**Reliability caveat:** Krippendorff's alpha of the rubric chosen − rejected "
@@ -226,7 +226,7 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
     if comparison:  # expected against baseline, and no tie/divergence verdict
         frame = results_downstream.comparison_frame(frame)
     st.dataframe(frame, hide_index=True, width="stretch")
-    st.caption(table.note)
+    st.caption(plain_text(table.note))
     with st.expander("Human accuracy"):
         st.dataframe(_frame(accuracy_table(report)), hide_index=True)
     for title, optional in (
@@ -239,7 +239,7 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
         if optional is not None:  # a study with that design option
             with st.expander(title):
                 st.dataframe(_frame(optional), hide_index=True)
-                st.caption(optional.note)
+                st.caption(plain_text(optional.note))  # may quote an admin's words
     results_rules.draw(report)  # a study's pre-registered exclusion rules
     exclusions = report["exclusions"]
     if exclusions["n_excluded_total"] or exclusions["incomplete_pair_ratings"]:

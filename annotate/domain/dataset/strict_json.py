@@ -12,13 +12,12 @@ import json
 import re
 from typing import Any
 
-from annotate.domain.dataset.problems import DatasetError, Problem
+from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
 from annotate.domain.untrusted.values import (
     MAX_INTEGER,
+    STRICT_JSON,
     RepeatedKey,
     field_name,
-    json_constant,
-    json_float,
     json_int,
     json_object,
     nesting_problem,
@@ -40,12 +39,6 @@ MAX_NESTING = 32
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
 
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=json_object,
-    parse_float=json_float,
-    parse_int=json_int,
-    parse_constant=json_constant,
-)
 # For files where a non-finite number is data to count, not an error (a reward model's NaN
 # score): NaN, Infinity and 1e400 decode to floats.
 _NON_FINITE_DECODER = json.JSONDecoder(object_pairs_hook=json_object, parse_int=json_int)
@@ -141,7 +134,7 @@ def decode_record(
     that cannot be kept; DatasetError for text that is not JSON. `line` and `column` say where
     the text starts in its file (for the location of a syntax error)."""
     try:
-        value = (_DECODER if finite_only else _NON_FINITE_DECODER).decode(text)
+        value = (STRICT_JSON if finite_only else _NON_FINITE_DECODER).decode(text)
     except RecursionError:
         return Problem(file, location, _nesting_problem(), field=_deep_field(text))
     except json.JSONDecodeError as error:
@@ -171,3 +164,19 @@ def describe_type(value: Any) -> str:
     """What a decoded JSON value is, in the words of the error messages ("a string", "null")."""
     name = type(value).__name__
     return _TYPE_WORDS.get(name, name)
+
+
+def record_with_id(
+    log: ProblemLog, file: str, location: str, value: Any, whose: str
+) -> dict[str, Any] | None:
+    """`value` when it is a JSON object with a non-empty string `id` (`whose` id: "the
+    pair's"); else None, with the problem logged at `location`."""
+    if not isinstance(value, dict):
+        log.add(Problem(file, location, f"expected a JSON object, got {describe_type(value)}"))
+        return None
+    record_id = value.get("id")
+    if not isinstance(record_id, str) or not record_id:
+        got = describe_type(record_id)
+        log.add(Problem(file, location, f"expected {whose} id as a string, got {got}", "id"))
+        return None
+    return value

@@ -34,7 +34,7 @@ from typing import Any, TypeGuard
 
 from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
 from annotate.domain.dataset.readers import read_raw
-from annotate.domain.dataset.strict_json import describe_type
+from annotate.domain.dataset.strict_json import describe_type, record_with_id
 from annotate.domain.downstream.conditions import BON, Condition
 from annotate.vocabulary import COVERAGE_POINTS
 
@@ -144,18 +144,6 @@ def _read(
     return records
 
 
-def _object(log: ProblemLog, file: str, location: str, value: Any) -> dict[str, Any] | None:
-    if not isinstance(value, dict):
-        log.add(Problem(file, location, f"expected a JSON object, got {describe_type(value)}"))
-        return None
-    record_id = value.get("id")
-    if not isinstance(record_id, str) or not record_id:
-        got = describe_type(record_id)
-        log.add(Problem(file, location, f"expected the question's id as a string, got {got}", "id"))
-        return None
-    return value
-
-
 def _text(log: ProblemLog, file: str, location: str, value: dict[str, Any], name: str) -> bool:
     if isinstance(value.get(name), str):
         return True
@@ -172,7 +160,7 @@ def _output(
     log: ProblemLog, condition: Condition, file: str, location: str, value: Any
 ) -> OutputRecord | None:
     """A BoN `{id, query, output, aspects, score}` or PPO `{id, question, evaluation, ...}`."""
-    item = _object(log, file, location, value)
+    item = record_with_id(log, file, location, value, "the question's")
     name = OUTPUT_FIELDS[condition.kind]
     if item is None or not _text(log, file, location, item, name):
         return None
@@ -187,7 +175,7 @@ def _output(
 
 def _eval(log: ProblemLog, file: str, location: str, value: Any) -> OutputRecord | None:
     """A judge's answer `{id, query, answer, aspects, scores, average_score}`."""
-    item = _object(log, file, location, value)
+    item = record_with_id(log, file, location, value, "the question's")
     if item is None or not _text(log, file, location, item, "answer"):
         return None
     scores, average = item.get("scores"), item.get("average_score")

@@ -36,7 +36,7 @@ from sqlmodel import Session, col, select
 from annotate.db.tables import AspectJudge, AspectJudgeScore, Pair, stored_id, utcnow
 from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
 from annotate.domain.dataset.readers import read_raw
-from annotate.domain.dataset.strict_json import describe_type
+from annotate.domain.dataset.strict_json import describe_type, record_with_id
 from annotate.domain.models.model_files import check_model_name
 from annotate.domain.study.studies import get_study
 from annotate.errors import Conflict
@@ -164,17 +164,12 @@ def _record(log: ProblemLog, file: str, location: str, value: Any) -> JudgeRecor
     if isinstance(value, Problem):
         log.add(value)
         return None
-    if not isinstance(value, dict):
-        log.add(Problem(file, location, f"expected a JSON object, got {describe_type(value)}"))
-        return None
-    record_id = value.get("id")
-    if not isinstance(record_id, str) or not record_id:
-        got = describe_type(record_id)
-        log.add(Problem(file, location, f"expected the pair's id as a string, got {got}", "id"))
+    record = record_with_id(log, file, location, value, "the pair's")
+    if record is None:
         return None
     scores: dict[str, list[int]] = {}
     for response in RESPONSES:
-        given = value.get(response)
+        given = record.get(response)
         points = ", ".join(map(str, COVERAGE_POINTS))
         if not isinstance(given, list):
             message = f"expected a list of {points} (one per aspect), got {describe_type(given)}"
@@ -191,7 +186,8 @@ def _record(log: ProblemLog, file: str, location: str, value: Any) -> JudgeRecor
             )
             continue
         scores[response] = list(given)
-    return JudgeRecord(record_id, location, scores) if len(scores) == len(RESPONSES) else None
+    done = len(scores) == len(RESPONSES)
+    return JudgeRecord(record["id"], location, scores) if done else None
 
 
 def store_judge(

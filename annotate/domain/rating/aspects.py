@@ -20,7 +20,7 @@ from sqlmodel import Session, select
 
 from annotate.db.tables import AspectMark, AspectMarkRevision, Assignment, Pair, Study, stored_id
 from annotate.domain.assignment.blinding import response_on
-from annotate.domain.rating.revisions import save_answers
+from annotate.domain.rating.revisions import AnswerTable, save_answers
 from annotate.vocabulary import COVERAGE_POINTS, SIDES
 
 AspectMarks = Mapping[str, Sequence[int | None]]
@@ -67,43 +67,27 @@ def problems(study: Study, n_aspects: int, marks: AspectMarks | None) -> list[st
     return found
 
 
+MARKS = AnswerTable(
+    row=AspectMark,
+    key=("response", "aspect_index"),
+    compared="coverage",
+    revision=AspectMarkRevision,
+    revision_of="mark_id",
+    kept=("coverage",),
+)
+
+
 def save_marks(
     session: Session, assignment: Assignment, marks: AspectMarks, now: datetime
 ) -> tuple[bool, int]:
     """Store the checked marks by response; return (any stored before, how many changed)."""
-    existing = {
-        (m.response, m.aspect_index): m
-        for m in session.exec(select(AspectMark).where(AspectMark.assignment_id == assignment.id))
-    }
     given: dict[tuple[str, int], dict[str, Any]] = {}
     for side in SIDES:
         response = response_on(side, assignment.chosen_side)
         for index, value in enumerate(marks[side]):
             assert value is not None  # `problems` refused a missing mark
             given[(response, index)] = {"coverage": int(value)}
-
-    def new_mark(key: tuple[str, int], fields: dict[str, Any]) -> AspectMark:
-        response, index = key
-        return AspectMark(
-            assignment_id=stored_id(assignment),
-            response=response,
-            aspect_index=index,
-            created_at=now,
-            updated_at=now,
-            **fields,
-        )
-
-    def earlier(mark: AspectMark) -> AspectMarkRevision:
-        return AspectMarkRevision(
-            mark_id=stored_id(mark),
-            revision=mark.revision,
-            coverage=mark.coverage,
-            created_at=mark.updated_at,
-            replaced_at=now,
-        )
-
-    changed = save_answers(session, existing, given, "coverage", new_mark, earlier, now)
-    return bool(existing), changed
+    return save_answers(session, MARKS, stored_id(assignment), given, now)
 
 
 def marks_by_side(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from annotate.db.tables import (
     Assignment,
@@ -26,7 +26,7 @@ from annotate.db.tables import (
 from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit
 from annotate.domain.assignment.blinding import response_on
 from annotate.domain.rating import aspects, preference
-from annotate.domain.rating.revisions import save_answers
+from annotate.domain.rating.revisions import AnswerTable, save_answers
 from annotate.errors import Forbidden, Invalid
 from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, SIDES, AssignmentStatus
 
@@ -160,14 +160,20 @@ def _save_preference(
     return True
 
 
+SCORES = AnswerTable(
+    row=Rating,
+    key=("response", "dimension"),
+    compared="score",
+    revision=RatingRevision,
+    revision_of="rating_id",
+    kept=("score", "seconds"),
+)
+
+
 def _save_score_rows(
     session: Session, assignment: Assignment, sent: Submission, now: datetime
 ) -> tuple[bool, int]:
     """Store the 8 scores by response; return (any stored before, how many changed)."""
-    existing = {
-        (r.response, r.dimension): r
-        for r in session.exec(select(Rating).where(Rating.assignment_id == assignment.id))
-    }
     given: dict[tuple[str, str], dict[str, Any]] = {}
     for side in SIDES:
         for dim in DIMENSIONS:
@@ -175,36 +181,7 @@ def _save_score_rows(
             assert score is not None  # _check_scores refused a missing score
             key = (response_on(side, assignment.chosen_side), dim)
             given[key] = {"score": int(score), "seconds": sent.seconds}
-
-    def new_rating(key: tuple[str, str], fields: dict[str, Any]) -> Rating:
-        response, dim = key
-        return Rating(
-            assignment_id=stored_id(assignment),
-            response=response,
-            dimension=dim,
-            created_at=now,
-            updated_at=now,
-            **fields,
-        )
-
-    changed = save_answers(session, existing, given, "score", new_rating, _earlier_score(now), now)
-    return bool(existing), changed
-
-
-def _earlier_score(now: datetime) -> Callable[[Rating], RatingRevision]:
-    """The revision row that keeps a changed score's earlier value."""
-
-    def earlier(rating: Rating) -> RatingRevision:
-        return RatingRevision(
-            rating_id=stored_id(rating),
-            revision=rating.revision,
-            score=rating.score,
-            seconds=rating.seconds,
-            created_at=rating.updated_at,
-            replaced_at=now,
-        )
-
-    return earlier
+    return save_answers(session, SCORES, stored_id(assignment), given, now)
 
 
 def _mark_done(

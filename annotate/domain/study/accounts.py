@@ -62,15 +62,16 @@ def _check_role(role: str) -> None:
 
 
 def is_simulated(name: str) -> bool:
-    """Whether an account name is one the simulated annotators get (`sim-01`, ...): made-up
-    ratings, not a person."""
+    """Whether an account name is one the simulated annotators get (`sim-01`, ...). A name
+    only: whether an account *is* simulated is its `Annotator.simulated` flag (a person may
+    have been given such a name before the simulation ran)."""
     number = name.removeprefix(SIMULATED_PREFIX)
     return number != name and number.isdigit()
 
 
 def adjudicator_refusal(session: Session, account: Annotator) -> str | None:
     """Why this account may not be an adjudicator (None: it may)."""
-    if is_simulated(account.name):
+    if account.simulated or is_simulated(account.name):
         return f"{account.name} is a simulated account, not a person"
     if account.external_id is not None:
         return f"{account.name} is a crowd participant"

@@ -22,11 +22,8 @@ import yaml
 
 from annotate.domain.untrusted.values import (
     MAX_INTEGER_DIGITS,
+    STRICT_JSON,
     field_name,
-    json_constant,
-    json_float,
-    json_int,
-    json_object,
     nesting_problem,
     short,
     too_large,
@@ -40,12 +37,6 @@ MAX_NODES = 50_000
 """Most values (texts, numbers, lists, objects) a YAML document may hold."""
 
 _BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=json_object,
-    parse_float=json_float,
-    parse_int=json_int,
-    parse_constant=json_constant,
-)
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _INT_TAG = "tag:yaml.org,2002:int"
 _PLAIN_TAGS = {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
@@ -69,7 +60,7 @@ def read_json(file: str, text: str, max_depth: int = MAX_DEPTH) -> Any:
         elif mark in "]}":
             depth -= 1
     try:
-        value = _DECODER.decode(text)
+        value = STRICT_JSON.decode(text)
     except json.JSONDecodeError as error:
         raise DocumentError(
             f"{file}, line {error.lineno}, column {error.colno}: not valid JSON ({error.msg})"

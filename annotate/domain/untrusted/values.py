@@ -9,6 +9,7 @@ name the field that holds it instead of failing in the middle of the parser.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -109,6 +110,16 @@ def json_int(text: str) -> int | Refused:
     """`parse_int`: an integer outside 64 bits is refused before it is converted."""
     problem = integer_problem(text)
     return Refused(problem) if problem else int(text)
+
+
+STRICT_JSON = json.JSONDecoder(
+    object_pairs_hook=json_object,
+    parse_float=json_float,
+    parse_int=json_int,
+    parse_constant=json_constant,
+)
+"""A JSON decoder that refuses repeated keys, NaN, the infinities, 1e400 and integers outside 64
+bits (each decoded as a `Refused` or `RepeatedKey` marker, located by the caller's check)."""
 
 
 def nesting_problem(max_depth: int) -> str:
