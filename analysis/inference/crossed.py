@@ -226,6 +226,8 @@ class RemlFit:
     varpar: FloatArray  # (theta of each estimated factor ..., sigma)
     deviance: Callable[[FloatArray], float]
     vcov: Callable[[FloatArray], FloatArray]
+    factors: tuple[str, ...] = ()
+    """The factors whose relative SDs lead ``varpar``, in its order ("pair", "annotator")."""
 
 
 class _Reml:
@@ -356,10 +358,13 @@ def fit_reml(
 
     # lme4's theta follows the order (pair, annotator); ours is (big, small)
     s2_pair, s2_annotator = (s2_small, s2_big) if swap else (s2_big, s2_small)
+    names: tuple[str, ...] = ("annotator", "pair") if swap else ("pair", "annotator")
     if pair is None:
         s2_pair, s2_annotator = 0.0, s2_big
+        names = ("annotator",)
     elif annotator is None:
         s2_annotator = 0.0
+        names = ("pair",)
     return RemlFit(
         beta=beta,
         cov=xtvx_inv * s2e,
@@ -370,6 +375,7 @@ def fit_reml(
         varpar=np.concatenate([theta, [np.sqrt(s2e)]]),
         deviance=lambda vp: model.deviance(*variances(vp)),
         vcov=lambda vp: model.vcov(*variances(vp)),
+        factors=names,
     )
 
 
