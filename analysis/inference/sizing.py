@@ -13,10 +13,12 @@ and tests mu by its REML estimate with Satterthwaite's df
    differences are fitted by :func:`analysis.inference.crossed.fit_reml`; every SD's upper limit
    at one-sided confidence ``confidence`` (default 0.8) is its REML profile-likelihood limit:
    the SD above the estimate where the profiled REML criterion (the other two parameters
-   re-optimised) rises by z^2, z = Phi^-1(confidence). This is lme4's
+   re-optimised) rises by z^2, z = Phi^-1(confidence); for the residual SD this is lme4's
    ``confint(fit, method = "profile", level = 2 * confidence - 1)`` upper end (checked live in
-   ``tests/analysis/test_sizing.py``); it stays positive when the estimate is 0. Planning with
-   an upper limit of the pilot's variance rather than the estimate keeps the planned power
+   ``tests/analysis/test_sizing.py``; lme4's profile of the random-effect SDs of a REML fit is
+   not centred on the REML estimate, so those are checked by their definition). The limit
+   stays positive when the estimate is 0. Planning with an upper limit of the pilot's
+   variance rather than the estimate keeps the planned power
    with probability about ``confidence`` (Browne, 1995); each component is taken at its own
    limit, so the joint assumption is more conservative than that.
 2. **The design.** n pairs, k annotators per pair from a pool of m; every annotator rates
@@ -80,8 +82,10 @@ CROSSED_MODEL, PAIR_MODEL = "crossed", "(1 | pair)"
 ANNOTATOR_MODEL, T_MODEL = "(1 | annotator)", "t-test"
 VARIANCE_FORMULA = "Var = s2_pair / n + s2_annotator / m + s2_residual / (n k)"
 LIMITS_METHOD = (
-    "REML profile-likelihood upper limits (lme4's confint(method = 'profile', level = "
-    "2 * confidence - 1), upper end), each component at its own limit"
+    "REML profile-likelihood upper limits, each component at its own: the SD where the REML "
+    "criterion, minimised over the other two, exceeds its minimum by z^2, z = "
+    "Phi^-1(confidence) (for the residual SD, lme4's confint(method = 'profile', level = "
+    "2 * confidence - 1) upper end)"
 )
 
 

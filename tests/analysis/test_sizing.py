@@ -361,3 +361,31 @@ def test_size_study_says_what_it_assumed_and_what_cannot_be_reached():
 def test_a_pilot_that_cannot_separate_the_components_is_refused():
     with pytest.raises(ValueError, match="two annotators"):
         pilot_components(simulate_ratings(30, 1, {}, seed=1, n_annotators=6))
+
+
+def test_cli_size_text_json_and_errors(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from analysis.cli import app
+
+    pilot = tmp_path / "pilot.csv"
+    simulate_ratings(40, 3, {"rubric_alignment": 1.2}, seed=3, n_annotators=8).to_csv(
+        pilot, index=False
+    )
+    runner = CliRunner()
+    args = ["size", str(pilot), "--rubric-diff", "1.2", "--per-pair", "3", "--pools", "12"]
+    done = runner.invoke(app, [*args, "--format", "json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["recommended"]["per_pair"] == 3
+    assert data["recommended"]["pool"] == 12
+    assert data["confidence"] == 0.8
+    text = runner.invoke(app, [*args, "--confidence", "0.9"])
+    assert "90% upper confidence limit" in text.stdout
+    assert "Recommended:" in text.stdout
+    k1 = tmp_path / "k1.csv"
+    simulate_ratings(30, 1, {}, seed=1, n_annotators=6).to_csv(k1, index=False)
+    refused = runner.invoke(app, ["size", str(k1)])
+    assert refused.exit_code == 1
+    assert "two annotators" in refused.output
+    assert runner.invoke(app, ["size", str(pilot), "--pools", "a"]).exit_code == 2
