@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import pandas as pd
 import typer
@@ -312,12 +312,8 @@ def power(
         )
         result = plan_power(plan)
     except (RatingsError, ValueError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from None
-    if fmt == PowerFormat.json:
-        typer.echo(json.dumps(result, indent=2, allow_nan=False))
-    else:
-        typer.echo(power_text(result), nl=False)
+        _fail(exc)
+    _emit_planner(result, fmt, power_text)
 
 
 def _int_list(text: str, name: str) -> list[int]:
@@ -394,12 +390,21 @@ def size(
             pools=ms,
         )
     except (RatingsError, ValueError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from None
+        _fail(exc)
+    _emit_planner(result, fmt, sizing_text)
+
+
+def _fail(exc: Exception) -> NoReturn:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(code=1) from None
+
+
+def _emit_planner(result: Any, fmt: PowerFormat, text: Callable[[Any], str]) -> None:
+    """A planner's answer on stdout: JSON, or its text."""
     if fmt == PowerFormat.json:
         typer.echo(json.dumps(result, indent=2, allow_nan=False))
     else:
-        typer.echo(sizing_text(result), nl=False)
+        typer.echo(text(result), nl=False)
 
 
 @app.command()

@@ -12,12 +12,12 @@ interval of the group means) and the degenerate cases.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from r_helpers import needs_lmertest
 from scipy import stats
 
 from analysis.inference.crossed import (
@@ -28,20 +28,6 @@ from analysis.inference.crossed import (
     PAIR_MEANS_T,
     PAIR_ONLY,
     crossed_mean,
-)
-
-
-def _has_lmertest() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    done = subprocess.run(
-        ["Rscript", "-e", "library(lmerTest)"], capture_output=True, text=True, check=False
-    )
-    return done.returncode == 0
-
-
-needs_r = pytest.mark.skipif(
-    not _has_lmertest(), reason="needs GNU R with lmerTest (apt-get install r-cran-lmertest)"
 )
 
 
@@ -111,7 +97,7 @@ say("vars", setNames(vc$vcov, vc$grp)[c("pair", "annotator", "Residual")])
     return out
 
 
-@needs_r
+@needs_lmertest
 @pytest.mark.parametrize("name", sorted(DESIGNS))
 def test_crossed_mean_matches_lmertest(name, tmp_path):
     formula, method = DESIGNS[name]

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from r_helpers import needs_lmertest
 
 from analysis.report import build_report
 from analysis.schema.jsonable import to_jsonable
@@ -79,15 +79,7 @@ def test_python_twin_recomputes_the_verdict(tmp_path):
     _check(_figures(done.stdout), report, 1e-6)
 
 
-def _has_lmertest() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    return (
-        subprocess.run(["Rscript", "-e", "library(lmerTest)"], capture_output=True).returncode == 0
-    )
-
-
-@pytest.mark.skipif(not _has_lmertest(), reason="needs GNU R with lmerTest (r-cran-lmertest)")
+@needs_lmertest
 def test_r_script_recomputes_the_verdict(tmp_path):
     folder, report = _folder(tmp_path)
     import pandas as pd

@@ -19,12 +19,12 @@ obtained with R 4.x):
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from r_helpers import needs_lmertest
 from scipy import stats
 
 from analysis.inference.crossed import crossed_mean, fit_reml
@@ -49,20 +49,6 @@ from analysis.inference.sizing import (
 )
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
-
-
-def _has_lmertest() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    done = subprocess.run(
-        ["Rscript", "-e", "library(lmerTest)"], capture_output=True, text=True, check=False
-    )
-    return done.returncode == 0
-
-
-needs_r = pytest.mark.skipif(
-    not _has_lmertest(), reason="needs GNU R with lmerTest (apt-get install r-cran-lmertest)"
-)
 
 
 def _dense_satterthwaite(c: Components, design: Design) -> tuple[float, float]:
@@ -170,14 +156,24 @@ def _balanced_data(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y + rng.normal(0, 0.8, n * m), pair, annotator
 
 
-@needs_r
+@needs_lmertest
 def test_fully_crossed_df_matches_lmertest(tmp_path: Path):
     """lmerTest's Satterthwaite df of the intercept on a balanced panel (30 pairs x 4
     annotators) = the planner's df at the REML estimates of that data."""
     y, pair, annotator = _balanced_data(4)
     fit = fit_reml(y, np.ones((len(y), 1)), pair, annotator)
     assert min(fit.s2_pair, fit.s2_annotator) > 0.01  # interior: the identity holds
-    data = tmp_path / "d.csv"
+    r_df = _lmer_figure(tmp_path, y, pair, annotator, "coef(summary(f))[1, 'df']")
+    c = Components(fit.s2_pair, fit.s2_annotator, fit.s2_residual)
+    assert design_df(c, Design(30, 4, 4)) == pytest.approx(r_df, rel=2e-4)
+
+
+def _lmer_figure(
+    folder: Path, y: np.ndarray, pair: np.ndarray, annotator: np.ndarray, figure: str
+) -> float:
+    """One figure of R's lmer(y ~ 1 + (1 | p) + (1 | a), REML) fit f on the data (R
+    expression ``figure``), run live."""
+    data = folder / "d.csv"
     np.savetxt(
         data, np.column_stack([y, pair, annotator]), delimiter=",", header="y,p,a", comments=""
     )
@@ -185,11 +181,10 @@ def test_fully_crossed_df_matches_lmertest(tmp_path: Path):
         "suppressMessages(library(lmerTest)); d <- read.csv('" + str(data) + "');"
         "d$p <- factor(d$p); d$a <- factor(d$a);"
         "f <- lmer(y ~ 1 + (1 | p) + (1 | a), data = d, REML = TRUE);"
-        "cat(sprintf('%.12g', coef(summary(f))[1, 'df']))"
+        f"cat(sprintf('%.12g', {figure}))"
     )
     done = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, check=True)
-    c = Components(fit.s2_pair, fit.s2_annotator, fit.s2_residual)
-    assert design_df(c, Design(30, 4, 4)) == pytest.approx(float(done.stdout), rel=2e-4)
+    return float(done.stdout)
 
 
 def _profile_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -227,24 +222,14 @@ def test_profile_limits_are_where_the_profiled_criterion_rises_by_z_squared():
         assert lowest - floor == pytest.approx(z * z, abs=0.02)  # and the grid gets close
 
 
-@needs_r
+@needs_lmertest
 def test_residual_profile_limit_matches_lme4(tmp_path: Path):
     y, pair, annotator = _profile_data()
     fit = fit_reml(y, np.ones((len(y), 1)), pair, annotator)
     limits = profile_upper_limits(fit, float(stats.norm.ppf(0.8)))
-    data = tmp_path / "d.csv"
-    np.savetxt(
-        data, np.column_stack([y, pair, annotator]), delimiter=",", header="y,p,a", comments=""
-    )
-    script = (
-        "suppressMessages(library(lme4)); d <- read.csv('" + str(data) + "');"
-        "d$p <- factor(d$p); d$a <- factor(d$a);"
-        "f <- lmer(y ~ 1 + (1 | p) + (1 | a), data = d, REML = TRUE);"
-        "ci <- suppressMessages(confint(f, level = 0.6, method = 'profile', oldNames = FALSE));"
-        "cat(sprintf('%.12g', ci['sigma', 2]))"
-    )
-    done = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, check=True)
-    assert limits[2] == pytest.approx(float(done.stdout), rel=1e-4)
+    ci = "suppressMessages(confint(f, level = 0.6, method = 'profile', oldNames = FALSE))"
+    r_limit = _lmer_figure(tmp_path, y, pair, annotator, ci + "['sigma', 2]")
+    assert limits[2] == pytest.approx(r_limit, rel=1e-4)
 
 
 def _simulated_power(
