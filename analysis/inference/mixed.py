@@ -15,7 +15,7 @@ such grouping inflates Type I error: Steen & Markert, EACL 2021).
 
 Fitted by REML with :func:`analysis.inference.crossed.fit_reml` (the primary analysis' own
 REML, with the side as a second fixed effect); intervals are t intervals with lmerTest's
-Satterthwaite df of each fixed effect (:func:`analysis.inference.crossed.satterthwaite_df`).
+Satterthwaite df of each fixed effect (:func:`analysis.inference.crossed.satterthwaite_dfs`).
 Checked against statsmodels' MixedLM with crossed variance components in the tests.
 """
 
@@ -29,7 +29,7 @@ from threadpoolctl import threadpool_limits
 
 from analysis.core.coded import CHOSEN, REJECTED, CodedRatings, FloatArray, IntArray
 from analysis.core.position import response_scores
-from analysis.inference.crossed import RemlFit, fit_reml, satterthwaite_df
+from analysis.inference.crossed import RemlFit, fit_reml, satterthwaite_dfs
 from analysis.inference.paired import DIVERGES, INCONCLUSIVE, INSUFFICIENT, MIN_PAIRS, TIE
 from analysis.schema.report_types import MixedDimension, MixedModel, PairedTest
 from annotate.vocabulary import DIMENSIONS
@@ -55,8 +55,8 @@ def fit_crossed(d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArra
     annotator_codes = np.unique(annotator, return_inverse=True)[1].ravel()
     fallback = float(max(min(pair_codes.max(), annotator_codes.max()), 1))
     with threadpool_limits(1, "blas"):  # small matrices: BLAS threads only contend
-        fit = fit_reml(d, x, pair_codes, annotator_codes)
-        df = [satterthwaite_df(fit, i) for i in range(x.shape[1])]
+        fit = fit_reml(d, x, pair_codes, annotator_codes, scatter=True)
+        df = satterthwaite_dfs(fit, range(x.shape[1]))
     return CrossedFit(
         fit.beta,
         fit.cov,
