@@ -1,5 +1,5 @@
-"""Command line: ``python -m analysis report RATINGS_FILE [options]`` (also ``power``,
-``figures``, ``pairs``, ``downstream``).
+"""Command line: ``python -m analysis report RATINGS_FILE [options]`` (also ``size``,
+``power``, ``figures``, ``pairs``, ``downstream``).
 
 The options and `emit_report` are shared with ``prb-annotate report``, which reads the ratings
 from the database instead of a file.
@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import pandas as pd
 import typer
@@ -290,7 +290,9 @@ def power(
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
 ) -> None:
-    """Power of each test and of the joint verdict, and the pairs needed for a target power."""
+    """Power of each test and of the joint verdict on per-pair means (the sensitivity
+    analysis: pairs random, annotators fixed), and the pairs needed for a target power. To size
+    the primary analysis over pairs and annotators from a pilot, use `size`."""
     from analysis.inference.power import make_plan, plan_power, power_text
 
     try:
@@ -310,12 +312,99 @@ def power(
         )
         result = plan_power(plan)
     except (RatingsError, ValueError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from None
+        _fail(exc)
+    _emit_planner(result, fmt, power_text)
+
+
+def _int_list(text: str, name: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{name}: comma-separated whole numbers, e.g. 1,2,3") from None
+    if not values:
+        raise typer.BadParameter(f"{name}: give at least one number")
+    return values
+
+
+@app.command()
+def size(
+    pilot: Annotated[
+        Path, typer.Argument(help="The pilot's ratings export (.csv/.jsonl/.parquet).")
+    ],
+    margin: MarginOption = DEFAULT_EQUIVALENCE_MARGIN,
+    smallest_effect: Annotated[
+        float | None,
+        typer.Option(
+            "--smallest-effect",
+            help="Smallest effect of interest in points: rubric alignment must exceed it "
+            "(default: the margin).",
+        ),
+    ] = None,
+    alpha: AlphaOption = 0.05,
+    target: Annotated[float, typer.Option("--target", help="Target power of the study.")] = 0.8,
+    confidence: Annotated[
+        float,
+        typer.Option(
+            "--confidence",
+            help="One-sided confidence of the upper limits of the pilot's variance components "
+            "the plan uses.",
+        ),
+    ] = 0.8,
+    general_diff: Annotated[
+        float, typer.Option("--general-diff", help="True difference of the general dimensions.")
+    ] = 0.0,
+    rubric_diff: Annotated[
+        float | None,
+        typer.Option(
+            "--rubric-diff",
+            help="True difference of rubric alignment (default: the pilot's estimate).",
+        ),
+    ] = None,
+    per_pair: Annotated[
+        str, typer.Option("--per-pair", help="Annotators per pair to consider, e.g. 1,2,3,5.")
+    ] = "1,2,3,5",
+    pools: Annotated[
+        str, typer.Option("--pools", help="Annotator pool sizes to consider, e.g. 6,12,24,48.")
+    ] = "6,12,24,48",
+    fmt: Annotated[
+        PowerFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = PowerFormat.text,
+) -> None:
+    """Size the main study from a pilot: pairs, annotators per pair and the annotator pool for
+    the crossed analysis to validate with the target power, with the pilot's variance
+    components at their upper confidence limits."""
+    from analysis.inference.sizing import pilot_components, size_study, sizing_text
+
+    ks, ms = _int_list(per_pair, "--per-pair"), _int_list(pools, "--pools")
+    try:
+        components = pilot_components(load_ratings(pilot), confidence)
+        result = size_study(
+            components,
+            margin=margin,
+            smallest_effect=smallest_effect,
+            alpha=alpha,
+            target=target,
+            general_diff=general_diff,
+            rubric_diff=rubric_diff,
+            per_pair=ks,
+            pools=ms,
+        )
+    except (RatingsError, ValueError, OSError) as exc:
+        _fail(exc)
+    _emit_planner(result, fmt, sizing_text)
+
+
+def _fail(exc: Exception) -> NoReturn:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(code=1) from None
+
+
+def _emit_planner(result: Any, fmt: PowerFormat, text: Callable[[Any], str]) -> None:
+    """A planner's answer on stdout: JSON, or its text."""
     if fmt == PowerFormat.json:
         typer.echo(json.dumps(result, indent=2, allow_nan=False))
     else:
-        typer.echo(power_text(result), nl=False)
+        typer.echo(text(result), nl=False)
 
 
 @app.command()

@@ -117,7 +117,8 @@ def methods(report: Report) -> dict[str, str]:
         "score difference d = mu + beta * side + pair + annotator + error, with crossed random "
         "pair and annotator effects (the score model score ~ response x dimension + side with "
         "random pair and annotator effects, taken within each pair-rating), fitted by REML; "
-        "Wald intervals; it adjusts for the side chosen was shown on. Its verdict applies the "
+        "t intervals with Satterthwaite df (as the primary); it adjusts for the side chosen "
+        "was shown on. Its verdict applies the "
         "primary rules to its "
         f"{tost_level} interval; disagreements with the primary verdict are listed.",
         "position_bias": "Per pair-rating, chosen - rejected, compared between ratings that "

@@ -19,6 +19,8 @@ Matrix = Any
 """A dense numpy array or a scipy sparse matrix (scipy ships no type hints)."""
 PREFERENCES = ("chosen", "equal", "rejected")
 DENSE_CELLS = 20_000_000
+SPARSE_BELOW = 10
+"""An indicator matrix less than 1 / SPARSE_BELOW full is multiplied as a sparse matrix."""
 """Annotator-by-column matrices up to this size are multiplied densely (BLAS), larger ones
 (large crowds) as sparse matrices."""
 
@@ -174,8 +176,11 @@ def _within_one(
 
 def _indicator(rows: IntArray, cols: IntArray, shape: tuple[int, int]) -> Matrix:
     """0/1 matrix with ones at (rows, cols): dense float32 (exact for counts below 2**24) when
-    it fits DENSE_CELLS, for BLAS products; sparse CSR otherwise (large crowds)."""
-    if shape[0] * shape[1] <= DENSE_CELLS:
+    it fits DENSE_CELLS and is not sparse, for BLAS products; sparse CSR otherwise (large
+    crowds, or few annotators per pair from a larger pool: 2.5% full at 3 of 120, where the
+    sparse product was 40x faster). Counts are exact either way, so the results are equal."""
+    cells = shape[0] * shape[1]
+    if cells <= DENSE_CELLS and len(rows) * SPARSE_BELOW >= cells:
         dense = np.zeros(shape, dtype=np.float32)
         dense[rows, cols] = 1
         return dense

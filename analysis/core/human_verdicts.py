@@ -54,8 +54,12 @@ def human_verdicts(votes: pd.DataFrame) -> pd.DataFrame:
     """One row per rated pair (index pair_id): domain, n_annotators, votes per verdict, the
     verdict, mean_rubric_diff and the mean margin of every dimension (``margin_<dim>``)."""
     grouped = votes.groupby(level="pair_id", sort=True)
-    counts = pd.crosstab(votes.index.get_level_values("pair_id"), votes["vote"]).reindex(
-        columns=list(VERDICTS), fill_value=0
+    pair_ids = votes.index.get_level_values("pair_id")
+    counts = (  # votes per pair and verdict (pd.crosstab aggregated in Python: 1 s on 3k pairs)
+        votes.groupby([pair_ids, votes["vote"]])
+        .size()
+        .unstack("vote", fill_value=0)
+        .reindex(columns=list(VERDICTS), fill_value=0)
     )
     counts.index.name = "pair_id"
     out = pd.DataFrame(

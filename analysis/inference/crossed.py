@@ -41,7 +41,7 @@ direction), df = the fewer levels of pairs or annotators - 1, named in ``df_meth
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -71,6 +71,11 @@ SMALL_DATA = 2_000
 TOLERANCE = 1e-9
 DENSE_MAX = 4_000_000
 """Up to this many (big level, small level) cells their counts are held dense."""
+SCATTER_FROM = 100_000
+"""With ``fit_reml(..., scatter=True)``, from this many cells a sparse design (few small levels
+per big level) forms Z_s' V_b^-1 Z_s by scattering each big level's products (O(sum k^2) per
+evaluation, not O(cells x small)); equal to the dense product up to rounding, which moves an
+optimum within the optimizer's tolerance, so crossed_mean keeps the dense product."""
 RESIDUAL_FLOOR = 1e-10
 """Below this share of the total variance the residual is taken as 0 (``pair means t``)."""
 
@@ -226,13 +231,22 @@ class RemlFit:
     varpar: FloatArray  # (theta of each estimated factor ..., sigma)
     deviance: Callable[[FloatArray], float]
     vcov: Callable[[FloatArray], FloatArray]
+    factors: tuple[str, ...] = ()
+    """The factors whose relative SDs lead ``varpar``, in its order ("pair", "annotator")."""
 
 
 class _Reml:
     """REML pieces of y = X beta + Z_big b + Z_small s + e; "big" is the factor with more
     levels (closed-form block inverse), "small" enters by Woodbury and may be absent."""
 
-    def __init__(self, y: FloatArray, x: FloatArray, big: IntArray, small: IntArray | None):
+    def __init__(
+        self,
+        y: FloatArray,
+        x: FloatArray,
+        big: IntArray,
+        small: IntArray | None,
+        scatter: bool = False,
+    ):
         n = len(y)
         rows, ones = np.arange(n), np.ones(n)
         self.n, self.p = x.shape
@@ -246,8 +260,17 @@ class _Reml:
             by_small = sparse.csr_matrix((ones, (small, rows)))
             self.n_small = int(small.max()) + 1
             counts = sparse.csr_matrix(by_big @ by_small.T)  # big x small
-            self.dense = counts.shape[0] * counts.shape[1] <= DENSE_MAX
+            cells = counts.shape[0] * counts.shape[1]
+            self.dense = cells <= DENSE_MAX
             self.counts = counts.toarray() if self.dense else counts
+            per_big = np.diff(counts.indptr)
+            self.scatter = (
+                _products(counts)
+                if scatter
+                and cells >= SCATTER_FROM
+                and 8 * int(np.sum(per_big**2)) < cells * self.n_small
+                else None
+            )
             self.small_sums = np.asarray(by_small @ rhs)
             self.n_per_small = np.bincount(small).astype(np.float64)
 
@@ -261,7 +284,12 @@ class _Reml:
         if not self.small or s2s == 0:
             return gram, log_det
         b = (self.small_sums - self.counts.T @ (c[:, None] * self.big_sums)) / s2e
-        if self.dense:
+        if self.scatter is not None:
+            big_level, cell, weight = self.scatter
+            shared = np.bincount(
+                cell, weights=c[big_level] * weight, minlength=self.n_small**2
+            ).reshape(self.n_small, self.n_small)
+        elif self.dense:
             shared = self.counts.T @ (c[:, None] * self.counts)
         else:
             shared = (self.counts.T @ (sparse.diags(c) @ self.counts)).toarray()
@@ -302,12 +330,33 @@ class _Reml:
         return np.asarray(linalg.inv(gram[: self.p, : self.p]), dtype=np.float64)
 
 
+def _products(counts: sparse.csr_matrix) -> tuple[IntArray, IntArray, FloatArray]:
+    """For every big level and every two of its nonzero small-level counts (e, f): the big
+    level, the flat cell e * small + f and the product of the counts, so that
+    sum_big c_big counts' counts = bincount(cell, c[big] * product)."""
+    per_big = np.diff(counts.indptr)
+    row_of = np.repeat(np.arange(len(per_big)), per_big)
+    length = per_big[row_of]
+    first = np.repeat(np.arange(len(row_of)), length)
+    offset = np.arange(len(first)) - np.repeat(np.cumsum(length) - length, length)
+    second = counts.indptr[row_of[first]] + offset
+    n_small = counts.shape[1]
+    cell = counts.indices[first].astype(np.int64) * n_small + counts.indices[second]
+    return row_of[first], cell, counts.data[first] * counts.data[second]
+
+
 def fit_reml(
-    y: FloatArray, x: FloatArray, pair: IntArray | None, annotator: IntArray | None
+    y: FloatArray,
+    x: FloatArray,
+    pair: IntArray | None,
+    annotator: IntArray | None,
+    *,
+    scatter: bool = False,
 ) -> RemlFit:
     """REML fit with random effects for the factors given (codes 0..levels-1; None: absent).
     The relative SDs are optimised (Nelder-Mead from a few starts, then polished), s2e
-    profiled out."""
+    profiled out. ``scatter``: a large sparse design's products by scattering (see
+    :data:`SCATTER_FROM`)."""
     factors = [f for f in (pair, annotator) if f is not None]
     swap = len(factors) == 2 and int(factors[1].max()) > int(factors[0].max())
     big, small = (
@@ -315,7 +364,7 @@ def fit_reml(
         if swap
         else (factors[0], factors[1] if len(factors) == 2 else None)
     )
-    model = _Reml(y, x, big, small)
+    model = _Reml(y, x, big, small, scatter)
     n_theta = len(factors)
 
     def criterion(theta: FloatArray) -> float:
@@ -356,10 +405,13 @@ def fit_reml(
 
     # lme4's theta follows the order (pair, annotator); ours is (big, small)
     s2_pair, s2_annotator = (s2_small, s2_big) if swap else (s2_big, s2_small)
+    names: tuple[str, ...] = ("annotator", "pair") if swap else ("pair", "annotator")
     if pair is None:
         s2_pair, s2_annotator = 0.0, s2_big
+        names = ("annotator",)
     elif annotator is None:
         s2_annotator = 0.0
+        names = ("pair",)
     return RemlFit(
         beta=beta,
         cov=xtvx_inv * s2e,
@@ -370,40 +422,51 @@ def fit_reml(
         varpar=np.concatenate([theta, [np.sqrt(s2e)]]),
         deviance=lambda vp: model.deviance(*variances(vp)),
         vcov=lambda vp: model.vcov(*variances(vp)),
+        factors=names,
     )
 
 
 def satterthwaite_df(fit: RemlFit, index: int) -> float | None:
     """lmerTest's Satterthwaite df of the fixed effect ``index``; None when undefined."""
+    return satterthwaite_dfs(fit, [index])[0]
+
+
+def satterthwaite_dfs(fit: RemlFit, indices: Sequence[int]) -> list[float | None]:
+    """:func:`satterthwaite_df` of several fixed effects, the Hessian and the covariance's
+    gradient computed once for all."""
     x0 = fit.varpar
     try:
         with np.errstate(all="ignore"):
             hessian = _hessian(fit.deviance, x0)
-            grad = _gradient(lambda vp: float(fit.vcov(vp)[index, index]), x0)
+            grads = _gradient(lambda vp: np.diag(fit.vcov(vp))[list(indices)], x0, len(indices))
     except (np.linalg.LinAlgError, linalg.LinAlgError, ValueError):
-        return None
-    if not (np.all(np.isfinite(hessian)) and np.all(np.isfinite(grad))):
-        return None
+        return [None] * len(indices)
+    if not np.all(np.isfinite(hessian)):
+        return [None] * len(indices)
     values, vectors = np.linalg.eigh(hessian)
     positive = values > TOLERANCE * max(float(np.max(np.abs(values))), 1.0)
     if not positive.any():
-        return None
+        return [None] * len(indices)
     h_inv = (vectors[:, positive] / values[positive]) @ vectors[:, positive].T
-    denominator = float(grad @ (2 * h_inv) @ grad)
-    variance = float(fit.vcov(x0)[index, index])
-    if not denominator > 0:
-        return None
-    return 2 * variance**2 / denominator
+    variances = np.diag(fit.vcov(x0))
+    out: list[float | None] = []
+    for i, index in enumerate(indices):
+        grad = grads[:, i]
+        denominator = float(grad @ (2 * h_inv) @ grad) if np.all(np.isfinite(grad)) else 0.0
+        variance = float(variances[index])
+        out.append(2 * variance**2 / denominator if denominator > 0 else None)
+    return out
 
 
 def _steps(x0: FloatArray) -> FloatArray:
     return np.asarray(1e-4 * np.maximum(np.abs(x0), 0.01), dtype=np.float64)
 
 
-def _gradient(f: Callable[[FloatArray], float], x0: FloatArray) -> FloatArray:
-    """Central differences with one Richardson step (error O(h^4))."""
+def _gradient(f: Callable[[FloatArray], FloatArray], x0: FloatArray, n_out: int) -> FloatArray:
+    """Central differences with one Richardson step (error O(h^4)) of each of f's ``n_out``
+    values: rows are the parameters."""
     h = _steps(x0)
-    out = np.zeros(len(x0))
+    out = np.zeros((len(x0), n_out))
     for i in range(len(x0)):
         e = np.zeros(len(x0))
         e[i] = h[i]

@@ -13,12 +13,10 @@ Unlike per-pair means it weighs pairs by how many annotators rated them, and an 
 systematically favours one response is a random effect shared across their pairs (ignoring
 such grouping inflates Type I error: Steen & Markert, EACL 2021).
 
-Fitted by REML, written out here because statsmodels' MixedLM handles crossed effects only
-through dense variance components (tens of seconds for a hundred pairs): the pair part of the
-covariance is block-diagonal with a closed-form inverse, the annotator part enters by
-Woodbury, so each likelihood evaluation costs O(n x annotators + annotators^3). Intervals are
-Wald intervals from the REML fit (normal quantiles). Checked against statsmodels' MixedLM
-with crossed variance components in the tests.
+Fitted by REML with :func:`analysis.inference.crossed.fit_reml` (the primary analysis' own
+REML, with the side as a second fixed effect); intervals are t intervals with lmerTest's
+Satterthwaite df of each fixed effect (:func:`analysis.inference.crossed.satterthwaite_dfs`).
+Checked against statsmodels' MixedLM with crossed variance components in the tests.
 """
 
 from __future__ import annotations
@@ -26,21 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, optimize, sparse, stats
+from scipy import stats
+from threadpoolctl import threadpool_limits
 
 from analysis.core.coded import CHOSEN, REJECTED, CodedRatings, FloatArray, IntArray
 from analysis.core.position import response_scores
+from analysis.inference.crossed import RemlFit, fit_reml, satterthwaite_dfs
 from analysis.inference.paired import DIVERGES, INCONCLUSIVE, INSUFFICIENT, MIN_PAIRS, TIE
 from analysis.schema.report_types import MixedDimension, MixedModel, PairedTest
 from annotate.vocabulary import DIMENSIONS
-
-MIN_RATIO = 1e-10
-MAX_EVALUATIONS = 400
-SMALL_DATA = 20_000
-"""Up to this many pair-ratings the fixed starts are tried besides the moment-based one."""
-STARTS = ((0.3, 0.3), (0.05, 0.05))
-"""Starting variance ratios (pair, annotator) / residual; the best optimum wins (the
-likelihood can have a boundary optimum beside the interior one)."""
 
 
 @dataclass(frozen=True)
@@ -51,141 +43,30 @@ class CrossedFit:
     s2_pair: float
     s2_annotator: float
     converged: bool
-
-
-class _Model:
-    """REML pieces for d = X beta + Z_pair v + Z_annotator u + e."""
-
-    def __init__(self, d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArray):
-        self.d, self.x = d, x
-        self.pair = np.unique(pair, return_inverse=True)[1]
-        self.annotator = np.unique(annotator, return_inverse=True)[1]
-        self.n_pairs = int(self.pair.max()) + 1
-        self.n_annotators = int(self.annotator.max()) + 1
-        self.k = np.bincount(self.pair, minlength=self.n_pairs).astype(float)
-        rows = np.arange(len(d))
-        ones = np.ones(len(d))
-        self.by_pair = sparse.csr_matrix((ones, (self.pair, rows)))
-        self.by_annotator = sparse.csr_matrix((ones, (self.annotator, rows)))
-        # Z_p' Z_a: how many ratings each pair has from each annotator (pairs x annotators)
-        self.pair_annotator = sparse.csr_matrix(self.by_pair @ self.by_annotator.T)
-        self.n_per_annotator = np.bincount(self.annotator, minlength=self.n_annotators)
-
-        # everything the likelihood needs from the n ratings, reduced once:
-        rhs = np.column_stack([x, d])
-        self.rhs_gram = rhs.T @ rhs  # [X d]'[X d]
-        self.pair_sums = np.asarray(self.by_pair @ rhs)  # Z_p'[X d], pairs x (p + 1)
-        self.annotator_sums = np.asarray(self.by_annotator @ rhs)  # Z_a'[X d]
-
-    def gram(self, s2e: float, s2p: float, s2a: float) -> tuple[FloatArray, float]:
-        """[X d]' V^-1 [X d] and log|V|, with V = s2e I + s2p Z_p Z_p' + s2a Z_a Z_a'.
-
-        V_p = s2e I + s2p Z_p Z_p' is block-diagonal with V_p^-1 = (I - c_p J) / s2e per pair,
-        c_p = s2p / (s2e + k_p s2p); the annotator part enters by Woodbury. Every product
-        reduces to pair sums, annotator sums and the pairs x annotators count matrix, so one
-        evaluation costs O(pairs x annotators-per-pair + annotators^3), not O(ratings)."""
-        c = s2p / (s2e + self.k * s2p)
-        rhs_vp_rhs = (self.rhs_gram - self.pair_sums.T @ (c[:, None] * self.pair_sums)) / s2e
-        za_vp_rhs = (
-            self.annotator_sums - self.pair_annotator.T @ (c[:, None] * self.pair_sums)
-        ) / s2e
-        weighted = sparse.diags(c) @ self.pair_annotator
-        shared = np.asarray((self.pair_annotator.T @ weighted).toarray(), dtype=np.float64)
-        za_vp_za = (np.diag(self.n_per_annotator.astype(float)) - shared) / s2e
-        inner = np.eye(self.n_annotators) / s2a + za_vp_za
-        chol = np.asarray(linalg.cholesky(inner, lower=True), dtype=np.float64)
-        gram = rhs_vp_rhs - za_vp_rhs.T @ _cho_solve(chol, np.asarray(za_vp_rhs))
-        log_vp = float(np.sum((self.k - 1) * np.log(s2e) + np.log(s2e + self.k * s2p)))
-        log_chol = 2 * float(np.sum(np.log(np.diag(chol))))
-        return np.asarray(gram, dtype=np.float64), log_vp + self.n_annotators * float(
-            np.log(s2a)
-        ) + log_chol
-
-    def reml(self, log_vars: FloatArray) -> float:
-        """Minus twice the REML log-likelihood (up to a constant) at (s2e, s2p, s2a)."""
-        s2e, s2p, s2a = np.exp(log_vars)
-        parts = self._gls(1.0, s2p / s2e, s2a / s2e)
-        if parts is None:
-            return float("inf")
-        quad, log_h, log_xtvx = parts
-        n, p = self.x.shape
-        return float((n - p) * np.log(s2e) + log_h - p * np.log(s2e) + log_xtvx + quad / s2e)
-
-    def profiled(self, theta: FloatArray) -> float:
-        """The REML criterion with the residual variance profiled out; parameters are the
-        relative SDs theta (s2p/s2e = theta_0^2, s2a/s2e = theta_1^2), smooth through zero
-        (as lme4)."""
-        ratios = np.square(theta) + MIN_RATIO
-        parts = self._gls(1.0, float(ratios[0]), float(ratios[1]))
-        if parts is None:
-            return float("inf")
-        quad, log_h, log_xtvx = parts
-        n, p = self.x.shape
-        return float((n - p) * np.log(quad / (n - p)) + log_h + log_xtvx)
-
-    def _gls(self, s2e: float, s2p: float, s2a: float) -> tuple[float, float, float] | None:
-        """r' V^-1 r at the GLS beta, log|V| and log|X' V^-1 X|; None if not positive."""
-        p = self.x.shape[1]
-        try:
-            gram, log_det = self.gram(s2e, s2p, s2a)
-            factor = linalg.cho_factor(gram[:p, :p], lower=True)
-        except (np.linalg.LinAlgError, linalg.LinAlgError):
-            return None
-        xtvd = gram[:p, p]
-        quad = float(gram[p, p] - xtvd @ linalg.cho_solve(factor, xtvd))
-        log_xtvx = 2 * float(np.sum(np.log(np.diag(factor[0]))))
-        return (quad, log_det, log_xtvx) if quad > 0 else None
-
-
-def _cho_solve(chol: FloatArray, b: FloatArray) -> FloatArray:
-    """Solve (L L') x = b from the lower Cholesky factor L (LAPACK potrs)."""
-    return np.asarray(linalg.cho_solve((chol, True), b), dtype=np.float64)
+    df: list[float]  # Satterthwaite's df of each fixed effect (fallback: fewer levels - 1)
+    reml: RemlFit  # the fit itself (its REML criterion, for checks)
 
 
 def fit_crossed(d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArray) -> CrossedFit:
-    """REML fit of the crossed model: the residual variance is profiled out and the two
-    relative SDs optimised without derivatives (Nelder-Mead: zero is a stationary point in this
-    parameterisation, which fools gradient methods), from a moment-based start and, on small
-    data, a few fixed starts too; the best optimum wins."""
-    model = _Model(d, x, pair, annotator)
-    starts = [moment_start(d, model.pair, model.annotator)]
-    if len(d) <= SMALL_DATA:
-        starts += [np.asarray(s, dtype=np.float64) for s in STARTS]
-    results = [
-        optimize.minimize(
-            model.profiled,
-            np.sqrt(start),
-            method="Nelder-Mead",
-            options={"xatol": 1e-4, "fatol": 1e-7, "maxfev": MAX_EVALUATIONS},
-        )
-        for start in starts
-    ]
-    best = min(results, key=lambda r: float(r.fun))
-    g_pair, g_annotator = (float(v) ** 2 + MIN_RATIO for v in best.x)
-    gram, _ = model.gram(1.0, g_pair, g_annotator)
-    p = x.shape[1]
-    xtvx_inv = np.asarray(linalg.inv(gram[:p, :p]), dtype=np.float64)
-    beta = np.asarray(xtvx_inv @ gram[:p, p], dtype=np.float64)
-    quad = float(gram[p, p] - beta @ gram[:p, p])
-    s2e = quad / (len(d) - p)
+    """REML fit of d = X beta + pair + annotator + residual (any integer labels) by
+    :func:`analysis.inference.crossed.fit_reml`, with each fixed effect's Satterthwaite df;
+    where it is undefined, the fewer levels of pairs or annotators - 1."""
+    pair_codes = np.unique(pair, return_inverse=True)[1].ravel()
+    annotator_codes = np.unique(annotator, return_inverse=True)[1].ravel()
+    fallback = float(max(min(pair_codes.max(), annotator_codes.max()), 1))
+    with threadpool_limits(1, "blas"):  # small matrices: BLAS threads only contend
+        fit = fit_reml(d, x, pair_codes, annotator_codes, scatter=True)
+        df = satterthwaite_dfs(fit, range(x.shape[1]))
     return CrossedFit(
-        beta, xtvx_inv * s2e, s2e, g_pair * s2e, g_annotator * s2e, bool(best.success)
+        fit.beta,
+        fit.cov,
+        fit.s2_residual,
+        fit.s2_pair,
+        fit.s2_annotator,
+        fit.converged,
+        [fallback if v is None else v for v in df],
+        fit,
     )
-
-
-def moment_start(d: FloatArray, pair: IntArray, annotator: IntArray) -> FloatArray:
-    """Rough variance ratios (pair, annotator) / residual from group means: within-pair
-    variance ~ s2e + s2a, variance of pair means ~ s2p + within / k, variance of annotator
-    means ~ s2a + (s2p + s2e) / n_a."""
-    pair_mean = np.bincount(pair, weights=d) / np.bincount(pair)
-    k = np.bincount(pair).astype(float)
-    within = float(np.sum((d - pair_mean[pair]) ** 2) / max(len(d) - len(k), 1))
-    s2p = max(float(np.var(pair_mean)) - within * float(np.mean(1 / k)), 0.0)
-    n_a = np.bincount(annotator).astype(float)
-    annotator_mean = np.bincount(annotator, weights=d) / n_a
-    s2a = max(float(np.var(annotator_mean)) - (s2p + within) * float(np.mean(1 / n_a)), 0.0)
-    s2e = max(within - s2a, within / 10, MIN_RATIO)
-    return np.asarray([s2p / s2e + 0.01, s2a / s2e + 0.01], dtype=np.float64)
 
 
 def rating_level(
@@ -211,7 +92,8 @@ def mixed_model(
     coded: CodedRatings, primary: dict[str, PairedTest], alpha: float, fit: bool = True
 ) -> MixedModel:
     """The crossed mixed model per dimension, its verdict by the primary rules on the
-    (1 - 2 alpha) Wald interval, and the dimensions where it disagrees with the primary.
+    (1 - 2 alpha) Satterthwaite interval, and the dimensions where it disagrees with the
+    primary.
     With `fit` False (a report built only for its headline figures) nothing is fitted."""
     out: dict[str, MixedDimension] = {}
     for dim_index, dim in enumerate(DIMENSIONS):
@@ -252,13 +134,12 @@ def _dimension(
     x = np.column_stack([np.ones(len(d)), side]) if np.var(side) > 0 else np.ones((len(d), 1))
     fit = fit_crossed(d, x, pair, annotator)
     se = np.sqrt(np.diag(fit.cov))
-    z95, z_tost = stats.norm.ppf(0.975), stats.norm.ppf(1 - alpha)
     mu, se_mu = float(fit.beta[0]), float(se[0])
-    ci_tost = [mu - z_tost * se_mu, mu + z_tost * se_mu]
+    ci_tost = _interval(mu, se_mu, fit.df[0], 1 - 2 * alpha)
     result: MixedDimension = {
         **empty,
         "estimate": mu,
-        "ci95": [mu - z95 * se_mu, mu + z95 * se_mu],
+        "ci95": _interval(mu, se_mu, fit.df[0], 0.95),
         "ci_tost": ci_tost,
         "var_pair": fit.s2_pair,
         "var_annotator": fit.s2_annotator,
@@ -267,10 +148,15 @@ def _dimension(
         "verdict": _verdict(ci_tost, primary["margin"], primary["rule"]),
     }
     if x.shape[1] == 2:
-        b, se_b = float(fit.beta[1]), float(se[1])
+        b = float(fit.beta[1])
         result["side_a_advantage"] = b
-        result["side_a_advantage_ci95"] = [b - z95 * se_b, b + z95 * se_b]
+        result["side_a_advantage_ci95"] = _interval(b, float(se[1]), fit.df[1], 0.95)
     return result
+
+
+def _interval(estimate: float, se: float, df: float, level: float) -> list[float]:
+    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    return [estimate - half, estimate + half]
 
 
 def _verdict(ci_tost: list[float], margin: float, rule: str) -> str:

@@ -152,15 +152,24 @@ def hodges_lehmann(d: FloatArray, level: float = 0.95) -> tuple[float | None, In
     if n == 0:
         return None, None
     walsh = _walsh_averages(np.asarray(d, float))
-    estimate = float(np.median(walsh))
-    if n < 2:
-        return estimate, None
-    k = _signed_rank_critical(n, level)  # rank of the lower bound among the Walsh averages
-    walsh.sort()
     m = len(walsh)
+    middle = [(m - 1) // 2, m // 2]  # the median's order statistics (one when m is odd)
+    if n < 2:
+        ordered = np.partition(walsh, middle)
+        return _median_of(ordered, m), None
+    k = _signed_rank_critical(n, level)  # rank of the lower bound among the Walsh averages
     scale = m / (n * (n + 1) / 2)  # subsampled: scale the rank
     low_rank = max(int(np.floor(k * scale)), 1)
-    return estimate, [float(walsh[low_rank - 1]), float(walsh[m - low_rank])]
+    # the few order statistics needed, by one partition (not a sort of all M averages)
+    ordered = np.partition(walsh, sorted({*middle, low_rank - 1, m - low_rank}))
+    return _median_of(ordered, m), [float(ordered[low_rank - 1]), float(ordered[m - low_rank])]
+
+
+def _median_of(ordered: FloatArray, m: int) -> float:
+    """np.median's value from an array partitioned at its middle order statistics."""
+    if m % 2:
+        return float(ordered[m // 2])
+    return float((ordered[m // 2 - 1] + ordered[m // 2]) / 2)
 
 
 def _walsh_averages(d: FloatArray) -> FloatArray:

@@ -373,7 +373,7 @@ class MixedDimension(TypedDict):
 
     estimate: float | None  # mean chosen - rejected
     ci95: Interval | None
-    ci_tost: Interval | None  # (1 - 2 alpha) Wald interval, for the verdict
+    ci_tost: Interval | None  # (1 - 2 alpha) Satterthwaite t interval, for the verdict
     side_a_advantage: float | None
     side_a_advantage_ci95: Interval | None
     var_pair: float | None

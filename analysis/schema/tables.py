@@ -199,7 +199,7 @@ def mixed_table(report: Report) -> Table:
         rows=rows,
         numeric=[False, True, True, True, True, True, False, False],
         note="Secondary analysis: per-rating chosen − rejected with crossed random pair and "
-        "annotator effects (REML, Wald intervals). " + mm["note"],
+        "annotator effects (REML, Satterthwaite t intervals). " + mm["note"],
     )
 
 

@@ -18,12 +18,13 @@ def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     warnings = "\n".join(str(w.value) for w in at.warning)
     assert "Reliability caveat" in warnings
     assert [m for m in at.metric if m.label == "Human accuracy"]
-    button = next(b for b in at.button if b.label == "Compute power")
-    button.click().run()
+    button = next(b for b in at.button if b.label == "Size the study")
+    button.click().run(timeout=60)
     assert not at.exception, [e.value for e in at.exception]
     text = "\n".join(str(m.value) for m in at.markdown)
-    assert "Joint verdict (validated): power" in text
-    assert "pilot (20 pairs), k = 3" in text
+    assert "Sizing from a pilot of 20 pairs, 3 annotators" in text
+    assert "80% upper confidence limit (used for planning)" in text
+    assert "Recommended:" in text or "No design on this grid" in text
 
 
 def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(

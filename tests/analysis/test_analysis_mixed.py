@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analysis.core.coded import encode_ratings
-from analysis.inference.mixed import _Model, fit_crossed, rating_level
+from analysis.inference.mixed import fit_crossed, rating_level
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS
@@ -42,9 +42,15 @@ def test_finds_a_better_optimum_where_statsmodels_does_not_converge():
     0.03646; our REML criterion is lower at our optimum."""
     data = _rubric_data(90, 5, 5)
     fit = fit_crossed(*data)
-    model = _Model(*data)
-    theirs = model.reml(np.log([1.2711293544408009, 0.11088659, 0.03646]))
-    ours = model.reml(np.log([fit.s2_residual, fit.s2_pair, fit.s2_annotator]))
+
+    def criterion(s2e: float, s2p: float, s2a: float) -> float:
+        """The fit's REML criterion at variances (residual, pair, annotator)."""
+        relative = {"pair": np.sqrt(s2p / s2e), "annotator": np.sqrt(s2a / s2e)}
+        theta = [relative[name] for name in fit.reml.factors]
+        return fit.reml.deviance(np.array([*theta, np.sqrt(s2e)]))
+
+    theirs = criterion(1.2711293544408009, 0.11088659, 0.03646)
+    ours = criterion(fit.s2_residual, fit.s2_pair, fit.s2_annotator)
     assert ours < theirs
 
 

@@ -12,12 +12,12 @@ interval of the group means) and the degenerate cases.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from r_helpers import needs_lmertest
 from scipy import stats
 
 from analysis.inference.crossed import (
@@ -28,20 +28,6 @@ from analysis.inference.crossed import (
     PAIR_MEANS_T,
     PAIR_ONLY,
     crossed_mean,
-)
-
-
-def _has_lmertest() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    done = subprocess.run(
-        ["Rscript", "-e", "library(lmerTest)"], capture_output=True, text=True, check=False
-    )
-    return done.returncode == 0
-
-
-needs_r = pytest.mark.skipif(
-    not _has_lmertest(), reason="needs GNU R with lmerTest (apt-get install r-cran-lmertest)"
 )
 
 
@@ -111,7 +97,7 @@ say("vars", setNames(vc$vcov, vc$grp)[c("pair", "annotator", "Residual")])
     return out
 
 
-@needs_r
+@needs_lmertest
 @pytest.mark.parametrize("name", sorted(DESIGNS))
 def test_crossed_mean_matches_lmertest(name, tmp_path):
     formula, method = DESIGNS[name]
@@ -197,3 +183,28 @@ def test_annotators_constant_across_pairs_fall_back_to_the_annotator_means():
     assert found.estimate == pytest.approx(4 / 3)
     assert found.se == pytest.approx(2 / 3)
     assert found.df == 2
+
+
+def test_scattered_products_equal_the_dense_ones_on_a_large_sparse_design():
+    """fit_reml(..., scatter=True) (the mixed model's large designs): the same REML pieces as
+    the dense product up to rounding, and the same fit to optimizer tolerance."""
+    from analysis.inference.crossed import SCATTER_FROM, _Reml, fit_reml
+
+    rng = np.random.default_rng(3)
+    n, pool, k = 1000, 120, 3
+    assert n * pool >= SCATTER_FROM
+    pair = np.repeat(np.arange(n), k)
+    annotator = np.concatenate([rng.choice(pool, k, replace=False) for _ in range(n)])
+    y = rng.normal(0, 0.5, n)[pair] + rng.normal(0, 0.3, pool)[annotator]
+    y = y + rng.normal(0, 0.9, len(pair))
+    x = np.ones((len(y), 1))
+    dense, scattered = _Reml(y, x, pair, annotator), _Reml(y, x, pair, annotator, True)
+    assert dense.scatter is None
+    assert scattered.scatter is not None
+    for point in [(1.0, 0.3, 0.1), (0.8, 0.0, 0.5), (2.0, 1.5, 1e-4)]:
+        (g1, l1), (g2, l2) = dense.gram(*point), scattered.gram(*point)
+        np.testing.assert_allclose(g2, g1, rtol=1e-12, atol=1e-12)
+        assert l2 == pytest.approx(l1, rel=1e-13)
+    a, b = fit_reml(y, x, pair, annotator), fit_reml(y, x, pair, annotator, scatter=True)
+    assert b.beta[0] == pytest.approx(a.beta[0], abs=1e-8)
+    assert b.s2_annotator == pytest.approx(a.s2_annotator, rel=1e-5, abs=1e-9)

@@ -1,5 +1,8 @@
 """The published folder's reproduce.R (lme4/lmerTest) and reproduce.py recompute the verdict's
-figures of report.json from the ratings file (issue 23.9).
+figures of report.json from the ratings file (issue 23.9), and its Krippendorff's alphas: per
+dimension ordinal and interval (units (pair, response)) and interval on the chosen - rejected
+difference (units = pairs), and the nominal alpha of the rubric preference (the Python twin with
+the `krippendorff` package, the R script with its own base-R coincidence-matrix alpha).
 
 A seeded study is written as a published folder would hold it (ratings.parquet, report.json from
 `build_report`, the two scripts from `annotate.domain.exports.publish.reproduce_scripts`); both
@@ -13,12 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from r_helpers import needs_lmertest
 
 from analysis.report import build_report
 from analysis.schema.jsonable import to_jsonable
@@ -50,6 +53,20 @@ def _check(figures: dict[str, list[str]], report: dict, tolerance: float) -> Non
         assert float(sup) == pytest.approx(r["superiority_p"], abs=tolerance), dim
         assert verdict == r["verdict"], dim
     assert figures["validated"] == [str(report["checks"]["validated"]).upper()]
+    for dim, r in report["dimensions"].items():
+        keys = ("alpha_ordinal", "alpha_interval", "alpha_difference")
+        _same_alphas(figures[f"alpha:{dim}"], [r[k] for k in keys], tolerance, dim)
+    preference = report["agreement"]["preference"]["alpha_nominal"]
+    _same_alphas(figures["alpha:preference"], [preference], tolerance, "preference")
+
+
+def _same_alphas(printed: list[str], expected: list, tolerance: float, where: str) -> None:
+    assert len(printed) == len(expected), where
+    for text, value in zip(printed, expected, strict=True):
+        if value is None:
+            assert text == "NA", where
+        else:
+            assert float(text) == pytest.approx(value, abs=tolerance), where
 
 
 def test_python_twin_recomputes_the_verdict(tmp_path):
@@ -62,15 +79,7 @@ def test_python_twin_recomputes_the_verdict(tmp_path):
     _check(_figures(done.stdout), report, 1e-6)
 
 
-def _has_lmertest() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    return (
-        subprocess.run(["Rscript", "-e", "library(lmerTest)"], capture_output=True).returncode == 0
-    )
-
-
-@pytest.mark.skipif(not _has_lmertest(), reason="needs GNU R with lmerTest (r-cran-lmertest)")
+@needs_lmertest
 def test_r_script_recomputes_the_verdict(tmp_path):
     folder, report = _folder(tmp_path)
     import pandas as pd

@@ -115,6 +115,10 @@ def _python_twin_agrees(folder, report):
             ci = [float(lines[dim][1]), float(lines[dim][2])]
             assert ci == pytest.approx(r["ci95"], abs=1e-6), dim
     assert lines["validated"] == [str(report["checks"]["validated"]).upper()]
+    for dim, r in report["dimensions"].items():  # the alphas, from a real export
+        expected = [r["alpha_ordinal"], r["alpha_interval"], r["alpha_difference"]]
+        printed = [None if v == "NA" else float(v) for v in lines[f"alpha:{dim}"]]
+        assert printed == pytest.approx(expected, abs=1e-6), dim
 
 
 def test_an_existing_folder_or_a_study_without_ratings_is_refused(cli, rated):

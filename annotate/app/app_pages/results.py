@@ -13,7 +13,7 @@ from analysis.designs.adjudication import adjudication_table
 from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
-from analysis.inference.power import make_plan, plan_power, power_text
+from analysis.inference.sizing import pilot_components, size_study, sizing_text
 from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
@@ -146,7 +146,7 @@ def draw() -> None:
     results_drilldown.draw(study, data, account)
     results_models.draw(study, report, account)
     results_downstream.draw(study, account)
-    _draw_power(data, margin)
+    _draw_power(data, margin, alpha)
     _draw_downloads(study, data, state)
 
 
@@ -266,28 +266,58 @@ def _draw_charts(report: Report) -> None:
             tab.plotly_chart(build(report), width="stretch")
 
 
-def _draw_power(data: StudyRatings, margin: float) -> None:
-    """The power planner, with this study's ratings as the pilot for the SDs."""
+def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
+    """The study-sizing planner, with this study's ratings as the pilot: pairs, annotators per
+    pair and pool for the primary (crossed) analysis, from the pilot's variance components at
+    their upper confidence limits (`analysis.inference.sizing`)."""
     with st.expander("Power and sample size", icon=":material/query_stats:"):
-        left, middle, right = st.columns(3)
-        pairs = left.number_input("Planned pairs", min_value=10, value=60, step=10)
-        per_pair = middle.number_input("Annotators per pair", min_value=1, value=3)
-        target = right.number_input("Target power", 0.5, 0.99, 0.8, 0.05)
-        general = left.number_input("True difference, general dimensions", value=0.0, step=0.1)
-        rubric = middle.number_input("True difference, rubric alignment", value=0.5, step=0.1)
-        if not st.button("Compute power", icon=":material/calculate:"):
-            return
-        plan = make_plan(
-            int(pairs),
-            int(per_pair),
-            margin,
-            pilot=data.ratings,
-            general_diff=float(general),
-            rubric_diff=float(rubric),
-            target=float(target),
-            simulations=1000,
+        st.caption(
+            "Sizes a main study from this study as its pilot: each dimension's pair, annotator "
+            "and residual variance at an upper confidence limit, for the TOST of the general "
+            "dimensions and rubric alignment's superiority beyond the smallest effect."
         )
-        st.markdown(power_text(plan_power(plan)))
+        left, middle, right = st.columns(3)
+        target = left.number_input("Target power", 0.5, 0.99, 0.8, 0.05)
+        confidence = middle.number_input(
+            "Confidence of the upper limits",
+            0.6,
+            0.99,
+            0.8,
+            0.05,
+            help="One-sided: the plan keeps its power with about this probability.",
+        )
+        general = right.number_input("True difference, general dimensions", value=0.0, step=0.1)
+        rubric = left.number_input(
+            "True difference, rubric alignment",
+            value=None,
+            step=0.1,
+            placeholder="the pilot's estimate",
+        )
+        per_pair = middle.multiselect(
+            "Annotators per pair", [1, 2, 3, 4, 5, 7, 9], default=[1, 2, 3, 5]
+        )
+        pools = right.multiselect(
+            "Annotator pool sizes", [4, 6, 8, 12, 16, 24, 32, 48, 64, 96], default=[6, 12, 24, 48]
+        )
+        if not st.button("Size the study", icon=":material/calculate:"):
+            return
+        try:
+            pilot = pilot_components(data.primary(), float(confidence))
+            result = size_study(
+                pilot,
+                margin=margin,
+                smallest_effect=data.smallest_effect if data.margin_unit == "points" else None,
+                alpha=alpha,
+                target=float(target),
+                general_diff=float(general),
+                rubric_diff=None if rubric is None else float(rubric),
+                per_pair=[int(k) for k in per_pair],
+                pools=[int(m) for m in pools],
+            )
+        except ValueError as error:
+            st.error(f"This study cannot serve as the pilot: {error}")
+            return
+        st.markdown(sizing_text(result))
 
 
 def _export_row(title: str, frame: pd.DataFrame, file_stem: str, key: str) -> None:

@@ -28,7 +28,8 @@ ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study th
 REPORT_FILES = ("report.json", "report.md", "report.html")
 REPRODUCE_FILES = {"reproduce.R": "reproduce.R", "reproduce.py": "reproduce.py.txt"}
 """Published name -> package data file (in ``reproduce/``): scripts that recompute the verdict's
-figures from the ratings file (R: lme4/lmerTest; Python: the analysis package)."""
+figures and its Krippendorff's alphas from the ratings file (R: lme4/lmerTest and a base-R
+alpha; Python: the analysis package and the krippendorff package)."""
 CARD_FILE = "README.md"
 PLAN_FILE = "plan.json"  # the study's pre-registered analysis plan (annotate.domain.study.plan)
 DEFAULT_LICENSE = "cc-by-4.0"
@@ -440,8 +441,10 @@ def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> l
             else []
         ),
         "- `reproduce.R` (lme4/lmerTest) and `reproduce.py` (its Python twin): recompute each "
-        "dimension's estimate, 95% interval, TOST, superiority test and verdict, and the study "
-        f"verdict, from `{RATINGS_FILE}` and the settings in `report.json`.",
+        "dimension's estimate, 95% interval, TOST, superiority test and verdict, the study "
+        "verdict and the report's Krippendorff's alphas (per dimension ordinal, interval and on "
+        f"the chosen - rejected difference; the rubric preference), from `{RATINGS_FILE}` and "
+        "the settings in `report.json`.",
         "",
         *_table(["column", "meaning"], columns),
         "",

@@ -4,6 +4,9 @@
 # dimension's margin and the one-sided test of a difference larger than the smallest effect of
 # interest (both read from report.json's settings). Needs the arrow package to read the
 # Parquet file (install.packages("arrow")), or a ratings.csv beside it.
+# Also the report's Krippendorff's alphas (coders = annotators), written out below in base R:
+# per dimension ordinal and interval with units (pair, response), interval on each annotator's
+# chosen - rejected with units = pairs, nominal on the rubric preference with units = pairs.
 # Run: Rscript reproduce.R [folder]
 suppressMessages({library(lmerTest); library(jsonlite)})
 args <- commandArgs(trailingOnly = TRUE)
@@ -22,6 +25,30 @@ if ("annotator_excluded" %in% names(ratings)) {
 }
 ratings <- ratings[keep, ]
 alpha <- report$settings$alpha
+scale <- seq(report$settings$scale_min, report$settings$scale_max)
+span <- max(scale) - min(scale)
+
+# Krippendorff's alpha by the coincidence matrix (Krippendorff, K. (2011). Computing
+# Krippendorff's alpha-reliability. Annenberg School for Communication, University of
+# Pennsylvania): o_ck sums, over units with m_u >= 2 values, the pairs (c, k) / (m_u - 1);
+# alpha = 1 - (n - 1) sum(o * delta2) / sum(n_c n_k delta2). NA when undefined.
+kalpha <- function(unit, value, level, domain) {
+  counts <- unclass(table(factor(unit), factor(value, levels = domain)))
+  counts <- counts[rowSums(counts) >= 2, , drop = FALSE]
+  if (nrow(counts) == 0) return(NA)
+  w <- counts / (rowSums(counts) - 1)
+  o <- crossprod(counts, w) - diag(colSums(w), length(domain))
+  nc <- colSums(o); v <- seq_along(domain); cum <- c(0, cumsum(nc))
+  delta2 <- switch(level,
+    nominal = outer(v, v, "!=") * 1,
+    interval = outer(domain, domain, "-")^2,
+    ordinal = outer(v, v, function(c, k) {  # sum of n_g from c to k, less half of the ends
+      (cum[pmax(c, k) + 1] - cum[pmin(c, k)] - (nc[c] + nc[k]) / 2)^2
+    }))
+  expected <- sum(outer(nc, nc) * delta2)
+  if (expected == 0) return(NA)
+  1 - (sum(nc) - 1) * sum(o * delta2) / expected
+}
 verdicts <- c()
 for (dim in names(report$dimensions)) {
   r <- ratings[ratings$dimension == dim, ]
@@ -42,6 +69,14 @@ for (dim in names(report$dimensions)) {
   if (length(unique(wide$pair_id)) < report$settings$min_pairs) verdict <- "insufficient_data"
   verdicts[dim] <- verdict
   cat(dim, format(c(est, ci, df, tost, sup), digits = 12), verdict, "\n")
+  rated <- paste(r$pair_id, r$response)
+  cat(paste0("alpha:", dim), format(c(
+    kalpha(rated, r$score, "ordinal", scale), kalpha(rated, r$score, "interval", scale),
+    kalpha(wide$pair_id, wide$d, "interval", seq(-span, span))), digits = 12), "\n")
+  if (dim == "rubric_alignment") {  # which response the annotator scored higher
+    cat("alpha:preference", format(kalpha(wide$pair_id, sign(wide$d), "nominal", -1:1),
+      digits = 12), "\n")
+  }
 }
 general <- setdiff(names(verdicts), "rubric_alignment")
 cat("validated", all(verdicts[general] == "tie") && verdicts["rubric_alignment"] == "diverges", "\n")

@@ -1,0 +1,593 @@
+"""Sizing the main study from a pilot: pairs, annotators per pair and the annotator pool.
+
+The primary analysis (:mod:`analysis.inference.primary`) fits, per dimension, the crossed model
+of one annotator's chosen - rejected difference on one pair,
+
+    d_pa = mu + v_p + u_a + e_pa,  v_p ~ N(0, s2_pair), u_a ~ N(0, s2_annotator),
+    e_pa ~ N(0, s2_residual),
+
+and tests mu by its REML estimate with Satterthwaite's df
+(:func:`analysis.inference.crossed.crossed_mean`). This module plans that analysis:
+
+1. **The pilot's components at their upper confidence limits.** Each dimension's pilot
+   differences are fitted by :func:`analysis.inference.crossed.fit_reml`; every SD's upper limit
+   at one-sided confidence ``confidence`` (default 0.8) is its REML profile-likelihood limit:
+   the SD above the estimate where the profiled REML criterion (the other two parameters
+   re-optimised) rises by z^2, z = Phi^-1(confidence); for the residual SD this is lme4's
+   ``confint(fit, method = "profile", level = 2 * confidence - 1)`` upper end (checked live in
+   ``tests/analysis/test_sizing.py``; lme4's profile of the random-effect SDs of a REML fit is
+   not centred on the REML estimate, so those are checked by their definition). The limit
+   stays positive when the estimate is 0. Planning with an upper limit of the pilot's
+   variance rather than the estimate keeps the planned power
+   with probability about ``confidence`` (Browne, 1995); each component is taken at its own
+   limit, so the joint assumption is more conservative than that.
+2. **The design.** n pairs, k annotators per pair from a pool of m; every annotator rates
+   r = n k / m pairs (n is rounded up so that m divides n k). For such an equal-replication
+   design 1 is an eigenvector of V = s2_e I + s2_p Z_p Z_p' + s2_a Z_a Z_a' (V 1 = (s2_e + k
+   s2_p + r s2_a) 1), so the GLS estimate of mu is the plain mean of the n k values (Zyskind's
+   condition) and, exactly,
+
+       Var(mu_hat) = s2_pair / n + s2_annotator / m + s2_residual / (n k).
+
+3. **Degrees of freedom.** Satterthwaite's, as lmerTest computes them but at the planning
+   values: df = 2 Var^2 / (g' I^-1 g), g the gradient of Var(mu_hat) in (s2_e, s2_p, s2_a),
+   I = 1/2 tr(P V_i P V_j) the REML (expected) information, computed for a cyclic design
+   (r passes over the pool, each shifted by one, cut into pairs of k) from the singular values
+   of its pair x annotator incidence: the spaces of the pair and annotator indicators split
+   R^{nk} into 2-dimensional pieces per principal angle, each contributing a 2 x 2 term. For a
+   balanced fully crossed panel this is the classical df of (MS_p + MS_a - MS_e) / (n m).
+   Designs the analysis fits with one factor use its df: k = 1 (pair and residual confounded)
+   ``(1 | annotator)``, df m - 1; r = 1 ``(1 | pair)``, df n - 1; both, the t-test, df nk - 1.
+4. **Power.** With se = sqrt(Var) and the estimated variance taken as se^2 chi2_df / df: the
+   rubric's superiority test of mu > smallest effect of interest from the noncentral t
+   (:func:`analysis.inference.power.superiority_power_se`), each general dimension's TOST at
+   +-margin by integration (:func:`analysis.inference.power.tost_power_se`). The study is
+   validated when the four tests hold; its power is at least 1 - sum(1 - power_i) whatever the
+   tests' correlation (Bonferroni), and a design reaches the target when that bound does.
+
+Reference: Browne, R. H. (1995). On the use of a pilot sample for sample size determination.
+*Statistics in Medicine*, 14(17), 1933-1940.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import linalg, optimize, sparse, stats
+from threadpoolctl import threadpool_limits
+
+from analysis.core.coded import FloatArray, IntArray, encode_ratings
+from analysis.inference.crossed import RemlFit, fit_reml
+from analysis.inference.mixed import rating_level
+from analysis.inference.paired import MIN_PAIRS
+from analysis.inference.power import superiority_power_se, tost_power_se
+from analysis.schema.sizing_types import (
+    ComponentSet,
+    DesignPower,
+    SizingComponents,
+    SizingResult,
+    TestAtDesign,
+)
+from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+
+DEFAULT_CONFIDENCE = 0.8
+DEFAULT_PER_PAIR = (1, 2, 3, 5)
+DEFAULT_POOLS = (6, 12, 24, 48)
+MAX_PAIRS = 20_000
+CROSSED_MODEL, PAIR_MODEL = "crossed", "(1 | pair)"
+ANNOTATOR_MODEL, T_MODEL = "(1 | annotator)", "t-test"
+VARIANCE_FORMULA = "Var = s2_pair / n + s2_annotator / m + s2_residual / (n k)"
+LIMITS_METHOD = (
+    "REML profile-likelihood upper limits, each component at its own: the SD where the REML "
+    "criterion, minimised over the other two, exceeds its minimum by z^2, z = "
+    "Phi^-1(confidence) (for the residual SD, lme4's confint(method = 'profile', level = "
+    "2 * confidence - 1) upper end)"
+)
+
+
+@dataclass(frozen=True)
+class Components:
+    """Variances (scale points squared) of the pair, annotator and residual parts of one
+    annotator's chosen - rejected difference."""
+
+    pair: float
+    annotator: float
+    residual: float
+
+    def as_dict(self) -> ComponentSet:
+        return {"pair": self.pair, "annotator": self.annotator, "residual": self.residual}
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """A pilot's components per dimension: REML estimates and upper confidence limits."""
+
+    estimate: dict[str, Components]
+    upper: dict[str, Components]
+    mean: dict[str, float]  # the pilot's estimate of each mean difference
+    confidence: float
+    n_pairs: int
+    n_annotators: int
+    n_ratings: int
+
+
+# --- the pilot ------------------------------------------------------------------------------
+
+
+def pilot_components(ratings: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE) -> Pilot:
+    """The crossed model's components of each dimension's differences in a validated ratings
+    export, with their profile upper limits at one-sided ``confidence``. ValueError when the
+    pilot cannot separate pairs, annotators and residual on some dimension."""
+    if not 0.5 < confidence < 1:
+        raise ValueError("need 0.5 < confidence < 1")
+    coded = encode_ratings(ratings)
+    z = float(stats.norm.ppf(confidence))
+    estimate, upper, mean = {}, {}, {}
+    n_ratings = 0
+    for i, dim in enumerate(DIMENSIONS):
+        d, _, pair, annotator = rating_level(coded, i)
+        pair, annotator = _codes(pair), _codes(annotator)
+        _check_pilot(dim, d, pair, annotator)
+        with threadpool_limits(1, "blas"):
+            fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator)
+            limits = profile_upper_limits(fit, z)
+        estimate[dim] = Components(fit.s2_pair, fit.s2_annotator, fit.s2_residual)
+        upper[dim] = Components(*(float(v) ** 2 for v in limits))
+        mean[dim] = float(fit.beta[0])
+        n_ratings = max(n_ratings, len(d))
+    return Pilot(
+        estimate,
+        upper,
+        mean,
+        confidence,
+        coded.n_pairs,
+        coded.n_annotators,
+        n_ratings,
+    )
+
+
+def _codes(labels: IntArray) -> IntArray:
+    return np.asarray(np.unique(labels, return_inverse=True)[1], dtype=np.int64).ravel()
+
+
+def _check_pilot(dim: str, d: FloatArray, pair: IntArray, annotator: IntArray) -> None:
+    if len(d) < 3 or float(np.ptp(d)) == 0:
+        raise ValueError(f"pilot: {dim} has fewer than 3 differences or no variance")
+    if np.bincount(pair).max() < 2:
+        raise ValueError(
+            f"pilot: no pair of {dim} has two annotators, so pair and residual variance "
+            "cannot be told apart (rate some pilot pairs by 2+ annotators)"
+        )
+    if len(np.unique(annotator)) < 2 or np.bincount(annotator).max() < 2:
+        raise ValueError(
+            f"pilot: {dim} needs 2+ annotators who each rate 2+ pairs to estimate the "
+            "annotator variance"
+        )
+
+
+def profile_upper_limits(fit: RemlFit, z: float) -> tuple[float, float, float]:
+    """Upper profile limits of the SDs (pair, annotator, residual): where the REML criterion,
+    minimised over the other two SDs, exceeds its minimum by z^2."""
+    if set(fit.factors) != {"pair", "annotator"}:
+        raise ValueError("the profile needs a fit with both pair and annotator effects")
+    position = {name: i for i, name in enumerate(fit.factors)}
+
+    def deviance(sds: FloatArray) -> float:
+        """The REML criterion at SDs (pair, annotator, residual)."""
+        sigma = float(sds[2])
+        theta = np.zeros(2)
+        theta[position["pair"]] = abs(float(sds[0])) / sigma
+        theta[position["annotator"]] = abs(float(sds[1])) / sigma
+        try:
+            return float(fit.deviance(np.concatenate([theta, [sigma]])))
+        except (np.linalg.LinAlgError, linalg.LinAlgError, ValueError):
+            return float("inf")
+
+    best = np.array([fit.s2_pair, fit.s2_annotator, fit.s2_residual]) ** 0.5
+    floor = deviance(best)
+    return (
+        _profile_limit(deviance, best, 0, floor, z),
+        _profile_limit(deviance, best, 1, floor, z),
+        _profile_limit(deviance, best, 2, floor, z),
+    )
+
+
+def _profile_limit(
+    deviance: Callable[[FloatArray], float], best: FloatArray, which: int, floor: float, z: float
+) -> float:
+    """One SD's upper limit: brentq on the profiled criterion. Each inner minimum is over
+    the other two *variances* (bounded below; in SDs, 0 is a stationary point that traps the
+    search), from the last minimum and from a start away from 0; the lower wins."""
+    others = [i for i in range(3) if i != which]
+    bounds = [(0.0, None) if i < 2 else ((1e-3 * float(best[2])) ** 2, None) for i in others]
+    away = np.maximum(best[others], 0.2 * float(np.max(best))) ** 2
+    last = {"x": best[others] ** 2}
+
+    def profiled(value: float) -> float:
+        def inner(x: FloatArray) -> float:
+            sds = np.empty(3)
+            sds[which] = value
+            sds[others] = np.sqrt(np.maximum(x, 0.0))
+            return deviance(sds)
+
+        found = [
+            optimize.minimize(
+                inner,
+                x0,
+                method="L-BFGS-B",
+                bounds=bounds,
+                options={"ftol": 1e-14, "gtol": 1e-10, "maxiter": 500},
+            )
+            for x0 in (last["x"], away)
+        ]
+        result = min(found, key=lambda r: float(r.fun))
+        last["x"] = np.asarray(result.x, dtype=np.float64)
+        return float(result.fun) - floor - z * z
+
+    scale = max(float(best[which]), 0.05 * float(np.max(best)), 1e-3)
+    low, high = float(best[which]), float(best[which]) + scale
+    while profiled(high) < 0:
+        low, high = high, high + 2 * (high - float(best[which]))
+        if high > 1e3 * scale + 1e3:
+            raise ValueError("the profile likelihood does not rise: no upper limit")
+    last["x"] = best[others] ** 2
+    return float(optimize.brentq(profiled, low, high, xtol=1e-8, rtol=1e-10))
+
+
+# --- a design's variance, df and power --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Design:
+    n_pairs: int
+    per_pair: int
+    pool: int
+
+    @property
+    def ratings(self) -> int:
+        return self.n_pairs * self.per_pair
+
+    @property
+    def per_annotator(self) -> int:
+        return self.ratings // self.pool
+
+
+def check_design(design: Design) -> None:
+    n, k, m = design.n_pairs, design.per_pair, design.pool
+    if n < 1 or k < 1 or m < 2 or k > m:
+        raise ValueError("need pairs >= 1, 1 <= annotators per pair <= pool, pool >= 2")
+    if (n * k) % m:
+        raise ValueError(f"the pool ({m}) must divide pairs x annotators per pair ({n * k})")
+
+
+def analysis_model(design: Design) -> str:
+    """The model the primary analysis fits to such a design (crossed_mean's fallbacks)."""
+    k, r = design.per_pair, design.per_annotator
+    if k == 1 and r == 1:
+        return T_MODEL
+    if k == 1:
+        return ANNOTATOR_MODEL
+    if r == 1:
+        return PAIR_MODEL
+    return CROSSED_MODEL
+
+
+def design_variance(c: Components, design: Design) -> float:
+    """Var(mu_hat) of the design's equal-replication mean: s2_p / n + s2_a / m + s2_e / (n k)."""
+    check_design(design)
+    k, r = design.per_pair, design.per_annotator
+    return (c.residual + k * c.pair + r * c.annotator) / design.ratings
+
+
+def design_df(c: Components, design: Design) -> float:
+    """Satterthwaite's df of mu_hat at the planning values (module docstring, point 3)."""
+    check_design(design)
+    model = analysis_model(design)
+    if model == T_MODEL:
+        return float(design.ratings - 1)
+    if model == ANNOTATOR_MODEL:
+        return float(design.pool - 1)
+    if model == PAIR_MODEL:
+        return float(design.n_pairs - 1)
+    return _crossed_df(c, design)
+
+
+def cyclic_design(design: Design) -> tuple[IntArray, IntArray]:
+    """(pair, annotator) codes of the cyclic design: r passes over the pool, pass t in the
+    order t, t + 1, ... (mod m), cut into consecutive groups of k, one per pair. Every
+    annotator rates r pairs, no annotator twice in a pair, and the design is connected."""
+    check_design(design)
+    m, r, k = design.pool, design.per_annotator, design.per_pair
+    sequence = (np.arange(m)[None, :] + np.arange(r)[:, None]) % m
+    annotator = sequence.ravel().astype(np.int64)
+    pair = np.repeat(np.arange(design.n_pairs, dtype=np.int64), k)
+    return pair, annotator
+
+
+def _crossed_df(c: Components, design: Design) -> float:
+    n, k, m, r = design.n_pairs, design.per_pair, design.pool, design.per_annotator
+    total = design.ratings
+    pair, annotator = cyclic_design(design)
+    incidence = sparse.csr_matrix((np.ones(total), (pair, annotator)), shape=(n, m))
+    gram = incidence.T @ incidence if m <= n else incidence @ incidence.T
+    squared = np.linalg.eigvalsh(np.asarray(gram.toarray(), dtype=np.float64)) / (k * r)
+    cos2 = np.clip(squared[squared > 1e-10], 0.0, 1.0)
+    s2e, s2p, s2a = c.residual, c.pair, c.annotator
+    info = np.zeros((3, 3))
+    # 2-dimensional pieces: unit pair vector e1, annotator vector a = (cos, sin)
+    cos, sin = np.sqrt(cos2), np.sqrt(1.0 - cos2)
+    v_e = np.broadcast_to(np.eye(2), (len(cos), 2, 2))
+    v_p = np.zeros((len(cos), 2, 2))
+    v_p[:, 0, 0] = k
+    a = np.stack([cos, sin], axis=1)
+    v_a = r * a[:, :, None] * a[:, None, :]
+    v_inv = np.linalg.inv(s2e * v_e + s2p * v_p + s2a * v_a)
+    parts = [v_inv @ v for v in (v_e, v_p, v_a)]
+    for i in range(3):
+        for j in range(i, 3):
+            info[i, j] = info[j, i] = float(np.einsum("sab,sba->", parts[i], parts[j]))
+    # one-dimensional pieces: (count, variance, loadings (residual, pair, annotator))
+    intercept = s2e + k * s2p + r * s2a
+    singles = (
+        (n - len(cos), s2e + k * s2p, (1.0, k, 0.0)),
+        (m - len(cos), s2e + r * s2a, (1.0, 0.0, r)),
+        (total - n - m, s2e, (1.0, 0.0, 0.0)),
+        (-1, intercept, (1.0, k, r)),  # REML: the intercept's direction carries no information
+    )
+    for count, variance, loading in singles:
+        vec = np.asarray(loading)
+        info += count * np.outer(vec, vec) / variance**2
+    gradient = np.array([1.0, k, r]) / total
+    variance = intercept / total
+    spread = float(gradient @ np.linalg.pinv(info) @ gradient)
+    return float(variance**2 / spread) if spread > 0 else float(min(n, m) - 1)
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What the study tests: margin and smallest effect (points), alpha, target power, and the
+    true differences planned for."""
+
+    margin: float
+    smallest_effect: float
+    alpha: float
+    target: float
+    true_diff: Mapping[str, float]
+
+
+def power_at(components: Mapping[str, Components], design: Design, targets: Targets) -> DesignPower:
+    """Each test's power at the design and the Bonferroni bound on the study's."""
+    tests: dict[str, TestAtDesign] = {}
+    for dim in DIMENSIONS:
+        c = components[dim]
+        se = math.sqrt(design_variance(c, design))
+        df = design_df(c, design)
+        delta = float(targets.true_diff[dim])
+        if dim == PERSONAL_DIMENSION:
+            power = superiority_power_se(delta, se, df, targets.smallest_effect, targets.alpha)
+            test = "superiority"
+        else:
+            power = tost_power_se(delta, se, df, targets.margin, targets.alpha)
+            test = "tost"
+        tests[dim] = {"test": test, "se": se, "df": df, "power": power}
+    if design.n_pairs < MIN_PAIRS:
+        for t in tests.values():
+            t["power"] = 0.0
+    bound = max(0.0, 1.0 - sum(1.0 - t["power"] for t in tests.values()))
+    return {
+        "n_pairs": design.n_pairs,
+        "per_pair": design.per_pair,
+        "pool": design.pool,
+        "per_annotator": design.per_annotator,
+        "ratings": design.ratings,
+        "model": analysis_model(design),
+        "tests": tests,
+        "joint_power_bound": bound,
+    }
+
+
+def smallest_design(
+    components: Mapping[str, Components], per_pair: int, pool: int, targets: Targets
+) -> DesignPower | None:
+    """The fewest pairs (a multiple of pool / gcd(pool, k), at least MIN_PAIRS) at which the
+    Bonferroni bound reaches the target with k annotators per pair from the pool; None when
+    MAX_PAIRS do not."""
+    step = pool // math.gcd(pool, per_pair)
+    first = max(1, math.ceil(MIN_PAIRS / step))
+    last = MAX_PAIRS // step
+
+    def at(j: int) -> DesignPower:
+        return power_at(components, Design(j * step, per_pair, pool), targets)
+
+    if first > last:
+        return None
+    low, high = first, first
+    while at(high)["joint_power_bound"] < targets.target:
+        if high >= last:
+            return None
+        low, high = high + 1, min(2 * high, last)
+    while low < high:
+        mid = (low + high) // 2
+        if at(mid)["joint_power_bound"] >= targets.target:
+            high = mid
+        else:
+            low = mid + 1
+    return at(high)
+
+
+def size_study(
+    pilot: Pilot,
+    *,
+    margin: float,
+    smallest_effect: float | None = None,
+    alpha: float = 0.05,
+    target: float = 0.8,
+    general_diff: float = 0.0,
+    rubric_diff: float | None = None,
+    per_pair: Sequence[int] = DEFAULT_PER_PAIR,
+    pools: Sequence[int] = DEFAULT_POOLS,
+) -> SizingResult:
+    """For each k and pool, the fewest pairs whose validation power (Bonferroni bound) reaches
+    ``target`` with the pilot's components at their upper limits; the recommendation is the
+    design with the fewest ratings (then the smaller pool). ``rubric_diff`` None plans for the
+    pilot's own estimate of the rubric difference."""
+    if not margin > 0 or not 0 < alpha < 0.5 or not 0 < target < 1:
+        raise ValueError("need margin > 0, 0 < alpha < 0.5, 0 < target < 1")
+    sesoi = margin if smallest_effect is None else float(smallest_effect)
+    rubric = pilot.mean[PERSONAL_DIMENSION] if rubric_diff is None else float(rubric_diff)
+    true_diff = dict.fromkeys(GENERAL_DIMENSIONS, float(general_diff)) | {
+        PERSONAL_DIMENSION: rubric
+    }
+    targets = Targets(margin, sesoi, alpha, target, true_diff)
+    notes = []
+    if rubric_diff is None:
+        notes.append(
+            f"The true rubric difference planned for ({rubric:+.3f}) is the pilot's estimate; "
+            "give one to plan for another."
+        )
+    never = _never_reached(targets)
+    notes += never
+    designs: list[DesignPower] = []
+    unreachable: list[dict[str, int]] = []
+    for k, m in [(k, m) for k in sorted(set(per_pair)) for m in sorted(set(pools))]:
+        if never or not 1 <= k <= m or m < 2:
+            continue
+        found = smallest_design(pilot.upper, k, m, targets)
+        if found is None:
+            unreachable.append({"per_pair": k, "pool": m})
+        else:
+            designs.append(found)
+    designs.sort(key=lambda d: (d["ratings"], d["pool"], d["per_pair"]))
+    if unreachable:
+        notes.append(
+            "Not reachable within "
+            f"{MAX_PAIRS} pairs: "
+            + ", ".join(f"k = {u['per_pair']} from a pool of {u['pool']}" for u in unreachable)
+            + " (the annotator variance over the pool alone leaves too little power)."
+        )
+    components: dict[str, SizingComponents] = {
+        dim: {
+            "estimate": pilot.estimate[dim].as_dict(),
+            "upper": pilot.upper[dim].as_dict(),
+            "pilot_mean": pilot.mean[dim],
+        }
+        for dim in DIMENSIONS
+    }
+    return {
+        "pilot": {
+            "n_pairs": pilot.n_pairs,
+            "n_annotators": pilot.n_annotators,
+            "n_ratings": pilot.n_ratings,
+        },
+        "confidence": pilot.confidence,
+        "limits_method": LIMITS_METHOD,
+        "components": components,
+        "margin": margin,
+        "smallest_effect": sesoi,
+        "alpha": alpha,
+        "target": target,
+        "true_diff": true_diff,
+        "designs": designs,
+        "recommended": designs[0] if designs else None,
+        "unreachable": unreachable,
+        "variance_formula": VARIANCE_FORMULA,
+        "method": METHOD,
+        "notes": notes,
+    }
+
+
+def _never_reached(targets: Targets) -> list[str]:
+    """Why no design can reach the target (the planned differences are outside what the tests
+    can show), in words; empty when some design can."""
+    reasons = []
+    rubric = targets.true_diff[PERSONAL_DIMENSION]
+    if rubric <= targets.smallest_effect:
+        reasons.append(
+            f"Unreachable: rubric alignment must exceed the smallest effect of interest "
+            f"({targets.smallest_effect:g}) and the planned true difference is {rubric:+.3f}."
+        )
+    for dim in GENERAL_DIMENSIONS:
+        if abs(targets.true_diff[dim]) >= targets.margin:
+            reasons.append(
+                f"Unreachable: {dim}'s planned difference {targets.true_diff[dim]:+g} is not "
+                f"inside ±{targets.margin:g}."
+            )
+    return reasons
+
+
+METHOD = (
+    "Design: n pairs, k annotators per pair from a pool of m, each annotator rating n k / m "
+    "pairs (n rounded up so that m divides n k); " + VARIANCE_FORMULA + " (exact for such "
+    "an equal-replication design), df by Satterthwaite at the planning values (REML expected "
+    "information of a cyclic design; one-factor designs: the df of the model the analysis "
+    "fits). Power: rubric alignment's one-sided test of d > smallest effect by the noncentral "
+    "t, each general dimension's TOST at ±margin by integration over the estimated SE; the "
+    "study's power is at least 1 - sum(1 - power) (Bonferroni, any correlation between "
+    "dimensions), and the design reaches the target when that bound does."
+)
+
+
+def sizing_text(result: SizingResult) -> str:
+    """The planner's answer as Markdown: what it assumed, then the designs."""
+    pilot = result["pilot"]
+    conf = result["confidence"]
+    lines = [
+        f"Sizing from a pilot of {pilot['n_pairs']} pairs, {pilot['n_annotators']} annotators, "
+        f"{pilot['n_ratings']} ratings: margin ±{result['margin']:g}, smallest effect "
+        f"{result['smallest_effect']:g}, alpha {result['alpha']:g}, target power "
+        f"{result['target']:g}.",
+        "",
+        f"Variance components of one annotator's chosen - rejected (points²): REML estimate "
+        f"and {conf:.0%} upper confidence limit (used for planning).",
+        "",
+        "| Dimension | Pair | Annotator | Residual | Pilot mean | Planned true diff |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for dim, c in result["components"].items():
+        low, high = c["estimate"], c["upper"]
+        cells = [
+            f"{low['pair']:.3f} ({high['pair']:.3f})",
+            f"{low['annotator']:.3f} ({high['annotator']:.3f})",
+            f"{low['residual']:.3f} ({high['residual']:.3f})",
+        ]
+        lines.append(
+            f"| {dim} | {' | '.join(cells)} | {c['pilot_mean']:+.3f} | "
+            f"{result['true_diff'][dim]:+.2f} |"
+        )
+    lines += [
+        "",
+        "| k | Pool | Pairs | Pairs per annotator | Ratings | Model | "
+        + " | ".join(f"Power {d}" for d in DIMENSIONS)
+        + " | Validation power ≥ |",
+        "|---:|---:|---:|---:|---:|---|" + "---:|" * (len(DIMENSIONS) + 1),
+    ]
+    for d in result["designs"]:
+        powers = " | ".join(f"{d['tests'][dim]['power']:.3f}" for dim in DIMENSIONS)
+        lines.append(
+            f"| {d['per_pair']} | {d['pool']} | {d['n_pairs']} | {d['per_annotator']} | "
+            f"{d['ratings']} | {d['model']} | {powers} | {d['joint_power_bound']:.3f} |"
+        )
+    best = result["recommended"]
+    lines.append("")
+    if best is None:
+        lines.append("No design on this grid reaches the target power.")
+    else:
+        rubric = best["tests"][PERSONAL_DIMENSION]
+        lines.append(
+            f"Recommended: {best['n_pairs']} pairs x {best['per_pair']} annotators per pair "
+            f"from a pool of {best['pool']} ({best['ratings']} ratings, "
+            f"{best['per_annotator']} pairs per annotator): the fewest ratings on this grid; "
+            f"rubric SE {rubric['se']:.3f}, df {rubric['df']:.1f}."
+        )
+    lines += [
+        "",
+        *result["notes"],
+        "",
+        "Limits: " + result["limits_method"] + ".",
+        result["method"],
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,61 @@
+"""The study-sizing planner's answer (`analysis.inference.sizing.size_study`): JSON-ready."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class ComponentSet(TypedDict):
+    """Variances (points squared) of one annotator's chosen - rejected difference."""
+
+    pair: float
+    annotator: float
+    residual: float
+
+
+class SizingComponents(TypedDict):
+    estimate: ComponentSet  # the pilot's REML estimates
+    upper: ComponentSet  # their upper confidence limits: what the plan uses
+    pilot_mean: float  # the pilot's estimate of the mean difference
+
+
+class TestAtDesign(TypedDict):
+    test: str  # "tost" or "superiority"
+    se: float  # sqrt(Var(mu_hat)) at the upper limits
+    df: float  # Satterthwaite's, at the upper limits
+    power: float
+
+
+class DesignPower(TypedDict):
+    n_pairs: int
+    per_pair: int  # annotators per pair, k
+    pool: int  # annotators in the pool, m
+    per_annotator: int  # pairs each annotator rates, n k / m
+    ratings: int  # n k
+    model: str  # what the primary analysis fits to this design
+    tests: dict[str, TestAtDesign]
+    joint_power_bound: float  # 1 - sum(1 - power): the study's power is at least this
+
+
+class PilotSize(TypedDict):
+    n_pairs: int
+    n_annotators: int
+    n_ratings: int
+
+
+class SizingResult(TypedDict):
+    pilot: PilotSize
+    confidence: float  # one-sided, of the upper limits
+    limits_method: str
+    components: dict[str, SizingComponents]
+    margin: float
+    smallest_effect: float
+    alpha: float
+    target: float
+    true_diff: dict[str, float]
+    designs: list[DesignPower]  # the smallest design per (k, pool) reaching the target
+    recommended: DesignPower | None  # the fewest ratings
+    unreachable: list[dict[str, int]]  # (k, pool) combinations that do not reach it
+    variance_formula: str
+    method: str
+    notes: list[str]
