@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -49,6 +50,7 @@ CHART_TABS = {
     "annotators": "Annotators",
     "reward_models": "Reward models",
 }
+DOMAIN_CHARTS = {"domain_accuracy", "domain_verdicts"}  # the charts that read `by_domain`
 VERDICT_WORDS = {
     "tie": "ties",
     "diverges": "diverges",
@@ -70,14 +72,16 @@ def _report(
     account: int | None,
     excluded: str,  # noqa: ARG001
     mixed: bool = False,
+    domains: bool = False,
     _data: StudyRatings | None = None,
 ) -> Report:
     """Cached per study state (score count, newest score, imported models, excluded pairs)
     and settings (`margin` None: the study's own, in its unit, with its record). The page
     shows no mixed-model figure, so its report skips the model (about half the time of a
-    report); `mixed` True builds the full report, for its downloads. `_data`, the ratings the
-    page has read already (not hashed: the other arguments are the key), spares reading them
-    again."""
+    report), and the by-domain figures, three quarters of the rest, come only with a
+    by-domain chart (`domains` True); `mixed` and `domains` True build the full report, for
+    its downloads. `_data`, the ratings the page has read already (not hashed: the other
+    arguments are the key), spares reading them again."""
     report = study_report(
         _data if _data is not None else study_ratings(engine(), study),
         margin=margin,
@@ -85,14 +89,15 @@ def _report(
         holm=holm,
         n_boot=n_boot,
         mixed=mixed,
+        domains=domains,
     )
     return results_models.with_models(study, report, account)
 
 
 def _full_report(state: dict[str, Any], fmt: str) -> str:
-    """The report in `fmt` with every figure (the mixed model too): built when a download
-    button is pressed, cached like the page's."""
-    return render_report(_report(**state, mixed=True), fmt)
+    """The report in `fmt` with every figure (the mixed model and the domains too): built
+    when a download button is pressed, cached like the page's."""
+    return render_report(_report(**state, mixed=True, domains=True), fmt)
 
 
 def draw() -> None:
@@ -142,7 +147,7 @@ def draw() -> None:
     else:  # a comparison of downstream conditions: no tie/divergence verdict
         results_downstream.draw_comparison(comparison)
     _draw_tables(report, comparison is not None)
-    _draw_charts(report)
+    _draw_charts(report, partial(_report, **state, domains=True))
     results_drilldown.draw(study, data, account)
     results_models.draw(study, report, account)
     results_downstream.draw(study, account)
@@ -256,14 +261,17 @@ def _adjudicated(report: Report) -> Table | None:
     return adjudication_table(report) if "adjudication" in report else None
 
 
-def _draw_charts(report: Report) -> None:
-    """The charts in tabs; only the open tab's chart is built and sent (a tab change reruns)."""
+def _draw_charts(report: Report, with_domains: Callable[[], Report]) -> None:
+    """The charts in tabs; only the open tab's chart is built and sent (a tab change reruns).
+    A by-domain chart reads the report with its by-domain figures (`with_domains`, cached)."""
     tabs = st.tabs(
         [CHART_TABS.get(name, name) for name in FIGURES], key="results_chart", on_change="rerun"
     )
-    for tab, build in zip(tabs, FIGURES.values(), strict=True):
+    for tab, (name, build) in zip(tabs, FIGURES.items(), strict=True):
         if tab.open:
-            tab.plotly_chart(build(report), width="stretch")
+            tab.plotly_chart(
+                build(with_domains() if name in DOMAIN_CHARTS else report), width="stretch"
+            )
 
 
 def _draw_power(data: StudyRatings, margin: float) -> None:
