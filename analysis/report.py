@@ -90,6 +90,7 @@ def build_report(
     planned: Mapping[str, float] | None = None,
     excluded_pairs: Sequence[ExcludedPair] = (),
     mixed: bool = True,
+    domains: bool = True,
     smallest_effect: float | None = None,
     plan: Mapping[str, Any] | None = None,
 ) -> Report:
@@ -103,6 +104,9 @@ def build_report(
     ``rubric_diff``, ``target``), whose SDs are estimated from these ratings as a pilot;
     ``excluded_pairs`` (by pair id) are left out of every figure and listed under exclusions;
     ``mixed`` False skips fitting the mixed model (a variant built for its headline figures);
+    ``domains`` False leaves ``by_domain`` empty (three quarters of a small study's time: a
+    crossed model per domain, dimension and accuracy; the results page builds it when a
+    by-domain chart is opened);
     ``smallest_effect`` is the smallest effect of interest (SESOI, in ``margin_unit``; None:
     the margin): chosen "diverges" only when it exceeds rejected by more than it; ``plan`` the
     study's pre-registered analysis plan (a ``plan.json`` document, :mod:`analysis.inference.plan`):
@@ -144,7 +148,7 @@ def build_report(
         "checks": _checks(paired, dimensions, diffs, agreement),
         "human_accuracy": human_accuracy(*diffs.of(RUBRIC, None)),
         "agreement": agreement,
-        "by_domain": by_domain(coded, diffs, means, margins, sesoi, alpha, holm),
+        "by_domain": by_domain(coded, diffs, means, margins, sesoi, alpha, holm) if domains else {},
         "margin_sensitivity": margin_sensitivity(paired, unit),
         "margin_record": margin_record(margin_history, df["created_at"]),
         "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),

@@ -40,11 +40,13 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +67,6 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 LEVELS = (1, 4, 8)
 TIMEOUT_MS = 60_000
-FIRST_OPENS = 3  # runs per condition (the median is printed)
 LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 # Chromium's network emulation (bytes per second; latency in ms): a slow mobile connection.
@@ -75,25 +76,6 @@ THROTTLED = {
     "downloadThroughput": 1_600_000 / 8,
     "uploadThroughput": 750_000 / 8,
 }
-# In every new page: when its first websocket opened (performance.now(), ms).
-WEBSOCKET_CLOCK = """
-(() => {
-  const Native = window.WebSocket;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener("open", () => { window.__prbSocketOpen ??= performance.now(); });
-    }
-  };
-})();
-"""
-# Potato's first item: its text and its first rating scale on the page.
-POTATO_READY_JS = """
-() => { const text = document.querySelector('#instance-text');
-        return text && text.innerText.includes('Response A')
-               && document.querySelector("input[name='factuality_A']") ? performance.now() : 0; }
-"""
-
 # In the page: the pair shown, and whether it is ready for the annotator.
 READY_JS = """
 () => {
@@ -111,6 +93,40 @@ READY_JS = """
   };
 }
 """
+
+# In every document of a first open, from its start: when its first websocket opened and when
+# the first pair (prb-annotate: token shown, focus on its first score) or item (Potato: its text
+# and first scale) was first drawn, checked at every animation frame in the page itself, so
+# neither the driver's polling nor the page's `load` event (which waits for fonts still
+# downloading) is in the figure. Times are epoch ms (performance.timeOrigin + now): Potato's
+# item is on a second document, after its login page.
+FIRST_OPEN_MARKS = (
+    """
+(() => {
+  const now = () => performance.timeOrigin + performance.now();
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("open", () => { window.__prbSocketOpen ??= now(); });
+    }
+  };
+  const prb = READY;
+  const potato = () => { const text = document.querySelector('#instance-text');
+    return !!(text && text.innerText.includes('Response A')
+              && document.querySelector("input[name='factuality_A']")); };
+  const tick = () => {
+    if (window.__prbReady === undefined) {
+      const r = prb();
+      if (r.token && r.focused) window.__prbReady = now();
+      else if (potato()) window.__prbReady = now();
+    }
+    if (window.__prbReady === undefined) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();
+"""
+).replace("READY", READY_JS.strip())
 
 # Fill the 8 scores, submit, and time the next pair (all in the page).
 CYCLE_JS = (
@@ -184,74 +200,93 @@ async def open_first_pair(browser: Any, url: str, context: Any | None = None) ->
 
 
 async def measured_context(browser: Any, throttled: bool) -> tuple[Any, Any, dict[str, float]]:
-    """A new context (empty cache) and page, throttled or not; counts the bytes it receives."""
+    """A new context (empty cache) and page, throttled or not; counts the bytes it receives
+    and the requests still loading."""
     context = await browser.new_context(viewport=PHONE if throttled else LAPTOP)
-    await context.add_init_script(WEBSOCKET_CLOCK)
+    await context.add_init_script(FIRST_OPEN_MARKS)
     page = await context.new_page()
     cdp = await context.new_cdp_session(page)
     await cdp.send("Network.enable")
     if throttled:
         await cdp.send("Network.emulateNetworkConditions", THROTTLED)
-    received = {"http": 0.0, "websocket": 0.0}
+    received = {"http": 0.0, "websocket": 0.0, "loading": 0.0}
+
+    def on_request(_event: dict[str, Any]) -> None:
+        received["loading"] += 1
 
     def on_http(event: dict[str, Any]) -> None:
         received["http"] += event["encodedDataLength"]
+        received["loading"] -= 1
+
+    def on_failed(_event: dict[str, Any]) -> None:
+        received["loading"] -= 1
 
     def on_frame(event: dict[str, Any]) -> None:
         received["websocket"] += len(event["response"]["payloadData"])
 
+    cdp.on("Network.requestWillBeSent", on_request)
     cdp.on("Network.loadingFinished", on_http)
+    cdp.on("Network.loadingFailed", on_failed)
     cdp.on("Network.webSocketFrameReceived", on_frame)
     return context, page, received
 
 
-async def first_open_prb(browser: Any, url: str, throttled: bool) -> dict[str, float]:
-    """A login link opened in a new context: total seconds to the first pair (focus on it),
-    ms from the websocket opening to that moment (in the page), MB received."""
-    context, page, received = await measured_context(browser, throttled)
-    start = time.perf_counter()
-    await page.goto(url, timeout=TIMEOUT_MS)
-    ready = await page.wait_for_function(
-        f"() => {{ const r = ({READY_JS.strip()})(); return r.token && r.focused"
-        " ? performance.now() : 0; }",
-        timeout=TIMEOUT_MS,
-        polling="raf",
+async def first_drawn(page: Any) -> float:
+    """Epoch ms at which the first pair (or Potato's first item) was drawn in the page."""
+    handle = await page.wait_for_function(
+        "() => window.__prbReady", timeout=TIMEOUT_MS, polling="raf"
     )
-    total = time.perf_counter() - start
-    drawn = await ready.json_value()
-    opened = await page.evaluate("() => window.__prbSocketOpen")
+    return float(await handle.json_value())
+
+
+async def all_received(page: Any, received: dict[str, float]) -> float:
+    """MB received once nothing the page asked for is still loading (fonts included)."""
+    await page.wait_for_load_state("load", timeout=TIMEOUT_MS)
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - quiet_since < 0.5:
+        if received["loading"] > 0:
+            quiet_since = time.monotonic()
+        await asyncio.sleep(0.05)
+    return (received["http"] + received["websocket"]) / 1e6
+
+
+async def first_open_prb(browser: Any, url: str, throttled: bool) -> dict[str, float]:
+    """A login link opened in a new context: ms from the navigation's start to the first pair
+    drawn (token shown, focus on its first score), ms from the websocket opening to that
+    moment, MB received (all of the page's loading)."""
+    context, page, received = await measured_context(browser, throttled)
+    await page.goto(url, timeout=TIMEOUT_MS, wait_until="commit")
+    started = float(await page.evaluate("() => performance.timeOrigin"))
+    drawn = await first_drawn(page)
+    opened = float(await page.evaluate("() => window.__prbSocketOpen"))
+    megabytes = await all_received(page, received)
     await context.close()
-    return {
-        "total": total,
-        "socket_to_pair": drawn - opened,
-        "mb": (received["http"] + received["websocket"]) / 1e6,
-    }
+    return {"total": drawn - started, "socket_to_pair": drawn - opened, "mb": megabytes}
 
 
 async def first_open_potato(browser: Any, url: str, user: str, throttled: bool) -> dict[str, float]:
-    """Potato: its login page opened in a new context, a name typed, to its first item."""
+    """Potato: its login page opened in a new context, a name typed and sent (by the driver,
+    as soon as the field is there), to its first item drawn on the next page."""
     context, page, received = await measured_context(browser, throttled)
-    start = time.perf_counter()
-    await page.goto(url, timeout=TIMEOUT_MS)
+    await page.goto(url, timeout=TIMEOUT_MS, wait_until="commit")
+    started = float(await page.evaluate("() => performance.timeOrigin"))
     await page.fill("#login-email", user)
-    await page.click("button.potato-form-submit")
-    await page.wait_for_function(POTATO_READY_JS, timeout=TIMEOUT_MS, polling="raf")
-    total = time.perf_counter() - start
+    await page.click("button.potato-form-submit", no_wait_after=True)
+    drawn = await first_drawn(page)
+    megabytes = await all_received(page, received)
     await context.close()
-    return {"total": total, "socket_to_pair": float("nan"), "mb": received["http"] / 1e6}
+    return {"total": drawn - started, "socket_to_pair": float("nan"), "mb": megabytes}
 
 
-def median_of(runs: list[dict[str, float]]) -> dict[str, float]:
-    return {key: sorted(run[key] for run in runs)[len(runs) // 2] for key in runs[0]}
+def spread(values: list[float]) -> str:
+    """Median and range of repeated figures."""
+    ordered = sorted(values)
+    return f"{statistics.median(ordered):.0f} ({ordered[0]:.0f}-{ordered[-1]:.0f})"
 
 
-def print_first_open(label: str, figures: dict[str, float]) -> None:
-    socket = figures["socket_to_pair"]
-    socket_text = "" if socket != socket else f", websocket open -> pair drawn {socket:.0f} ms"
-    print(
-        f"  {label}: first pair {figures['total'] * 1000:.0f} ms{socket_text}, "
-        f"{figures['mb']:.2f} MB received (median of {FIRST_OPENS})"
-    )
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def potato_project(folder: Path) -> Path:
@@ -319,56 +354,102 @@ def start_potato(command: str, folder: Path) -> tuple[subprocess.Popen[bytes], s
     raise RuntimeError(f"Potato did not answer at {url} (log: {folder / 'potato.log'})")
 
 
+NETWORKS = {
+    False: "loopback, 1366x768",
+    True: "throttled 1.6 Mbps/150 ms, 390x844",
+}
+
+
 async def first_opens(
-    browser: Any, folder: Path, db: str, tokens: dict[str, str], server_url: str, potato: str | None
+    browser: Any,
+    folder: Path,
+    db: str,
+    tokens: dict[str, str],
+    server_url: str,
+    potato: str | None,
+    repeats: int,
 ) -> None:
-    """The first open, on loopback and throttled, direct and through the balancer (and Potato)."""
+    """The first open, interleaved: in each round, on loopback then throttled, prb-annotate
+    straight to its server and through the balancer, and Potato (the order rotated every
+    round), so that the machine's load falls on all of them alike. Prints each one's median
+    and range, and prb-annotate's time as a ratio of Potato's within each round."""
     cluster = Cluster(db, folder / "cluster", size=1)
     (folder / "cluster").mkdir()
     cluster.start()
+    process, potato_url = start_potato(potato, folder) if potato else (None, "")
     link = f"/?token={tokens['warm']}"
-    print("first open (new context, empty cache, warm server):")
+    runs: dict[tuple[str, bool], list[dict[str, float]]] = {}
+    loads = [load_average()]
     try:
         await first_open_prb(browser, cluster.url + link, False)  # the balancer's server warm
-        for throttled in (False, True):
-            network = "throttled 1.6 Mbps/150 ms, 390x844" if throttled else "loopback, 1366x768"
-            for where, base in (("app server", server_url), ("balancer", cluster.url)):
-                runs = [
-                    await first_open_prb(browser, base + link, throttled)
-                    for _ in range(FIRST_OPENS)
+        if potato:
+            await first_open_potato(browser, potato_url, "warm-up", False)
+        for round_number in range(repeats):
+            for throttled in NETWORKS:
+                contenders: list[tuple[str, Any]] = [
+                    ("app server", partial(first_open_prb, browser, server_url + link, throttled)),
+                    ("balancer", partial(first_open_prb, browser, cluster.url + link, throttled)),
                 ]
-                print_first_open(f"prb-annotate, {where}, {network}", median_of(runs))
+                if potato:
+                    user = f"u{round_number}{throttled}"
+                    contenders.append(
+                        ("Potato", partial(first_open_potato, browser, potato_url, user, throttled))
+                    )
+                shift = round_number % len(contenders)
+                for name, measure in contenders[shift:] + contenders[:shift]:
+                    runs.setdefault((name, throttled), []).append(await measure())
+            loads.append(load_average())
     finally:
         cluster.stop()
-    if potato is None:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=30)
+    print(
+        f"first open (new context, empty cache, warm server; {repeats} interleaved rounds; "
+        f"median (min-max); load average {' -> '.join(loads)}):"
+    )
+    for throttled, network in NETWORKS.items():
+        print(f"  {network}:")
+        potato_runs = runs.get(("Potato", throttled))
+        for name in ("app server", "balancer", "Potato"):
+            found = runs.get((name, throttled))
+            if not found:
+                continue
+            label = "Potato 2.12.1" if name == "Potato" else f"prb-annotate, {name}"
+            line = f"    {label}: first pair {spread([r['total'] for r in found])} ms"
+            if name != "Potato":
+                socket = spread([r["socket_to_pair"] for r in found])
+                line += f", websocket open -> pair drawn {socket} ms"
+            line += f", {statistics.median(r['mb'] for r in found):.2f} MB"
+            if potato_runs and name != "Potato":
+                ratios = [r["total"] / p["total"] for r, p in zip(found, potato_runs, strict=True)]
+                low, high = min(ratios), max(ratios)
+                line += f"; x Potato {statistics.median(ratios):.2f} ({low:.2f}-{high:.2f})"
+            print(line)
+    if not potato:
         print("  Potato: not measured (--potato PATH to its `potato` command)")
-        return
-    process, url = start_potato(potato, folder)
-    try:
-        await first_open_potato(browser, url, "warm-up", False)
-        for throttled in (False, True):
-            network = "throttled 1.6 Mbps/150 ms, 390x844" if throttled else "loopback, 1366x768"
-            runs = [
-                await first_open_potato(browser, url, f"u{throttled}{n}", throttled)
-                for n in range(FIRST_OPENS)
-            ]
-            print_first_open(f"Potato 2.12.1, {network}", median_of(runs))
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 SETTLED = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 
-async def timed_page(page: Any, title: str, heading: str) -> tuple[float, float]:
-    """Click `title` in the sidebar: seconds to its heading, and to the end of its run."""
+# The results page's verdict: its first figures, drawn once the report is computed.
+VERDICT = "[data-testid='stAlert']:has-text('validated.')"
+
+
+async def timed_page(page: Any, title: str, heading: str) -> dict[str, float]:
+    """Click `title` in the sidebar: seconds to its heading, to the results page's verdict
+    (Results only), and to the end of its run."""
     start = time.perf_counter()
     await page.locator("[data-testid='stSidebarNav']").get_by_text(title, exact=True).click()
     await page.get_by_role("heading", name=heading, exact=True).wait_for(timeout=TIMEOUT_MS)
-    shown = time.perf_counter() - start
+    times = {"shown": time.perf_counter() - start}
+    if title == "Results":
+        await page.locator(VERDICT).first.wait_for(timeout=TIMEOUT_MS)
+        times["verdict"] = time.perf_counter() - start
     await page.wait_for_selector(SETTLED, state="attached", timeout=TIMEOUT_MS)
-    return shown, time.perf_counter() - start
+    times["done"] = time.perf_counter() - start
+    return times
 
 
 async def admin_and_results(browser: Any, url: str) -> None:
@@ -401,8 +482,12 @@ async def admin_and_results(browser: Any, url: str) -> None:
         (titles[0], f"{titles[0]}: demo", f"{titles[0]} again"),
         ("Results", "Results: demo", "Results again"),
     ]:
-        shown, done = await timed_page(page, title, heading)
-        print(f"  {label}: first content {shown * 1000:.0f} ms, run finished {done * 1000:.0f} ms")
+        times = await timed_page(page, title, heading)
+        verdict = f", verdict {times['verdict'] * 1000:.0f} ms" if "verdict" in times else ""
+        print(
+            f"  {label}: first content {times['shown'] * 1000:.0f} ms{verdict}, "
+            f"run finished {times['done'] * 1000:.0f} ms"
+        )
     await context.close()
 
 
@@ -426,7 +511,9 @@ async def cycles_on(page: Any, cycles: int) -> list[dict[str, float]]:
     return results
 
 
-async def run(cycles: int, first_open_only: bool, pages_only: bool, potato: str | None) -> None:
+async def run(
+    cycles: int, first_open_only: bool, pages_only: bool, potato: str | None, repeats: int
+) -> None:
     print(f"load before: {Path('/proc/loadavg').read_text().strip()}")
     folder = Path(tempfile.mkdtemp(prefix="bench_browser_"))
     db, tokens = build_database(folder)
@@ -443,7 +530,7 @@ async def run(cycles: int, first_open_only: bool, pages_only: bool, potato: str 
                 return
             if first_open_only:
                 await first_open_prb(browser, f"{server.url}/?token={tokens['cold']}", False)
-                await first_opens(browser, folder, db, tokens, server.url, potato)
+                await first_opens(browser, folder, db, tokens, server.url, potato, repeats)
                 return
             page, cold = await open_first_pair(browser, f"{server.url}/?token={tokens['cold']}")
             await page.context.close()
@@ -473,7 +560,7 @@ async def run(cycles: int, first_open_only: bool, pages_only: bool, potato: str 
                     f"{cpu / len(done) * 1000:.0f} ms per cycle; "
                     f"RSS {server.memory_mb():.0f} MB"
                 )
-            await first_opens(browser, folder, db, tokens, server.url, potato)
+            await first_opens(browser, folder, db, tokens, server.url, potato, repeats)
             await admin_and_results(browser, f"{server.url}/?token={tokens['admin']}")
         finally:
             await browser.close()
@@ -487,8 +574,9 @@ def main() -> int:
     parser.add_argument("--first-open-only", action="store_true", help="only the first opens")
     parser.add_argument("--pages-only", action="store_true", help="only the admin pages")
     parser.add_argument("--potato", help="Potato's `potato` command, to measure it too")
+    parser.add_argument("--repeats", type=int, default=5, help="rounds of first opens")
     args = parser.parse_args()
-    asyncio.run(run(args.cycles, args.first_open_only, args.pages_only, args.potato))
+    asyncio.run(run(args.cycles, args.first_open_only, args.pages_only, args.potato, args.repeats))
     return 0
 
 

@@ -47,9 +47,11 @@ AGENT_API_REFUSAL = [
     "    # Streamlit's test-only agent API never reaches the outside, even if switched on.",
     "    http-request deny deny_status 404 if { path_beg /_stcore/agent }",
 ]
-# Streamlit sends its 3 MB of scripts uncompressed (its hashed /static files are already
-# "public, immutable, max-age=31536000"): the balancer gzips text on the way out, about 4x less
-# to download on a participant's first open. Fonts (woff2) and images are compressed already.
+# Streamlit's scripts and styles come gzipped from the app server itself (zlib, once per file:
+# annotate/app/static_compression.py), and HAProxy passes an encoded answer through. HAProxy's
+# own compressor (libslz in Debian's build, which ignores tune.comp.maxlevel) only halves them,
+# so it is left the rest: the page, host-config and any server run without the launch wrapper.
+# Fonts (woff2) and images are compressed already.
 COMPRESSION = [
     "    compression algo gzip",
     "    compression type text/html text/css text/javascript application/javascript"
@@ -66,7 +68,7 @@ RATING_PAGE_CHUNKS = (
     "requiredField", "useUpdateUiValue", "TextInput", "Input", "TextField", "Autocomplete",
     "useTextField", "Cancel.esm", "useDebouncedCallback", "Button", "Selectbox", "useMenuTrigger",
     "useLoadMoreSentinel", "useCollator", "useSyncComboBoxEnterTargetFocus", "sortBy", "_baseMap",
-    "useFilter",
+    "useFilter", "styled-components",
 )  # fmt: skip
 STREAMLIT_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"
 HASHED_NAME = re.compile(r"(?P<stem>.+)\.[A-Za-z0-9_-]{8}\.js")  # Vite's stem.hash.js
@@ -126,7 +128,7 @@ def haproxy_config(
             "global",
             "    maxconn 4000  # ~2 connections per annotator (page + websocket); needs ~8,000 fds",
             "    log stdout format raw local0",
-            "    tune.comp.maxlevel 6  # scripts 3.3x smaller (level 1: 2.9x), ~150 ms CPU each",
+            "    tune.comp.maxlevel 6  # zlib builds; Debian's libslz has no levels",
             "",
             "defaults",
             "    mode http",

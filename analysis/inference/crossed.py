@@ -43,10 +43,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
 from scipy import linalg, optimize, sparse, stats
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from analysis.core.coded import FloatArray, IntArray
 
@@ -124,6 +125,13 @@ class CrossedMean:
         return None if low is None or high is None else max(low, high)
 
 
+@cache
+def _blas() -> ThreadpoolController:
+    """The process's thread pools, found once (`threadpool_limits` looks through the loaded
+    libraries on every call: 16 ms, a third of a small fit)."""
+    return ThreadpoolController()
+
+
 def crossed_mean(
     values: FloatArray | list[float],
     pairs: IntArray | list[object],
@@ -169,8 +177,8 @@ def crossed_mean(
         if pair_varies
         else ANNOTATOR_ONLY
     )
-    with threadpool_limits(1, "blas"):  # small matrices: BLAS threads only contend (40x slower
-        # on a loaded 2-core machine)
+    # small matrices: BLAS threads only contend (40x slower on a loaded 2-core machine)
+    with _blas().limit(limits=1, user_api="blas"):
         fit = fit_reml(y, np.ones((n, 1)), factors["pair"], factors["annotator"])
         df = satterthwaite_df(fit, 0)
     se = float(np.sqrt(fit.cov[0, 0]))
@@ -295,8 +303,8 @@ class _Reml:
             shared = (self.counts.T @ (sparse.diags(c) @ self.counts)).toarray()
         m = (np.diag(self.n_per_small) - shared) / s2e
         inner = np.eye(self.n_small) + s2s * m
-        chol = linalg.cholesky(inner, lower=True)
-        solved = linalg.cho_solve((chol, True), b)
+        chol = linalg.cholesky(inner, lower=True, check_finite=False)
+        solved = linalg.cho_solve((chol, True), b, check_finite=False)
         gram = gram - s2s * (b.T @ solved)
         return gram, log_det + 2 * float(np.sum(np.log(np.diag(chol))))
 
@@ -311,15 +319,17 @@ class _Reml:
         return float((self.n - p) * np.log(2 * np.pi) + log_det + log_xtvx + quad)
 
     def profiled(self, ratios: FloatArray) -> float:
-        """The REML criterion with s2e profiled out, at variance ratios (big, small) / s2e."""
+        """The REML criterion with s2e profiled out, at variance ratios (big, small) / s2e.
+        (The optimiser's hot path: LAPACK's inputs are not checked for NaN, which would come
+        out as a NaN `quad` or a failed factorisation, both read as infinity.)"""
         try:
             gram, log_det = self.gram(1.0, float(ratios[0]), float(ratios[1]))
-            factor = linalg.cho_factor(gram[: self.p, : self.p], lower=True)
+            factor = linalg.cho_factor(gram[: self.p, : self.p], lower=True, check_finite=False)
         except (np.linalg.LinAlgError, linalg.LinAlgError, ValueError):
             return float("inf")
         p, dof = self.p, self.n - self.p
         xtvy = gram[:p, p]
-        quad = float(gram[p, p] - xtvy @ linalg.cho_solve(factor, xtvy))
+        quad = float(gram[p, p] - xtvy @ linalg.cho_solve(factor, xtvy, check_finite=False))
         if not quad > 0:
             return float("inf")
         log_xtvx = 2 * float(np.sum(np.log(np.diag(factor[0]))))

@@ -18,7 +18,7 @@ from annotate.domain.crowd import participants
 from annotate.domain.crowd.participants import PAYMENT_COLUMNS, ParticipantRow
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.studies import get_study
-from annotate.services.reporting import annotator_facts, study_pseudonyms
+from annotate.services.study_annotators import annotator_facts, study_pseudonyms
 
 HOLDS_PLATFORM_IDS = (
     "This file holds the participants' platform ids: keep it private, use it on the platform "

@@ -33,14 +33,14 @@ from annotate.db import read_session
 from annotate.db.tables import Annotator, Assignment, Erasure, Rating, Study, stored_id
 from annotate.domain.exports.aspect_export import aspects_dataframe, judge_dataframe
 from annotate.domain.exports.export import ratings_dataframe
-from annotate.domain.exports.pseudonyms import pseudonymised, pseudonyms
+from annotate.domain.exports.pseudonyms import pseudonymised
 from annotate.domain.exports.published import free_text_fields
 from annotate.domain.operations.exclusion_rules import rules_record
 from annotate.domain.operations.flags import exclusions
-from annotate.domain.rating.quality import annotator_quality
 from annotate.domain.study.plan import plan_document
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
+from annotate.services.study_annotators import annotator_facts, study_pseudonyms
 
 
 @dataclass(frozen=True)
@@ -167,13 +167,6 @@ def pseudonymous(engine: Engine, frame: pd.DataFrame, study: str | None = None) 
     return pd.concat(parts).loc[frame.index]
 
 
-def study_pseudonyms(session: Session, study_id: int) -> dict[str, str]:
-    """Account name -> the annotator's pseudonym in the study (simulated accounts keep their
-    names: they are not people, and the card labels them)."""
-    made_up = session.exec(select(Annotator.name).where(col(Annotator.simulated).is_(True)))
-    return pseudonyms(session, study_id, keep=set(made_up).__contains__)
-
-
 def erasure_log(session: Session, study_id: int) -> list[dict[str, object]]:
     """The study's erasures, oldest first: {at, reason, n_scores, after_ratings}."""
     rows = session.exec(
@@ -226,25 +219,6 @@ def ratings_export(engine: Engine, study: str | None = None) -> pd.DataFrame:
     return pd.concat(marked).loc[frame.index]
 
 
-def annotator_facts(
-    session: Session, study_id: int, names: Mapping[str, str] | None = None
-) -> list[AnnotatorFacts]:
-    """Per annotator, the figures the exclusion rules read (gold pairs included), named by
-    `names` (account name -> pseudonym) when given."""
-    return [
-        {
-            "annotator": (names or {}).get(q.annotator, q.annotator),
-            "pairs_rated": q.rated,
-            "gold_answered": q.gold_rated,
-            "gold_failed": q.gold_rated - q.gold_correct,
-            "gold_accuracy": q.gold_accuracy,
-            "straightlining_share": q.straight_lining,
-            "median_seconds": q.median_seconds,
-        }
-        for q in annotator_quality(session, study_id)
-    ]
-
-
 def margin_record(study: Study) -> dict[str, object]:
     """The study's margin record in the shape `analysis.inference.margins.margin_record` checks."""
     set_at = study.margin_set_at.isoformat() if study.margin_set_at else None
@@ -260,13 +234,15 @@ def study_report(
     n_boot: int = 0,
     seed: int = 0,
     mixed: bool = True,
+    domains: bool = True,
 ) -> Report:
     """The validation report of a study, without the annotators its exclusion rules exclude,
     with the figures of the design options it uses (`with_study_options`); the margin and alpha
     default to the study's pre-registered plan (the margin in its unit, with its record: a
     margin given here is in scale points and has no record; the report says where it departs
     from the plan). `mixed` False skips the mixed model (the results page shows none of its
-    figures; its report downloads are built in full)."""
+    figures; its report downloads are built in full); `domains` False leaves the by-domain
+    figures out (the results page builds them when a by-domain chart is opened)."""
     margin, unit, record = data.margin_settings(margin)
     ratings = data.primary()
     report = build_report(
@@ -283,6 +259,7 @@ def study_report(
         scale_max=data.scale_max,
         excluded_pairs=data.excluded,
         mixed=mixed,
+        domains=domains,
     )
     return with_study_options(report, data)
 
@@ -305,8 +282,8 @@ def with_study_options(report: Report, data: StudyRatings) -> Report:
 
 def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
     """The report (built on `data.primary()`) with the exclusion rules' section: each variant
-    of its sensitivity table is built with the report's own settings, without bootstrap and
-    without the mixed model."""
+    of its sensitivity table is built with the report's own settings, without bootstrap,
+    the mixed model and the by-domain figures."""
     if data.rules is None:
         return report
     s = report["settings"]
@@ -322,6 +299,7 @@ def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
         scale_max=s["scale_max"],
         excluded_pairs=report["exclusions"]["excluded_pairs"],
         mixed=False,  # the sensitivity table reads no mixed-model figure
+        domains=False,  # nor any by-domain figure
         smallest_effect=s.get("smallest_effect"),
     )
     return attach_exclusion_rules(report, data.ratings, data.rules, data.annotator_facts, variant)

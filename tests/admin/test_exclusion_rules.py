@@ -19,7 +19,8 @@ from annotate.services import data as data_services
 from annotate.services import plans
 from annotate.services.exclusion_rules import set_study_rules, study_rules
 from annotate.services.publish import publish_study
-from annotate.services.reporting import study_pseudonyms, study_ratings, study_report
+from annotate.services.reporting import study_ratings, study_report
+from annotate.services.study_annotators import study_pseudonyms
 from annotate.vocabulary import DIMENSIONS
 
 GOLD = ("p000", "p001", "p002")

@@ -28,16 +28,22 @@ PROBE = textwrap.dedent(
     at = AppTest.from_file(sys.argv[1], default_timeout=60)
     at.query_params["token"] = sys.argv[2]
     at.run()
+    if sys.argv[3]:  # an admin page, with the demo study picked
+        at.switch_page(sys.argv[3]).run()
+        (picker,) = [s for s in at.sidebar.selectbox if s.label == "Study"]
+        picker.set_value("demo").run()
+        assert at.title and at.title[0].value.endswith(": demo"), at.title
     assert not at.exception, [e.value for e in at.exception]
-    print(json.dumps({name: name in sys.modules for name in sys.argv[3:]}))
+    print(json.dumps({name: name in sys.modules for name in sys.argv[4:]}))
     """
 )
+STATISTICS = ("scipy", "statsmodels")
 
 
-def _imported(db_url: str, token: str) -> dict[str, bool]:
+def _imported(db_url: str, token: str, page: str = "") -> dict[str, bool]:
     env = dict(os.environ, **{DATABASE_ENV: db_url})
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(APP_ENTRY), token, *HEAVY],
+        [sys.executable, "-c", PROBE, str(APP_ENTRY), token, page, *HEAVY],
         env=env,
         capture_output=True,
         text=True,
@@ -53,7 +59,14 @@ def _token(engine, role: str) -> str:
 
 
 def test_an_annotators_session_imports_none_of_them(db_url, engine, demo):
-    assert _imported(db_url, _token(engine, Role.ANNOTATOR)) == dict.fromkeys(HEAVY, False)
+    assert not any(_imported(db_url, _token(engine, Role.ANNOTATOR)).values())
+
+
+def test_the_participants_page_imports_no_statistics(db_url, engine, demo):
+    """Its payments table reads pseudonyms and the exclusion rules' facts, not the report
+    (it imported the whole statistics stack: first content 2.4 s instead of 0.2 s)."""
+    imported = _imported(db_url, _token(engine, Role.ADMIN), "app_pages/admin_participants.py")
+    assert not any(imported[name] for name in STATISTICS), imported
 
 
 def test_an_admin_opening_the_progress_page_imports_no_statistics(db_url, engine, demo):

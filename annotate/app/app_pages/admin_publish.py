@@ -15,7 +15,6 @@ from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.domain.exports.publish import CARD_FILE, RATINGS_FILE, folder_name
-from annotate.services import publish
 
 BUILT = "publish_built"
 BOOTSTRAP = {"none (fast)": 0, "2,000 resamples": 2000}
@@ -26,6 +25,10 @@ def draw() -> None:
     page_title("Publish", study)
     if study is None:
         return
+    # The card's service brings the statistics and the report's renderers (scipy, statsmodels,
+    # plotly: ~3 s on a server's first visit), so it is imported once the title is drawn.
+    from annotate.services import publish
+
     choices = act(lambda: publish.free_text_choices(engine(), actor_id(), study))
     if choices is None:
         return
@@ -60,6 +63,8 @@ def _draw_disclosure(choices: dict[str, str]) -> list[str]:
 
 
 def _draw_preview(study: str, files: dict[str, bytes]) -> None:
+    from annotate.services import publish  # imported already by `draw`
+
     st.subheader("Preview")
     st.dataframe(
         pd.DataFrame([{"file": name, "bytes": len(data)} for name, data in sorted(files.items())]),

@@ -49,6 +49,8 @@ CHART_TABS = {
     "annotators": "Annotators",
     "reward_models": "Reward models",
 }
+DOMAIN_CHARTS = {"domain_accuracy", "domain_verdicts"}  # the charts that read `by_domain`
+MODEL_CHART = "reward_models"  # the chart that reads `reward_models`
 VERDICT_WORDS = {
     "tie": "ties",
     "diverges": "diverges",
@@ -58,41 +60,71 @@ VERDICT_WORDS = {
 
 
 @st.cache_data(show_spinner="Computing the statistics…", max_entries=16, ttl=600)
-def _report(
+def _study_report(
     study: str,
-    n_scores: int,  # noqa: ARG001  (this and `latest`, `models`: the cache's keys)
+    n_scores: int,  # noqa: ARG001  (this, `latest` and `excluded`: the cache's keys)
     latest: str,  # noqa: ARG001
     margin: float | None,
     alpha: float,
     holm: bool,
     n_boot: int,
-    models: str,  # noqa: ARG001
-    account: int | None,
     excluded: str,  # noqa: ARG001
     mixed: bool = False,
+    domains: bool = False,
     _data: StudyRatings | None = None,
 ) -> Report:
-    """Cached per study state (score count, newest score, imported models, excluded pairs)
+    """The study's report, cached per study state (score count, newest score, excluded pairs)
     and settings (`margin` None: the study's own, in its unit, with its record). The page
     shows no mixed-model figure, so its report skips the model (about half the time of a
-    report); `mixed` True builds the full report, for its downloads. `_data`, the ratings the
-    page has read already (not hashed: the other arguments are the key), spares reading them
-    again."""
-    report = study_report(
+    report), and the by-domain figures, three quarters of the rest, come only with a
+    by-domain chart (`domains` True); `mixed` and `domains` True build the full report, for
+    its downloads. `_data`, the ratings the page has read already (not hashed: the other
+    arguments are the key), spares reading them again."""
+    return study_report(
         _data if _data is not None else study_ratings(engine(), study),
         margin=margin,
         alpha=alpha,
         holm=holm,
         n_boot=n_boot,
         mixed=mixed,
+        domains=domains,
+    )
+
+
+@st.cache_data(show_spinner="Comparing the reward models…", max_entries=16, ttl=600)
+def _report(
+    study: str,
+    n_scores: int,
+    latest: str,
+    margin: float | None,
+    alpha: float,
+    holm: bool,
+    n_boot: int,
+    models: str,  # noqa: ARG001  (the imported models: a key of the cache)
+    account: int | None,
+    excluded: str,
+    mixed: bool = False,
+    domains: bool = False,
+    _data: StudyRatings | None = None,
+) -> Report:
+    """`_study_report` with the reward models against the humans (a crossed model per
+    imported model: drawn after the verdict, which does not wait for them)."""
+    report = _study_report(
+        study, n_scores, latest, margin, alpha, holm, n_boot, excluded, mixed, domains, _data
     )
     return results_models.with_models(study, report, account)
 
 
+def _headline(state: dict[str, Any]) -> Report:
+    """The page's report without the reward models (its verdict, tables and most charts)."""
+    kept = {k: v for k, v in state.items() if k not in ("models", "account")}
+    return _study_report(**kept)
+
+
 def _full_report(state: dict[str, Any], fmt: str) -> str:
-    """The report in `fmt` with every figure (the mixed model too): built when a download
-    button is pressed, cached like the page's."""
-    return render_report(_report(**state, mixed=True), fmt)
+    """The report in `fmt` with every figure (the mixed model and the domains too): built
+    when a download button is pressed, cached like the page's."""
+    return render_report(_report(**state, mixed=True, domains=True), fmt)
 
 
 def draw() -> None:
@@ -132,7 +164,7 @@ def draw() -> None:
             "excluded": excluded,
             "_data": data,
         }
-        report = _report(**state)
+        report = _headline(state)
     except ValueError as error:
         st.error(f"The statistics cannot be computed: {error}")
         return
@@ -142,9 +174,14 @@ def draw() -> None:
     else:  # a comparison of downstream conditions: no tie/divergence verdict
         results_downstream.draw_comparison(comparison)
     _draw_tables(report, comparison is not None)
-    _draw_charts(report)
+    _draw_charts(state)
     results_drilldown.draw(study, data, account)
-    results_models.draw(study, report, account)
+    try:
+        with_models = _report(**state)
+    except ValueError as error:
+        st.error(f"The reward models cannot be compared: {error}")
+        return
+    results_models.draw(study, with_models, account)
     results_downstream.draw(study, account)
     _draw_power(data, margin, alpha)
     _draw_downloads(study, data, state)
@@ -256,14 +293,23 @@ def _adjudicated(report: Report) -> Table | None:
     return adjudication_table(report) if "adjudication" in report else None
 
 
-def _draw_charts(report: Report) -> None:
-    """The charts in tabs; only the open tab's chart is built and sent (a tab change reruns)."""
+def _draw_charts(state: dict[str, Any]) -> None:
+    """The charts in tabs; only the open tab's chart is built and sent (a tab change reruns).
+    A by-domain chart reads the report with its by-domain figures, the reward models' chart
+    the report with the models (each cached); the others the page's own report."""
     tabs = st.tabs(
         [CHART_TABS.get(name, name) for name in FIGURES], key="results_chart", on_change="rerun"
     )
-    for tab, build in zip(tabs, FIGURES.values(), strict=True):
-        if tab.open:
-            tab.plotly_chart(build(report), width="stretch")
+    for tab, (name, build) in zip(tabs, FIGURES.items(), strict=True):
+        if not tab.open:
+            continue
+        if name in DOMAIN_CHARTS:
+            report = _report(**state, domains=True)
+        elif name == MODEL_CHART:
+            report = _report(**state)
+        else:
+            report = _headline(state)
+        tab.plotly_chart(build(report), width="stretch")
 
 
 def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:

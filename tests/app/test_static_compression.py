@@ -1,0 +1,139 @@
+"""The app server sends Streamlit's bundle gzipped (`annotate.app.static_compression`): the ASGI
+middleware on its own, against a fake static folder and a fake Streamlit behind it."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+import streamlit
+
+from annotate.app.static_compression import CACHE_CONTROL, GzippedBundle
+
+SCRIPT = b"export const answer = 42;\n" * 400
+
+
+@pytest.fixture
+def static_dir(tmp_path: Path) -> Path:
+    (tmp_path / "static" / "js").mkdir(parents=True)
+    (tmp_path / "static" / "css").mkdir()
+    (tmp_path / "static" / "media").mkdir()
+    (tmp_path / "static" / "js" / "index.AbCd1234.js").write_bytes(SCRIPT)
+    (tmp_path / "static" / "css" / "index.AbCd1234.css").write_bytes(b"a{color:red}" * 100)
+    (tmp_path / "static" / "media" / "font.woff2").write_bytes(b"wOF2" * 100)
+    (tmp_path / "secret.js").write_bytes(b"not part of the bundle")
+    return tmp_path
+
+
+def _call(
+    middleware: GzippedBundle, path: str, headers: dict[str, str], method: str = "GET"
+) -> dict[str, Any]:
+    """One request: the answer's status, headers and body."""
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(middleware(scope, receive, send))
+    start, *bodies = sent
+    return {
+        "status": start["status"],
+        "headers": {k.decode(): v.decode() for k, v in start["headers"]},
+        "body": b"".join(b.get("body", b"") for b in bodies),
+    }
+
+
+async def _streamlit(scope: Any, receive: Any, send: Any) -> None:
+    """Streamlit's static files, as far as these tests need: the raw answer."""
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"x-from", b"app")]})
+    await send({"type": "http.response.body", "body": b"raw"})
+
+
+GZIP = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+
+
+@pytest.mark.parametrize("path", ["/static/js/index.AbCd1234.js", "/static/css/index.AbCd1234.css"])
+def test_a_bundle_file_is_sent_gzipped_and_cacheable_for_a_year(static_dir, path):
+    answer = _call(GzippedBundle(_streamlit, static_dir), path, GZIP)
+    assert answer["status"] == 200
+    headers = answer["headers"]
+    assert headers["content-encoding"] == "gzip"
+    assert headers["cache-control"] == CACHE_CONTROL
+    assert headers["vary"] == "Accept-Encoding"
+    assert int(headers["content-length"]) == len(answer["body"])
+    original = (static_dir / path.lstrip("/")).read_bytes()
+    assert gzip.decompress(answer["body"]) == original
+    assert len(answer["body"]) < len(original) / 4
+    assert headers["content-type"].split(";")[0] in {
+        "text/javascript",
+        "application/javascript",
+        "text/css",
+    }
+
+
+def test_the_same_file_is_compressed_once(static_dir, monkeypatch):
+    calls: list[int] = []
+    real = gzip.compress
+
+    def counting(data: bytes, *args: Any, **kwargs: Any) -> bytes:
+        calls.append(len(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(gzip, "compress", counting)
+    middleware = GzippedBundle(_streamlit, static_dir)
+    first = _call(middleware, "/static/js/index.AbCd1234.js", GZIP)
+    second = _call(middleware, "/static/js/index.AbCd1234.js", GZIP)
+    assert first["body"] == second["body"]
+    assert calls == [len(SCRIPT)]
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "method"),
+    [
+        ("/static/js/index.AbCd1234.js", {}, "GET"),  # no Accept-Encoding
+        ("/static/js/index.AbCd1234.js", {"Accept-Encoding": "br"}, "GET"),
+        ("/static/js/index.AbCd1234.js", {"Accept-Encoding": "gzip;q=0, br"}, "GET"),
+        ("/static/js/index.AbCd1234.js", {**GZIP, "Range": "bytes=0-10"}, "GET"),
+        ("/static/js/index.AbCd1234.js", {**GZIP, "If-None-Match": '"x"'}, "GET"),
+        ("/static/js/index.AbCd1234.js", GZIP, "HEAD"),
+        ("/static/js/missing.AbCd1234.js", GZIP, "GET"),  # Streamlit's own answer (index.html)
+        ("/static/media/font.woff2", GZIP, "GET"),  # compressed already
+        ("/static/js/../../secret.js", GZIP, "GET"),
+        ("/static/js/..%2F..%2Fsecret.js", GZIP, "GET"),
+        ("/secret.js", GZIP, "GET"),
+        ("/", GZIP, "GET"),
+    ],
+)
+def test_everything_else_goes_to_streamlit_unchanged(static_dir, path, headers, method):
+    answer = _call(GzippedBundle(_streamlit, static_dir), path, headers, method)
+    assert answer["headers"] == {"x-from": "app"}
+    assert answer["body"] == b"raw"
+
+
+def test_under_a_base_url_only_its_own_paths_are_served(static_dir):
+    middleware = GzippedBundle(_streamlit, static_dir, base_url="/study/")
+    served = _call(middleware, "/study/static/js/index.AbCd1234.js", GZIP)
+    assert served["headers"]["content-encoding"] == "gzip"
+    assert _call(middleware, "/static/js/index.AbCd1234.js", GZIP)["body"] == b"raw"
+
+
+def test_the_installed_streamlit_bundle_is_found():
+    """The path this module expects is where the installed Streamlit keeps its scripts."""
+    static = Path(streamlit.__file__).parent / "static"
+    middleware = GzippedBundle(_streamlit, static)
+    index = next((static / "static" / "js").glob("index.*.js"))
+    answer = _call(middleware, f"/static/js/{index.name}", GZIP)
+    assert answer["headers"]["content-encoding"] == "gzip"
+    assert gzip.decompress(answer["body"]) == index.read_bytes()
