@@ -20,12 +20,15 @@ from sqlmodel import select
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import AspectMark, Assignment, Rating
-from annotate.domain.study.studies import update_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study, update_study
 from annotate.services.demo import set_up_demo
+from annotate.services.work import pull_next
 from annotate.vocabulary import DIMENSIONS
 from tests.app.browser_helpers import (
     BROWSER_MARKS,
     LAPTOP,
+    PHONE,
     add_annotator,
     choose_option,
     click_until,
@@ -56,6 +59,17 @@ class World:
     def link(self, name: str) -> str:
         return f"{self.url}/?token={add_annotator(self.engine, 'demo', name)}"
 
+    def pool_link(self, name: str) -> str:
+        """An account that takes its pairs from the open pool, one at a time (its first
+        pulled)."""
+        with write_session(self.engine) as session:
+            account, token = accounts.create_account(session, name)
+            study_id = get_study(session, "demo").id
+        assert account.id is not None
+        assert study_id is not None
+        pull_next(self.engine, account.id, study_id)
+        return f"{self.url}/?token={token}"
+
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
@@ -64,8 +78,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     engine = make_engine(str(db))
     set_up_demo(engine)
     with write_session(engine) as session:
-        update_study(
-            session, "demo", ask_preference=True, rationale="optional", aspect_checklist=True
+        update_study(  # the open pool gives pairs to accounts that pull (not to the others,
+            session,  # who have every pair; each holds a slot of every pair, hence the k)
+            "demo",
+            ask_preference=True,
+            rationale="optional",
+            aspect_checklist=True,
+            pool_open=True,
+            overlap=50,
         )
     server = start_server(db, folder / "server.log")
     try:
@@ -328,3 +348,38 @@ def test_enter_in_the_skip_reason_skips_and_tab_keeps_the_text(world, new_page):
     wait_for_pair(page, 3)
     assert _stored(world.engine, first) == NOTHING | {"status": "skipped", "skip": "broken pair"}
     assert _stored(world.engine, second) == NOTHING | {"status": "skipped", "skip": "not my field"}
+
+
+@pytest.mark.parametrize(("name", "viewport"), [("mouse", LAPTOP), ("touch", PHONE)])
+def test_the_skip_popover_closes_with_the_pair_it_skipped(world, new_page, name, viewport):
+    """The skip's popover belongs to its pair (a key of its own, as every field of the pair):
+    once the pair is skipped, the next pair opens with its own, closed. With one popover for
+    every pair, the pilot's phone participant found it still open over the next pair, its box
+    empty, covering the navigation (tests/app/test_app_pilot_e2e_browser.py)."""
+    touch = name == "touch"
+    page = new_page(viewport, has_touch=touch, is_mobile=touch)
+    page.goto(world.pool_link(f"skip-closes-{name}"))
+    settle(page)
+    page.get_by_text("Pair 1 of 1", exact=True).wait_for()
+    box = page.get_by_label(SKIP_LABEL)
+    opener = page.get_by_role("button", name="Skip this pair")
+    wait_for_focus(page, "scores_A")
+    if touch:
+        opener.tap()
+        box.wait_for()
+    else:
+        click_until(page, opener, box, what="skip popover")
+    box.tap() if touch else box.click()
+    box.press_sequentially("not for me")
+    skip = page.get_by_role("button", name="Skip", exact=True)
+    skip.tap() if touch else skip.click()
+    page.get_by_text("Pair 1 skipped.").wait_for()
+    page.get_by_text("Pair 2 of 2", exact=True).wait_for()
+    settle(page)
+    wait_for_focus(page, "scores_A")
+    popover = f".st-key-skip_popover_p{current_assignment(page)}"
+    assert page.locator(popover).count() == 1
+    assert not box.is_visible()
+    previous = page.get_by_role("button", name="Previous pair")
+    previous.tap() if touch else previous.click()  # nothing lies over it
+    page.get_by_text("Pair 1 of 2", exact=True).wait_for()
