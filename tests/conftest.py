@@ -206,8 +206,9 @@ def new_page(browser: Any) -> Iterator[Any]:
     """`new_page()`: a page in a fresh browser context (no shared cookies or session)."""
     contexts = []
 
-    def _new(viewport: dict[str, int] | None = None) -> Any:
-        context = browser.new_context(viewport=viewport or TALL)
+    def _new(viewport: dict[str, int] | None = None, **options: Any) -> Any:
+        """`options`: the context's other settings, e.g. `has_touch=True` for a phone."""
+        context = browser.new_context(viewport=viewport or TALL, **options)
         context.set_default_timeout(UI_TIMEOUT_MS)
         contexts.append(context)
         return context.new_page()

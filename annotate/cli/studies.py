@@ -90,6 +90,14 @@ Pool = Annotated[bool | None, Opt("--pool/--no-pool", help="Open or close the op
 Quota = Annotated[
     int | None, Opt("--pool-quota", help="Open pool: most pairs per annotator (0: no limit).")
 ]
+FinishMinimum = Annotated[
+    int | None,
+    Opt(
+        "--finish-minimum",
+        help="Crowd: pairs a participant rates before Finish gives the completion code (at "
+        "most --pool-quota; 0: the pool quota).",
+    ),
+]
 PoolOrderOpt = Annotated[
     str | None,
     Opt(
@@ -252,6 +260,7 @@ def _settings(
     gold_rate: float | None,
     pool: bool | None,
     pool_quota: int | None,
+    finish_minimum: int | None,
     pool_order: str | None,
     enrolment: bool | None,
 ) -> dict[str, Any]:
@@ -285,6 +294,8 @@ def _settings(
     settings = {k: v for k, v in settings.items() if v is not None}
     if pool_quota is not None:
         settings["pool_quota"] = pool_quota or None
+    if finish_minimum is not None:
+        settings["finish_minimum"] = finish_minimum or None
     if planned_pairs is not None:
         settings["planned_pairs"] = planned_pairs or None
     if smallest_effect is not None:
@@ -326,6 +337,7 @@ def _study_options(
     gold_rate: GoldRate = None,
     pool: Pool = None,
     pool_quota: Quota = None,
+    finish_minimum: FinishMinimum = None,
     pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
     consent_file: ConsentFile = None,

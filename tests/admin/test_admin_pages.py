@@ -392,7 +392,7 @@ def test_the_crowd_link_enrols_once_and_ends_with_the_completion_code(page_engin
     with read_session(page_engine) as session:
         account = find_account(session, token)
     assert account.external_id == f"prolific:{PID}"
-    assert any(m.value.startswith("**Pair 1 of 1**") for m in at.markdown)
+    assert any(m.value.startswith("**Pair 1 of 2**") for m in at.markdown)  # of the quota
     at.run()  # a reload keeps the same account (the session value is in the URL)
     assert at.query_params["s"] == token
     for _ in range(2):

@@ -17,7 +17,12 @@ from annotate.db.tables import Participation
 from annotate.domain.crowd.consent import ACCEPTED, DECLINED, ConsentError, completion_link
 from annotate.domain.crowd.enrolment import EnrolmentError
 from annotate.domain.exports.export import ratings_dataframe
-from annotate.domain.study.studies import StudyError, get_study, update_study
+from annotate.domain.study.studies import (
+    DEFAULT_CROWD_QUOTA,
+    StudyError,
+    get_study,
+    update_study,
+)
 from annotate.services.consent import answer_survey, decide, participant_step
 from annotate.services.enrolment import enrol, start
 from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
@@ -214,7 +219,7 @@ def test_the_crowd_link_asks_consent_then_the_survey_then_start(page_engine, ope
     assert at.button(key="crowd_start")  # the Start page, nothing reserved yet
     assert assignments(page_engine, 1) == []
     at.button(key="crowd_start").click().run()
-    assert any(m.value.startswith("**Pair 1 of 1**") for m in at.markdown)
+    assert any(m.value.startswith(f"**Pair 1 of {DEFAULT_CROWD_QUOTA}**") for m in at.markdown)
     record = _participation(page_engine, assignments(page_engine, 1)[0].annotator_id)
     assert (record.consent, record.survey) == (ACCEPTED, {"age": "50+", "language": "Basque"})
 

@@ -5,13 +5,13 @@ which ends with the completion code. Services on SQLite or PostgreSQL, the page 
 from __future__ import annotations
 
 import pytest
-from admin_helpers import assignments, button, make_study, page_texts, rate
+from admin_helpers import assignments, button, make_people, make_study, page_texts, rate
 from sqlmodel import select
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Participation
 from annotate.domain.crowd.finish import FinishRefused
-from annotate.domain.rating.queue import finished_studies
+from annotate.domain.rating.queue import finished_studies, pair_view
 from annotate.domain.study.studies import (
     DEFAULT_CROWD_QUOTA,
     StudyError,
@@ -102,6 +102,7 @@ def test_the_rating_page_offers_finish_and_ends_with_the_completion_code(page_en
     visit = _participant(page_engine)
     at = open_page(visit.token)
     assert "Finish and get my completion code" not in {b.label for b in at.button}
+    assert "**Pair 1 of 6** · 0 rated" in page_texts(at)  # against the quota
     _rate_pulled(page_engine, visit.annotator_id, study_id, 2)
     at = open_page(visit.token)
     assert "You have rated **2** pairs; 2 were asked (at most 6)." in page_texts(at)
@@ -111,3 +112,38 @@ def test_the_rating_page_offers_finish_and_ends_with_the_completion_code(page_en
     assert "DONE-7" in page_texts(at)
     again = open_page(visit.token)  # a reload: still done, no new pair
     assert "All done, thank you!" in [t.value for t in again.title]
+
+
+def _counter(engine, annotator_id: int, assignment_id: int) -> tuple[int, int]:
+    with read_session(engine) as session:
+        view = pair_view(session, annotator_id, assignment_id)
+    return view.number, view.total
+
+
+def test_the_pair_counter_counts_against_the_quota(engine):
+    """ "Pair N of M" in an open pool with a quota: M is the quota (pairs are pulled one at a
+    time, so the queue alone read "Pair 3 of 3"); after Finish, the pairs the person kept."""
+    study_id = make_study(
+        engine, "crowd", pairs=8, overlap=1, pool_open=True, enrolment_open=True,
+        pool_quota=5, finish_minimum=2,
+    )  # fmt: skip
+    visit = _participant(engine)
+    me = visit.annotator_id
+    first = pull_next(engine, me, study_id)  # the pair reserved at Start
+    assert _counter(engine, me, first) == (1, 5)
+    rate(engine, me, first)
+    second = pull_next(engine, me, study_id)
+    assert _counter(engine, me, second) == (2, 5)
+    assert _counter(engine, me, first) == (1, 5)
+    rate(engine, me, second)
+    third = pull_next(engine, me, study_id)
+    assert _counter(engine, me, third) == (3, 5)
+    finish_study(engine, me, study="crowd", token=visit.token)
+    assert _counter(engine, me, first) == (1, 2)  # reviewing after Finish: the two rated
+
+
+def test_without_a_quota_the_counter_is_the_queue(engine):
+    study_id = make_study(engine, "pool", pairs=8, overlap=1, pool_open=True)
+    (me,) = make_people(engine, 1)
+    first = pull_next(engine, me, study_id)
+    assert _counter(engine, me, first) == (1, 1)

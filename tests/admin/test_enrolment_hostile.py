@@ -31,7 +31,7 @@ from annotate.config import (
 from annotate.db import read_session
 from annotate.db.tables import Assignment
 from annotate.domain.crowd.enrolment import BUSY, FULL, INVALID_LINK, EnrolmentError
-from annotate.domain.study.studies import get_study
+from annotate.domain.study.studies import DEFAULT_CROWD_QUOTA, get_study
 from annotate.services.enrolment import enrol, has_started, start
 from annotate.services.work import pull_for_annotator
 
@@ -184,7 +184,7 @@ def test_the_page_reserves_only_after_start(page_engine, open_page):
     at.button(key="crowd_start").click().run()
     (held,) = assignments(page_engine, 1)
     assert held.status == "pending"
-    assert any(str(m.value).startswith("**Pair 1 of 1**") for m in at.markdown)
+    assert any(str(m.value).startswith(f"**Pair 1 of {DEFAULT_CROWD_QUOTA}**") for m in at.markdown)
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "many", "1.5"])

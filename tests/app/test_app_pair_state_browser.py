@@ -20,12 +20,15 @@ from sqlmodel import select
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import AspectMark, Assignment, Rating
-from annotate.domain.study.studies import update_study
+from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study, update_study
 from annotate.services.demo import set_up_demo
+from annotate.services.work import pull_next
 from annotate.vocabulary import DIMENSIONS
 from tests.app.browser_helpers import (
     BROWSER_MARKS,
     LAPTOP,
+    PHONE,
     add_annotator,
     choose_option,
     click_until,
@@ -35,13 +38,17 @@ from tests.app.browser_helpers import (
     wait_for_focus,
     wait_for_pair,
 )
+from tests.app.rating_entry import (
+    SKIP_LABEL,
+    PairEntry,
+    enter_by_keyboard,
+    enter_by_pointer,
+    filled_in,
+    n_aspects,
+    uniform,
+)
 
 pytestmark = BROWSER_MARKS
-
-ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
-COVERAGE = {0: "Not covered", 1: "Partly", 2: "Well"}
-PREFERENCE = {1: "A much better", 2: "A better", 3: "Tie", 4: "B better"}
-PREFERENCE[5] = "B much better"
 
 
 @dataclass
@@ -52,6 +59,17 @@ class World:
     def link(self, name: str) -> str:
         return f"{self.url}/?token={add_annotator(self.engine, 'demo', name)}"
 
+    def pool_link(self, name: str) -> str:
+        """An account that takes its pairs from the open pool, one at a time (its first
+        pulled)."""
+        with write_session(self.engine) as session:
+            account, token = accounts.create_account(session, name)
+            study_id = get_study(session, "demo").id
+        assert account.id is not None
+        assert study_id is not None
+        pull_next(self.engine, account.id, study_id)
+        return f"{self.url}/?token={token}"
+
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
@@ -60,8 +78,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     engine = make_engine(str(db))
     set_up_demo(engine)
     with write_session(engine) as session:
-        update_study(
-            session, "demo", ask_preference=True, rationale="optional", aspect_checklist=True
+        update_study(  # the open pool gives pairs to accounts that pull (not to the others,
+            session,  # who have every pair; each holds a slot of every pair, hence the k)
+            "demo",
+            ask_preference=True,
+            rationale="optional",
+            aspect_checklist=True,
+            pool_open=True,
+            overlap=50,
         )
     server = start_server(db, folder / "server.log")
     try:
@@ -83,6 +107,19 @@ class Entry:
     comment: str = ""
     flag: str = ""
 
+    def on(self, page: Any) -> PairEntry:
+        """The entry for the pair on the page (its number of aspects); empty texts left out."""
+        return uniform(
+            n_aspects(page),
+            score=self.score,
+            mark=self.mark,
+            preference=self.preference,
+            **{k: v for k, v in vars(self).items() if k in TEXTS and v},
+        )
+
+
+TEXTS = ("rationale", "comment", "flag")
+
 
 def _open(page: Any, world: World, name: str) -> None:
     page.goto(world.link(name))
@@ -90,76 +127,12 @@ def _open(page: Any, world: World, name: str) -> None:
     wait_for_pair(page, 1)
 
 
-def _n_aspects(page: Any) -> int:
-    return page.locator(".st-key-aspect_checklist [data-testid='stRadio']").count() // 2
-
-
 def _enter_by_keyboard(page: Any, entry: Entry) -> None:
-    """As the page teaches: digits for the scores, then the aspects, then the preference; the
-    focus moves into "Why?", where the rationale is typed."""
-    wait_for_focus(page, "scores_A")
-    for side in "AB":
-        for dim in DIMENSIONS:
-            wait_for_focus(page, f"{dim}_{side}")
-            page.keyboard.press(str(entry.score))
-    for index in range(_n_aspects(page)):
-        for side in "AB":
-            wait_for_focus(page, f"aspect_{side}_{index}")
-            page.keyboard.press(str(entry.mark))
-    wait_for_focus(page, "preference_box")
-    page.keyboard.press(str(entry.preference))
-    page.wait_for_function(
-        "() => document.activeElement && document.activeElement.closest('.st-key-rationale')"
-    )
-    page.keyboard.type(entry.rationale)
-    _type_texts(page, entry)
+    enter_by_keyboard(page, entry.on(page))
 
 
 def _enter_by_mouse(page: Any, entry: Entry) -> None:
-    for side in "AB":
-        for dim in DIMENSIONS:
-            page.locator(f".st-key-{dim}_{side}").get_by_text(
-                f"{entry.score} · {ANCHORS[entry.score]}", exact=True
-            ).click()
-    for index in range(_n_aspects(page)):
-        for side in "AB":
-            page.locator(f".st-key-aspect_{side}_{index}").get_by_text(
-                f"{entry.mark} · {COVERAGE[entry.mark]}", exact=True
-            ).click()
-    page.locator(".st-key-preference_box").get_by_text(
-        PREFERENCE[entry.preference], exact=True
-    ).click()
-    _fill(page, "Why? (optional)", entry.rationale)
-    _type_texts(page, entry)
-
-
-def _type_texts(page: Any, entry: Entry) -> None:
-    _fill(page, "Comment (optional)", entry.comment)
-    _fill(page, "Flag this pair: describe the problem (optional)", entry.flag)
-
-
-def _fill(page: Any, label: str, text: str) -> None:
-    if text:
-        box = page.get_by_label(label, exact=True)
-        box.click()
-        box.press_sequentially(text)  # typed, as a person types (not pasted in one event)
-
-
-def _empty_form(page: Any) -> dict[str, Any]:
-    """What the form shows that is not empty (it should be: a pair never rated)."""
-    return page.evaluate(
-        """() => {
-            const form = "[data-testid='stForm'] ";
-            const shown = {};
-            for (const el of document.querySelectorAll(form + "input[type=radio]:checked"))
-                shown[el.closest("[class*='st-key-']").className] = el.value;
-            const boxes = `${form}textarea, ${form}input[type=text]`;
-            for (const el of document.querySelectorAll(boxes))
-                if (el.value && !el.closest(".st-key-pair_token"))
-                    shown[el.getAttribute("aria-label")] = el.value;
-            return shown;
-        }"""
-    )
+    enter_by_pointer(page, entry.on(page))
 
 
 def _stored(engine: Any, assignment_id: int) -> dict[str, Any]:
@@ -211,13 +184,13 @@ def test_keyboard_rating_keeps_each_rationale_with_its_pair(world, new_page):
     for number, (entry, key) in enumerate(
         zip(entries, ["Control+Enter", "Control+Enter", "Control+s"], strict=True), 1
     ):
-        assert _empty_form(page) == {}, f"pair {number} opened with another pair's values"
-        rated.append((current_assignment(page), entry, _n_aspects(page)))
+        assert filled_in(page) == {}, f"pair {number} opened with another pair's values"
+        rated.append((current_assignment(page), entry, n_aspects(page)))
         _enter_by_keyboard(page, entry)
         page.keyboard.press(key)
         wait_for_pair(page, number + 1)
-    for assignment_id, entry, n_aspects in rated:
-        assert _stored(world.engine, assignment_id) == _expected(entry, n_aspects)
+    for assignment_id, entry, n in rated:
+        assert _stored(world.engine, assignment_id) == _expected(entry, n)
 
 
 FIRST = Entry(score=5, mark=2, preference=1, rationale="first pair's reason", comment="first c")
@@ -244,16 +217,16 @@ NOTHING = {
 def test_mouse_submit_keeps_each_pairs_values(world, new_page):
     page = new_page(LAPTOP)
     _open(page, world, "mouse-values")
-    first, n = current_assignment(page), _n_aspects(page)
+    first, n = current_assignment(page), n_aspects(page)
     _enter_by_mouse(page, FIRST)
     _submit_by_mouse(page, 1)
     wait_for_pair(page, 2)
-    assert _empty_form(page) == {}
-    second, n2 = current_assignment(page), _n_aspects(page)
+    assert filled_in(page) == {}
+    second, n2 = current_assignment(page), n_aspects(page)
     _enter_by_mouse(page, SECOND)
     _submit_by_mouse(page, 2)
     wait_for_pair(page, 3)
-    assert _empty_form(page) == {}
+    assert filled_in(page) == {}
     assert _stored(world.engine, first) == _expected(FIRST, n)
     assert _stored(world.engine, second) == _expected(SECOND, n2)
 
@@ -267,20 +240,20 @@ def test_alt_n_and_alt_p_leave_unsaved_entries_behind(world, new_page):
     _enter_by_keyboard(page, FIRST)
     page.keyboard.press("Alt+n")
     wait_for_pair(page, 2)
-    assert _empty_form(page) == {}
-    second, n = current_assignment(page), _n_aspects(page)
+    assert filled_in(page) == {}
+    second, n = current_assignment(page), n_aspects(page)
     _enter_by_keyboard(page, SECOND)
     page.keyboard.press("Alt+p")
     wait_for_pair(page, 1)
-    assert _empty_form(page) == {}
+    assert filled_in(page) == {}
     page.keyboard.press("Alt+n")
     wait_for_pair(page, 2)
-    assert _empty_form(page) == {}
+    assert filled_in(page) == {}
     _enter_by_keyboard(page, SECOND)
     page.keyboard.press("Control+Enter")
     page.get_by_text("Pair 2 saved.").wait_for()
     wait_for_pair(page, 3)
-    assert _empty_form(page) == {}
+    assert filled_in(page) == {}
     assert _stored(world.engine, first) == NOTHING
     assert _stored(world.engine, second) == _expected(SECOND, n)
 
@@ -293,8 +266,8 @@ def test_go_to_pair_leaves_unsaved_entries_behind(world, new_page):
     jump = page.locator(".st-key-nav_jump [data-testid='stSelectbox']")
     choose_option(page, jump, "Pair 3 (to do)", what="go to pair")
     wait_for_pair(page, 3)
-    assert _empty_form(page) == {}
-    third, n = current_assignment(page), _n_aspects(page)
+    assert filled_in(page) == {}
+    third, n = current_assignment(page), n_aspects(page)
     _enter_by_mouse(page, SECOND)
     _submit_by_mouse(page, 3)
     wait_for_pair(page, 4)
@@ -311,8 +284,8 @@ def test_a_skip_saves_only_its_reason_and_the_next_pair_opens_empty(world, new_p
     page.get_by_role("button", name="Skip", exact=True).click()
     page.get_by_text("Pair 1 skipped.").wait_for()
     wait_for_pair(page, 2)
-    assert _empty_form(page) == {}
-    second, n = current_assignment(page), _n_aspects(page)
+    assert filled_in(page) == {}
+    second, n = current_assignment(page), n_aspects(page)
     assert _open_skip(page).input_value() == ""
     page.keyboard.press("Escape")
     _enter_by_mouse(page, SECOND)
@@ -325,17 +298,17 @@ def test_a_skip_saves_only_its_reason_and_the_next_pair_opens_empty(world, new_p
 def test_a_reload_opens_the_pair_as_stored(world, new_page):
     page = new_page(LAPTOP)
     _open(page, world, "reload-values")
-    first, n = current_assignment(page), _n_aspects(page)
+    first, n = current_assignment(page), n_aspects(page)
     _enter_by_keyboard(page, FIRST)
     page.reload()
     settle(page)
     wait_for_pair(page, 1)
     assert current_assignment(page) == first
-    assert _empty_form(page) == {}
+    assert filled_in(page) == {}
     _enter_by_keyboard(page, SECOND)
     page.keyboard.press("Control+Enter")
     wait_for_pair(page, 2)
-    assert _empty_form(page) == {}
+    assert filled_in(page) == {}
     assert _stored(world.engine, first) == _expected(SECOND, n)
 
 
@@ -344,7 +317,7 @@ def _open_skip(page: Any, *, new_pair: bool = True) -> Any:
         # The page script has seen the new pair (it puts the focus on its first score); else its
         # late "new pair" step (scroll to the top, focus) could move the popover under the click.
         wait_for_focus(page, "scores_A")
-    box = page.get_by_label("Why do you skip it?")
+    box = page.get_by_label(SKIP_LABEL)
     click_until(page, page.get_by_role("button", name="Skip this pair"), box, what="skip popover")
     return box
 
@@ -375,3 +348,38 @@ def test_enter_in_the_skip_reason_skips_and_tab_keeps_the_text(world, new_page):
     wait_for_pair(page, 3)
     assert _stored(world.engine, first) == NOTHING | {"status": "skipped", "skip": "broken pair"}
     assert _stored(world.engine, second) == NOTHING | {"status": "skipped", "skip": "not my field"}
+
+
+@pytest.mark.parametrize(("name", "viewport"), [("mouse", LAPTOP), ("touch", PHONE)])
+def test_the_skip_popover_closes_with_the_pair_it_skipped(world, new_page, name, viewport):
+    """The skip's popover belongs to its pair (a key of its own, as every field of the pair):
+    once the pair is skipped, the next pair opens with its own, closed. With one popover for
+    every pair, the pilot's phone participant found it still open over the next pair, its box
+    empty, covering the navigation (tests/app/test_app_pilot_e2e_browser.py)."""
+    touch = name == "touch"
+    page = new_page(viewport, has_touch=touch, is_mobile=touch)
+    page.goto(world.pool_link(f"skip-closes-{name}"))
+    settle(page)
+    page.get_by_text("Pair 1 of 1", exact=True).wait_for()
+    box = page.get_by_label(SKIP_LABEL)
+    opener = page.get_by_role("button", name="Skip this pair")
+    wait_for_focus(page, "scores_A")
+    if touch:
+        opener.tap()
+        box.wait_for()
+    else:
+        click_until(page, opener, box, what="skip popover")
+    box.tap() if touch else box.click()
+    box.press_sequentially("not for me")
+    skip = page.get_by_role("button", name="Skip", exact=True)
+    skip.tap() if touch else skip.click()
+    page.get_by_text("Pair 1 skipped.").wait_for()
+    page.get_by_text("Pair 2 of 2", exact=True).wait_for()
+    settle(page)
+    wait_for_focus(page, "scores_A")
+    popover = f".st-key-skip_popover_p{current_assignment(page)}"
+    assert page.locator(popover).count() == 1
+    assert not box.is_visible()
+    previous = page.get_by_role("button", name="Previous pair")
+    previous.tap() if touch else previous.click()  # nothing lies over it
+    page.get_by_text("Pair 1 of 2", exact=True).wait_for()

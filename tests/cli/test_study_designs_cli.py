@@ -76,3 +76,18 @@ def test_a_bad_survey_file_is_refused_with_its_place(run, db_url, tmp_path: Path
     assert _study(db_url).survey_questions == []
     out = run("studies", "edit", "crowd", "--rationale", "maybe", code=1)
     assert "rationale must be one of off, optional, required" in out
+
+
+def test_the_minimum_before_finish_is_set_on_create_and_edit(run, db_url):
+    """`--finish-minimum` beside `--pool-quota` (issue 22.4): stored, shown, 0 goes back to the
+    quota, and a minimum above the quota is refused with nothing changed."""
+    run("studies", "create", "crowd", "--pool", "--pool-quota", "6", "--finish-minimum", "4")
+    study = _study(db_url)
+    assert (study.pool_quota, study.finish_minimum) == (6, 4)
+    assert re.search(r"pairs before Finish\s+4", run("studies", "show", "crowd"))
+    refused = run("studies", "edit", "crowd", "--finish-minimum", "7", code=1)
+    assert "cannot exceed the pairs per person (6)" in refused
+    assert _study(db_url).finish_minimum == 4
+    run("studies", "edit", "crowd", "--finish-minimum", "0")
+    assert _study(db_url).finish_minimum is None
+    assert re.search(r"pairs before Finish\s+the pool quota", run("studies", "show", "crowd"))

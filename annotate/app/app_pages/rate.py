@@ -77,6 +77,7 @@ JUMP = "nav_jump"
 COMMENT = "comment"
 FLAG = "flag"
 SKIP_REASON = "skip_reason"
+SKIP_POPOVER = "skip_popover"
 PREFERENCE = "preference"  # by side only: -2 A much better .. +2 B much better
 RATIONALE = "rationale"
 TASK = (
@@ -504,7 +505,10 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
         args=(next_entry,),
     )
     with skip.popover(
-        "Skip this pair", icon=":material/skip_next:", disabled=view.status == "done"
+        "Skip this pair",
+        icon=":material/skip_next:",
+        disabled=view.status == "done",
+        key=field_key(SKIP_POPOVER, view.assignment_id),
     ):
         # A form of its own (issue 22.9): typing, Tab or a click elsewhere runs nothing (a run
         # would close the popover); Enter in the box skips, like the Skip button.
