@@ -37,7 +37,7 @@ and tests mu by its REML estimate with Satterthwaite's df
    R^{nk} into 2-dimensional pieces per principal angle, each contributing a 2 x 2 term. For a
    balanced fully crossed panel this is the classical df of (MS_p + MS_a - MS_e) / (n m).
    Designs the analysis fits with one factor use its df: k = 1 (pair and residual confounded)
-   ``(1 | annotator)``, df m - 1; r = 1 ``(1 | pair)``, df n - 1; both, the t-test, df nk - 1.
+   "annotator only", df m - 1; r = 1 "pair only", df n - 1; both, the one-sample t, df nk - 1.
 4. **Power.** With se = sqrt(Var) and the estimated variance taken as se^2 chi2_df / df: the
    rubric's superiority test of mu > smallest effect of interest from the noncentral t
    (:func:`analysis.inference.power.superiority_power_se`), each general dimension's TOST at
@@ -61,7 +61,14 @@ from scipy import linalg, optimize, sparse, stats
 from threadpoolctl import threadpool_limits
 
 from analysis.core.coded import FloatArray, IntArray, encode_ratings
-from analysis.inference.crossed import RemlFit, fit_reml
+from analysis.inference.crossed import (
+    ANNOTATOR_ONLY,
+    CROSSED,
+    ONE_SAMPLE_T,
+    PAIR_ONLY,
+    RemlFit,
+    fit_reml,
+)
 from analysis.inference.mixed import rating_level
 from analysis.inference.paired import MIN_PAIRS
 from analysis.inference.power import superiority_power_se, tost_power_se
@@ -78,8 +85,19 @@ DEFAULT_CONFIDENCE = 0.8
 DEFAULT_PER_PAIR = (1, 2, 3, 5)
 DEFAULT_POOLS = (6, 12, 24, 48)
 MAX_PAIRS = 20_000
-CROSSED_MODEL, PAIR_MODEL = "crossed", "(1 | pair)"
-ANNOTATOR_MODEL, T_MODEL = "(1 | annotator)", "t-test"
+CROSSED_MODEL, PAIR_MODEL, ANNOTATOR_MODEL, T_MODEL = (
+    CROSSED,
+    PAIR_ONLY,
+    ANNOTATOR_ONLY,
+    ONE_SAMPLE_T,
+)
+"""The model the primary analysis fits to a design: crossed_mean's method names."""
+SHORT = {
+    "factuality": "Fact.",
+    "relevance": "Rel.",
+    "helpfulness": "Help.",
+    PERSONAL_DIMENSION: "Rubric",
+}
 VARIANCE_FORMULA = "Var = s2_pair / n + s2_annotator / m + s2_residual / (n k)"
 LIMITS_METHOD = (
     "REML profile-likelihood upper limits, each component at its own: the SD where the REML "
@@ -133,7 +151,7 @@ def pilot_components(ratings: pd.DataFrame, confidence: float = DEFAULT_CONFIDEN
         pair, annotator = _codes(pair), _codes(annotator)
         _check_pilot(dim, d, pair, annotator)
         with threadpool_limits(1, "blas"):
-            fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator)
+            fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator, boundary_restarts=True)
             limits = profile_upper_limits(fit, z)
         estimate[dim] = Components(fit.s2_pair, fit.s2_annotator, fit.s2_residual)
         upper[dim] = Components(*(float(v) ** 2 for v in limits))
@@ -560,9 +578,12 @@ def sizing_text(result: SizingResult) -> str:
         )
     lines += [
         "",
-        "| k | Pool | Pairs | Pairs per annotator | Ratings | Model | "
-        + " | ".join(f"Power {d}" for d in DIMENSIONS)
-        + " | Validation power ≥ |",
+        "Smallest design per k and pool (power of each test at the upper limits; the study's "
+        "is at least the last column):",
+        "",
+        "| k | Pool | Pairs | Per annotator | Ratings | Model | "
+        + " | ".join(SHORT[d] for d in DIMENSIONS)
+        + " | Study ≥ |",
         "|---:|---:|---:|---:|---:|---|" + "---:|" * (len(DIMENSIONS) + 1),
     ]
     for d in result["designs"]:
