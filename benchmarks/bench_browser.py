@@ -16,22 +16,50 @@ pairs; the app server is the production command (`support.appserver.AppServer`).
 * the **first open** (issue 26, item 1): a login link in a new browser context (empty cache) on
   a warm server, on loopback (1366x768) and over Chromium's network emulation (390x844, 1.6 Mbps
   down, 750 kbps up, 150 ms latency), straight to the app server and through the production
-  balancer (`support.cluster`: HAProxy, gzip): the time to the first pair, the time from the
-  websocket opening to the first pair drawn (in the page), and the bytes transferred. With
-  `--potato PATH` (a `potato` command, Potato 2.12.1 in its own virtualenv) the same for Potato on
-  the same pairs, from its login page to its first item.
+  balancer (`support.cluster`: HAProxy): the time from the navigation's start to the first pair
+  drawn (its token shown, the focus on its first score), the time from the websocket opening to
+  that moment, both taken in the page at every animation frame (not after `page.goto`'s load
+  event, which waits for the 375 KB icon font Streamlit preloads on start), and the bytes
+  received once nothing is loading. With `--potato PATH` (a `potato` command, Potato 2.12.1 in
+  its own virtualenv) the same for Potato on the same pairs, from its login page's start to its
+  first item drawn (the name typed and sent by the driver). `--repeats` rounds, each running
+  every contender once per network in a rotated order, so the shared machine's load falls on all
+  alike: medians with their range, prb-annotate's time as a ratio of Potato's within each
+  round, and the load average after each round.
 * the **admin and results pages** (issue 26, item 2): the demo's admin link on the warm server
   (the demo rated by 3 simulated annotators), the study picked, then each page of the sidebar
   in turn: from the click to its heading ("first content") and to the end of its run; the
-  Results page on the study's first visit (nothing cached) and again.
+  Results page on the study's first visit (nothing cached) and again, also to its verdict (the
+  first figures: the report computed).
 
 Run:  python benchmarks/bench_browser.py [--cycles 12] [--first-open-only] [--pages-only]
-                                        [--potato PATH]
+                                        [--potato PATH] [--repeats 5]
 Targets (issue 11, quiet 2-core machine): visible p50 <= 150 ms at one annotator; cold open
 <= 1.5 s on a fresh server; server <= 260 MB with 8 sessions. Issue 26: websocket open -> first
-pair <= 200 ms; first open on the throttled connection <= Potato's (9.9 s in the issue), on
-loopback <= 1.2x Potato's (669 ms); first content on every admin page <= 1 s warm, the results
-page <= 2 s on the demo study's first visit.
+pair <= 200 ms; first open on the throttled connection <= Potato's, on loopback <= 1.2x
+Potato's; first content on every admin page <= 1 s warm, the results page <= 2 s on the demo
+study's first visit.
+
+Measured on 2026-12-05 (2 shared cores, the load average given with each figure):
+* first open, 2 runs of 5 interleaved rounds (load 4.6-12.4, then 5.1-7.6), medians (ranges):
+  throttled through the balancer 7.12 s (7.00-7.19) and 7.15 s (6.69-7.41) against Potato's
+  8.25 s and 8.09 s: 0.86x (0.85-0.92) and 0.84x (0.83-0.91); straight to the app server
+  0.84x and 0.83x. On loopback 2.04x (1.29-2.71) and 2.19x (1.91-2.58) through the balancer,
+  1.90x and 1.82x straight (prb-annotate 2.4-3.1 s, Potato 1.35-1.48 s): not the 1.2x target.
+  Before the app server gzipped the bundle (HAProxy's libslz only: 1.75 MB instead of 1.39 MB),
+  at load 7-9: throttled 1.14x through the balancer, 1.87x straight (3.15 MB uncompressed).
+* websocket open -> first pair drawn, loopback: 1.0-1.4 s (medians; 0.65-1.9 s) at load 5-12,
+  not the 200 ms target. The server's script run is 25 ms CPU (30-140 ms wall at load 6); the
+  rest is Chromium drawing the page's ~75 Streamlit elements: 400-600 ms of main-thread CPU in
+  a trace (a page without its context tabs, navigation, help icons and comment boxes still
+  takes ~380 ms). Throttled through the balancer 1.0-1.1 s (the 375 KB icon font that
+  Streamlit preloads on start shares the link with the websocket).
+* pages (--pages-only, three runs at load 5.3-7.3, before = the commit before these changes):
+  first content on every admin page 0.13-0.61 s (Participants 1.94 s before, 0.20-0.21 s
+  after); the Results page's first visit to its verdict 1.56 s twice (5.20 s before), to the
+  end of its run 5.3-5.6 s (the drill-down and the reward models drawn below the verdict);
+  again (cached) verdict 0.63-0.67 s. The admin link itself (the app's first open in a new
+  browser context) shows Progress after 1.3-2.4 s.
 """
 
 from __future__ import annotations
