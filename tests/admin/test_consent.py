@@ -25,6 +25,8 @@ from annotate.domain.study.studies import (
 )
 from annotate.services.consent import answer_survey, decide, participant_step
 from annotate.services.enrolment import enrol, start
+from annotate.services.rating import skip_pair
+from annotate.services.work import pull_next
 from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
@@ -176,6 +178,25 @@ def test_the_survey_is_checked_stored_and_joined_to_the_export(engine):
     assert set(frame["survey_language"]) == {"Welsh"}
     assert len(frame) == 8
     assert other.annotator_id != visit.annotator_id
+
+
+def test_the_survey_answers_are_on_the_participant_s_skip_rows_too(engine):
+    """A survey answer is an annotator attribute: on every row of theirs, the row of a pair
+    they skipped (no scores) too (found by the pilot's end-to-end test: empty there)."""
+    study_id = _crowd(engine, survey_questions=QUESTIONS)
+    visit = _visit(engine)
+    answers = {"age": "50+", "language": "Basque"}
+    answer_survey(engine, visit.annotator_id, answers=answers, **_link(engine))
+    rate(engine, visit.annotator_id, start(engine, visit.annotator_id, **_link(engine)))
+    second = pull_next(engine, visit.annotator_id, study_id)
+    assert second is not None
+    skip_pair(engine, annotator_id=visit.annotator_id, assignment_id=second, reason="not mine")
+    frame = ratings_dataframe(engine, "crowd")
+    assert frame["status"].tolist().count("skipped") == 1
+    assert set(frame["survey_age"]) == {"50+"}
+    assert set(frame["survey_language"]) == {"Basque"}
+    design = list(frame.columns[: -len(PROVENANCE_EXPORT_COLUMNS)])
+    assert design[-2:] == ["survey_age", "survey_language"]  # before the provenance, as always
 
 
 def test_a_study_without_the_options_exports_the_fixed_columns(engine):

@@ -92,10 +92,12 @@ def ratings_dataframe(
         answers = {
             s.id: survey_answers(session, stored_id(s)) for s in exported if s.survey_questions
         }
+    surveyed = [s for s in exported if s.survey_questions]
     _add_preference(frame, [s for s in exported if s.ask_preference])
-    _add_survey(frame, [s for s in exported if s.survey_questions], answers)
+    _add_survey_columns(frame, surveyed)
     _add_condition(frame, [s for s in exported if s.comparison])
     frame = add_provenance(engine, frame, study)
+    _fill_survey(frame, surveyed, answers)  # after the skip rows are added: theirs too
     return frame.drop(columns=list(_DESIGN_COLUMNS))
 
 
@@ -136,17 +138,25 @@ def _preference_history(earlier: Any, chosen_side: str) -> str:
     )
 
 
-def _add_survey(
+def _add_survey_columns(frame: pd.DataFrame, surveyed: list[Study]) -> None:
+    """One column per survey question id (in the design options' place, before provenance)."""
+    for study in surveyed:
+        for question in study.survey_questions:
+            column = SURVEY_COLUMN_PREFIX + question["id"]
+            if column not in frame:
+                frame[column] = pd.Series(pd.NA, index=frame.index, dtype="string")
+
+
+def _fill_survey(
     frame: pd.DataFrame, surveyed: list[Study], answers: dict[int | None, dict[int, dict[str, str]]]
 ) -> None:
-    """Each survey question's answer as an annotator attribute: one column per question id."""
+    """Each survey question's answer as an annotator attribute, on every row of the annotator
+    (their skip rows too)."""
     for study in surveyed:
         here = frame["_study_id"] == study.id
         given = answers[study.id]
         for question in study.survey_questions:
             column = SURVEY_COLUMN_PREFIX + question["id"]
-            if column not in frame:
-                frame[column] = pd.Series(pd.NA, index=frame.index, dtype="string")
             values = {a: g[question["id"]] for a, g in given.items() if question["id"] in g}
             frame.loc[here, column] = frame.loc[here, "_annotator_id"].map(values)
 
