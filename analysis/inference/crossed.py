@@ -362,16 +362,15 @@ def fit_reml(
     annotator: IntArray | None,
     *,
     scatter: bool = False,
-    boundary_restarts: bool = False,
 ) -> RemlFit:
     """REML fit with random effects for the factors given (codes 0..levels-1; None: absent).
     The relative SDs are optimised (Nelder-Mead from a few starts, then polished), s2e
     profiled out. ``scatter``: a large sparse design's products by scattering (see
-    :data:`SCATTER_FROM`). ``boundary_restarts``: above SMALL_DATA values, also restart when
-    the quasi-Newton search stops with a relative SD at 0 (a stationary point of the criterion
-    in theta, where L-BFGS-B can stop far from the optimum: on 2,830 pairs x 3 it stopped at
-    pair variance 0, 86 above the criterion at the optimum, 0.15); crossed_mean does not ask
-    for it yet, so its results stay as they were."""
+    :data:`SCATTER_FROM`). Above SMALL_DATA values the quasi-Newton search alone is trusted
+    unless it fails or stops with a relative SD at 0: that is a stationary point of the
+    criterion in theta, where L-BFGS-B can stop far from the optimum (on 2,830 pairs x 3 it
+    stopped at pair variance 0, 86 above the criterion at the optimum, 0.15), so the
+    Nelder-Mead starts run then too."""
     factors = [f for f in (pair, annotator) if f is not None]
     swap = len(factors) == 2 and int(factors[1].max()) > int(factors[0].max())
     big, small = (
@@ -394,7 +393,7 @@ def fit_reml(
         bounds=[(0.0, None)] * n_theta,
         options={"ftol": 1e-13, "gtol": 1e-9, "maxiter": 200},
     )
-    stuck = boundary_restarts and bool(np.any(best.x == 0))
+    stuck = bool(np.any(best.x == 0))
     if not best.success or len(y) <= SMALL_DATA or stuck:  # guard against a local optimum
         for start in STARTS:
             result = optimize.minimize(

@@ -55,7 +55,7 @@ def fit_crossed(d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArra
     annotator_codes = np.unique(annotator, return_inverse=True)[1].ravel()
     fallback = float(max(min(pair_codes.max(), annotator_codes.max()), 1))
     with threadpool_limits(1, "blas"):  # small matrices: BLAS threads only contend
-        fit = fit_reml(d, x, pair_codes, annotator_codes, scatter=True, boundary_restarts=True)
+        fit = fit_reml(d, x, pair_codes, annotator_codes, scatter=True)
         df = satterthwaite_dfs(fit, range(x.shape[1]))
     return CrossedFit(
         fit.beta,

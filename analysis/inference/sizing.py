@@ -151,7 +151,7 @@ def pilot_components(ratings: pd.DataFrame, confidence: float = DEFAULT_CONFIDEN
         pair, annotator = _codes(pair), _codes(annotator)
         _check_pilot(dim, d, pair, annotator)
         with threadpool_limits(1, "blas"):
-            fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator, boundary_restarts=True)
+            fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator)
             limits = profile_upper_limits(fit, z)
         estimate[dim] = Components(fit.s2_pair, fit.s2_annotator, fit.s2_residual)
         upper[dim] = Components(*(float(v) ** 2 for v in limits))
