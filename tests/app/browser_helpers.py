@@ -65,17 +65,18 @@ def start_server(db: Path, log: Path) -> AppServer:
     return AppServer(str(db), log).start(timeout=SERVER_START_TIMEOUT_S)
 
 
-def settle(page: Any) -> None:
-    """Wait until the app is connected and no script run is in progress."""
+def settle(page: Any, timeout: int = UI_TIMEOUT_MS) -> None:
+    """Wait until the app is connected and no script run is in progress (`timeout` in ms:
+    longer for a run known to be slow, e.g. one computing a report)."""
     page.wait_for_selector(
         "[data-testid='stApp'][data-test-connection-state='CONNECTED']",
         state="attached",
-        timeout=UI_TIMEOUT_MS,
+        timeout=timeout,
     )
     page.wait_for_selector(
         "[data-testid='stApp'][data-test-script-state='notRunning']",
         state="attached",
-        timeout=UI_TIMEOUT_MS,
+        timeout=timeout,
     )
 
 

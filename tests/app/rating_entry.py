@@ -23,6 +23,10 @@ the digit that picks them."""
 COMMENT_LABEL = "Comment (optional)"
 FLAG_LABEL = "Flag this pair: describe the problem (optional)"
 SKIP_LABEL = "Why do you skip it?"
+SCORES = "{dim}_{side}"
+"""The widget key of a score question's container on the rating page..."""
+PRACTICE_SCORES = "practice_{dim}_{side}"
+"""... and on a practice pair (the other questions' keys are the same)."""
 
 
 @dataclass(frozen=True)
@@ -114,14 +118,18 @@ def filled_in(page: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- mouse and touch
 
 
-def enter_by_pointer(page: Any, entry: PairEntry, *, touch: bool = False) -> None:
-    """Click (or tap, on a touch screen) each answer of `entry`, then type its texts."""
+def enter_by_pointer(
+    page: Any, entry: PairEntry, *, touch: bool = False, scores: str = SCORES
+) -> None:
+    """Click (or tap, on a touch screen) each answer of `entry`, then type its texts.
+    `scores`: the score questions' keys (`PRACTICE_SCORES` on a practice pair)."""
 
     def press(locator: Any) -> None:
         locator.tap() if touch else locator.click()
 
     for (side, dim), score in _in_page_order(entry.scores):
-        press(page.locator(f".st-key-{dim}_{side}").get_by_text(_score_option(score), exact=True))
+        question = page.locator(".st-key-" + scores.format(dim=dim, side=side))
+        press(question.get_by_text(_score_option(score), exact=True))
     for (side, index), mark in _in_page_order(entry.marks):
         option = f"{mark} · {COVERAGE_WORDS[mark]}"
         press(page.locator(f".st-key-aspect_{side}_{index}").get_by_text(option, exact=True))
@@ -169,14 +177,16 @@ def tab_to(page: Any, selector: str, *, what: str, limit: int = 80) -> None:
     raise AssertionError(f"{what}: Tab never reached {selector}")
 
 
-def enter_by_keyboard(page: Any, entry: PairEntry) -> None:
+def enter_by_keyboard(page: Any, entry: PairEntry, *, scores: str = SCORES) -> None:
     """As the page teaches: digits answer the question holding the focus, which then moves on;
-    a question not to change is passed with Tab. The page puts the focus on the first score of
-    a pair it opens. After the preference the focus moves into "Why?", where the rationale is
-    typed; the comment and the flag are reached with Tab."""
-    wait_for_focus(page, "scores_A")
+    a question not to change is passed with Tab. The rating page puts the focus on the first
+    score of a pair it opens (a practice pair does not: Tab reaches it). After the preference
+    the focus moves into "Why?", where the rationale is typed; the comment and the flag are
+    reached with Tab."""
+    if scores == SCORES:
+        wait_for_focus(page, "scores_A")
     for (side, dim), score in _in_page_order(entry.scores):
-        _answer(page, f"{dim}_{side}", score)
+        _answer(page, scores.format(dim=dim, side=side), score)
     for (side, index), mark in sorted(entry.marks.items(), key=lambda i: (i[0][1], i[0][0])):
         _answer(page, f"aspect_{side}_{index}", mark)
     if entry.preference is not None:
