@@ -64,10 +64,11 @@ def test_an_expired_or_altered_value_finds_no_account(demo, engine):
         assert accounts.find_account(session, value, now=later) is None
         prefix, rest = value[: len(accounts.SESSION_PREFIX)], value[len(accounts.SESSION_PREFIX) :]
         account_id, expiry, mac = rest.split(".")
+        other_digit = "1" if mac[-1] == "0" else "0"
         forged = [
             f"{prefix}{account_id}.{int(expiry) + 3600}.{mac}",  # a longer life
             f"{prefix}{int(account_id) + 1}.{expiry}.{mac}",  # someone else
-            f"{prefix}{account_id}.{expiry}.{mac[:-1]}{'1' if mac[-1] == '0' else '0'}",  # another MAC
+            f"{prefix}{account_id}.{expiry}.{mac[:-1]}{other_digit}",  # another MAC
             f"{prefix}{account_id}.{expiry}",
             f"{prefix}x.{expiry}.{mac}",
         ]
