@@ -88,12 +88,17 @@ def dimension_table(report: Report) -> Table:
         )
     s = report["settings"]
     unit = "SD" if s["margin_unit"] == "sd" else "points"
+    sesoi = s.get("smallest_effect")
+    sesoi_words = "the margin" if sesoi is None else f"{sesoi:g} points"
     note = (
-        f"Per-pair means (annotators averaged), {report['n_pairs']} pairs. TOST margin "
-        f"±{s['margin']:g} {unit}, alpha {s['alpha']:g}; equivalence bound = smallest margin "
-        "(points) at which TOST holds; superiority p one-sided (chosen > rejected). General "
-        "dimensions tie on TOST; rubric alignment diverges on superiority. No correction: "
-        "'validated' is an intersection-union test."
+        f"Diff, its CI, TOST p and superiority p: one annotator's chosen - rejected on one "
+        "pair, pairs and annotators random (crossed mixed model, REML, Satterthwaite df), "
+        f"{report['n_pairs']} pairs. Means and d_z: per-pair means (annotators averaged). TOST "
+        f"margin ±{s['margin']:g} {unit}, alpha {s['alpha']:g}; equivalence bound = smallest "
+        "margin (points) at which TOST holds; superiority p one-sided (chosen - rejected above "
+        f"the smallest effect of interest, {sesoi_words}). General dimensions tie on TOST; "
+        "rubric alignment diverges on superiority. No correction: 'validated' is an "
+        "intersection-union test."
     )
     return Table(
         headers=[
