@@ -330,11 +330,21 @@ def _tost_at(delta: float, sd: float, margin: float, alpha: float) -> Callable[[
     return lambda n: tost_power(n, delta, sd, margin, alpha)
 
 
+SENSITIVITY_ONLY = (
+    "This plans the sensitivity analysis on per-pair means (pairs random, annotators fixed; "
+    "SDs at face value). The verdict's primary analysis treats annotators as random too: size "
+    "it from a pilot with `python -m analysis size PILOT` (variance components at their upper "
+    "confidence limits)."
+)
+
+
 def power_text(result: PowerResult) -> str:
     """The planner's answer as plain text (Markdown table)."""
     lines = [
         f"Power at {result['n_pairs']} pairs x {result['annotators_per_pair']} annotators, "
         f"margin ±{result['margin']:g}, alpha {result['alpha']:g} (SD: {result['sd_source']})",
+        "",
+        f"{SENSITIVITY_ONLY}",
         "",
         f"| Dimension | Test | True diff | SD | Power | Pairs for {result['target']:.0%} |",
         "|---|---|---:|---:|---:|---:|",

@@ -129,6 +129,7 @@ def test_cli_power_json_and_errors(tmp_path):
     from_pilot = runner.invoke(app, ["power", "--pilot", str(pilot), "--simulations", "50"])
     assert from_pilot.exit_code == 0
     assert "pilot (40 pairs), k = 3" in from_pilot.stdout
+    assert "python -m analysis size PILOT" in " ".join(from_pilot.stdout.split())
     missing = runner.invoke(app, ["power", "--pairs", "30"])
     assert missing.exit_code == 1
     assert "--sd" in missing.output
