@@ -98,7 +98,8 @@ def open_page(page_engine: Engine):
     def _open(
         token: str | None = None, page: str | None = None, pick: str | None = None, **query: str
     ) -> AppTest:
-        at = AppTest.from_file(str(APP_ENTRY), default_timeout=30)
+        # generous: a script run computing a report takes 30 s and more when the machine is loaded
+        at = AppTest.from_file(str(APP_ENTRY), default_timeout=180)
         if token is not None:
             at.query_params["token"] = token
         for key, value in query.items():

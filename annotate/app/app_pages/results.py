@@ -17,6 +17,7 @@ from analysis.inference.sizing import pilot_components, size_study, sizing_text
 from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
+from analysis.schema.style import SHORT_LABELS
 from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
 from annotate.app import results_downstream, results_drilldown, results_models, results_rules
 from annotate.app.safe_text import plain_text
@@ -213,7 +214,8 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
 def _draw_verdict(report: Report) -> None:
     checks = report["checks"]
     words = ", ".join(
-        f"{dim} {VERDICT_WORDS[r['verdict']]}" for dim, r in report["dimensions"].items()
+        f"{SHORT_LABELS.get(dim, dim).lower()} {VERDICT_WORDS[r['verdict']]}"
+        for dim, r in report["dimensions"].items()
     )
     plan = report.get("plan")
     interim = "**Interim:** " if plan is not None and plan["interim"] else ""
