@@ -149,7 +149,12 @@ def page_texts(at: Any) -> str:
     parts += [s.value for s in at.success] + [c.value for c in at.code]
     parts += [w.value for w in at.warning] + [i.value for i in at.info]
     parts += [t.value for t in at.text]
-    return _ESCAPED.sub(r"\1", "\n".join(str(p) for p in parts)).replace("  \n", "\n")
+    return as_read("\n".join(str(p) for p in parts)).replace("  \n", "\n")
+
+
+def as_read(text: str) -> str:
+    """A message shown as plain text (`plain_text`, `plain_lines`) as a reader sees it."""
+    return _ESCAPED.sub(r"\1", text)
 
 
 def active_markdown(markdown: str) -> set[str]:

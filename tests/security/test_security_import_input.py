@@ -32,6 +32,7 @@ from annotate.domain.dataset.strict_json import MAX_NESTING
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
 from annotate.services.data import import_files, upload_dataset
+from tests.admin.admin_helpers import as_read
 
 
 @dataclass(frozen=True)
@@ -335,7 +336,9 @@ def data_page(engine, db_url, monkeypatch, admin):
 def test_the_page_shows_the_located_problem(engine, snapshot, existing, data_page, case):
     before = snapshot(engine)
     at = data_page(case.name, case.data)
-    assert [e.value for e in at.error] == [f"Nothing was imported: 1 problem(s) in {case.name}."]
+    assert [as_read(e.value) for e in at.error] == [
+        f"Nothing was imported: 1 problem(s) in {case.name}."
+    ]
     table = at.dataframe[0].value
     assert list(table["where"]) == [case.location]
     assert list(table["field"]) == [case.field]
@@ -347,7 +350,7 @@ def test_the_page_lists_the_first_problems_of_a_huge_bad_file(engine, existing, 
     from annotate.domain.dataset.problems import MAX_PROBLEMS_KEPT
 
     at = data_page("A_test.jsonl", b'{"id":"a"}\n' * 3000)
-    (message,) = [e.value for e in at.error]
+    (message,) = [as_read(e.value) for e in at.error]
     assert message == (
         f"Nothing was imported: 21,000 problem(s) in A_test.jsonl. "
         f"The first {MAX_PROBLEMS_KEPT:,} are listed."

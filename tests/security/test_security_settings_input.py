@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from annotate.cli.common import State, app
 from annotate.db import write_session
 from annotate.domain.study import accounts, studies
+from tests.admin.admin_helpers import as_read
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,7 @@ def test_the_page_shows_the_located_problem_and_changes_nothing(
 ):
     before = snapshot(engine)
     at = studies_page(case.name, case.data)
-    errors = " ".join(" ".join(str(e.value) for e in at.error).split())
+    errors = " ".join(" ".join(as_read(str(e.value)) for e in at.error).split())
     assert errors.startswith(case.name), errors[:2000]
     assert case.expected in errors, errors[:2000]
     assert not [b for b in at.button if b.label == "Confirm"]
