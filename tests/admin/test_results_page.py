@@ -41,7 +41,8 @@ def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(
     assert not at.exception, [e.value for e in at.exception]
     shown = "\n".join(str(w.value) for w in [*at.success, *at.warning, *at.info])
     assert "**Interim:** " in shown
-    assert "rubric alignment " in shown and "rubric_alignment" not in shown  # words, not keys
+    assert "rubric alignment " in shown  # the verdict line names dimensions in words
+    assert "rubric_alignment" not in shown
     assert "**Simulated ratings:** 3 SIMULATED annotator(s)" in shown
     assert "COUNTED in every figure" in shown
     assert "**Analysis plan:** INTERIM\\: 20 of 50 planned pairs analysed." in shown  # (plain)
