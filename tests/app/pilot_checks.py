@@ -23,17 +23,16 @@ from sqlmodel import col, select
 from annotate.db import read_session
 from annotate.db.tables import (
     Annotator,
-    AspectMark,
-    AspectMarkRevision,
     Assignment,
     FlagResolution,
     Pair,
     Participation,
-    Rating,
-    RatingRevision,
     Training,
 )
 from annotate.domain.exports.pseudonyms import pseudonym, secret_key
+from annotate.domain.rating.aspects import MARKS
+from annotate.domain.rating.ratings import SCORES
+from annotate.domain.rating.revisions import AnswerTable
 from annotate.domain.study.studies import get_study
 from annotate.vocabulary import DIMENSIONS, SIDES
 from tests.app.pilot_script import (
@@ -185,8 +184,8 @@ def check_database(engine: Any, ledger: list[Given], practice: Mapping[str, Pair
         assert sorted(by_id) == sorted(g.assignment_id for g in ledger), "assignments"
         for given in ledger:
             _check_assignment(by_id[given.assignment_id], given, ids, pairs)
-            _check_scores(session, given)
-            _check_marks(session, given)
+            _check_answers(session, given, SCORES, given.scores, given.score_history)
+            _check_answers(session, given, MARKS, given.marks, given.mark_history)
         resolutions = session.exec(select(FlagResolution)).all()
         flagged = {g.assignment_id: g for g in ledger if g.flag_resolution}
         assert sorted((r.assignment_id, r.action, r.note) for r in resolutions) == sorted(
@@ -241,41 +240,32 @@ def _check_assignment(row: Assignment, given: Given, ids: dict[str, int], pairs:
     ), where
 
 
-def _check_scores(session: Any, given: Given) -> None:
-    ratings = session.exec(select(Rating).where(Rating.assignment_id == given.assignment_id)).all()
-    found = {(r.response, r.dimension): (r.score, r.revision) for r in ratings}
-    expected = {
-        key: (score, 1 + len(given.score_history.get(key, [])))
-        for key, score in given.scores.items()
-    }
-    assert found == (expected if given.status == "done" else {}), given
-    for rating in ratings:
-        earlier = session.exec(
-            select(RatingRevision)
-            .where(RatingRevision.rating_id == rating.id)
-            .order_by(col(RatingRevision.revision))
-        ).all()
-        key = (rating.response, rating.dimension)
-        assert [r.score for r in earlier] == given.score_history.get(key, []), (given, key)
-
-
-def _check_marks(session: Any, given: Given) -> None:
-    marks = session.exec(
-        select(AspectMark).where(AspectMark.assignment_id == given.assignment_id)
+def _check_answers(
+    session: Any,
+    given: Given,
+    table: AnswerTable,
+    entered: Mapping[Any, int],
+    history: Mapping[Any, list[int]],
+) -> None:
+    """The pair's stored answers of one kind (scores or aspect marks): each entered value with
+    its revision number, and its earlier values in order in the revision table."""
+    rows = session.exec(
+        select(table.row).where(table.row.assignment_id == given.assignment_id)
     ).all()
-    found = {(m.response, m.aspect_index): (m.coverage, m.revision) for m in marks}
-    expected = {
-        key: (mark, 1 + len(given.mark_history.get(key, []))) for key, mark in given.marks.items()
-    }
+
+    def key(row: Any) -> tuple[Any, ...]:
+        return tuple(getattr(row, field) for field in table.key)
+
+    found = {key(r): (getattr(r, table.compared), r.revision) for r in rows}
+    expected = {k: (v, 1 + len(history.get(k, []))) for k, v in entered.items()}
     assert found == (expected if given.status == "done" else {}), given
-    for mark in marks:
+    link = getattr(table.revision, table.revision_of)
+    for row in rows:
         earlier = session.exec(
-            select(AspectMarkRevision)
-            .where(AspectMarkRevision.mark_id == mark.id)
-            .order_by(col(AspectMarkRevision.revision))
+            select(table.revision).where(link == row.id).order_by(col(table.revision.revision))
         ).all()
-        key = (mark.response, mark.aspect_index)
-        assert [r.coverage for r in earlier] == given.mark_history.get(key, []), (given, key)
+        values = [getattr(r, table.compared) for r in earlier]
+        assert values == history.get(key(row), []), (given, key(row))
 
 
 def _check_participant(
