@@ -143,11 +143,13 @@ FIRST_OPEN_MARKS = (
   const potato = () => { const text = document.querySelector('#instance-text');
     return !!(text && text.innerText.includes('Response A')
               && document.querySelector("input[name='factuality_A']")); };
+  const floor = () => !!(document.querySelector('.st-key-floor_token input')?.value
+                         && document.querySelector(".st-key-floor_radio input[type='radio']"));
   const tick = () => {
     if (window.__prbReady === undefined) {
       const r = prb();
       if (r.token && r.focused) window.__prbReady = now();
-      else if (potato()) window.__prbReady = now();
+      else if (potato() || floor()) window.__prbReady = now();
     }
     if (window.__prbReady === undefined) requestAnimationFrame(tick);
   };
@@ -238,16 +240,22 @@ async def measured_context(browser: Any, throttled: bool) -> tuple[Any, Any, dic
     if throttled:
         await cdp.send("Network.emulateNetworkConditions", THROTTLED)
     received = {"http": 0.0, "websocket": 0.0, "loading": 0.0}
+    # By request id: a redirect sends a second requestWillBeSent for the same request, which
+    # then finishes once (counted, the wait for "nothing loading" ran into its timeout).
+    loading: set[str] = set()
 
-    def on_request(_event: dict[str, Any]) -> None:
-        received["loading"] += 1
+    def on_request(event: dict[str, Any]) -> None:
+        loading.add(event["requestId"])
+        received["loading"] = len(loading)
 
     def on_http(event: dict[str, Any]) -> None:
         received["http"] += event["encodedDataLength"]
-        received["loading"] -= 1
+        loading.discard(event["requestId"])
+        received["loading"] = len(loading)
 
-    def on_failed(_event: dict[str, Any]) -> None:
-        received["loading"] -= 1
+    def on_failed(event: dict[str, Any]) -> None:
+        loading.discard(event["requestId"])
+        received["loading"] = len(loading)
 
     def on_frame(event: dict[str, Any]) -> None:
         received["websocket"] += len(event["response"]["payloadData"])
@@ -268,9 +276,10 @@ async def first_drawn(page: Any) -> float:
 
 
 async def all_received(page: Any, received: dict[str, float]) -> float:
-    """MB received once nothing the page asked for is still loading (fonts included)."""
+    """MB received once nothing the page asked for is still loading (fonts included), or 20 s
+    after the load event (Potato keeps a request open on the throttled link)."""
     await page.wait_for_load_state("load", timeout=TIMEOUT_MS)
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    deadline = time.monotonic() + 20
     quiet_since = time.monotonic()
     while time.monotonic() < deadline and time.monotonic() - quiet_since < 0.5:
         if received["loading"] > 0:
@@ -362,14 +371,26 @@ def potato_project(folder: Path) -> Path:
 def start_potato(command: str, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     config = potato_project(folder)
     port = free_port()
-    log = (folder / "potato.log").open("ab")
-    process = subprocess.Popen(
-        [command, "start", str(config), "-p", str(port), "--host", "127.0.0.1"],
-        cwd=config.parent,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
+    command_line = [command, "start", str(config), "-p", str(port), "--host", "127.0.0.1"]
+    return started(command_line, config.parent, folder / "potato.log", f"http://127.0.0.1:{port}")
+
+
+def start_floor(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Plain `streamlit run` on `streamlit_floor.py` (three elements): Streamlit's own floor."""
+    port = free_port()
+    app = Path(__file__).resolve().parent / "streamlit_floor.py"
+    flags = ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    command_line = [sys.executable, "-m", "streamlit", "run", str(app), *flags]
+    command_line += ["--server.port", str(port), "--server.address", "127.0.0.1"]
+    return started(command_line, folder, folder / "floor.log", f"http://127.0.0.1:{port}")
+
+
+def started(
+    command_line: list[str], cwd: Path, log_path: Path, url: str
+) -> tuple[subprocess.Popen[bytes], str]:
+    """A server started and answering at `url` (within 2 minutes)."""
+    log = log_path.open("ab")
+    process = subprocess.Popen(command_line, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -379,9 +400,13 @@ def start_potato(command: str, folder: Path) -> tuple[subprocess.Popen[bytes], s
         except OSError:
             time.sleep(0.3)
     process.kill()
-    raise RuntimeError(f"Potato did not answer at {url} (log: {folder / 'potato.log'})")
+    raise RuntimeError(f"{command_line[0]} did not answer at {url} (log: {log_path})")
 
 
+LABELS = {
+    "Potato": "Potato 2.12.1",
+    "floor": "Streamlit's floor (streamlit_floor.py: 3 elements, plain `streamlit run`)",
+}
 NETWORKS = {
     False: "loopback, 1366x768",
     True: "throttled 1.6 Mbps/150 ms, 390x844",
@@ -405,11 +430,13 @@ async def first_opens(
     (folder / "cluster").mkdir()
     cluster.start()
     process, potato_url = start_potato(potato, folder) if potato else (None, "")
+    floor_process, floor_url = start_floor(folder)
     link = f"/?token={tokens['warm']}"
     runs: dict[tuple[str, bool], list[dict[str, float]]] = {}
     loads = [load_average()]
     try:
         await first_open_prb(browser, cluster.url + link, False)  # the balancer's server warm
+        await first_open_prb(browser, floor_url, False)
         if potato:
             await first_open_potato(browser, potato_url, "warm-up", False)
         for round_number in range(repeats):
@@ -417,6 +444,7 @@ async def first_opens(
                 contenders: list[tuple[str, Any]] = [
                     ("app server", partial(first_open_prb, browser, server_url + link, throttled)),
                     ("balancer", partial(first_open_prb, browser, cluster.url + link, throttled)),
+                    ("floor", partial(first_open_prb, browser, floor_url, throttled)),
                 ]
                 if potato:
                     user = f"u{round_number}{throttled}"
@@ -425,13 +453,21 @@ async def first_opens(
                     )
                 shift = round_number % len(contenders)
                 for name, measure in contenders[shift:] + contenders[:shift]:
+                    began = time.perf_counter()
                     runs.setdefault((name, throttled), []).append(await measure())
+                    took = time.perf_counter() - began
+                    print(
+                        f"  round {round_number + 1}, {name}, {NETWORKS[throttled]}: {took:.1f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             loads.append(load_average())
     finally:
         cluster.stop()
-        if process is not None:
-            process.terminate()
-            process.wait(timeout=30)
+        for server in (process, floor_process):
+            if server is not None:
+                server.terminate()
+                server.wait(timeout=30)
     print(
         f"first open (new context, empty cache, warm server; {repeats} interleaved rounds; "
         f"median (min-max); load average {' -> '.join(loads)}):"
@@ -439,11 +475,11 @@ async def first_opens(
     for throttled, network in NETWORKS.items():
         print(f"  {network}:")
         potato_runs = runs.get(("Potato", throttled))
-        for name in ("app server", "balancer", "Potato"):
+        for name in ("app server", "balancer", "floor", "Potato"):
             found = runs.get((name, throttled))
             if not found:
                 continue
-            label = "Potato 2.12.1" if name == "Potato" else f"prb-annotate, {name}"
+            label = LABELS.get(name, f"prb-annotate, {name}")
             line = f"    {label}: first pair {spread([r['total'] for r in found])} ms"
             if name != "Potato":
                 socket = spread([r["socket_to_pair"] for r in found])

@@ -15,7 +15,6 @@ keeps the two equal; `python -m support.cluster --write-deploy` rewrites it).
 from __future__ import annotations
 
 import argparse
-import re
 import secrets
 import shutil
 import signal
@@ -26,8 +25,6 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import streamlit
 
 from annotate.app.security_headers import (
     SECURITY_HEADERS,
@@ -57,42 +54,6 @@ COMPRESSION = [
     "    compression type text/html text/css text/javascript application/javascript"
     " application/json image/svg+xml",
 ]
-# The scripts Streamlit loads only once the rating page's first elements arrive (on the
-# websocket, after its 3 MB bundle): each a round trip or three, one after another, on a slow
-# link. Named by their file's stem; `rating_page_preloads` finds their hashed names in the
-# installed Streamlit, so the balancer's `Link` header asks for them with the page itself.
-RATING_PAGE_CHUNKS = (
-    "Html", "purify.es", "Radio", "useFormValidation", "useField", "useFormReset", "useSlot",
-    "WidgetLabel", "WidgetLabelHelpIconInline", "WidgetLabelHelpIcon", "useBasicWidgetState",
-    "TextArea", "ErrorOutline.esm", "InputInstructions", "useTextInputAutoExpand", "inputUtils",
-    "requiredField", "useUpdateUiValue", "TextInput", "Input", "TextField", "Autocomplete",
-    "useTextField", "Cancel.esm", "useDebouncedCallback", "Button", "Selectbox", "useMenuTrigger",
-    "useLoadMoreSentinel", "useCollator", "useSyncComboBoxEnterTargetFocus", "sortBy", "_baseMap",
-    "useFilter", "styled-components",
-)  # fmt: skip
-STREAMLIT_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"
-HASHED_NAME = re.compile(r"(?P<stem>.+)\.[A-Za-z0-9_-]{8}\.js")  # Vite's stem.hash.js
-
-
-def rating_page_preloads() -> list[str]:
-    """`/static/js/...` of the rating page's late scripts in this Streamlit (sorted)."""
-    hashed = (HASHED_NAME.fullmatch(path.name) for path in STREAMLIT_JS.glob("*.js"))
-    return sorted(
-        f"/static/js/{found.string}"
-        for found in hashed
-        if found and found["stem"] in RATING_PAGE_CHUNKS
-    )
-
-
-def preload_lines() -> list[str]:
-    """A `Link` header on every HTML page: the browser fetches the late scripts at once."""
-    links = ", ".join(f"<{path}>; rel=modulepreload" for path in rating_page_preloads())
-    return [
-        "    # The rating page's late scripts fetched with the page (support/cluster.py).",
-        f'    http-response add-header Link "{links}" if {{ res.hdr(content-type) -m beg text/html }}',  # noqa: E501
-    ]
-
-
 LOG_FORMAT = (
     '"%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc '
     '%ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %HM %{+Q}HP %HV"'
@@ -149,7 +110,6 @@ def haproxy_config(
             f"    bind {bind}",
             *(AGENT_API_REFUSAL if refuse_agent_api else []),
             *header_lines,
-            *preload_lines(),
             *COMPRESSION,
             "    default_backend app_servers",
             "",

@@ -9,6 +9,10 @@ per process (in a worker thread, never on the event loop), kept in memory (about
 files a session asks for), and sent with Streamlit's own cache header (public, immutable, one
 year) and `Vary: Accept-Encoding`. The balancer passes an answer that is already encoded through
 as it is. Requests that are conditional, ranged or not accepting gzip go to Streamlit unchanged.
+
+Every HTML page also carries a `Link: rel=modulepreload` header naming the scripts Streamlit
+would load only once the rating page's first elements arrive on the websocket: the browser
+fetches them with the page, not one round trip after another once the pair is on its way.
 """
 
 from __future__ import annotations
@@ -26,6 +30,35 @@ CACHE_CONTROL = "public, immutable, max-age=31536000"  # Streamlit's own, for ha
 # A hashed bundle file: `/static/js/<name>.js` or `/static/css/<name>.css`, a plain name.
 BUNDLE_PATH = re.compile(r"/static/(?P<folder>js|css)/(?P<name>[A-Za-z0-9_.-]+\.(?:js|css))")
 PASSED_THROUGH = (b"range", b"if-none-match", b"if-modified-since")
+# The rating page's late scripts, by their file's stem (Vite's `stem.hash.js`): the widgets'
+# code that Streamlit imports when their first element arrives. A stem a new Streamlit no longer
+# has is left out (tests/deploy/test_topology.py checks the list is found and served).
+RATING_PAGE_CHUNKS = (
+    "Html", "purify.es", "Radio", "useFormValidation", "useField", "useFormReset", "useSlot",
+    "WidgetLabel", "WidgetLabelHelpIconInline", "WidgetLabelHelpIcon", "useBasicWidgetState",
+    "TextArea", "ErrorOutline.esm", "InputInstructions", "useTextInputAutoExpand", "inputUtils",
+    "requiredField", "useUpdateUiValue", "TextInput", "Input", "TextField", "Autocomplete",
+    "useTextField", "Cancel.esm", "useDebouncedCallback", "Button", "Selectbox", "useMenuTrigger",
+    "useLoadMoreSentinel", "useCollator", "useSyncComboBoxEnterTargetFocus", "sortBy", "_baseMap",
+    "useFilter", "styled-components",
+)  # fmt: skip
+HASHED_NAME = re.compile(r"(?P<stem>.+)\.[A-Za-z0-9_-]{8}\.js")
+
+
+def rating_page_preloads(static_dir: Path | None = None) -> list[str]:
+    """`/static/js/...` of the rating page's late scripts in Streamlit's static folder (the
+    installed Streamlit's by default), sorted."""
+    if static_dir is None:
+        from streamlit import file_util
+
+        static_dir = Path(file_util.get_static_dir())
+    scripts = (static_dir / "static" / "js").glob("*.js")
+    hashed = (HASHED_NAME.fullmatch(path.name) for path in scripts)
+    return sorted(
+        f"/static/js/{found.string}"
+        for found in hashed
+        if found and found["stem"] in RATING_PAGE_CHUNKS
+    )
 
 
 def _accepts_gzip(headers: list[tuple[bytes, bytes]]) -> bool:
@@ -39,6 +72,13 @@ def _accepts_gzip(headers: list[tuple[bytes, bytes]]) -> bool:
                 refused = any(p.replace(" ", "") in ("q=0", "q=0.0", "q=0.00") for p in parameters)
                 return not refused
     return False
+
+
+def _is_html(headers: list[tuple[bytes, bytes]]) -> bool:
+    return any(
+        name.lower() == b"content-type" and value.lower().startswith(b"text/html")
+        for name, value in headers
+    )
 
 
 class CompressedBundle:
@@ -83,11 +123,13 @@ class GzippedBundle:
         self.app = app
         self.bundle = CompressedBundle(Path(static_dir))
         self.prefix = "/" + base_url.strip("/") if base_url.strip("/") else ""
+        paths = rating_page_preloads(Path(static_dir))
+        self.link = ", ".join(f"<{self.prefix}{path}>; rel=modulepreload" for path in paths)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         file = self._bundle_file(scope)
         if file is None:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._with_preloads(send) if self.link else send)
             return
         body = self.bundle.made(file)
         if body is None:
@@ -109,6 +151,17 @@ class GzippedBundle:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+    def _with_preloads(self, send: Any) -> Any:
+        """`send`, adding the `Link` header to an HTML answer."""
+        link = (b"link", self.link.encode())
+
+        async def sending(message: Any) -> None:
+            if message["type"] == "http.response.start" and _is_html(message.get("headers", [])):
+                message = {**message, "headers": [*message.get("headers", []), link]}
+            await send(message)
+
+        return sending
 
     def _bundle_file(self, scope: Any) -> Path | None:
         if scope["type"] != "http" or scope.get("method") != "GET":

@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 import streamlit
 
-from annotate.app.static_compression import CACHE_CONTROL, GzippedBundle
+from annotate.app.static_compression import (
+    CACHE_CONTROL,
+    HASHED_NAME,
+    RATING_PAGE_CHUNKS,
+    GzippedBundle,
+    rating_page_preloads,
+)
 
 SCRIPT = b"export const answer = 42;\n" * 400
 
@@ -22,6 +28,7 @@ def static_dir(tmp_path: Path) -> Path:
     (tmp_path / "static" / "css").mkdir()
     (tmp_path / "static" / "media").mkdir()
     (tmp_path / "static" / "js" / "index.AbCd1234.js").write_bytes(SCRIPT)
+    (tmp_path / "static" / "js" / "Radio.Xy_9-abc.js").write_bytes(SCRIPT)  # a late script
     (tmp_path / "static" / "css" / "index.AbCd1234.css").write_bytes(b"a{color:red}" * 100)
     (tmp_path / "static" / "media" / "font.woff2").write_bytes(b"wOF2" * 100)
     (tmp_path / "secret.js").write_bytes(b"not part of the bundle")
@@ -59,6 +66,13 @@ async def _streamlit(scope: Any, receive: Any, send: Any) -> None:
     """Streamlit's static files, as far as these tests need: the raw answer."""
     await send({"type": "http.response.start", "status": 200, "headers": [(b"x-from", b"app")]})
     await send({"type": "http.response.body", "body": b"raw"})
+
+
+async def _streamlit_page(scope: Any, receive: Any, send: Any) -> None:
+    """Streamlit's index.html."""
+    headers = [(b"content-type", b"text/html; charset=UTF-8")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b"<!doctype html>"})
 
 
 GZIP = {"Accept-Encoding": "gzip, deflate, br, zstd"}
@@ -137,3 +151,23 @@ def test_the_installed_streamlit_bundle_is_found():
     answer = _call(middleware, f"/static/js/{index.name}", GZIP)
     assert answer["headers"]["content-encoding"] == "gzip"
     assert gzip.decompress(answer["body"]) == index.read_bytes()
+
+
+@pytest.mark.parametrize("base_url", ["", "/study/"])
+def test_an_html_page_names_the_rating_page_late_scripts_for_preloading(static_dir, base_url):
+    middleware = GzippedBundle(_streamlit_page, static_dir, base_url=base_url)
+    answer = _call(middleware, base_url or "/", {})
+    prefix = base_url.rstrip("/")
+    assert answer["headers"]["link"] == f"<{prefix}/static/js/Radio.Xy_9-abc.js>; rel=modulepreload"
+    assert answer["body"] == b"<!doctype html>"
+    other = _call(GzippedBundle(_streamlit, static_dir, base_url=base_url), "/_stcore/health", {})
+    assert "link" not in other["headers"]  # not an HTML page
+
+
+def test_every_late_script_is_in_the_installed_streamlit():
+    """A Streamlit upgrade that renames a widget's script shows here (its preload would be lost)."""
+    found = {
+        HASHED_NAME.fullmatch(Path(path).name)["stem"]  # type: ignore[index]
+        for path in rating_page_preloads()
+    }
+    assert set(RATING_PAGE_CHUNKS) <= found

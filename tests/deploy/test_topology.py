@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
+from annotate.app.static_compression import rating_page_preloads
 from support.cluster import (
     COMPOSE_DNS,
     COMPOSE_SERVERS,
@@ -37,7 +38,6 @@ from support.cluster import (
     STICKY_COOKIE,
     Cluster,
     haproxy_config,
-    rating_page_preloads,
 )
 from support.loadtest import AGENT_API_FLAGS, RATINGS_PER_PAIR, load_with_crash, prepare_load_study
 
