@@ -16,7 +16,7 @@ from typing import NoReturn
 import streamlit as st
 
 from annotate.app.exit_link import draw_exit
-from annotate.app.safe_text import inert_markdown
+from annotate.app.safe_text import inert_markdown, plain_lines
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.app.training import training_before_start
 from annotate.app.withdraw import WITHDRAW_HINT, draw_withdrawal, stop_if_withdrawn
@@ -187,7 +187,7 @@ def _draw_survey(account: CurrentAccount, step: Step) -> None:
         except EnrolmentError as error:
             _stop_with(str(error))
         except ConsentError as error:
-            st.error(str(error))
+            st.error(plain_lines(error))
             st.stop()
         st.rerun()
     st.stop()
@@ -207,7 +207,7 @@ def _draw_declined(step: Step) -> None:
 
 def _stop_with(message: str) -> NoReturn:
     st.title("prb-annotate")
-    st.error(message, icon=":material/error:")
+    st.error(plain_lines(message), icon=":material/error:")
     st.stop()
 
 

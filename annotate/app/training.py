@@ -24,7 +24,7 @@ import streamlit as st
 from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
-from annotate.app.safe_text import inert_markdown
+from annotate.app.safe_text import inert_markdown, plain_lines
 from annotate.app.score_widgets import (
     draw_response,
     field_key,
@@ -206,7 +206,7 @@ def _send_practice(account_id: int, step: TrainingStep, practice: PracticeView) 
             rationale=state.get(_key(practice, "rationale")),
         )
     except TrainingError as error:
-        st.error(str(error))
+        st.error(plain_lines(error))
         return
     st.session_state[FEEDBACK] = (step.study, result, step.dimension_labels)
     st.rerun()
@@ -349,7 +349,7 @@ def _draw_check(account_id: int, step: TrainingStep) -> None:
             engine(), account_id, study=step.study, answers=answers, token=login_token()
         )
     except TrainingError as error:
-        st.error(str(error))
+        st.error(plain_lines(error))
         return
     if result.status == "passed":
         st.session_state[NOTICE] = "Training passed. Thank you: the real pairs start now."

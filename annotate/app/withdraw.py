@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from annotate.app.safe_text import plain_lines
 from annotate.app.session import SESSION_TOKEN, CurrentAccount, engine, login_token
 from annotate.errors import PrbError
 from annotate.services.erasure import withdraw_me
@@ -58,7 +59,7 @@ def draw_withdrawal(account: CurrentAccount, study: str) -> None:
                     engine(), account.id, study=study, token=login_token(), erase_data=erase
                 )
             except PrbError as error:
-                st.error(str(error))
+                st.error(plain_lines(error))
                 return
             st.session_state[WITHDRAWN] = erase
             st.session_state.pop(SESSION_TOKEN, None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from admin_helpers import assignments, make_study, rate
+from admin_helpers import active_markdown, as_read, assignments, make_study, rate
 from sqlmodel import select
 
 from annotate.db import read_session, write_session
@@ -213,7 +213,7 @@ def test_a_study_without_the_options_exports_the_fixed_columns(engine):
 
 
 def _texts(at) -> str:
-    parts = [m.value for m in at.markdown] + [e.value for e in at.error]
+    parts = [m.value for m in at.markdown] + [as_read(e.value) for e in at.error]
     parts += [s.value for s in at.success] + [c.value for c in at.code]
     return "\n".join(str(p) for p in parts)
 
@@ -243,6 +243,18 @@ def test_the_crowd_link_asks_consent_then_the_survey_then_start(page_engine, ope
     assert any(m.value.startswith(f"**Pair 1 of {DEFAULT_CROWD_QUOTA}**") for m in at.markdown)
     record = _participation(page_engine, assignments(page_engine, 1)[0].annotator_id)
     assert (record.consent, record.survey) == (ACCEPTED, {"age": "50+", "language": "Basque"})
+
+
+def test_an_error_quoting_a_question_shows_its_text_not_its_markup(page_engine, open_page):
+    """The survey's questions are the organisers' text; an error naming one shows it as typed."""
+    question = {**QUESTIONS[0], "text": "Your [age](https://example.org/x) ![band](x.png)"}
+    _crowd(page_engine, consent_text=CONSENT, survey_questions=[question])
+    at = _open_link(page_engine, open_page)
+    at.button(key="consent_accept").click().run()
+    at.button[0].click().run()  # Continue without answering
+    [error] = [e.value for e in at.error]
+    assert as_read(error) == "please answer: Your [age](https://example.org/x) ![band](x.png)"
+    assert active_markdown(error) == set(), error
 
 
 def test_declining_on_the_page_shows_the_screen_out_code_and_its_link(page_engine, open_page):

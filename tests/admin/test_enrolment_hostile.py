@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from admin_helpers import assignments, make_study, rate
+from admin_helpers import as_read, assignments, make_study, rate
 from sqlmodel import select
 
 from annotate.app.enrol import NOTHING_LEFT
@@ -168,7 +168,7 @@ def test_the_pages_answer_closed_missing_and_wrong_key_identically(page_engine, 
     shown = []
     for study, given in (("closed", key), ("missing", key), ("crowd", "wrong")):
         at = open_page(study=study, key=given, PROLIFIC_PID="p1", SESSION_ID="s1")
-        shown.append(([e.value for e in at.error], [t.value for t in at.title]))
+        shown.append(([as_read(e.value) for e in at.error], [t.value for t in at.title]))
         assert "token" not in at.query_params
     assert shown == [([INVALID_LINK], ["prb-annotate"])] * 3
 

@@ -30,7 +30,7 @@ import streamlit as st
 from annotate.app import aspect_checklist
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
-from annotate.app.safe_text import inert_markdown
+from annotate.app.safe_text import inert_markdown, plain_lines
 from annotate.app.score_widgets import (
     draw_response,
     field_key,
@@ -565,7 +565,7 @@ def _draw_finish(account_id: int) -> None:
                 try:
                     finish_study(engine(), account_id, study=offer.study, token=login_token())
                 except PrbError as error:
-                    st.error(str(error))
+                    st.error(plain_lines(error))
                     return
                 st.session_state.pop(CURRENT, None)
                 st.rerun()
