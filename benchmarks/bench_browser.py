@@ -22,7 +22,8 @@ pairs; the app server is the production command (`support.appserver.AppServer`).
   event, which waits for the 375 KB icon font Streamlit preloads on start), and the bytes
   received once nothing is loading. With `--potato PATH` (a `potato` command, Potato 2.12.1 in
   its own virtualenv) the same for Potato on the same pairs, from its login page's start to its
-  first item drawn (the name typed and sent by the driver). `--repeats` rounds, each running
+  first item drawn (the name typed and sent by the driver); and Streamlit's floor, a page of
+  three elements on plain `streamlit run` (`streamlit_floor.py`). `--repeats` rounds, each running
   every contender once per network in a rotated order, so the shared machine's load falls on all
   alike: medians with their range, prb-annotate's time as a ratio of Potato's within each
   round, and the load average after each round.
@@ -40,26 +41,25 @@ pair <= 200 ms; first open on the throttled connection <= Potato's, on loopback 
 Potato's; first content on every admin page <= 1 s warm, the results page <= 2 s on the demo
 study's first visit.
 
-Measured on 2026-12-05 (2 shared cores, the load average given with each figure):
-* first open, 2 runs of 5 interleaved rounds (load 4.6-12.4, then 5.1-7.6), medians (ranges):
-  throttled through the balancer 7.12 s (7.00-7.19) and 7.15 s (6.69-7.41) against Potato's
-  8.25 s and 8.09 s: 0.86x (0.85-0.92) and 0.84x (0.83-0.91); straight to the app server
-  0.84x and 0.83x. On loopback 2.04x (1.29-2.71) and 2.19x (1.91-2.58) through the balancer,
-  1.90x and 1.82x straight (prb-annotate 2.4-3.1 s, Potato 1.35-1.48 s): not the 1.2x target.
-  Before the app server gzipped the bundle (HAProxy's libslz only: 1.75 MB instead of 1.39 MB),
-  at load 7-9: throttled 1.14x through the balancer, 1.87x straight (3.15 MB uncompressed).
-* websocket open -> first pair drawn, loopback: 1.0-1.4 s (medians; 0.65-1.9 s) at load 5-12,
-  not the 200 ms target. The server's script run is 25 ms CPU (30-140 ms wall at load 6); the
-  rest is Chromium drawing the page's ~75 Streamlit elements: 400-600 ms of main-thread CPU in
-  a trace (a page without its context tabs, navigation, help icons and comment boxes still
-  takes ~380 ms). Throttled through the balancer 1.0-1.1 s (the 375 KB icon font that
-  Streamlit preloads on start shares the link with the websocket).
-* pages (--pages-only, three runs at load 5.3-7.3, before = the commit before these changes):
-  first content on every admin page 0.13-0.61 s (Participants 1.94 s before, 0.20-0.21 s
-  after); the Results page's first visit to its verdict 1.56 s twice (5.20 s before), to the
-  end of its run 5.3-5.6 s (the drill-down and the reward models drawn below the verdict);
-  again (cached) verdict 0.63-0.67 s. The admin link itself (the app's first open in a new
-  browser context) shows Progress after 1.3-2.4 s.
+Measured on a quiet 2-core machine (2026-12-05, third session, load average 0.3-1.4; 5 rounds,
+medians and ranges):
+* first open on loopback: prb-annotate 1,274 ms straight to the app server (1,263-1,325) and
+  1,286 ms through the balancer, against Potato's 594 ms: 2.15x (2.05-2.29) and 2.21x; Streamlit's
+  floor, a three-element page on plain `streamlit run`, 1,018 ms (947-1,139): 1.70x Potato's.
+  The 1.2x target is below what Streamlit itself takes to show three elements.
+* websocket open -> first pair drawn: 334 ms (324-360) straight, 364 ms (334-369) through the
+  balancer; Streamlit's three-element floor 352 ms (306-371). Not the 200 ms target: the rating
+  page (~75 elements) takes what Streamlit takes for three.
+* throttled (1.6 Mbps, 150 ms, 390x844): 6.34 s straight and 6.32 s through the balancer against
+  Potato's 8.06 s: 0.79x (0.78-0.83); 1.39-1.40 MB against 1.69 MB. Streamlit's floor, whose
+  bundle goes uncompressed (2.74 MB), 13.6 s.
+* pages (--pages-only, load 0.4-1.9): first content on every admin page 95-299 ms; the Results
+  page's first visit to its verdict 947 ms, to the end of its run 1.90 s; again 277 ms and
+  435 ms. The admin link shows Progress after 1.75 s (the server's first admin) and 1.04 s.
+
+Earlier, at load 5-12 (second session): loopback 1.8-2.2x Potato, websocket open -> pair 1.0-1.4
+s; throttled 0.84-0.86x. Before the app server gzipped the bundle (HAProxy's libslz only: 1.75
+MB instead of 1.39 MB), at load 7-9: throttled 1.14x through the balancer, 1.87x straight.
 """
 
 from __future__ import annotations
