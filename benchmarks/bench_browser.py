@@ -23,7 +23,8 @@ pairs; the app server is the production command (`support.appserver.AppServer`).
   received once nothing is loading. With `--potato PATH` (a `potato` command, Potato 2.12.1 in
   its own virtualenv) the same for Potato on the same pairs, from its login page's start to its
   first item drawn (the name typed and sent by the driver); and Streamlit's floor, a page of
-  three elements on plain `streamlit run` (`streamlit_floor.py`). `--repeats` rounds, each running
+  three elements (`streamlit_floor.py`) on plain `streamlit run` and on prb-annotate's server
+  command (gzip, the preload header). `--repeats` rounds, each running
   every contender once per network in a rotated order, so the shared machine's load falls on all
   alike: medians with their range, prb-annotate's time as a ratio of Potato's within each
   round, and the load average after each round.
@@ -375,14 +376,22 @@ def start_potato(command: str, folder: Path) -> tuple[subprocess.Popen[bytes], s
     return started(command_line, config.parent, folder / "potato.log", f"http://127.0.0.1:{port}")
 
 
-def start_floor(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """Plain `streamlit run` on `streamlit_floor.py` (three elements): Streamlit's own floor."""
+def start_floor(folder: Path, production: bool) -> tuple[subprocess.Popen[bytes], str]:
+    """`streamlit_floor.py` (three elements) on plain `streamlit run`: Streamlit's own floor; or
+    with `production`, on prb-annotate's server command (its flags, gzip, the preload header)."""
+    from annotate.cli.server import streamlit_command
+
     port = free_port()
-    app = Path(__file__).resolve().parent / "streamlit_floor.py"
-    flags = ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    command_line = [sys.executable, "-m", "streamlit", "run", str(app), *flags]
-    command_line += ["--server.port", str(port), "--server.address", "127.0.0.1"]
-    return started(command_line, folder, folder / "floor.log", f"http://127.0.0.1:{port}")
+    app = str(Path(__file__).resolve().parent / "streamlit_floor.py")
+    if production:
+        command_line = streamlit_command(port, "127.0.0.1")
+        command_line[command_line.index("run") + 1] = app
+    else:
+        flags = ["--server.headless", "true", "--browser.gatherUsageStats", "false"]
+        command_line = [sys.executable, "-m", "streamlit", "run", app, *flags]
+        command_line += ["--server.port", str(port), "--server.address", "127.0.0.1"]
+    log = folder / f"floor-{'production' if production else 'plain'}.log"
+    return started(command_line, folder, log, f"http://127.0.0.1:{port}")
 
 
 def started(
@@ -406,7 +415,9 @@ def started(
 LABELS = {
     "Potato": "Potato 2.12.1",
     "floor": "Streamlit's floor (streamlit_floor.py: 3 elements, plain `streamlit run`)",
+    "floor, production": "the same 3 elements on prb-annotate's server command",
 }
+FLOORS = {"floor": False, "floor, production": True}  # name: on the production command
 NETWORKS = {
     False: "loopback, 1366x768",
     True: "throttled 1.6 Mbps/150 ms, 390x844",
@@ -430,13 +441,14 @@ async def first_opens(
     (folder / "cluster").mkdir()
     cluster.start()
     process, potato_url = start_potato(potato, folder) if potato else (None, "")
-    floor_process, floor_url = start_floor(folder)
+    floors = {name: start_floor(folder, production) for name, production in FLOORS.items()}
     link = f"/?token={tokens['warm']}"
     runs: dict[tuple[str, bool], list[dict[str, float]]] = {}
     loads = [load_average()]
     try:
         await first_open_prb(browser, cluster.url + link, False)  # the balancer's server warm
-        await first_open_prb(browser, floor_url, False)
+        for _, floor_url in floors.values():
+            await first_open_prb(browser, floor_url, False)
         if potato:
             await first_open_potato(browser, potato_url, "warm-up", False)
         for round_number in range(repeats):
@@ -444,7 +456,10 @@ async def first_opens(
                 contenders: list[tuple[str, Any]] = [
                     ("app server", partial(first_open_prb, browser, server_url + link, throttled)),
                     ("balancer", partial(first_open_prb, browser, cluster.url + link, throttled)),
-                    ("floor", partial(first_open_prb, browser, floor_url, throttled)),
+                ]
+                contenders += [
+                    (name, partial(first_open_prb, browser, floor_url, throttled))
+                    for name, (_, floor_url) in floors.items()
                 ]
                 if potato:
                     user = f"u{round_number}{throttled}"
@@ -464,7 +479,7 @@ async def first_opens(
             loads.append(load_average())
     finally:
         cluster.stop()
-        for server in (process, floor_process):
+        for server in (process, *(floor for floor, _ in floors.values())):
             if server is not None:
                 server.terminate()
                 server.wait(timeout=30)
@@ -475,7 +490,7 @@ async def first_opens(
     for throttled, network in NETWORKS.items():
         print(f"  {network}:")
         potato_runs = runs.get(("Potato", throttled))
-        for name in ("app server", "balancer", "floor", "Potato"):
+        for name in ("app server", "balancer", *FLOORS, "Potato"):
             found = runs.get((name, throttled))
             if not found:
                 continue
