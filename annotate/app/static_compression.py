@@ -32,7 +32,7 @@ BUNDLE_PATH = re.compile(r"/static/(?P<folder>js|css)/(?P<name>[A-Za-z0-9_.-]+\.
 PASSED_THROUGH = (b"range", b"if-none-match", b"if-modified-since")
 # The rating page's late scripts, by their file's stem (Vite's `stem.hash.js`): the widgets'
 # code that Streamlit imports when their first element arrives. A stem a new Streamlit no longer
-# has is left out (tests/deploy/test_topology.py checks the list is found and served).
+# has is left out (tests/app/test_static_compression.py checks that every stem is found).
 RATING_PAGE_CHUNKS = (
     "Html", "purify.es", "Radio", "useFormValidation", "useField", "useFormReset", "useSlot",
     "WidgetLabel", "WidgetLabelHelpIconInline", "WidgetLabelHelpIcon", "useBasicWidgetState",
@@ -112,7 +112,8 @@ class CompressedBundle:
 
 class GzippedBundle:
     """ASGI middleware: a GET for one of Streamlit's bundle files, from a browser that accepts
-    gzip, is answered with the compressed file; everything else goes to `app`."""
+    gzip, is answered with the compressed file; everything else goes to `app`, its HTML answers
+    with the `Link` header that preloads the rating page's late scripts."""
 
     def __init__(self, app: Any, static_dir: str | Path | None = None, base_url: str = "") -> None:
         if static_dir is None:
@@ -129,7 +130,8 @@ class GzippedBundle:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         file = self._bundle_file(scope)
         if file is None:
-            await self.app(scope, receive, self._with_preloads(send) if self.link else send)
+            preloading = self.link and scope["type"] == "http"  # (not each websocket message)
+            await self.app(scope, receive, self._with_preloads(send) if preloading else send)
             return
         body = self.bundle.made(file)
         if body is None:

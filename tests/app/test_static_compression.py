@@ -171,3 +171,18 @@ def test_every_late_script_is_in_the_installed_streamlit():
         for path in rating_page_preloads()
     }
     assert set(RATING_PAGE_CHUNKS) <= found
+
+
+def test_a_websocket_gets_the_server_s_own_send(static_dir):
+    """The preload header is for HTML answers: a websocket's messages are not wrapped."""
+    given: list[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        given.append(send)
+
+    async def send(message: Any) -> None:
+        raise AssertionError("not called")
+
+    middleware = GzippedBundle(app, static_dir)
+    asyncio.run(middleware({"type": "websocket", "path": "/_stcore/stream"}, None, send))
+    assert given == [send]
