@@ -42,18 +42,19 @@ pair <= 200 ms; first open on the throttled connection <= Potato's, on loopback 
 Potato's; first content on every admin page <= 1 s warm, the results page <= 2 s on the demo
 study's first visit.
 
-Measured on a quiet 2-core machine (2026-12-05, third session, load average 0.3-1.4; 5 rounds,
-medians and ranges):
-* first open on loopback: prb-annotate 1,274 ms straight to the app server (1,263-1,325) and
-  1,286 ms through the balancer, against Potato's 594 ms: 2.15x (2.05-2.29) and 2.21x; Streamlit's
-  floor, a three-element page on plain `streamlit run`, 1,018 ms (947-1,139): 1.70x Potato's.
-  The 1.2x target is below what Streamlit itself takes to show three elements.
-* websocket open -> first pair drawn: 334 ms (324-360) straight, 364 ms (334-369) through the
-  balancer; Streamlit's three-element floor 352 ms (306-371). Not the 200 ms target: the rating
-  page (~75 elements) takes what Streamlit takes for three.
+Measured on a quiet 2-core machine (2026-12-05, third session, load average 0.3-1.4; two runs
+of 5 rounds, medians and ranges; the floor on the production command in the second run only):
+* first open on loopback: prb-annotate 1,274-1,320 ms straight to the app server and 1,286-1,332
+  ms through the balancer, against Potato's 585-594 ms: 2.15-2.25x. Streamlit's floor, three
+  elements, 1,018-1,032 ms on plain `streamlit run` (1.70x) and 1,115 ms on the production
+  command (1.88x): the 1.2x target is below what Streamlit takes to show three elements.
+* websocket open -> first pair drawn: 334-387 ms straight, 364-381 ms through the balancer.
+  Three elements take 116 ms (109-142) on the production command (their scripts preloaded) and
+  326-352 ms on plain `streamlit run` (fetched after the websocket's first elements): the
+  rating page's other ~220 ms are its ~75 elements.
 * throttled (1.6 Mbps, 150 ms, 390x844): 6.34 s straight and 6.32 s through the balancer against
-  Potato's 8.06 s: 0.79x (0.78-0.83); 1.39-1.40 MB against 1.69 MB. Streamlit's floor, whose
-  bundle goes uncompressed (2.74 MB), 13.6 s.
+  Potato's 8.06 s: 0.79x (0.78-0.83); 1.39-1.40 MB against 1.69 MB. Three elements: 5.86 s on
+  the production command (1.21 MB), 13.6 s on plain `streamlit run` (2.74 MB, uncompressed).
 * pages (--pages-only, load 0.4-1.9): first content on every admin page 95-299 ms; the Results
   page's first visit to its verdict 947 ms, to the end of its run 1.90 s; again 277 ms and
   435 ms. The admin link shows Progress after 1.75 s (the server's first admin) and 1.04 s.
