@@ -51,7 +51,8 @@ of 5 rounds, medians and ranges; the floor on the production command in the seco
 * websocket open -> first pair drawn: 334-387 ms straight, 364-381 ms through the balancer.
   Three elements take 116 ms (109-142) on the production command (their scripts preloaded) and
   326-352 ms on plain `streamlit run` (fetched after the websocket's first elements): the
-  rating page's other ~220 ms are its ~75 elements.
+  rating page's other ~220 ms are its ~75 elements. What each element costs:
+  `bench_streamlit_elements.py` (a short Markdown paragraph 2-4 ms, a 5-point radio 9-13 ms).
 * throttled (1.6 Mbps, 150 ms, 390x844): 6.34 s straight and 6.32 s through the balancer against
   Potato's 8.06 s: 0.79x (0.78-0.83); 1.39-1.40 MB against 1.69 MB. Three elements: 5.86 s on
   the production command (1.21 MB), 13.6 s on plain `streamlit run` (2.74 MB, uncompressed).
@@ -70,6 +71,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -440,15 +442,22 @@ async def first_opens(
     and range, and prb-annotate's time as a ratio of Potato's within each round."""
     cluster = Cluster(db, folder / "cluster", size=1)
     (folder / "cluster").mkdir()
-    cluster.start()
-    process, potato_url = start_potato(potato, folder) if potato else (None, "")
-    floors = {name: start_floor(folder, production) for name, production in FLOORS.items()}
+    started_servers: list[subprocess.Popen[bytes]] = []  # stopped below, even if one fails
     link = f"/?token={tokens['warm']}"
     runs: dict[tuple[str, bool], list[dict[str, float]]] = {}
     loads = [load_average()]
     try:
+        cluster.start()
+        potato_url = ""
+        if potato:
+            potato_process, potato_url = start_potato(potato, folder)
+            started_servers.append(potato_process)
+        floors: dict[str, str] = {}
+        for name, production in FLOORS.items():
+            floor_process, floors[name] = start_floor(folder, production)
+            started_servers.append(floor_process)
         await first_open_prb(browser, cluster.url + link, False)  # the balancer's server warm
-        for _, floor_url in floors.values():
+        for floor_url in floors.values():
             await first_open_prb(browser, floor_url, False)
         if potato:
             await first_open_potato(browser, potato_url, "warm-up", False)
@@ -460,7 +469,7 @@ async def first_opens(
                 ]
                 contenders += [
                     (name, partial(first_open_prb, browser, floor_url, throttled))
-                    for name, (_, floor_url) in floors.items()
+                    for name, floor_url in floors.items()
                 ]
                 if potato:
                     user = f"u{round_number}{throttled}"
@@ -480,10 +489,9 @@ async def first_opens(
             loads.append(load_average())
     finally:
         cluster.stop()
-        for server in (process, *(floor for floor, _ in floors.values())):
-            if server is not None:
-                server.terminate()
-                server.wait(timeout=30)
+        for server in started_servers:
+            server.terminate()
+            server.wait(timeout=30)
     print(
         f"first open (new context, empty cache, warm server; {repeats} interleaved rounds; "
         f"median (min-max); load average {' -> '.join(loads)}):"
@@ -648,6 +656,12 @@ async def run(
     print(f"load: {Path('/proc/loadavg').read_text().strip()}")
 
 
+def stop_servers_on_sigterm() -> None:
+    """`kill` (SIGTERM) ends the run as Ctrl+C does: through the `finally` blocks that stop
+    the servers, which run in process groups of their own and would otherwise be left behind."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # raises KeyboardInterrupt
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cycles", type=int, default=12, help="submits per annotator per level")
@@ -656,6 +670,7 @@ def main() -> int:
     parser.add_argument("--potato", help="Potato's `potato` command, to measure it too")
     parser.add_argument("--repeats", type=int, default=5, help="rounds of first opens")
     args = parser.parse_args()
+    stop_servers_on_sigterm()
     asyncio.run(run(args.cycles, args.first_open_only, args.pages_only, args.potato, args.repeats))
     return 0
 
