@@ -21,7 +21,7 @@ from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.domain.study.permissions import Actor
 from annotate.services import drilldown
-from annotate.services.reporting import StudyRatings, study_ratings
+from annotate.services.reporting import StudyRatings
 from annotate.vocabulary import DIMENSIONS
 
 ALL_DOMAINS = "All domains"
@@ -55,16 +55,18 @@ COLUMNS = {
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=600)
 def _pairs(
-    study: str,
+    study: str,  # noqa: ARG001  (this, `n_scores`, `latest` and `excluded`: the cache's keys)
     figure: str,
     domain: str | None,
-    n_scores: int,  # noqa: ARG001  (this, `latest` and `excluded`: the cache's keys)
+    n_scores: int,  # noqa: ARG001
     latest: str,  # noqa: ARG001
     excluded: str,  # noqa: ARG001
     account: Actor,
+    _data: StudyRatings,
 ) -> pd.DataFrame:
-    """The figure's pairs, cached per study state (as the page's report is)."""
-    return drilldown.figure_pairs(engine(), account, study_ratings(engine(), study), figure, domain)
+    """The figure's pairs, cached per study state (as the page's report is). `_data`, the
+    ratings the page has read already (not hashed: the other arguments are the key)."""
+    return drilldown.figure_pairs(engine(), account, _data, figure, domain)
 
 
 def draw(study: str, data: StudyRatings, actor: Actor) -> None:
@@ -86,7 +88,7 @@ def draw(study: str, data: StudyRatings, actor: Actor) -> None:
         str(data.ratings["created_at"].max()),
         json.dumps(data.excluded, sort_keys=True),
     )
-    table = _pairs(study, figure, domain, *keys, actor)
+    table = _pairs(study, figure, domain, *keys, actor, data)
     st.caption(f"{figure_note(figure)} {len(table)} pairs.")
     if table.empty:
         st.info("No pair is behind this figure (each needs the scores it counts).")

@@ -117,9 +117,24 @@ def _report(
 
 
 def _headline(state: dict[str, Any]) -> Report:
-    """The page's report without the reward models (its verdict, tables and most charts)."""
-    kept = {k: v for k, v in state.items() if k not in ("models", "account")}
-    return _study_report(**kept)
+    """The page's report without the reward models (its verdict, tables and most charts).
+
+    Called as `_report` calls it, every argument by position (`mixed` and `domains` False):
+    a cache's key is made of the arguments as passed, so keywords or defaults left out would
+    make another entry, and the first visit would compute the same report twice."""
+    return _study_report(
+        state["study"],
+        state["n_scores"],
+        state["latest"],
+        state["margin"],
+        state["alpha"],
+        state["holm"],
+        state["n_boot"],
+        state["excluded"],
+        False,  # mixed
+        False,  # domains
+        state["_data"],
+    )
 
 
 def _full_report(state: dict[str, Any], fmt: str) -> str:
