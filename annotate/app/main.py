@@ -12,7 +12,8 @@ import streamlit as st
 
 from annotate.app.app_pages import login, rate
 from annotate.app.enrol import enrol_from_link, is_enrolment_link
-from annotate.app.session import current_account
+from annotate.app.safe_text import plain_text
+from annotate.app.session import current_account, log_out
 from annotate.app.style import apply_style
 from annotate.domain.study.permissions import may_administer, may_see_results
 from annotate.errors import Unavailable
@@ -55,3 +56,8 @@ else:
         pages = admin_pages() + pages
 
 st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden").run()
+if account is not None and len(pages) > 1:  # an annotator's page has no sidebar
+    with st.sidebar:  # below the page's own controls (the study picker)
+        st.divider()
+        st.caption(f"Logged in as {plain_text(account.name)}")
+        st.button("Log out", key="log_out", icon=":material/logout:", on_click=log_out)

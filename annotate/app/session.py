@@ -7,6 +7,7 @@ address bar at once: the page replaces it with a session value (`s`, see
 token is not in the browser's history, a bookmark or a shared screenshot, and a reload still
 works. Each tab carries its own, so two accounts in one browser do not mix. Moving to another
 page in the sidebar drops the query parameters: the session value is put back in the URL.
+Logging out (`log_out`) ends the account's session values everywhere; the link logs in again.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import streamlit as st
 from sqlalchemy.engine import Engine
 
 from annotate.config import DATABASE_ENV
-from annotate.db import make_engine, read_session
-from annotate.domain.study.accounts import find_account, session_value
+from annotate.db import make_engine, read_session, write_session
+from annotate.domain.study.accounts import end_sessions, find_account, session_value
 from annotate.errors import Unavailable
 
 SESSION_TOKEN = "login_token"
@@ -93,3 +94,27 @@ def current_account() -> CurrentAccount | None:
     if fresh is not None:
         st.query_params[SESSION_PARAM] = fresh  # a reload keeps working
     return found
+
+
+LOGGED_OUT = (
+    "You are logged out: the address this browser kept no longer logs in. Your personal login "
+    "link still does."
+)
+
+
+def log_out() -> None:
+    """The Log out button's callback: every session value of the account stops working (in
+    every tab and in the browser's history), and this tab forgets the account; the next run
+    draws the login page, saying so. When the database does not answer, nothing changes and a
+    message says to try again."""
+    account_id = st.session_state.get("account_id")
+    if account_id is not None:
+        try:
+            with write_session(engine()) as session:
+                end_sessions(session, account_id)
+        except Unavailable:
+            st.toast("Not logged out: the database did not answer. Please try again.")
+            return
+    st.session_state.clear()
+    st.query_params.clear()
+    st.session_state[NOTICE] = LOGGED_OUT

@@ -231,6 +231,9 @@ class Annotator(SQLModel, table=True):
     simulated: bool = Field(
         default=False, description="a simulated annotator (made-up ratings, not a person)"
     )
+    session_epoch: int = Field(
+        default=0, description="raised at each logout: the session values issued before stop"
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -1,8 +1,9 @@
 """After login the token leaves the address bar (issue 24, item 4): the page puts a session value
 (`s`) in its place, a reload (a new session with only that URL) finds the same account, two
 accounts in one browser each keep their own, and the value stops working when the link is
-replaced, the account deactivated, the day is over or the value is altered. AppTest on the real
-app, the database on SQLite (or PostgreSQL with PRB_TEST_DATABASE_URL)."""
+replaced, the account deactivated, the day is over, the value is altered or the person logs out
+(an admin's or a researcher's sidebar). AppTest on the real app, the database on SQLite (or
+PostgreSQL with PRB_TEST_DATABASE_URL)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
+from annotate.app.session import LOGGED_OUT
 from annotate.cli.server import APP_ENTRY
 from annotate.db import read_session, write_session
 from annotate.domain.study import accounts
+from annotate.services.demo import DEMO_ADMIN
 from tests.app.apptest_helpers import annotator_id
 
 
@@ -77,3 +80,49 @@ def test_an_expired_or_altered_value_finds_no_account(demo, engine):
         accounts.set_active(session, demo.annotator, False)
     with read_session(engine) as session:
         assert accounts.find_account(session, value) is None
+
+
+def test_logging_out_ends_the_session_values_everywhere_and_the_link_logs_in_again(
+    open_app, demo, engine
+):
+    """An admin's sidebar has Log out: the login page follows, saying so; the address this tab
+    had and another tab's stop working (as a browser's history would reopen them); the link
+    still logs in, with a new session value that works."""
+    at = open_app(demo.admin_token)
+    kept = at.query_params["s"]
+    other_tab = _reload(kept).query_params["s"]
+    assert f"Logged in as {DEMO_ADMIN}" in [c.value for c in at.sidebar.caption]
+    at.sidebar.button(key="log_out").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert dict(at.query_params) == {}
+    assert "account_id" not in at.session_state
+    assert [s.value for s in at.success] == [LOGGED_OUT]
+    assert [t.value for t in at.title] == ["prb-annotate"]  # the login page
+    for value in (kept, other_tab):
+        refused = _reload(value)
+        assert "account_id" not in refused.session_state
+        assert any("not valid" in e.value for e in refused.error)
+    again = open_app(demo.admin_token)
+    assert again.session_state["account_id"] == annotator_id(engine, DEMO_ADMIN)
+    assert _reload(again.query_params["s"]).session_state["account_id"] == annotator_id(
+        engine, DEMO_ADMIN
+    )
+
+
+def test_a_logout_ends_only_that_account_s_values_and_none_issued_after(demo, engine):
+    with read_session(engine) as session:
+        admin = accounts.account_named(session, DEMO_ADMIN)
+        annotator = accounts.account_named(session, demo.annotator)
+        before, theirs = accounts.session_value(admin), accounts.session_value(annotator)
+    with write_session(engine) as session:
+        accounts.end_sessions(session, admin.id)
+    with read_session(engine) as session:
+        assert accounts.find_account(session, before) is None
+        assert accounts.find_account(session, theirs).id == annotator.id
+        after = accounts.session_value(accounts.account_named(session, DEMO_ADMIN))
+        assert accounts.find_account(session, after).id == admin.id
+
+
+def test_an_annotator_has_no_sidebar_and_so_no_log_out(open_app, demo):
+    at = open_app(demo.token)
+    assert not [b for b in at.sidebar.button if b.key == "log_out"]

@@ -243,6 +243,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0015_analysis_plan",
         "0016_participants_data",
         "0017_downstream",
+        "0018_logout",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -563,6 +564,7 @@ OPTIONS_OFF_AFTER_UPGRADE = [
         id="no training",
     ),
     pytest.param("study", "retention_days", (None,), id="kept until erased"),
+    pytest.param("annotator", "session_epoch", (0,), id="session values kept"),
 ]
 TABLES_EMPTY_AFTER_UPGRADE = ["participation", "aspectmark", "aspectjudge", "training", "erasure"]
 

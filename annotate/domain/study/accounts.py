@@ -11,8 +11,9 @@ labels), nor to an account still holding ordinary work (reassign it first).
 After login the pages keep a *session value* in the address bar instead of the token (issue 24,
 item 4): `s1.<account id>.<expiry>.<MAC>`, the MAC keyed by the account's stored token hash (and
 $PRB_SESSION_SECRET), so it works on any app server with no table, lasts SESSION_HOURS, and
-stops working when the account's link is replaced or the account deactivated. `find_account`
-takes a token or a session value.
+stops working when the account's link is replaced or the account deactivated, or when the person
+logs out (`end_sessions`: the account's session epoch, part of the MAC, goes up; the link itself
+keeps working). `find_account` takes a token or a session value.
 """
 
 from __future__ import annotations
@@ -112,13 +113,27 @@ def session_value(account: Annotator, now: float | None = None) -> str:
     """A value the pages put in the URL in place of the token: it identifies the account for
     SESSION_HOURS, until its link is replaced (see the module's docstring)."""
     expiry = int(time.time() if now is None else now) + SESSION_HOURS * 3600
-    mac = _session_mac(account.token_hash, int(account.id or 0), expiry)
+    mac = _session_mac(account, expiry)
     return f"{SESSION_PREFIX}{account.id}.{expiry}.{mac}"
 
 
-def _session_mac(token_hash: str, account_id: int, expiry: int) -> str:
-    key = f"{session_secret()}:{token_hash}".encode()
-    return hmac.new(key, f"{account_id}.{expiry}".encode(), hashlib.sha256).hexdigest()[:32]
+def _session_mac(account: Annotator, expiry: int) -> str:
+    """The MAC of a session value, keyed by the account's token hash; the session epoch is in
+    the message once a logout has raised it (epoch 0 gives the MAC of the values issued before
+    logging out existed, which keep working)."""
+    key = f"{session_secret()}:{account.token_hash}".encode()
+    epoch = f".{account.session_epoch}" if account.session_epoch else ""
+    message = f"{account.id}.{expiry}{epoch}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
+
+
+def end_sessions(session: Session, account_id: int) -> None:
+    """Log out: every session value issued so far for this account stops working, in every tab
+    and in the browser's history. The login link does not: it is the person's own."""
+    account = session.get(Annotator, account_id)
+    if account is not None:
+        account.session_epoch += 1
+        session.add(account)
 
 
 def _session_account(session: Session, value: str, now: float | None) -> Annotator | None:
@@ -131,7 +146,7 @@ def _session_account(session: Session, value: str, now: float | None) -> Annotat
     account = session.get(Annotator, account_id)
     if account is None or not account.active:
         return None
-    wanted = _session_mac(account.token_hash, account_id, expiry)
+    wanted = _session_mac(account, expiry)
     return account if hmac.compare_digest(wanted, parts[2]) else None
 
 
