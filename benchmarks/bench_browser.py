@@ -60,6 +60,12 @@ of 5 rounds, medians and ranges; the floor on the production command in the seco
   page's first visit to its verdict 947 ms, to the end of its run 1.90 s; again 277 ms and
   435 ms. The admin link shows Progress after 1.75 s (the server's first admin) and 1.04 s.
 
+Fourth session, another machine of the same kind (slower in the browser; load 0.5-2.1, 3
+rounds): loopback 1,597-1,612 ms against Potato's 807 ms (2.0x); websocket open -> pair 521-541
+ms, the three elements on the production command 136 ms; throttled 0.84x Potato. Pages (load
+~1): first content 96-472 ms; Results' first visit: verdict 0.97-1.0 s, end of its run 2.0 s
+(2.6 s before the verdict's report and the reward models' were made one cache entry).
+
 Earlier, at load 5-12 (second session): loopback 1.8-2.2x Potato, websocket open -> pair 1.0-1.4
 s; throttled 0.84-0.86x. Before the app server gzipped the bundle (HAProxy's libslz only: 1.75
 MB instead of 1.39 MB), at load 7-9: throttled 1.14x through the balancer, 1.87x straight.
