@@ -10,7 +10,15 @@ DATABASE_ENV = "PRB_DATABASE_URL"
 APP_URL_ENV = "PRB_APP_URL"
 DEFAULT_DATABASE_FILE = "prb_annotate.db"
 DEFAULT_APP_URL = "http://localhost:8501"
-MAX_UPLOAD_MB = 200  # the admin page's dataset upload; the server refuses bigger bodies
+MAX_UPLOAD_MB = 200
+"""The largest file any import reads (datasets, models, judge and downstream outputs, aspects),
+by the page or the command line; the server refuses bigger upload bodies."""
+MAX_RECORD_MB = 8
+"""The largest single record (a JSONL line, a JSON array's element, a Parquet row) an import
+reads; a benchmark record with 120 profile posts is about 35 KB."""
+MAX_RECORDS = 200_000
+"""The most records one import reads, all its files together (the benchmark has 2,830 pairs;
+a model's pointwise scores are two records a pair): memory stays bounded whatever is sent."""
 
 ENROLMENT_CAP_ENV = "PRB_ENROLMENT_CAP"
 STARTS_PER_MINUTE_ENV = "PRB_STARTS_PER_MINUTE"

@@ -34,13 +34,15 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # support/, beside annotate/
+
 from annotate.config import MAX_UPLOAD_MB  # a small module: the launcher stays small
+from support.import_memory import KINDS, peak, run_measured, write_largest  # lazy imports too
 
 MB = 1024 * 1024
 
@@ -82,24 +84,9 @@ def _page_child(db: str, file: str) -> None:
     print(json.dumps({**figures, **outcome}))
 
 
-def _run(command: list[str]) -> tuple[float, int, int, str]:
-    """Run a command; (seconds, its own peak RSS in bytes, exit code, stdout and stderr).
-
-    The peak comes from `wait4`; a forked child's count starts with its parent's pages, so run
-    this from a small process (`--measure`), never from this one once it has written the files.
-    """
-    start = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True)
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - start
-        output.seek(0)
-        return seconds, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status), output.read()
-
-
 def _measure(command: list[str]) -> None:
     """In a small fresh process: run `command`, print its figures as one JSON line."""
-    seconds, peak, code, output = _run(command)
+    seconds, peak, code, output = run_measured(command)
     last = output.strip().splitlines()[-1] if output.strip() else ""
     print(json.dumps({"seconds": seconds, "peak": peak, "code": code, "last": last}))
 
@@ -108,14 +95,15 @@ def _cli(folder: Path, file: Path) -> tuple[float, int, str]:
     db = folder / f"cli-{file.stem}-{time.monotonic_ns()}.db"
     prb = str(Path(sys.executable).with_name("prb-annotate"))
     cli = [prb, "--db", str(db), "import", str(file), "--study", "b"]
-    _, _, _, output = _run([sys.executable, __file__, "--measure", *cli])
+    _, _, _, output = run_measured([sys.executable, __file__, "--measure", *cli])
     figures = json.loads(output.strip().splitlines()[-1])
     return figures["seconds"], figures["peak"], figures["last"]
 
 
 def _page(folder: Path, file: Path) -> dict[str, float]:
     db = folder / f"page-{file.stem}-{time.monotonic_ns()}.db"
-    _, _, code, output = _run([sys.executable, __file__, "--page-child", str(db), str(file)])
+    command = [sys.executable, __file__, "--page-child", str(db), str(file)]
+    _, _, code, output = run_measured(command)
     if code != 0:
         sys.exit(f"the page's import failed:\n{output}")
     result: dict[str, float] = json.loads(output.strip().splitlines()[-1])
@@ -182,6 +170,9 @@ def main() -> None:
         "--formats", default="jsonl,json,parquet", help="the valid file's formats (JSONL always)"
     )
     parser.add_argument("--keep", type=Path, help="use (and keep) this folder, not a temp dir")
+    parser.add_argument(
+        "--caps-only", action="store_true", help="only the largest files the caps let through"
+    )
     parser.add_argument("--page-child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--measure", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -194,38 +185,59 @@ def main() -> None:
     folder = args.keep or Path(tempfile.mkdtemp(prefix="prb-bench-memory-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        tiny = _write_valid(folder / "Tiny_test.jsonl", 0)
-        valid = _write_valid(folder / "Valid_test.jsonl", args.valid_mb)
-        files = {"bad JSONL": _write_bad(folder / "Bad_test.jsonl", args.bad_lines)}
-        files["valid JSONL"] = valid
-        formats = args.formats.split(",")
-        if "json" in formats:
-            files["valid JSON array"] = _as_array(valid, folder / "Valid_test.json")
-        if "parquet" in formats:
-            files["valid Parquet"] = _as_parquet(valid, folder / "Valid_test.parquet")
-        _, idle_cli, _ = _cli(folder, tiny)
         print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load {os.getloadavg()}")
-        print(f"idle CLI (a one-record import): peak RSS {idle_cli / MB:.0f} MB")
-        for kind, file in files.items():
-            size = file.stat().st_size
-            seconds, peak, last = _cli(folder, file)
-            print(_row(f"CLI import, {kind}", size, peak - idle_cli, seconds, last[:60]))
-            if size > MAX_UPLOAD_MB * MB:
-                print(f"{'page upload_dataset':<36} skipped: over the page's {MAX_UPLOAD_MB} MB")
-                continue
-            page = _page(folder, file)
-            outcome = (
-                f"{page['added']:,.0f} pairs added"
-                if "added" in page
-                else f"{page['kept']:,.0f} of {page['problems']:,.0f} problems listed"
-            )
-            growth = int(page["peak"] - page["baseline"])
-            label = f"page upload_dataset, {kind}"
-            print(_row(label, size, growth, page["seconds"], outcome))
-            print(f"{'':<36} (baseline RSS with the upload held: {page['baseline'] / MB:.0f} MB)")
+        _largest(folder)
+        if not args.caps_only:
+            _files(args, folder)
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _largest(folder: Path) -> None:
+    """Each import's reading of the largest file its caps let through (issue 32): peak RSS of
+    the whole process (target: under 500 MB)."""
+    for kind in KINDS:
+        for fmt in ("jsonl", "json", "parquet") if kind != "settings" else ("json", "yaml"):
+            file = write_largest(kind, folder, fmt)
+            measured = peak(kind, file)
+            print(
+                f"largest {kind:<10} {fmt:<7} {file.stat().st_size / MB:>6.1f} MB file  "
+                f"peak {measured.bytes / MB:>5.0f} MB  {measured.seconds:>5.1f} s  "
+                f"{measured.outcome[:50]}"
+            )
+            file.unlink()
+
+
+def _files(args: argparse.Namespace, folder: Path) -> None:
+    tiny = _write_valid(folder / "Tiny_test.jsonl", 0)
+    valid = _write_valid(folder / "Valid_test.jsonl", args.valid_mb)
+    files = {"bad JSONL": _write_bad(folder / "Bad_test.jsonl", args.bad_lines)}
+    files["valid JSONL"] = valid
+    formats = args.formats.split(",")
+    if "json" in formats:
+        files["valid JSON array"] = _as_array(valid, folder / "Valid_test.json")
+    if "parquet" in formats:
+        files["valid Parquet"] = _as_parquet(valid, folder / "Valid_test.parquet")
+    _, idle_cli, _ = _cli(folder, tiny)
+    print(f"idle CLI (a one-record import): peak RSS {idle_cli / MB:.0f} MB")
+    for kind, file in files.items():
+        size = file.stat().st_size
+        seconds, peak, last = _cli(folder, file)
+        print(_row(f"CLI import, {kind}", size, peak - idle_cli, seconds, last[:60]))
+        if size > MAX_UPLOAD_MB * MB:
+            print(f"{'page upload_dataset':<36} skipped: over the page's {MAX_UPLOAD_MB} MB")
+            continue
+        page = _page(folder, file)
+        outcome = (
+            f"{page['added']:,.0f} pairs added"
+            if "added" in page
+            else f"{page['kept']:,.0f} of {page['problems']:,.0f} problems listed"
+        )
+        growth = int(page["peak"] - page["baseline"])
+        label = f"page upload_dataset, {kind}"
+        print(_row(label, size, growth, page["seconds"], outcome))
+        print(f"{'':<36} (baseline RSS with the upload held: {page['baseline'] / MB:.0f} MB)")
 
 
 if __name__ == "__main__":

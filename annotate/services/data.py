@@ -153,7 +153,7 @@ def _upload_problems(name: str, data: bytes | BinaryIO, max_bytes: int) -> list[
                 name,
                 "file",
                 f"too large ({_megabytes(size)}); the limit is "
-                f"{_megabytes(max_bytes)}, use `prb-annotate import` for bigger files",
+                f"{_megabytes(max_bytes)}: split it into several files",
             )
         ]
     if not name.lower().endswith(UPLOAD_SUFFIXES):

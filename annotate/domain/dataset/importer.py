@@ -28,7 +28,7 @@ from sqlmodel import Session, select
 
 from annotate.db.tables import Pair, Study, stored_id
 from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
-from annotate.domain.dataset.readers import ProgressCallback, read_raw
+from annotate.domain.dataset.readers import ProgressCallback, RecordLimit, read_raw
 from annotate.domain.dataset.records import RECORD_FIELDS, BenchmarkRecord, content_hash
 from annotate.domain.dataset.strict_json import describe_type
 from annotate.domain.study.studies import get_or_create_study
@@ -157,6 +157,7 @@ def _parse(
 ) -> Iterator[ParsedRecord]:
     """Yield each valid record; log everything wrong in `problems`."""
     first_seen: dict[str, tuple[str, str]] = {}  # id -> (file, location): no new string each
+    limit = RecordLimit()
     for path in paths:
         file = str(path)
         if not path.is_file():
@@ -168,7 +169,7 @@ def _parse(
             problems.add(domain_problem)
             continue
         try:
-            for location, value in read_raw(path, on_progress):
+            for location, value in read_raw(path, on_progress, limit=limit):
                 result = _validated(file, location, value, problems)
                 if result is None:
                     continue

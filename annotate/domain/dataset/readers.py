@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from annotate.config import MAX_RECORD_MB, MAX_RECORDS, MAX_UPLOAD_MB
 from annotate.domain.dataset.problems import DatasetError, Problem
 from annotate.domain.dataset.strict_json import check_value, decode_record
 
@@ -25,6 +26,13 @@ ProgressCallback = Callable[[int], None]
 
 CHUNK_BYTES = 1 << 20
 PARQUET_BATCH_ROWS = 32  # rows of ~35 KB become ~10x that as Python objects
+PARQUET_BATCH_BYTES = 64 << 20  # fewer rows a batch when its row groups are large
+MAX_ROW_GROUP_BYTES = 128 << 20  # a Parquet row group, once decompressed
+MAX_FILE_BYTES = MAX_UPLOAD_MB << 20
+MAX_RECORD_BYTES = MAX_RECORD_MB << 20
+TOO_LARGE = (
+    f"record too large (more than {MAX_RECORD_MB} MB); a record is at most {MAX_RECORD_MB} MB"
+)
 
 _NON_SPACE = re.compile(rb"[^ \t\r\n]")
 _STRUCTURE = re.compile(rb'["\[\]{}]')
@@ -36,14 +44,45 @@ _BOM = b"\xef\xbb\xbf"
 # ---------------------------------------------------------------- reading raw objects
 
 
+class RecordLimit:
+    """The records one import has read so far, all its files together: one more than `limit`
+    stops it with a located DatasetError. Pass one to every `read_raw` of an import."""
+
+    def __init__(self, limit: int = MAX_RECORDS):
+        self.limit = limit
+        self.count = 0
+
+    def take(self, file: str, location: str) -> None:
+        self.count += 1
+        if self.count > self.limit:
+            message = f"more than {self.limit:,} records in one import: split it into several"
+            raise DatasetError([Problem(file, location, message)])
+
+
 def read_raw(
-    path: Path, on_progress: ProgressCallback | None = None, *, finite_only: bool = True
+    path: Path,
+    on_progress: ProgressCallback | None = None,
+    *,
+    finite_only: bool = True,
+    limit: RecordLimit | None = None,
 ) -> Iterator[tuple[str, Any]]:
     """Yield (location, decoded JSON value, or the Problem that replaces it) for each record.
 
-    Raises DatasetError for a problem that stops the file from being read any further. With
-    `finite_only` False, NaN and infinities are kept as floats for the caller to judge.
+    Raises DatasetError for a problem that stops the file from being read any further (a file
+    over MAX_FILE_BYTES among them). A record over MAX_RECORD_BYTES is a Problem in its place,
+    never decoded; a record past `limit` (MAX_RECORDS for this file alone when None) stops the
+    import. With `finite_only` False, NaN and infinities are kept as floats for the caller.
     """
+    _check_file_size(path)
+    limit = limit or RecordLimit()
+    for location, value in _records(path, on_progress, finite_only):
+        limit.take(str(path), location)
+        yield location, value
+
+
+def _records(
+    path: Path, on_progress: ProgressCallback | None, finite_only: bool
+) -> Iterator[tuple[str, Any]]:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         yield from _read_jsonl(path, on_progress, finite_only)
@@ -59,6 +98,21 @@ def read_raw(
                     "file",
                     f"unsupported file type {suffix!r}; "
                     "expected .jsonl, .json (an array) or .parquet",
+                )
+            ]
+        )
+
+
+def _check_file_size(path: Path) -> None:
+    size = path.stat().st_size if path.is_file() else 0
+    if size > MAX_FILE_BYTES:
+        raise DatasetError(
+            [
+                Problem(
+                    str(path),
+                    "file",
+                    f"too large ({size / 2**20:.3g} MB, {size:,} bytes); the limit is "
+                    f"{MAX_UPLOAD_MB} MB a file: split it into several files",
                 )
             ]
         )
@@ -89,14 +143,30 @@ def _read_jsonl(
     file = str(path)
     unreported = 0  # progress is reported a chunk at a time: a call per line would cost more
     with path.open("rb") as handle:
-        for number, raw_line in enumerate(handle, start=1):
-            unreported += len(raw_line)
+        for number, (raw_line, size) in enumerate(_bounded_lines(handle), start=1):
+            unreported += size
             if on_progress and unreported >= CHUNK_BYTES:
                 on_progress(unreported)
                 unreported = 0
-            yield from _jsonl_line(file, number, raw_line, finite_only)
+            if raw_line is None:
+                yield f"line {number}", Problem(file, f"line {number}", TOO_LARGE)
+            else:
+                yield from _jsonl_line(file, number, raw_line, finite_only)
     if on_progress and unreported:
         on_progress(unreported)
+
+
+def _bounded_lines(handle: IO[bytes]) -> Iterator[tuple[bytes | None, int]]:
+    """Each line of `handle` and its size in bytes; a line longer than MAX_RECORD_BYTES (its
+    ending not counted) comes as None, read past in chunks and never held whole."""
+    while line := handle.readline(MAX_RECORD_BYTES + 1):
+        if len(line) <= MAX_RECORD_BYTES or line.endswith(b"\n"):
+            yield line, len(line)
+            continue
+        size = len(line)
+        while (rest := handle.readline(CHUNK_BYTES)) and not rest.endswith(b"\n"):
+            size += len(rest)
+        yield None, size + len(rest)
 
 
 def _jsonl_line(
@@ -167,13 +237,18 @@ class _ArrayScanner:
         column = position - newline if newline >= 0 else self.column + position
         return DatasetError([Problem(self.file, f"line {line}, column {column}", message)])
 
-    def _search(self, pattern: re.Pattern[bytes], position: int, inside: str) -> int:
-        """Where `pattern` next matches from `position`, reading more as needed."""
+    def _search(
+        self, pattern: re.Pattern[bytes], position: int, inside: str, *, element: bool = False
+    ) -> int:
+        """Where `pattern` next matches from `position`, reading more as needed. Inside an
+        `element` (which starts at buf[0]) no match past MAX_RECORD_BYTES is looked for."""
         while True:
             found = pattern.search(self.buf, position)
             if found is not None:
                 return found.start()
             position = max(position, len(self.buf))
+            if element and position > MAX_RECORD_BYTES:
+                raise self._fail(0, TOO_LARGE)
             if not self._more():
                 if inside:
                     raise self._fail(len(self.buf), f"invalid JSON: the file ends inside {inside}")
@@ -200,6 +275,8 @@ class _ArrayScanner:
         while True:
             self._drop(position)
             end = self._element_end()
+            if end > MAX_RECORD_BYTES:
+                raise self._fail(0, TOO_LARGE)
             yield self.line, self.column, bytes(self.buf[:end])
             position = self._search(_NON_SPACE, end, "the array")
             if self._at(position) == ord("]"):
@@ -222,10 +299,10 @@ class _ArrayScanner:
         if first == ord('"'):
             return self._string_end(1)
         if first not in b"{[":
-            return self._search(_SCALAR_END, 1, "the array")
+            return self._search(_SCALAR_END, 1, "the array", element=True)
         depth, position = 0, 0
         while True:
-            position = self._search(_STRUCTURE, position, "a record")
+            position = self._search(_STRUCTURE, position, "a record", element=True)
             byte = self.buf[position]
             if byte == ord('"'):
                 position = self._string_end(position + 1)
@@ -237,7 +314,7 @@ class _ArrayScanner:
 
     def _string_end(self, position: int) -> int:
         while True:
-            position = self._search(_STRING_END, position, "a text")
+            position = self._search(_STRING_END, position, "a text", element=True)
             if self.buf[position] == ord('"'):
                 return position + 1
             position += 2  # a backslash and the character it escapes
@@ -246,6 +323,9 @@ class _ArrayScanner:
 def _read_parquet(
     path: Path, on_progress: ProgressCallback | None, finite_only: bool
 ) -> Iterator[tuple[str, Any]]:
+    """Rows batch by batch. What a Parquet file holds once decompressed can be far more than the
+    file (compression, a dictionary value repeated), so it is capped before decoding where the
+    metadata tells (each row group) and counted as it is decoded (the whole file)."""
     import pyarrow.parquet as pq
 
     file = str(path)
@@ -255,25 +335,86 @@ def _read_parquet(
     except Exception as error:  # pyarrow raises several types for a broken file
         problem = Problem(file, "file", f"not a readable Parquet file ({error})")
         raise DatasetError([problem]) from None
+    _check_row_groups(file, parquet.metadata)
     size = path.stat().st_size
-    row = reported = 0
-    batches = parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, use_threads=False)
+    row = reported = decoded = 0
+    batches = parquet.iter_batches(batch_size=_batch_rows(parquet.metadata), use_threads=False)
     while True:
         try:
             batch = next(batches, None)
-            values = [] if batch is None else batch.to_pylist()
         except Exception as error:  # a corrupt page, or a type pyarrow cannot convert
             raise DatasetError(
                 [Problem(file, f"row {row + 1}", f"unreadable Parquet data ({error})")]
             ) from None
         if batch is None:
             return
-        for value in values:
+        decoded += batch.nbytes
+        if decoded > MAX_FILE_BYTES:
+            message = f"holds more than {MAX_UPLOAD_MB} MB once decompressed: split it"
+            raise DatasetError([Problem(file, f"row {row + 1}", message)])
+        for value in _batch_values(file, row, batch):
             row += 1
-            found = check_value(value, finite_only)
             location = f"row {row}"
+            if value is _TOO_LARGE:
+                yield location, Problem(file, location, TOO_LARGE)
+                continue
+            found = check_value(value, finite_only)
             yield location, value if found is None else Problem(file, location, found[1], found[0])
         if on_progress:  # progress is counted in bytes: the share of the file read so far
             done = size * row // max(1, parquet.metadata.num_rows)
             on_progress(done - reported)
             reported = done
+
+
+_TOO_LARGE = object()
+"""In place of a Parquet row over MAX_RECORD_BYTES: never turned into Python values."""
+
+
+def _check_row_groups(file: str, metadata: Any) -> None:
+    """Refuse, before reading any data, a row group larger than MAX_ROW_GROUP_BYTES or than
+    MAX_RECORD_BYTES a row once decompressed (one value of it could not fit the cap)."""
+    first = 1
+    for index in range(metadata.num_row_groups):
+        group = metadata.row_group(index)
+        rows = max(1, group.num_rows)
+        where = f"rows {first}-{first + rows - 1}" if rows > 1 else f"row {first}"
+        held = f"{group.total_byte_size / 2**20:.3g} MB in {rows} row(s) once decompressed"
+        if group.total_byte_size > rows * MAX_RECORD_BYTES:
+            raise DatasetError([Problem(file, where, f"{TOO_LARGE} ({held})")])
+        if group.total_byte_size > MAX_ROW_GROUP_BYTES:
+            message = (
+                f"a row group holds at most {MAX_ROW_GROUP_BYTES >> 20} MB once decompressed "
+                f"({held}): write the file with smaller row groups"
+            )
+            raise DatasetError([Problem(file, where, message)])
+        first += group.num_rows
+
+
+def _batch_rows(metadata: Any) -> int:
+    """Rows a batch. A batch decodes to at most its rows times its row group's decompressed
+    size (every row may repeat the group's largest values), so the larger the groups, the
+    fewer rows a batch: at most PARQUET_BATCH_BYTES decoded, at least one row."""
+    largest = max(
+        (metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups)),
+        default=0,
+    )
+    return max(1, min(PARQUET_BATCH_ROWS, PARQUET_BATCH_BYTES // max(1, largest)))
+
+
+def _batch_values(file: str, row: int, batch: Any) -> Iterator[Any]:
+    """The batch's rows as Python values, one at a time; a row over MAX_RECORD_BYTES (measured
+    in Arrow's buffers) as _TOO_LARGE, never converted."""
+    whole = batch.nbytes <= MAX_RECORD_BYTES
+    rows = [batch] if whole else [batch.slice(i, 1) for i in range(batch.num_rows)]
+    for index, part in enumerate(rows):
+        if not whole and part.nbytes > MAX_RECORD_BYTES:
+            yield _TOO_LARGE
+            continue
+        try:
+            values = part.to_pylist()
+        except Exception as error:  # a type pyarrow cannot convert
+            location = f"row {row + index + 1}"
+            raise DatasetError(
+                [Problem(file, location, f"unreadable Parquet data ({error})")]
+            ) from None
+        yield from values

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
-from annotate.domain.dataset.readers import read_raw
+from annotate.domain.dataset.readers import RecordLimit, read_raw
 from annotate.domain.dataset.strict_json import describe_type, record_with_id
 from annotate.domain.downstream.conditions import BON, Condition
 from annotate.vocabulary import COVERAGE_POINTS
@@ -95,9 +95,10 @@ def stage_condition(
         raise DatasetError([problem])
     log, staged = ProblemLog(), StagedCondition(condition)
     seen: set[str] = set()
-    found = _read(log, outputs, lambda f, loc, v: _output(log, condition, f, loc, v), seen)
+    limit = RecordLimit()
+    found = _read(log, outputs, lambda f, loc, v: _output(log, condition, f, loc, v), seen, limit)
     judge_seen: set[str] = set()
-    judge = _read(log, judged, lambda f, loc, v: _eval(log, f, loc, v), judge_seen)
+    judge = _read(log, judged, lambda f, loc, v: _eval(log, f, loc, v), judge_seen, limit)
     staged.files = [str(p) for p in (outputs, judged) if p is not None]
     if outputs is None:
         staged.records = judge
@@ -113,7 +114,11 @@ def stage_condition(
 
 
 def _read(
-    log: ProblemLog, path: Path | None, parse: Any, seen: set[str] | None = None
+    log: ProblemLog,
+    path: Path | None,
+    parse: Any,
+    seen: set[str] | None = None,
+    limit: RecordLimit | None = None,
 ) -> dict[str, OutputRecord]:
     """Every record of `path` parsed by `parse(file, location, value)`, by id (once each);
     `seen` collects every id found, of records with problems too."""
@@ -124,7 +129,7 @@ def _read(
         log.add(Problem(str(path), "file", "no such file"))
         return records
     try:
-        for location, value in read_raw(path):
+        for location, value in read_raw(path, limit=limit):
             if isinstance(value, Problem):
                 log.add(value)
                 continue

@@ -35,7 +35,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db.tables import AspectJudge, AspectJudgeScore, Pair, stored_id, utcnow
 from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
-from annotate.domain.dataset.readers import read_raw
+from annotate.domain.dataset.readers import RecordLimit, read_raw
 from annotate.domain.dataset.strict_json import describe_type, record_with_id
 from annotate.domain.models.model_files import check_model_name
 from annotate.domain.study.studies import get_study
@@ -97,8 +97,9 @@ def stage_judge_files(paths: list[Path], response: str | None = None) -> StagedJ
     listing every problem. `response`: the response every eval-shape record scores (None:
     found by its text when stored)."""
     log, staged = ProblemLog(), StagedJudge(", ".join(map(str, paths)), response=response)
+    limit = RecordLimit()
     for path in paths:
-        _stage_one(log, staged, path)
+        _stage_one(log, staged, path, limit)
     if not staged.records and not staged.answers and not log:
         log.add(Problem(staged.file, "file", "no records"))
     if staged.records and staged.answers:
@@ -109,13 +110,13 @@ def stage_judge_files(paths: list[Path], response: str | None = None) -> StagedJ
     return staged
 
 
-def _stage_one(log: ProblemLog, staged: StagedJudge, path: Path) -> None:
+def _stage_one(log: ProblemLog, staged: StagedJudge, path: Path, limit: RecordLimit) -> None:
     seen: dict[str, str] = {}
     if not path.is_file():
         log.add(Problem(str(path), "file", "no such file"))
         return
     try:
-        for location, value in read_raw(path):
+        for location, value in read_raw(path, limit=limit):
             if isinstance(value, dict) and "scores" in value and "answer" in value:
                 answer = _eval_answer(log, str(path), location, value)
                 if answer is not None:

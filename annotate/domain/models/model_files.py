@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
-from annotate.domain.dataset.readers import read_raw
+from annotate.domain.dataset.readers import RecordLimit, read_raw
 from annotate.domain.dataset.strict_json import describe_type
 from annotate.errors import Invalid
 from annotate.vocabulary import (
@@ -118,7 +118,7 @@ def stage_model_files(paths: Sequence[Path | str], *, kind: str | None = None) -
     every problem. `kind` None: detected from the first record's fields."""
     if kind is not None and kind not in MODEL_KINDS:
         raise Invalid(f"unknown model kind {kind!r}; expected one of {', '.join(MODEL_KINDS)}")
-    reader = _Reader(kind)
+    reader, limit = _Reader(kind), RecordLimit()
     for raw_path in paths:
         path = Path(raw_path)
         if not path.is_file():
@@ -126,7 +126,7 @@ def stage_model_files(paths: Sequence[Path | str], *, kind: str | None = None) -
             continue
         try:
             # A NaN score is a result to count (never dropped), not an unreadable file.
-            for location, value in read_raw(path, finite_only=False):
+            for location, value in read_raw(path, finite_only=False, limit=limit):
                 reader.n_records += 1
                 _check_record(reader, str(path), location, value)
         except DatasetError as error:

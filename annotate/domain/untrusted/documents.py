@@ -2,8 +2,9 @@
 parser can recurse: a located `DocumentError` ("file, line 3, column 7: ..." or "file, field
 'a.b[0]': ...") instead of a RecursionError, minutes of CPU or a silently kept duplicate.
 
-JSON: a scan of the text's brackets (outside strings) refuses nesting deeper than the cap before
-`json` decodes it; the decoder's hooks refuse huge integers, NaN, infinities and repeated keys.
+JSON: a scan of the text's brackets and commas (outside strings) refuses nesting deeper than the
+cap and more values than the node limit before `json` decodes it; the decoder's hooks refuse
+huge integers, NaN, infinities and repeated keys.
 YAML: the document is built from the parser's events (libyaml's C parser when installed, which
 does not recurse), stopping at the first event deeper than the cap or past the node limit;
 aliases, tags other than the plain ones, repeated keys and several documents are refused, and an
@@ -36,7 +37,9 @@ MAX_DEPTH = 32
 MAX_NODES = 50_000
 """Most values (texts, numbers, lists, objects) a YAML document may hold."""
 
-_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A text's body is matched as runs between escapes ("unrolled"): an alternation repeated per
+# character would keep a backtracking frame per character (a 4.9 MB text cost 630 MB).
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _INT_TAG = "tag:yaml.org,2002:int"
 _PLAIN_TAGS = {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
@@ -46,10 +49,10 @@ class DocumentError(Invalid):
     """A document that cannot be read; the message names the file and the place."""
 
 
-def read_json(file: str, text: str, max_depth: int = MAX_DEPTH) -> Any:
+def read_json(file: str, text: str, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> Any:
     """The value of a JSON document (see the module's docstring)."""
-    depth = 0
-    for token in _BRACKETS.finditer(text):
+    depth = values = 0
+    for token in _TOKENS.finditer(text):
         mark = token.group()
         if mark in "[{":
             depth += 1
@@ -59,6 +62,13 @@ def read_json(file: str, text: str, max_depth: int = MAX_DEPTH) -> Any:
                 )
         elif mark in "]}":
             depth -= 1
+        elif mark == ",":  # every value but the first of a list or an object follows a comma
+            values += 1
+            if values > max_nodes:
+                raise DocumentError(
+                    f"{file}, {_where(text, token.start())}: "
+                    f"more than {max_nodes:,} values; expected fewer"
+                )
     try:
         value = STRICT_JSON.decode(text)
     except json.JSONDecodeError as error:
