@@ -13,7 +13,13 @@ from annotate.domain.assignment import as_utc
 from annotate.domain.crowd import purge
 from annotate.domain.operations import adjudication
 from annotate.domain.study import accounts
-from annotate.domain.study.permissions import Actor, keep_an_admin, require_admin
+from annotate.domain.study.permissions import (
+    Actor,
+    admins_left,
+    keep_an_admin,
+    last_admin,
+    require_admin,
+)
 from annotate.services.audited import admin_change
 from annotate.vocabulary import Role
 
@@ -93,10 +99,15 @@ def set_account_role(engine: Engine, actor: Actor, name: str, role: str) -> None
         if role != Role.ADMIN and _is(change.account, [name]):
             raise accounts.AccountError("you cannot take the admin role from your own account")
         account = accounts.get_account(change.session, name)
-        if role != Role.ADMIN:
-            keep_an_admin(change.session, [account], "take the admin role from")
         change.before = {"account": name, "role": account.role}
-        accounts.set_role(change.session, name, role)
+        was_admin = account.role == Role.ADMIN and account.active
+        accounts.set_role(change.session, name, role)  # its own refusals come first
+        if (
+            was_admin
+            and role != Role.ADMIN
+            and not admins_left(change.session, [stored_id(account)])
+        ):
+            raise last_admin(name, "take the admin role from")
         change.after = {"account": name, "role": role}
 
 

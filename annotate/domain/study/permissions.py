@@ -87,10 +87,15 @@ def keep_an_admin(session: Session, leaving: Sequence[Annotator], doing: str) ->
     ids = [int(a.id) for a in leaving if a.id is not None]
     holds = [a for a in leaving if a.role == Role.ADMIN and a.active]
     if holds and admins_left(session, ids) == 0:
-        raise LastAdmin(
-            f"cannot {doing} {holds[0].name!r}: it is the last active admin account "
-            "(give another account the admin role first)"
-        )
+        raise last_admin(holds[0].name, doing)
+
+
+def last_admin(name: str, doing: str) -> LastAdmin:
+    """The refusal to `doing` the account `name`, the last active admin."""
+    return LastAdmin(
+        f"cannot {doing} {name!r}: it is the last active admin account "
+        "(give another account the admin role first)"
+    )
 
 
 def spare_last_admin(session: Session, found: Sequence[Annotator]) -> list[Annotator]:
