@@ -9,10 +9,12 @@ participant's first deliberate action (agreeing or declining on the consent page
 there is none) creates an account named after the participant (external id `prolific:<pid>`)
 and remembers (a hash of) the platform's SESSION_ID. A later visit with the same participant
 *and* session id finds the same account again, so one person never gets two accounts or the
-same pair twice; a visit with the same participant id but another session id is refused, so
-knowing someone's participant id is not enough to take over their account. Because tokens are
-stored only as hashes, a visit without a token issues a new one (the app puts it in the URL, so
-reloads keep working) and the previous token stops working. Only studies with
+same pair twice; the same participant id with another session id is refused at its first
+deliberate action, so knowing someone's participant id is not enough to take over their
+account. Until then such a visit sees the page an unknown id sees, and the refusal is the same
+whether the id is taking part or has withdrawn, so the link tells nobody which ids take part.
+Because tokens are stored only as hashes, a visit without a token issues a new one (the app puts
+it in the URL, so reloads keep working) and the previous token stops working. Only studies with
 `enrolment_open` (which needs `pool_open`) accept enrolment.
 
 Opening the link reserves nothing: a participant reserves their first pair only by a deliberate
