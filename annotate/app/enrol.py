@@ -19,7 +19,12 @@ from annotate.app.exit_link import draw_exit
 from annotate.app.safe_text import inert_markdown, plain_lines
 from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.app.training import training_before_start
-from annotate.app.withdraw import WITHDRAW_HINT, draw_withdrawal, stop_if_withdrawn
+from annotate.app.withdraw import (
+    WITHDRAW_HINT,
+    draw_withdrawal,
+    remember_enrolment,
+    stop_if_withdrawn,
+)
 from annotate.config import enrolment_limits
 from annotate.domain.crowd.consent import MAX_ANSWER_CHARS, ConsentError
 from annotate.domain.crowd.enrolment import (
@@ -68,7 +73,7 @@ def enrol_from_link(account: CurrentAccount | None) -> CurrentAccount | None:
             _draw_visitor(seen)  # nothing is written until they act
         account = _enrol()
     if account is not None:
-        draw_withdrawal(account, st.query_params.get(STUDY_PARAM, ""))
+        draw_withdrawal(account, **_link())
     if account is not None and not has_started(
         engine(), account.id, st.query_params.get(STUDY_PARAM, "")
     ):
@@ -91,6 +96,7 @@ def _enrol() -> CurrentAccount:
     except EnrolmentError as error:
         _stop_with(str(error))
     st.query_params["token"] = result.token
+    remember_enrolment(result.annotator_id, result.token)
     account = current_account()
     if account is None:
         _stop_with(ENDED_HERE)

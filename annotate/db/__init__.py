@@ -9,10 +9,24 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
-from annotate.db.engine import connect, is_sqlite, read_session, write_options, write_session
+from annotate.db.engine import (
+    connect,
+    is_sqlite,
+    read_session,
+    reclaim_erased,
+    write_options,
+    write_session,
+)
 from annotate.db.schema import upgrade_database
 
-__all__ = ["is_sqlite", "make_engine", "read_session", "write_options", "write_session"]
+__all__ = [
+    "is_sqlite",
+    "make_engine",
+    "read_session",
+    "reclaim_erased",
+    "write_options",
+    "write_session",
+]
 
 
 def make_engine(path_or_url: str | None = None, *, create: bool = True) -> Engine:

@@ -12,7 +12,7 @@ the database is back.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from sqlalchemy import event, text
@@ -81,12 +81,38 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        # A deleted or replaced row's bytes are overwritten with zeros, not left in free space
+        # (an erasure, and every earlier edit of a comment, leave nothing behind).
+        cursor.execute("PRAGMA secure_delete=ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
         immediate = connection.get_execution_options().get(_WRITE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def reclaim_erased(engine: Engine, tables: Sequence[str]) -> None:
+    """Once an erasure has committed, make the erased bytes leave the database's files.
+
+    SQLite has overwritten them with zeros as it deleted (`secure_delete`), but its WAL still
+    holds the pages as they were: they are copied back and the WAL truncated to zero bytes
+    (`wal_checkpoint(TRUNCATE)`; a reader still open keeps it until the next erasure or the
+    next automatic checkpoint). PostgreSQL leaves deleted rows in the tables' files until a
+    vacuum: `VACUUM FULL` rewrites the `tables` named (it locks each, briefly on tables of
+    this size; readers wait). PostgreSQL's own write-ahead log and any archive of it keep the
+    old pages until the server recycles them (docs/participants-data.md says what to do).
+    """
+    if is_sqlite(engine):
+        raw = engine.raw_connection()
+        try:
+            raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            raw.close()
+        return
+    quote = engine.dialect.identifier_preparer.quote
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.exec_driver_sql("VACUUM FULL " + ", ".join(quote(t) for t in tables))
 
 
 @contextmanager

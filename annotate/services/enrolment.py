@@ -47,9 +47,11 @@ def _enrol(engine: Engine, study: str, key: str, participant_id: str, session_id
 def visit(engine: Engine, *, study: str, key: str, participant_id: str, session_id: str) -> Visit:
     """Check a visitor's link (EnrolmentError if it cannot enrol) and say what they see first;
     nothing is written."""
-    participant_id, _ = enrolment.check_platform_ids(participant_id, session_id)
+    participant_id, session_id = enrolment.check_platform_ids(participant_id, session_id)
     with read_session(engine) as session:
-        return enrolment.visit(session, study=study, key=key, participant_id=participant_id)
+        return enrolment.visit(
+            session, study=study, key=key, participant_id=participant_id, session_id=session_id
+        )
 
 
 def has_started(engine: Engine, actor_id: int, study: str) -> bool:

@@ -4,6 +4,14 @@
 `withdraw_me` (the participant, with their own login token) call
 `annotate.domain.operations.erasure`; `retention` lists, and with `erase` forgets, what the
 studies' retention periods say must go. The report and the card read the study's erasure log.
+Once an erasure has committed, its bytes are made to leave the database's files
+(`annotate.db.reclaim_erased`).
+
+Withdrawal is a crowd participant's own act (issue 32.2): `may_withdraw` says whether the page
+offers it, `withdraw_me` checks the same rule again. Withdrawing *with erasure* needs the login
+token the participant's own tab received when it enrolled (`annotate.app.withdraw`): a session
+value, the `s` of the address, which anyone looking at the screen or the browser's history can
+read, withdraws without erasure only.
 """
 
 from __future__ import annotations
@@ -14,15 +22,51 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from annotate.db import read_session, write_session
-from annotate.db.tables import Annotator, Study, stored_id
+from annotate.db import read_session, reclaim_erased, write_session
+from annotate.db.tables import (
+    Annotator,
+    AspectMark,
+    AspectMarkRevision,
+    Assignment,
+    AuditEntry,
+    FlagResolution,
+    Participation,
+    Rating,
+    RatingRevision,
+    Study,
+    Training,
+    stored_id,
+)
 from annotate.domain.exports.pseudonyms import pseudonym, secret_key, study_members
 from annotate.domain.operations import erasure
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.studies import get_study, update_study
-from annotate.errors import NotFound
+from annotate.errors import Forbidden, NotFound
 from annotate.services.audited import admin_change
+
+ERASED_TABLES = tuple(
+    str(t.__tablename__)
+    for t in (
+        Annotator,
+        Assignment,
+        Rating,
+        RatingRevision,
+        AspectMark,
+        AspectMarkRevision,
+        FlagResolution,
+        Participation,
+        Training,
+        AuditEntry,
+    )
+)
+"""The tables an erasure deletes from or rewrites (the ones `reclaim_erased` compacts)."""
+ERASE_NEEDS_OWN_TAB = (
+    "Your data can be erased only from the browser tab where you opened the study link. "
+    "Please open the study again from the platform (on Prolific: the study's link), then "
+    "withdraw there with erasure; or withdraw here and ask the researchers, through the "
+    "platform's messages, to erase your data."
+)
 
 
 def erase_person(engine: Engine, actor: Actor, name: str, study: str) -> erasure.Erased:
@@ -30,27 +74,52 @@ def erase_person(engine: Engine, actor: Actor, name: str, study: str) -> erasure
     with admin_change(engine, actor, "annotator.erase", study) as change:
         account = accounts.get_account(change.session, name)
         assert change.study is not None
-        done = erasure.erase(change.session, account, change.study)
+        key = secret_key(change.session)
+        done = erasure.erase(change.session, account, change.study, key=key)
         change.after = {
             "scores_removed": done.n_scores,
             "pairs_removed": done.n_assignments,
             "account_removed": done.account_removed,
         }
-        return done
+    reclaim_erased(engine, ERASED_TABLES)
+    return done
+
+
+def may_withdraw(engine: Engine, actor_id: int, *, study: str, key: str) -> bool:
+    """Whether the logged-in account may withdraw from `study` through the link with `key`
+    (`erasure.withdrawal_refusal`): what decides whether the page draws the Withdraw box."""
+    with read_session(engine) as session:
+        account = session.get(Annotator, actor_id)
+        target = session.exec(select(Study).where(col(Study.name) == study.strip())).first()
+        if account is None or target is None or not account.active:
+            return False
+        return erasure.withdrawal_refusal(session, account, target, key) is None
 
 
 def withdraw_me(
-    engine: Engine, actor_id: int, *, study: str, token: str | None, erase_data: bool
+    engine: Engine, actor_id: int, *, study: str, key: str, token: str, erase_data: bool
 ) -> erasure.Erased:
-    """The logged-in participant withdraws from `study` (with `erase_data`: and is erased). With
-    `token`, refused unless it is still this account's login, as a submit is."""
+    """The logged-in participant withdraws from `study`, through the study link with `key`
+    (with `erase_data`: and is erased). Refused unless `token` is still this account's login,
+    as a submit is, unless the account is a participant of the study (`may_withdraw`), and,
+    with `erase_data`, unless `token` is the login token itself, not a session value."""
     with write_session(engine) as session:
-        if token is not None:
-            accounts.require_current_login(session, token, actor_id)
+        accounts.require_current_login(session, token, actor_id)
         account = session.get(Annotator, actor_id)
         if account is None:
             raise NotFound("this account no longer exists")
-        return erasure.withdraw(session, account, get_study(session, study), erase_data=erase_data)
+        target = get_study(session, study)
+        refusal = erasure.withdrawal_refusal(session, account, target, key)
+        if refusal is not None:
+            raise Forbidden(refusal)
+        if erase_data and token.strip().startswith(accounts.SESSION_PREFIX):
+            raise Forbidden(ERASE_NEEDS_OWN_TAB)
+        done = erasure.withdraw(
+            session, account, target, erase_data=erase_data, key=secret_key(session)
+        )
+    if erase_data:
+        reclaim_erased(engine, ERASED_TABLES)
+    return done
 
 
 @dataclass(frozen=True)
@@ -96,11 +165,14 @@ def retention(
     with admin_change(engine, actor, "retention.erase", study) as change:
         found = _due(change.session, study)
         lines = _lines(change.session, found)
+        key = secret_key(change.session)
         for target, due in found:
-            erasure.forget(change.session, target, due)
+            erasure.forget(change.session, target, due, key=key)
         change.after = {"participants_forgotten": len(lines)}
         change.changed = bool(lines)
-        return lines
+    if lines:
+        reclaim_erased(engine, ERASED_TABLES)
+    return lines
 
 
 def set_retention(engine: Engine, actor: Actor, study: str, days: int | None) -> None:

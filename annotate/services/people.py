@@ -13,7 +13,13 @@ from annotate.domain.assignment import as_utc
 from annotate.domain.crowd import purge
 from annotate.domain.operations import adjudication
 from annotate.domain.study import accounts
-from annotate.domain.study.permissions import Actor, require_admin
+from annotate.domain.study.permissions import (
+    Actor,
+    admins_left,
+    keep_an_admin,
+    last_admin,
+    require_admin,
+)
 from annotate.services.audited import admin_change
 from annotate.vocabulary import Role
 
@@ -75,6 +81,9 @@ def set_accounts_active(engine: Engine, actor: Actor, names: Sequence[str], acti
     with admin_change(engine, actor, "accounts.active") as change:
         if not active and _is(change.account, names):
             raise accounts.AccountError("you cannot deactivate your own account")
+        if not active:
+            found = [accounts.get_account(change.session, n) for n in names]
+            keep_an_admin(change.session, found, "deactivate")
         released: list[int] = []
         for name in names:
             account = accounts.set_active(change.session, name, active)
@@ -89,8 +98,16 @@ def set_account_role(engine: Engine, actor: Actor, name: str, role: str) -> None
     with admin_change(engine, actor, "accounts.role") as change:
         if role != Role.ADMIN and _is(change.account, [name]):
             raise accounts.AccountError("you cannot take the admin role from your own account")
-        change.before = {"account": name, "role": accounts.get_account(change.session, name).role}
-        accounts.set_role(change.session, name, role)
+        account = accounts.get_account(change.session, name)
+        change.before = {"account": name, "role": account.role}
+        was_admin = account.role == Role.ADMIN and account.active
+        accounts.set_role(change.session, name, role)  # its own refusals come first
+        if (
+            was_admin
+            and role != Role.ADMIN
+            and not admins_left(change.session, [stored_id(account)])
+        ):
+            raise last_admin(name, "take the admin role from")
         change.after = {"account": name, "role": role}
 
 

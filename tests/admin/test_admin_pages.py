@@ -424,5 +424,8 @@ def test_a_crowd_link_for_someone_else_s_participant_id_is_refused(page_engine, 
     _button(first, "Start").click().run()  # the first deliberate action creates the account
     assert "s" in first.query_params
     other = open_page(study="crowd", key=key, PROLIFIC_PID=PID, SESSION_ID="someone-else")
+    # the link's first page is the one anyone sees (issue 32.5: no oracle); Start is refused
+    assert "another session" not in _texts(other)
+    _button(other, "Start").click().run()
     assert "another session" in _texts(other)
     assert "s" not in other.query_params

@@ -47,7 +47,7 @@ def _crowd(engine):
     decide(engine, declined.annotator_id, accept=False, **link)
     leaver = enrol(engine, participant_id=LEAVER, session_id="v" * 24, **link)
     decide(engine, leaver.annotator_id, accept=True, **link)
-    withdraw_me(engine, leaver.annotator_id, study=STUDY, token=leaver.token, erase_data=False)
+    withdraw_me(engine, leaver.annotator_id, token=leaver.token, erase_data=False, **link)
     start = utcnow() - timedelta(hours=2)
     with write_session(engine) as session:
         for person, minutes in ((fast, 10), (slow, 20)):

@@ -8,8 +8,11 @@ from __future__ import annotations
 from sqlmodel import select
 
 from annotate.db import read_session, write_session
-from annotate.db.tables import Annotator, AuditEntry
+from annotate.db.tables import Annotator, Assignment, AuditEntry
+from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
+from annotate.domain.study.studies import get_study
+from tests.admin.admin_helpers import rate
 from tests.security.participants_world import STUDY, two_participants
 
 
@@ -69,3 +72,30 @@ def test_the_participants_page_lists_them_and_erases_one(page_engine, open_page)
     assert one.name not in names
     assert len(entries) == 1
     assert one.pid not in str(entries[0].after)
+
+
+def test_the_participants_page_never_erases_the_last_active_admin(page_engine, open_page):
+    # issue 32.2: the only admin, who rated a pair of the study, picks itself on the page
+    two_participants(page_engine)
+    token = _admin(page_engine)
+    with write_session(page_engine) as session:
+        boss = accounts.get_account(session, "boss")
+        study = get_study(session, STUDY)
+        assign_pairs(session, study, boss, study_pairs(session, study))
+        boss_id = int(boss.id)  # type: ignore[arg-type]
+    with read_session(page_engine) as session:
+        held = session.exec(select(Assignment.id).where(Assignment.annotator_id == boss_id))
+        first = held.first()
+    assert first is not None
+    rate(page_engine, boss_id, first, side_preference=1)
+    at = open_page(token, page="admin_participants.py", pick=STUDY)
+    at.selectbox(key="erase_person").set_value("boss")
+    at.checkbox(key="erase_sure").check().run()
+    at.button(key="erase_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "last active admin" in "\n".join(str(e.value) for e in at.error)
+    with read_session(page_engine) as session:
+        account = session.get(Annotator, boss_id)
+        assert account is not None
+        assert account.active
+        assert session.exec(select(Assignment).where(Assignment.annotator_id == boss_id)).first()

@@ -19,7 +19,7 @@ from annotate.db.tables import Assignment, Pair, Study
 from annotate.domain.assignment import PairSelection
 from annotate.domain.rating.ratings import NotYours
 from annotate.domain.study import accounts
-from annotate.domain.study.permissions import SYSTEM, PermissionDenied, require_admin
+from annotate.domain.study.permissions import SYSTEM, LastAdmin, PermissionDenied, require_admin
 from annotate.errors import Forbidden
 from annotate.services import data, people, plans, studies
 from annotate.services.rating import skip_pair
@@ -33,12 +33,19 @@ def test_the_system_actor_passes_the_admin_check_and_acts_as_no_account(engine):
     assert [s.name for s in studies.list_studies(engine, SYSTEM)] == ["cli-made"]
     links = people.create_accounts(engine, SYSTEM, ["root"], role="admin")
     assert [(n.name, n.role) for n in links] == [("root", "admin")]
-    # An account may not deactivate itself or drop its admin role; SYSTEM is no account, so
-    # the operator can deactivate or demote the last admin (e.g. a leaked one).
+    # An account may not deactivate itself or drop its admin role; SYSTEM is no account, but
+    # the last active admin is kept even so (issue 32.2): a leaked admin's link is replaced
+    # (`annotators rotate`), or another admin is made first.
+    with pytest.raises(LastAdmin):
+        people.set_accounts_active(engine, SYSTEM, ["root"], False)
+    people.create_accounts(engine, SYSTEM, ["root2"], role="admin")
     people.set_accounts_active(engine, SYSTEM, ["root"], False)
     people.set_account_role(engine, SYSTEM, "root", "annotator")
     rows = people.list_accounts(engine, SYSTEM)
-    assert [(r.name, r.role, r.active) for r in rows] == [("root", "annotator", False)]
+    assert [(r.name, r.role, r.active) for r in rows] == [
+        ("root", "annotator", False),
+        ("root2", "admin", True),
+    ]
 
 
 @pytest.mark.parametrize("pretender", ["system", "SYSTEM", 0, -1, True])

@@ -1,14 +1,22 @@
 """The participant's way out on the study link's pages (issue 24.2), with AppTest: a Withdraw box
 on every page after enrolment, a confirmation first, the choice to erase, then the closing page
-with the platform's way out (return the submission on Prolific) and no completion code."""
+with the platform's way out (return the submission on Prolific) and no completion code.
+
+Issue 32: only the study's own participant sees the box (an admin, researcher, adjudicator or
+annotator opening the study link with their login does not); a tab holding only the address's
+session value (a reload, an onlooker) is offered no erasure; the link's first page is the same
+for an unknown id, one taking part and one that has withdrawn (another session id)."""
 
 from __future__ import annotations
 
+import pytest
 from admin_helpers import assignments, make_study, rate
 from sqlmodel import select
 
-from annotate.db import read_session
+from annotate.app.withdraw import ERASE_ELSEWHERE
+from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Participation
+from annotate.domain.study import accounts
 from annotate.domain.study.studies import get_study
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
@@ -80,3 +88,72 @@ def test_withdrawing_before_start_keeps_the_record_and_ends_the_link(page_engine
     again = open_page(study="crowd", key=key, PROLIFIC_PID=PID, SESSION_ID=SESSION)
     shown = [*again.error, *again.markdown, *again.warning, *again.info]
     assert "Your participation in this study has ended" in "\n".join(str(e.value) for e in shown)
+
+
+# ---------------------------------------------------------------- issue 32.2 and 32.5
+
+
+def _has_withdraw_box(at) -> bool:
+    labels = [e.proto.label for e in at.get("expandable")]
+    return "Withdraw from this study" in labels or any(
+        b.key == "withdraw_button" for b in at.button
+    )
+
+
+@pytest.mark.parametrize("role", ["admin", "researcher", "adjudicator", "annotator"])
+def test_no_other_role_sees_the_withdraw_box_on_a_study_link(page_engine, open_page, role):
+    participant = _open(page_engine, open_page)
+    participant.button(key="crowd_start").click().run()
+    assert _has_withdraw_box(participant)  # the study's own participant does
+    with write_session(page_engine) as session:
+        _, token = accounts.create_account(session, f"{role}-1", role=role)
+        key = get_study(session, "crowd").enrolment_key
+    other = open_page(token, study="crowd", key=key, PROLIFIC_PID=PID, SESSION_ID=SESSION)
+    assert "s" in other.query_params  # logged in as the other account
+    assert not _has_withdraw_box(other)
+    with read_session(page_engine) as session:
+        assert all(a.active for a in session.exec(select(Annotator)).all())
+
+
+def test_a_tab_holding_only_the_session_value_cannot_erase(page_engine, open_page):
+    at = _open(page_engine, open_page)
+    at.button(key="crowd_start").click().run()
+    assert any(c.key == "withdraw_erase" for c in at.checkbox)  # the tab that enrolled
+    with read_session(page_engine) as session:
+        key = get_study(session, "crowd").enrolment_key
+    seen = at.query_params["s"]  # what an onlooker reads in the address
+    onlooker = open_page(s=seen, study="crowd", key=key, PROLIFIC_PID=PID, SESSION_ID=SESSION)
+    assert _has_withdraw_box(onlooker)
+    assert not any(c.key == "withdraw_erase" for c in onlooker.checkbox)
+    assert ERASE_ELSEWHERE in "\n".join(str(c.value) for c in onlooker.caption)
+    onlooker.checkbox(key="withdraw_confirm").check().run()
+    onlooker.button(key="withdraw_button").click().run()
+    assert "Your work so far is kept" in _texts(onlooker)
+    with read_session(page_engine) as session:
+        (account,) = session.exec(select(Annotator)).all()  # withdrawn, not erased
+        (record,) = session.exec(select(Participation)).all()
+    assert not account.active
+    assert record.withdrawn_at is not None
+
+
+def test_the_link_s_first_page_is_the_same_for_unknown_active_and_withdrawn_ids(
+    page_engine, open_page
+):
+    active = _open(page_engine, open_page, consent_text="I agree to take part.")
+    active.button(key="consent_accept").click().run()  # the account exists from here
+    with read_session(page_engine) as session:
+        key = get_study(session, "crowd").enrolment_key
+    gone = open_page(
+        study="crowd", key=key, PROLIFIC_PID="70bb22cc33dd44ee55ff6600", SESSION_ID="x1"
+    )
+    gone.button(key="consent_accept").click().run()
+    _withdraw(gone, erase=False)
+    pages = []
+    for pid in (PID, "70bb22cc33dd44ee55ff6600", "80cc33dd44ee55ff66007711"):
+        at = open_page(study="crowd", key=key, PROLIFIC_PID=pid, SESSION_ID="not-theirs")
+        shown = [*at.title, *at.markdown, *at.error, *at.warning, *at.info, *at.caption]
+        pages.append(([str(e.value) for e in shown], [b.key for b in at.button]))
+        assert "s" not in at.query_params
+    assert pages[0] == pages[1] == pages[2]
+    assert "I agree to take part." in pages[0][0]
+    assert "consent_accept" in pages[0][1]

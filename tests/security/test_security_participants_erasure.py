@@ -112,7 +112,14 @@ def test_an_erased_person_leaves_nothing_in_any_table(world):
 
 def test_a_participant_who_withdraws_and_asks_for_erasure_leaves_nothing(world):
     engine, one, _two = world
-    withdraw_me(engine, one.annotator_id, study=STUDY, token=one.token, erase_data=True)
+    withdraw_me(
+        engine,
+        one.annotator_id,
+        study=STUDY,
+        key=study_key(engine),
+        token=one.token,
+        erase_data=True,
+    )
     assert _traces(engine, one) == []
     assert study_report(study_ratings(engine, STUDY))["erasures"][0]["reason"] == "withdrawal"
 
@@ -120,7 +127,14 @@ def test_a_participant_who_withdraws_and_asks_for_erasure_leaves_nothing(world):
 def test_a_withdrawal_without_erasure_ends_the_participation_and_keeps_the_ratings(world):
     engine, one, two = world
     counts = _counts(engine)
-    withdraw_me(engine, one.annotator_id, study=STUDY, token=one.token, erase_data=False)
+    withdraw_me(
+        engine,
+        one.annotator_id,
+        study=STUDY,
+        key=study_key(engine),
+        token=one.token,
+        erase_data=False,
+    )
     with read_session(engine) as session:
         account = session.get(Annotator, one.annotator_id)
         record = session.exec(
@@ -145,7 +159,14 @@ def test_a_withdrawal_without_erasure_ends_the_participation_and_keeps_the_ratin
             session_id=one.session_id,
         )
     with pytest.raises(LoginNoLongerValid):  # another's token withdraws nobody
-        withdraw_me(engine, two.annotator_id, study=STUDY, token=one.token, erase_data=True)
+        withdraw_me(
+            engine,
+            two.annotator_id,
+            study=STUDY,
+            key=study_key(engine),
+            token=one.token,
+            erase_data=True,
+        )
 
 
 def test_retention_forgets_platform_ids_and_typed_text_and_keeps_the_scores(world):

@@ -9,10 +9,12 @@ participant's first deliberate action (agreeing or declining on the consent page
 there is none) creates an account named after the participant (external id `prolific:<pid>`)
 and remembers (a hash of) the platform's SESSION_ID. A later visit with the same participant
 *and* session id finds the same account again, so one person never gets two accounts or the
-same pair twice; a visit with the same participant id but another session id is refused, so
-knowing someone's participant id is not enough to take over their account. Because tokens are
-stored only as hashes, a visit without a token issues a new one (the app puts it in the URL, so
-reloads keep working) and the previous token stops working. Only studies with
+same pair twice; the same participant id with another session id is refused at its first
+deliberate action, so knowing someone's participant id is not enough to take over their
+account. Until then such a visit sees the page an unknown id sees, and the refusal is the same
+whether the id is taking part or has withdrawn, so the link tells nobody which ids take part.
+Because tokens are stored only as hashes, a visit without a token issues a new one (the app puts
+it in the URL, so reloads keep working) and the previous token stops working. Only studies with
 `enrolment_open` (which needs `pool_open`) accept enrolment.
 
 Opening the link reserves nothing: a participant reserves their first pair only by a deliberate
@@ -52,6 +54,10 @@ _PLATFORM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 INVALID_LINK = "This study link is not valid: please open the study again from the platform."
 ENDED = "Your participation in this study has ended. Please contact the researchers."
 FULL = "This study has all the participants it needs. Thank you for your interest."
+OTHER_SESSION = (
+    "This study link belongs to another session. Please open the study from the platform in "
+    "the browser tab where you started, or contact the researchers."
+)
 BUSY = "Many people are starting this study right now. Please wait a minute and press Start again."
 
 
@@ -126,16 +132,20 @@ def account_for(
     return Enrolled(stored_id(account), account.name, token, False, study_id)
 
 
+def _same_session(account: Annotator, session_hash: str) -> bool:
+    """Whether the link comes from the platform session the account enrolled from."""
+    known = account.enrolment_session_hash
+    return known is not None and hmac.compare_digest(known, session_hash)
+
+
 def _check_returning(account: Annotator, session_hash: str) -> None:
-    """A returning participant must come back from the same platform session."""
+    """A returning participant must come back from the same platform session. Another session
+    gets one answer whether the id's account is active or has withdrawn (issue 32.5): only the
+    person who holds the session id learns that their participation has ended."""
+    if account.enrolment_session_hash is not None and not _same_session(account, session_hash):
+        raise EnrolmentError(OTHER_SESSION)
     if not account.active:
         raise EnrolmentError(ENDED)
-    known = account.enrolment_session_hash
-    if known is not None and not hmac.compare_digest(known, session_hash):
-        raise EnrolmentError(
-            "This participant id is already taking part from another session. Please go back "
-            "to the browser tab where you started, or contact the researchers."
-        )
 
 
 def open_study(session: Session, name: str, key: str) -> Study:
@@ -163,15 +173,20 @@ class Visit:
     task: str = ""  # what a pair asks (the Start page says it)
 
 
-def visit(session: Session, *, study: str, key: str, participant_id: str) -> Visit:
+def visit(session: Session, *, study: str, key: str, participant_id: str, session_id: str) -> Visit:
     """Check a visitor's link and say what they see first; nothing is written: an account is
-    created only at the participant's first deliberate action (consent, or Start)."""
+    created only at the participant's first deliberate action (consent, or Start).
+
+    A visitor is `returning` only when the link also carries the platform session the account
+    enrolled from: an id unknown here, an id taking part and an id that has withdrawn, each
+    with another session id, see the same first page (issue 32.5: no oracle)."""
     target = open_study(session, study, key)
     wanted = external_id(participant_id)
-    found = session.exec(select(Annotator.id).where(col(Annotator.external_id) == wanted)).first()
+    found = session.exec(select(Annotator).where(col(Annotator.external_id) == wanted)).first()
+    returning = found is not None and _same_session(found, accounts.hash_token(session_id))
     plain = not target.survey_questions and not training.needs_training(target)
     consent_page = target.consent_text.strip() and target.consent_text
-    return Visit(found is not None, consent_page, plain, consent.task_summary(target))
+    return Visit(returning, consent_page, plain, consent.task_summary(target))
 
 
 # ---------------------------------------------------------------- the Start step

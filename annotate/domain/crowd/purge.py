@@ -5,6 +5,7 @@ that has never had a pair in any study; it expires `UNSTARTED_HOURS` after it wa
 `purge_unstarted` removes the expired ones of a study: the account, and its consent, survey and
 training records in that study. Accounts known to another study's records are left to that
 study; accounts with no record anywhere are removed with any study's purge (they hold nothing).
+The last active admin is never removed, whatever account it was made from.
 Works in the caller's transaction.
 """
 
@@ -16,6 +17,7 @@ from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Participation, Study, Training, stored_id
+from annotate.domain.study.permissions import spare_last_admin
 
 UNSTARTED_HOURS = 24
 """An unstarted crowd account expires this long after it was created."""
@@ -36,7 +38,7 @@ def expired_unstarted(session: Session, study: Study, now: datetime) -> list[Ann
             col(Annotator.id).not_in(trained_elsewhere),
         )
     )
-    return list(found)
+    return spare_last_admin(session, list(found))
 
 
 def purge_unstarted(session: Session, study: Study, now: datetime) -> int:

@@ -5,9 +5,12 @@ aspect marks and theirs, the direct preferences and rationales (on the assignmen
 flags and skip reasons, the admins' resolutions of their flags, their survey answers and
 consent (participation), their training, and, when no other study holds anything of theirs,
 the account (name, platform id, session hash, token hash). Audit entries that named them keep
-their action with the name replaced by `ERASED`. The study's erasure log (`Erasure`) records
-that a person's data went, when, why and how many scores, nothing about who: the report and the
-card read it. A card published before and backups made before are not recalled.
+their action with the name (or platform id), where it is a whole value, replaced by one alias of
+the account (`annotate.domain.study.audit.erased_alias`); every other entry is left as it was.
+The last active admin is never erased, withdrawn or forgotten (`permissions.keep_an_admin`).
+The study's erasure log (`Erasure`) records that a person's data went, when, why and how many
+scores, nothing about who: the report and the card read it. A
+card published before and backups made before are not recalled.
 
 `withdraw` is the participant's own way out: their unfinished pairs are released, the account
 is deactivated (its link stops working) and the withdrawal time kept; with `erase_data` the
@@ -20,7 +23,7 @@ last activity in the study is older than the period. Their scores stay, under th
 
 from __future__ import annotations
 
-import json
+import hmac
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -47,10 +50,11 @@ from annotate.db.tables import (
 )
 from annotate.domain.assignment import as_utc
 from annotate.domain.study import accounts
+from annotate.domain.study.audit import erased_alias
+from annotate.domain.study.permissions import keep_an_admin, spare_last_admin
 from annotate.errors import Invalid
-from annotate.vocabulary import AssignmentStatus
+from annotate.vocabulary import AssignmentStatus, Role
 
-ERASED = "[erased]"
 REQUEST = "request"
 WITHDRAWAL = "withdrawal"
 RETENTION_PREFIX = "retained-"
@@ -105,30 +109,31 @@ def _holds_elsewhere(session: Session, annotator_id: int) -> bool:
     return False
 
 
-def _scrub(value: Any, words: Sequence[str]) -> Any:
+def _scrub(value: Any, words: frozenset[str], alias: str) -> Any:
+    """`value` with every string equal to one of `words` (a whole value, never a part of
+    one) replaced by `alias`, at any depth of a JSON value; dictionary keys are kept."""
     if isinstance(value, str):
-        for word in words:
-            value = value.replace(word, ERASED)
-        return value
+        return alias if value in words else value
     if isinstance(value, dict):
-        return {_scrub(k, words): _scrub(v, words) for k, v in value.items()}
+        return {k: _scrub(v, words, alias) for k, v in value.items()}
     if isinstance(value, list):
-        return [_scrub(v, words) for v in value]
+        return [_scrub(v, words, alias) for v in value]
     return value
 
 
-def scrub_audit(session: Session, words: Iterable[str]) -> int:
-    """Replace `words` (a person's name, platform id) wherever the audit log holds them; return
-    the entries changed. The JSON columns are compared as text, so any nesting is found."""
-    found = [w for w in words if w]
+def scrub_audit(session: Session, words: Iterable[str], alias: str) -> int:
+    """Replace `words` (a person's name, platform id) by `alias` (`audit.erased_alias`) where
+    the audit log holds them as a whole value: the `who` column, or a string of the JSON
+    columns equal to one of them. A name that is part of a longer text (`on` in
+    `dimension_labels`) is left alone, and so is every entry that holds none: those rows are
+    not written at all. Returns the entries changed."""
+    found = frozenset(w for w in words if w)
     changed = 0
     for entry in session.exec(select(AuditEntry)).all():
-        text = json.dumps([entry.who, entry.before, entry.after])
-        if not any(w in text or json.dumps(w)[1:-1] in text for w in found):
+        scrubbed = [_scrub(v, found, alias) for v in (entry.who, entry.before, entry.after)]
+        if scrubbed == [entry.who, entry.before, entry.after]:
             continue
-        entry.who = _scrub(entry.who, found)
-        entry.before = _scrub(entry.before, found)
-        entry.after = _scrub(entry.after, found)
+        entry.who, entry.before, entry.after = scrubbed
         session.add(entry)
         changed += 1
     return changed
@@ -149,8 +154,13 @@ def _mine(table: type[Participation] | type[Training], annotator_id: int, study_
     return (col(table.annotator_id) == annotator_id, col(table.study_id) == study_id)
 
 
-def erase(session: Session, account: Annotator, study: Study, reason: str = REQUEST) -> Erased:
-    """Remove everything `account` left in `study` (see the module), log it without the person."""
+def erase(
+    session: Session, account: Annotator, study: Study, *, key: bytes, reason: str = REQUEST
+) -> Erased:
+    """Remove everything `account` left in `study` (see the module), log it without the person;
+    `key` is the database's pseudonym secret (the audit's alias of the account). Never the
+    last active admin (LastAdmin)."""
+    keep_an_admin(session, [account], "erase")
     study_id, annotator_id = stored_id(study), stored_id(account)
     work = _in_study(session, annotator_id, study_id)
     if not (work or _has_records(session, annotator_id, study_id)):
@@ -162,7 +172,7 @@ def erase(session: Session, account: Annotator, study: Study, reason: str = REQU
     words = [account.name, account.external_id or ""]
     removed = not _holds_elsewhere(session, annotator_id)
     if removed:
-        scrub_audit(session, words)
+        scrub_audit(session, words, erased_alias(key, annotator_id))
         session.delete(account)
     session.add(
         Erasure(study_id=study_id, reason=reason, n_scores=n_scores, after_ratings=after_ratings)
@@ -179,16 +189,21 @@ def _has_records(session: Session, annotator_id: int, study_id: int) -> bool:
     )
 
 
-def withdraw(session: Session, account: Annotator, study: Study, *, erase_data: bool) -> Erased:
+def withdraw(
+    session: Session, account: Annotator, study: Study, *, erase_data: bool, key: bytes
+) -> Erased:
     """The participant leaves `study` now: unfinished pairs released, the account deactivated,
     the withdrawal kept; with `erase_data` everything of theirs erased (`erase`; someone who
-    only opened the link has just the account, which goes, with nothing to log)."""
+    only opened the link has just the account, which goes, with nothing to log). The caller
+    checks first that it is theirs to do (`withdrawal_refusal`)."""
+    keep_an_admin(session, [account], "withdraw")
     study_id, annotator_id = stored_id(study), stored_id(account)
     in_study = bool(_in_study(session, annotator_id, study_id))
     if erase_data and (in_study or _has_records(session, annotator_id, study_id)):
-        return erase(session, account, study, WITHDRAWAL)
+        return erase(session, account, study, key=key, reason=WITHDRAWAL)
     if erase_data and not _holds_elsewhere(session, annotator_id):
-        scrub_audit(session, [account.name, account.external_id or ""])
+        alias = erased_alias(key, annotator_id)
+        scrub_audit(session, [account.name, account.external_id or ""], alias)
         session.delete(account)
         session.flush()
         return Erased(0, 0, True)
@@ -214,6 +229,28 @@ def withdraw(session: Session, account: Annotator, study: Study, *, erase_data: 
     accounts.set_active(session, account.name, False)
     session.flush()
     return Erased(len(pending), released, False)
+
+
+NOT_YOURS = "Only a participant of this study, from their own study link, can withdraw from it."
+
+
+def withdrawal_refusal(session: Session, account: Annotator, study: Study, key: str) -> str | None:
+    """Why `account` may not withdraw from `study` with the study link's `key` (None: it may).
+    Withdrawal is a crowd participant's own act (issue 32.2): the account must be an annotator
+    made by a study link (a platform id, not simulated), the key must be this study's, and the
+    account must have enrolled in this study (a record or a pair of it, or, having only
+    opened the link, nothing anywhere). Admins, researchers, adjudicators and annotators with
+    a login link never may; an admin removes people on the Participants page."""
+    crowd = account.role == Role.ANNOTATOR and account.external_id and not account.simulated
+    expected = (study.enrolment_key or "").encode()
+    matches = bool(expected) and hmac.compare_digest(expected, (key or "").strip().encode())
+    study_id, annotator_id = stored_id(study), stored_id(account)
+    enrolled = (
+        bool(_in_study(session, annotator_id, study_id))
+        or _has_records(session, annotator_id, study_id)
+        or not _holds_elsewhere(session, annotator_id)
+    )
+    return None if crowd and matches and enrolled else NOT_YOURS
 
 
 # ---------------------------------------------------------------- retention
@@ -255,16 +292,19 @@ def retention_due(session: Session, study: Study, now: datetime | None = None) -
         return []
     limit = as_utc(now or utcnow()) - timedelta(days=study.retention_days)
     study_id = stored_id(study)
-    members = session.exec(
-        select(Annotator)
-        .join(Assignment, col(Assignment.annotator_id) == col(Annotator.id), isouter=True)
-        .join(Participation, col(Participation.annotator_id) == col(Annotator.id), isouter=True)
-        .where(
-            (col(Assignment.study_id) == study_id) | (col(Participation.study_id) == study_id),
-            col(Annotator.external_id).is_not(None),
-        )
-        .distinct()
-    ).all()
+    members = spare_last_admin(
+        session,
+        session.exec(
+            select(Annotator)
+            .join(Assignment, col(Assignment.annotator_id) == col(Annotator.id), isouter=True)
+            .join(Participation, col(Participation.annotator_id) == col(Annotator.id), isouter=True)
+            .where(
+                (col(Assignment.study_id) == study_id) | (col(Participation.study_id) == study_id),
+                col(Annotator.external_id).is_not(None),
+            )
+            .distinct()
+        ).all(),
+    )
     due = []
     for member in members:
         last = _last_active(session, stored_id(member), study_id)
@@ -273,7 +313,7 @@ def retention_due(session: Session, study: Study, now: datetime | None = None) -
     return sorted(due, key=lambda d: d.last_active)
 
 
-def forget(session: Session, study: Study, due: Sequence[Due]) -> int:
+def forget(session: Session, study: Study, due: Sequence[Due], *, key: bytes) -> int:
     """Erase the platform ids and free text of the `due` participants (`retention_due`): the
     account's name becomes `retained-<id>`, its platform id and session hash go, and so do the
     comments, flag and skip reasons, rationales (with their history) and survey answers; the
@@ -289,7 +329,7 @@ def forget(session: Session, study: Study, due: Sequence[Due]) -> int:
         account.token_hash = accounts.hash_token(accounts.generate_token())  # link unknown to all
         account.active = False
         session.add(account)
-        scrub_audit(session, words)
+        scrub_audit(session, words, erased_alias(key, item.account_id))
         _forget_texts(session, item.account_id, study)
     session.flush()
     return len(due)

@@ -4,6 +4,8 @@ change they record (`annotate.services.audited`)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,6 +18,17 @@ from annotate.db.tables import Annotator, AuditEntry, Study
 SYSTEM_NAME = "system"
 """The `who` of an action taken at the command line (the `SYSTEM` actor)."""
 DEFAULT_LIMIT = 500
+ERASED_PREFIX = "erased-"
+
+
+def erased_alias(key: bytes, account_id: int) -> str:
+    """The name an erased account's audit entries carry instead of its name and platform id:
+    one per account (the same in every entry, so its actions still read as one person's),
+    `erased-` and 12 hex digits of HMAC-SHA256 keyed by the database's pseudonym secret, so it
+    cannot be computed from the name or linked to the study pseudonyms (`a-...`) of a published
+    card."""
+    digest = hmac.new(key, f"audit:{account_id}".encode(), hashlib.sha256).hexdigest()
+    return ERASED_PREFIX + digest[:12]
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,14 @@ anything a browser sends.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from sqlmodel import Session
+from sqlalchemy import func
+from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator
-from annotate.errors import Forbidden
+from annotate.errors import Conflict, Forbidden
 from annotate.vocabulary import Role
 
 ADMIN_ROLES = (Role.ADMIN,)
@@ -35,6 +37,10 @@ Actor = int | SystemActor | None
 
 class PermissionDenied(Forbidden):
     pass
+
+
+class LastAdmin(Conflict):
+    """The change would leave the database without an active admin account."""
 
 
 def may_administer(role: str) -> bool:
@@ -63,3 +69,41 @@ def require_role(session: Session, actor: Actor, *roles: str) -> Annotator | Non
 
 def require_admin(session: Session, actor: Actor) -> Annotator | None:
     return require_role(session, actor, *ADMIN_ROLES)
+
+
+def admins_left(session: Session, leaving: Iterable[int]) -> int:
+    """How many active admin accounts remain once the accounts `leaving` (ids) are gone."""
+    query = select(func.count()).where(
+        col(Annotator.role) == Role.ADMIN,
+        col(Annotator.active).is_(True),
+        col(Annotator.id).not_in(list(leaving)),
+    )
+    return int(session.exec(query).one())
+
+
+def keep_an_admin(session: Session, leaving: Sequence[Annotator], doing: str) -> None:
+    """Refuse (LastAdmin) to withdraw, erase, deactivate or demote the last active admin: the
+    one rule every path (pages, command line, retention, the crowd purge) calls."""
+    ids = [int(a.id) for a in leaving if a.id is not None]
+    holds = [a for a in leaving if a.role == Role.ADMIN and a.active]
+    if holds and admins_left(session, ids) == 0:
+        raise last_admin(holds[0].name, doing)
+
+
+def last_admin(name: str, doing: str) -> LastAdmin:
+    """The refusal to `doing` the account `name`, the last active admin."""
+    return LastAdmin(
+        f"cannot {doing} {name!r}: it is the last active admin account "
+        "(give another account the admin role first)"
+    )
+
+
+def spare_last_admin(session: Session, found: Sequence[Annotator]) -> list[Annotator]:
+    """`found` without its active admins when removing them all would leave no active admin:
+    what a retention run or the crowd purge (which refuse nobody, they run on a schedule)
+    leave alone."""
+    try:
+        keep_an_admin(session, found, "remove")
+    except LastAdmin:
+        return [a for a in found if not (a.role == Role.ADMIN and a.active)]
+    return list(found)
