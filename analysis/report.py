@@ -57,6 +57,7 @@ from analysis.schema.report_types import (
 )
 from annotate.vocabulary import (
     DEFAULT_EQUIVALENCE_MARGIN,
+    DEFAULT_HOLM,
     DEFAULT_N_BOOT,
     DIMENSION_LABELS,
     DIMENSIONS,
@@ -80,7 +81,7 @@ def build_report(
     margin: float = DEFAULT_EQUIVALENCE_MARGIN,
     alpha: float = 0.05,
     n_boot: int = DEFAULT_N_BOOT,
-    holm: bool = True,
+    holm: bool = DEFAULT_HOLM,
     seed: int = 0,
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,

@@ -20,7 +20,7 @@ import yaml
 
 from annotate.domain.exports.publish import reproduced_output, size_category
 from annotate.domain.exports.published import FREE_TEXT_FIELDS
-from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
+from annotate.vocabulary import DEFAULT_HOLM, EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 from tests.analysis.printed_figures import last_digit_agrees
 
 
@@ -73,6 +73,9 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     assert report["n_pairs"] == 9  # r3 left out of every figure
     assert [e["pair_id"] for e in report["exclusions"]["excluded_pairs"]] == ["r3"]
     assert "rm-a" in report["reward_models"]
+    # one Holm default everywhere (issue 33.6): the card's by-domain family is adjusted as the
+    # command line's and the results page's are
+    assert report["settings"]["holm"] is DEFAULT_HOLM is True
     assert (folder / "report.html").read_text().startswith("<!DOCTYPE html>")
 
     card = (folder / "README.md").read_text()

@@ -27,6 +27,7 @@ from annotate.db import read_session
 from annotate.domain.exports.export import EXPORT_FORMATS, ratings_bytes
 from annotate.domain.study.permissions import RESULTS_ROLES, require_role
 from annotate.services.reporting import StudyRatings, study_names, study_ratings, study_report
+from annotate.vocabulary import DEFAULT_HOLM
 
 REPORT_FORMATS = {
     "json": "application/json",
@@ -222,7 +223,7 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
         n_boot = right.number_input(
             "Bootstrap resamples for alpha CIs", min_value=0, max_value=5000, value=200, step=100
         )
-        holm = last.checkbox("Holm correction of the by-domain tests", value=True)
+        holm = last.checkbox("Holm correction of the by-domain tests", value=DEFAULT_HOLM)
     return float(margin), float(alpha), bool(holm), int(n_boot)
 
 
