@@ -118,9 +118,10 @@ def methods(report: Report) -> dict[str, str]:
         "pair and annotator effects (the score model score ~ response x dimension + side with "
         "random pair and annotator effects, taken within each pair-rating), fitted by REML; "
         "t intervals with Satterthwaite df (as the primary); it adjusts for the side chosen "
-        "was shown on. Its verdict applies the "
-        "primary rules to its "
-        f"{tost_level} interval; disagreements with the primary verdict are listed.",
+        "was shown on. Its verdict applies the primary rules to its "
+        f"{tost_level} interval (a tie when it lies inside ±margin; diverges when its lower "
+        "end exceeds the smallest effect of interest, the primary's superiority null); "
+        "disagreements with the primary verdict are listed.",
         "position_bias": "Per pair-rating, chosen - rejected, compared between ratings that "
         "showed chosen on side A and on side B: Welch two-sample t-test (decision), Wilcoxon "
         "rank-sum (sensitivity). side_a_advantage = half the difference of the two means.",
