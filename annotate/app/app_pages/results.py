@@ -14,6 +14,7 @@ from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
 from analysis.inference.sizing import pilot_components, size_study, sizing_text
+from analysis.methods import CAVEAT_WORDS
 from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
@@ -251,8 +252,7 @@ def _draw_verdict(report: Report) -> None:
         st.warning(f"**Analysis plan:** {plain_text(plan['note'])}.", icon=":material/history:")
     if checks["reliability_caveat"]:
         st.warning(
-            "**Reliability caveat:** Krippendorff's alpha of the rubric chosen − rejected "
-            "difference is below 0.667; the ratings may not support a conclusion.",
+            CAVEAT_WORDS.replace("Reliability caveat:", "**Reliability caveat:**"),
             icon=":material/warning:",
         )
     if "reliability" in checks:
