@@ -43,7 +43,13 @@ from analysis.report import build_report
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.plan_words import change_words
 from analysis.schema.report_types import ExcludedPair, Report
-from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, DEFAULT_N_BOOT, SCALE_MAX, SCALE_MIN
+from annotate.vocabulary import (
+    DEFAULT_EQUIVALENCE_MARGIN,
+    DEFAULT_HOLM,
+    DEFAULT_N_BOOT,
+    SCALE_MAX,
+    SCALE_MIN,
+)
 
 
 class PowerFormat(StrEnum):
@@ -172,7 +178,7 @@ def report(
             "default: <export>.plan.json or plan.json beside the export, if there.",
         ),
     ] = None,
-    holm: HolmOption = True,
+    holm: HolmOption = DEFAULT_HOLM,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
     fmt: FormatOption = Format.json,

@@ -11,6 +11,43 @@ from analysis.schema.plan_words import change_words, time_words
 from analysis.schema.report_types import AnalysisPlan, Report
 
 ALPHA_TENTATIVE, ALPHA_RELIABLE = 0.667, 0.8
+CAVEAT_MEANING = (
+    "annotators agree little on how much better chosen is than rejected on the rubric, pair "
+    "by pair; the verdict's interval treats annotators as random, so it already includes this "
+    "disagreement (it is wider for it): the caveat says a pair's difference depends on who "
+    "rates it, not that the verdict is unreliable"
+)
+"""What the reliability caveat measures, said the same way by the report, its renderers, the
+results page, the card and docs/statistics.md (tests/analysis/test_statistics_docs.py)."""
+ESTIMAND = (
+    "the mean difference d = chosen - rejected in one annotator's scores of one pair; the unit "
+    "of analysis is the pair-rating (an annotator's two scores of a pair)"
+)
+PRIMARY_MODEL = "linear mixed model of d with crossed random pair and annotator effects"
+SUPERIORITY_NULL = "chosen exceeds rejected by more than the smallest effect of interest"
+HUMAN_ACCURACY = (
+    "the probability that a single annotator's rubric_alignment score is higher for chosen "
+    "than for rejected, ties counted as half"
+)
+MIXED_RULE = "diverges when its lower end exceeds the smallest effect of interest"
+HOLM = (
+    "Holm-adjusted as one family (the TOST and superiority p-values of every domain and dimension)"
+)
+DOC_STATEMENTS = {
+    "estimand": ESTIMAND,
+    "primary model": PRIMARY_MODEL,
+    "superiority null": SUPERIORITY_NULL,
+    "human accuracy": HUMAN_ACCURACY,
+    "caveat": CAVEAT_MEANING,
+    "mixed model": MIXED_RULE,
+    "holm": HOLM,
+}
+"""The methods text's statements that docs/statistics.md must make word for word (its prose is
+written by hand; tests/analysis/test_statistics_docs.py holds the two together)."""
+CAVEAT_WORDS = (
+    f"Reliability caveat: Krippendorff's alpha of the rubric chosen - rejected difference is "
+    f"below {ALPHA_TENTATIVE}: {CAVEAT_MEANING}."
+)
 
 
 def _margin_words(report: Report) -> str:
@@ -31,26 +68,19 @@ def methods(report: Report) -> dict[str, str]:
     boot = (
         f"{s['n_boot']} bootstrap resamples (seed {s['seed']})" if s["n_boot"] else "no bootstrap"
     )
-    holm = (
-        "Holm-adjusted as one family (the TOST and superiority p-values of every domain and "
-        "dimension)"
-        if s["holm"]
-        else "not adjusted for multiplicity"
-    )
+    holm = HOLM if s["holm"] else "not adjusted for multiplicity"
     return {
-        "estimand": "Estimand: per dimension, the mean difference d = chosen - rejected in "
-        "one annotator's scores of one pair; the unit of analysis is the pair-rating (an "
-        "annotator's two scores of a pair). The inference generalises to other pairs drawn "
-        "like these and to other annotators drawn like these: pairs and annotators are both "
-        "random (crossed), so a small panel's shared way of seeing the difference widens the "
-        "interval instead of being averaged away.",
+        "estimand": f"Estimand: per dimension, {ESTIMAND}. The inference generalises to "
+        "other pairs drawn like these and to other annotators drawn like these: pairs and "
+        "annotators are both random (crossed), so a small panel's shared way of seeing the "
+        "difference widens the interval instead of being averaged away.",
         "pair_means": "A pair lacking chosen or rejected scores on a dimension is excluded from "
         "that dimension (see exclusions). The per-pair means (each pair's annotators averaged) "
         "feed the sensitivity analyses: the paired t-test under 'sensitivity' (pairs random, "
         "annotators fixed: schema 2's primary), Wilcoxon, sign test, Hodges-Lehmann and d_z.",
-        "ci95": "Primary 95% CI: linear mixed model of d with crossed random pair and annotator "
-        "effects, fitted by REML (R: lmerTest::lmer(d ~ 1 + (1 | pair) + (1 | annotator))), "
-        "t interval with Satterthwaite degrees of freedom (as lmerTest); with one annotator, or "
+        "ci95": f"Primary 95% CI: {PRIMARY_MODEL}, fitted by REML "
+        "(R: lmerTest::lmer(d ~ 1 + (1 | pair) + (1 | annotator))), t interval with "
+        "Satterthwaite degrees of freedom (as lmerTest); with one annotator, or "
         "one rating per pair, the factor that cannot be estimated is left out (named in "
         f"primary.method). ci_tost is the {tost_level} interval. Coverage by seeded simulation "
         "in benchmarks/bench_coverage.py.",
@@ -58,8 +88,8 @@ def methods(report: Report) -> dict[str, str]:
         "t-tests of the mixed model's mean (Satterthwaite df) against -margin and +margin. "
         "equivalence_bound is the smallest margin at which TOST would hold: max |bound| of the "
         f"{tost_level} CI.",
-        "superiority": "One-sided test that chosen exceeds rejected by more than the smallest "
-        f"effect of interest ({s.get('smallest_effect', s['margin']):g} in the margin's unit; "
+        "superiority": f"One-sided test that {SUPERIORITY_NULL} "
+        f"({s.get('smallest_effect', s['margin']):g} in the margin's unit; "
         "the margin unless set otherwise), on the same model; difference_p is the two-sided "
         "test of d = 0.",
         "verdict": f"At alpha = {alpha}: a general dimension is 'tie' when its TOST holds, "
@@ -97,17 +127,17 @@ def methods(report: Report) -> dict[str, str]:
         f"Thresholds (Krippendorff, 2004): {ALPHA_TENTATIVE} tentative, {ALPHA_RELIABLE} "
         "reliable.",
         "reliability_caveat": "Set when the interval alpha of rubric alignment's chosen - "
-        f"rejected difference (the agreement the verdict is about) is below {ALPHA_TENTATIVE}; "
-        "'not assessed' when it cannot be computed. Raw agreement on the rubric preference is "
-        "shown beside it. Difference alphas of general dimensions that truly tie are near 0 "
-        "(nothing to agree on) and raise no caveat.",
+        f"rejected difference is below {ALPHA_TENTATIVE}: {CAVEAT_MEANING}. 'Not assessed', "
+        "with the reason, when alpha cannot be computed (no pair rated twice, or no variation "
+        "at all). Raw agreement on the rubric preference is shown beside it. Difference alphas "
+        "of general dimensions that truly tie are near 0 (nothing to agree on) and raise no "
+        "caveat.",
         "preference_alpha": "Nominal alpha on each annotator's rubric preference per pair "
         "(chosen / equal / rejected by their rubric_alignment scores); units = pairs.",
         "annotator_agreement": "Pairwise: share of shared units (pair, response, dimension) "
         "where two annotators gave the same score (exact) or scores at most one point apart "
         "(within_one); per annotator pooled over all their comparisons.",
-        "human_accuracy": "Headline: the probability that a single annotator's rubric_alignment "
-        "score is higher for chosen than for rejected, ties counted as half (independent of "
+        "human_accuracy": f"Headline: {HUMAN_ACCURACY} (independent of "
         "the annotators per pair; a reward model practically never ties), with a 95% interval "
         "over pairs and annotators (the crossed model above on each judgement's 1 / 0.5 / 0). "
         "The strict rate and the tie share are beside it; the panel majority (share of pairs "
@@ -118,9 +148,10 @@ def methods(report: Report) -> dict[str, str]:
         "pair and annotator effects (the score model score ~ response x dimension + side with "
         "random pair and annotator effects, taken within each pair-rating), fitted by REML; "
         "t intervals with Satterthwaite df (as the primary); it adjusts for the side chosen "
-        "was shown on. Its verdict applies the "
-        "primary rules to its "
-        f"{tost_level} interval; disagreements with the primary verdict are listed.",
+        "was shown on. Its verdict applies the primary rules to its "
+        f"{tost_level} interval (a tie when it lies inside ±margin; {MIXED_RULE}, the "
+        "primary's superiority null); "
+        "disagreements with the primary verdict are listed.",
         "position_bias": "Per pair-rating, chosen - rejected, compared between ratings that "
         "showed chosen on side A and on side B: Welch two-sample t-test (decision), Wilcoxon "
         "rank-sum (sensitivity). side_a_advantage = half the difference of the two means.",

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.agreement import annotator_agreement, dimension_agreement, preference_agreement
+from analysis.core.alpha import why_no_alpha
 from analysis.core.annotators import annotator_behaviour
 from analysis.core.coded import (
     CodedRatings,
@@ -36,7 +37,7 @@ from analysis.inference.paired import MIN_PAIRS, TIE, apply_holm, study_checks
 from analysis.inference.plan import analysis_plan
 from analysis.inference.power import make_plan, plan_power
 from analysis.inference.primary import RatingDiffs, compare_dimensions
-from analysis.methods import ALPHA_TENTATIVE, methods
+from analysis.methods import ALPHA_TENTATIVE, CAVEAT_MEANING, methods
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.model_types import AuditRow
 from analysis.schema.report_types import (
@@ -57,6 +58,7 @@ from analysis.schema.report_types import (
 )
 from annotate.vocabulary import (
     DEFAULT_EQUIVALENCE_MARGIN,
+    DEFAULT_HOLM,
     DEFAULT_N_BOOT,
     DIMENSION_LABELS,
     DIMENSIONS,
@@ -80,7 +82,7 @@ def build_report(
     margin: float = DEFAULT_EQUIVALENCE_MARGIN,
     alpha: float = 0.05,
     n_boot: int = DEFAULT_N_BOOT,
-    holm: bool = True,
+    holm: bool = DEFAULT_HOLM,
     seed: int = 0,
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
@@ -203,7 +205,9 @@ def _checks(
     checks = study_checks(paired, reliability_caveat(dimensions[PERSONAL_DIMENSION]))
     raw = raw_agreement(*diffs.of(RUBRIC, None)[:2])
     checks["raw_agreement"] = raw
-    checks["reliability"] = reliability_words(dimensions, raw, agreement["preference"]["shares"])
+    shares = agreement["preference"]["shares"]
+    d, pair, _ = diffs.of(RUBRIC, None)
+    checks["reliability"] = reliability_words(dimensions, raw, shares, (d, pair))
     return checks
 
 
@@ -303,23 +307,36 @@ def raw_agreement(d: FloatArray, pair: IntArray) -> float | None:
 
 
 def reliability_words(
-    dimensions: Mapping[str, DimensionResult], raw: float | None, shares: Mapping[str, float]
+    dimensions: Mapping[str, DimensionResult],
+    raw: float | None,
+    shares: Mapping[str, float],
+    rubric_diffs: tuple[FloatArray, IntArray] | None = None,
 ) -> str:
     """The reliability check in words: the rubric difference alpha with the raw agreement
-    beside it, and why a low alpha elsewhere is no caveat."""
+    beside it, what a low value measures, why a missing one is missing (from `rubric_diffs`,
+    each judgement's chosen - rejected and its pair), and why a low alpha elsewhere is no
+    caveat."""
     rubric = dimensions[PERSONAL_DIMENSION]["alpha_difference"]
     raw_words = "not assessed" if raw is None else f"{100 * raw:.0f}%"
     if rubric is None:
+        why = "alpha cannot be computed on these ratings"
+        if rubric_diffs is not None:
+            why = why_no_alpha(rubric_diffs[1], rubric_diffs[0])
         text = (
-            "Reliability of the rubric chosen - rejected difference: not assessed (alpha cannot "
-            f"be computed on these ratings); raw agreement on the rubric preference {raw_words}."
+            f"Reliability of the rubric chosen - rejected difference: not assessed ({why}); raw "
+            f"agreement on the rubric preference {raw_words}."
         )
-    else:
-        level = "below" if rubric < ALPHA_TENTATIVE else "at or above"
+    elif rubric < ALPHA_TENTATIVE:
         text = (
             f"Krippendorff's alpha of the rubric chosen - rejected difference is {rubric:.2f}, "
-            f"{level} {ALPHA_TENTATIVE} for tentative conclusions; raw agreement on the rubric "
-            f"preference {raw_words}."
+            f"below {ALPHA_TENTATIVE}: {CAVEAT_MEANING}. Raw agreement on the rubric preference "
+            f"(which response is better) {raw_words}."
+        )
+    else:
+        text = (
+            f"Krippendorff's alpha of the rubric chosen - rejected difference is {rubric:.2f}, "
+            f"at or above {ALPHA_TENTATIVE}: annotators largely agree on how much better chosen "
+            f"is than rejected, pair by pair; raw agreement on the rubric preference {raw_words}."
         )
     if max(shares.values(), default=0.0) >= SKEWED_SHARE:
         text += (

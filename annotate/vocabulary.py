@@ -107,6 +107,9 @@ DEFAULT_EQUIVALENCE_MARGIN = 0.5
 MARGIN_UNITS = ("points", "sd")
 """The margin's unit: scale points, or standard deviations of the paired differences."""
 DEFAULT_N_BOOT = 1000  # bootstrap resamples for agreement intervals
+DEFAULT_HOLM = True
+"""Holm-adjust the exploratory by-domain family by default: the report, the command lines, the
+results page and the published card all start from this one value."""
 
 
 class ModelKind(StrEnum):

@@ -72,6 +72,24 @@ def alpha(counts: IntArray, value_domain: ValueDomain, level: Level) -> float | 
     return float(value) if np.isfinite(value) else None
 
 
+def why_no_alpha(units: IntArray, values: FloatArray) -> str:
+    """Why alpha is undefined on `values` (one per coder and unit), in words: no unit with two
+    values, or no variation at all among those that have two (then alpha is 0/0: the coders
+    agree perfectly, but there is no disagreement expected by chance to compare with)."""
+    codes = np.unique(units, return_inverse=True)[1].ravel()
+    pairable = np.bincount(codes)[codes] >= 2
+    if not pairable.any():
+        return "no pair was rated by two annotators, so there is no agreement to measure"
+    seen = np.unique(np.asarray(values)[pairable])
+    if len(seen) == 1:
+        return (
+            f"every annotator gave every pair the same value ({seen[0]:g}): with no variation "
+            "at all alpha is 0/0, undefined; they agree perfectly, but there is no chance "
+            "disagreement to compare with"
+        )
+    return "alpha is undefined on these values"
+
+
 def reliability_matrix(
     df: pd.DataFrame, unit_cols: Sequence[str], coder_col: str, value_col: str
 ) -> tuple[FloatArray, list[Any], list[Any]]:

@@ -145,7 +145,7 @@ def _dimension(
         "var_annotator": fit.s2_annotator,
         "var_residual": fit.s2_residual,
         "converged": fit.converged,
-        "verdict": _verdict(ci_tost, primary["margin"], primary["rule"]),
+        "verdict": _verdict(ci_tost, primary["margin"], primary.get("sesoi"), primary["rule"]),
     }
     if x.shape[1] == 2:
         b = float(fit.beta[1])
@@ -159,10 +159,12 @@ def _interval(estimate: float, se: float, df: float, level: float) -> list[float
     return [estimate - half, estimate + half]
 
 
-def _verdict(ci_tost: list[float], margin: float, rule: str) -> str:
+def _verdict(ci_tost: list[float], margin: float, sesoi: float | None, rule: str) -> str:
     """The primary rules on the (1 - 2 alpha) interval: equivalence when it lies inside
-    +-margin, superiority when its lower end is above 0."""
-    passed = {TIE: -margin < ci_tost[0] and ci_tost[1] < margin, DIVERGES: ci_tost[0] > 0}
+    +-margin, superiority when its lower end is above the smallest effect of interest (as the
+    primary's one-sided test; against 0 a difference smaller than it "diverged" here only)."""
+    floor = margin if sesoi is None else sesoi
+    passed = {TIE: -margin < ci_tost[0] and ci_tost[1] < margin, DIVERGES: ci_tost[0] > floor}
     order = (DIVERGES, TIE) if rule == "superiority" else (TIE, DIVERGES)
     for candidate in order:
         if passed[candidate]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 
+from analysis.methods import CAVEAT_WORDS
 from analysis.renderers.charts import all_figures
 from analysis.renderers.sections import drawn_sections
 from analysis.schema import tables
@@ -80,11 +81,7 @@ def render_html(report: Report) -> str:
         f'<div class="verdict {"ok" if validated else "fail"}">'
         f"{'Validated' if validated else 'Not validated'}</div>",
         *(
-            [
-                '<div class="verdict caveat">Reliability caveat: the alpha of the rubric '
-                "chosen - rejected difference is below 0.667; the ratings may not support a "
-                "conclusion.</div>"
-            ]
+            [f'<div class="verdict caveat">{esc(CAVEAT_WORDS)}</div>']
             if report["checks"]["reliability_caveat"]
             else []
         ),

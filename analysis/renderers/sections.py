@@ -36,7 +36,10 @@ def verdict_heading(report: Report) -> str:
     checks = report["checks"]
     verdict = "VALIDATED" if checks["validated"] else "NOT VALIDATED"
     if checks["reliability_caveat"]:
-        verdict += " (reliability caveat: alpha of the rubric difference below 0.667)"
+        verdict += (
+            " (reliability caveat: annotators agree little on the size of the rubric "
+            "difference, alpha below 0.667; the interval already includes it)"
+        )
     elif checks["reliability_caveat"] is None:
         verdict += " (reliability not assessed)"
     simulated = report.get("simulated")

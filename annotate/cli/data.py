@@ -41,7 +41,7 @@ from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import aspects, data, people
-from annotate.vocabulary import DEFAULT_N_BOOT
+from annotate.vocabulary import DEFAULT_HOLM, DEFAULT_N_BOOT
 
 PROGRESS_MIN_BYTES = 1_000_000
 
@@ -283,7 +283,7 @@ def report_command(
     alpha: Annotated[
         float | None, typer.Option("--alpha", help="Significance level (default: the study's).")
     ] = None,
-    holm: HolmOption = True,
+    holm: HolmOption = DEFAULT_HOLM,
     bootstrap: BootstrapOption = DEFAULT_N_BOOT,
     seed: SeedOption = 0,
     fmt: FormatOption = Format.json,

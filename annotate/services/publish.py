@@ -27,6 +27,7 @@ from annotate.domain.exports.published import (
     published_frame,
     published_times,
 )
+from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.plan import plan_json
@@ -145,6 +146,7 @@ def _files(
         | publish.reproduce_scripts()
         | {
             publish.RATINGS_FILE: buffer.getvalue(),
+            publish.RATINGS_CSV: spreadsheet_csv(ratings).encode("utf-8"),  # R's copy
             json_name: render_json(report).encode("utf-8"),
             md_name: render_markdown(report).encode("utf-8"),
             html_name: render_html(report).encode("utf-8"),

@@ -41,6 +41,7 @@ from annotate.domain.study.plan import plan_document
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
 from annotate.services.study_annotators import annotator_facts, study_pseudonyms
+from annotate.vocabulary import DEFAULT_HOLM
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,7 @@ def study_report(
     *,
     margin: float | None = None,
     alpha: float | None = None,
-    holm: bool = False,
+    holm: bool = DEFAULT_HOLM,
     n_boot: int = 0,
     seed: int = 0,
     mixed: bool = True,

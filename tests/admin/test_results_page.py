@@ -17,6 +17,7 @@ def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     at = open_page(token=token, pick="s")  # a researcher lands on Results, picks the study
     warnings = "\n".join(str(w.value) for w in at.warning)
     assert "Reliability caveat" in warnings
+    assert "it already includes this disagreement" in warnings  # issue 33.6
     assert [m for m in at.metric if m.label == "Human accuracy"]
     button = next(b for b in at.button if b.label == "Size the study")
     button.click().run(timeout=60)

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from analysis.designs.aspects import quadratic_kappa
-from analysis.downstream.claim import permutation_p, rank_statistics
+from analysis.downstream.claim import attainable_interval, permutation_p, rank_statistics
 from analysis.downstream.gains import human_gain, judge_gain
 from analysis.downstream.judge_human import agreement, scaling_curve
 from analysis.downstream.summary import downstream_summary
@@ -288,3 +288,31 @@ def test_the_scaling_curve_by_hand():
     # t interval of (1.5, 0): mean 0.75, sd 1.06066, se 0.75, qt(0.975, 1) = 12.7062 (R)
     assert low["human_ci"] == pytest.approx([0.75 - 12.7062 * 0.75, 0.75 + 12.7062 * 0.75], 1e-4)
     assert (high["k"], high["human_mean"], high["judge_mean"]) == (16, 2.0, 1.75)
+
+
+def test_a_significant_order_whose_tau_interval_covers_0_is_not_a_confirmation():
+    """Issue 33.6: five models in the benchmark's order (tau 1, exact p = 2/120 = 0.0167) whose
+    human gains are too close to tell apart over questions and annotators. The sentence carries
+    the interval and does not say "confirm"; the interval's ends are taus the resamples took
+    (with 5 untied models, multiples of 0.2: the old percentile interpolated to -0.108). Fails
+    on the old code (it said "confirm" and gave [-0.108, 1.0])."""
+    gains = {"m1": 0.0, "m2": 0.15, "m3": 0.3, "m4": 0.45, "m5": 0.6}
+    accuracy = {"m1": 0.60, "m2": 0.64, "m3": 0.69, "m4": 0.72, "m5": 0.76}
+    outputs, comparisons, ratings = make_inputs(gains, seed=6)
+    marks = pd.DataFrame(
+        columns=["study", "pair_id", "annotator", "response", "aspect_index", "coverage"]
+    )
+    claim = downstream_summary(outputs, comparisons, ratings, marks, accuracy, n_boot=400)["claim"]
+    human = claim["human"]
+    assert human["kendall_tau"] == pytest.approx(1.0)
+    assert human["p_tau"] == pytest.approx(2 / 120)
+    assert human["kendall_tau_ci"] == pytest.approx([-0.2, 1.0])
+    assert "the humans point the same way as, but do not confirm," in claim["sentence"]
+    assert "(Kendall's tau 1.00, 95% interval [-0.20, 1.00], exact p = 0.0167" in claim["sentence"]
+    assert "the human tau interval covers 0" in claim["sentence"]
+
+
+def test_the_interval_ends_are_values_the_draws_took():
+    draws = np.array([-0.2] * 3 + [0.0] * 3 + [0.2] * 50 + [0.6] * 40 + [1.0] * 4)
+    assert attainable_interval(draws) == [-0.2, 1.0]  # never between two taus
+    assert set(attainable_interval(draws)) <= set(draws.tolist())

@@ -107,3 +107,21 @@ def test_a_large_design_is_not_left_at_a_zero_pair_variance():
     d, _, pair, annotator = rating_level(coded, 0)
     fit = fit_crossed(d, np.ones((len(d), 1)), pair, annotator)
     assert fit.s2_pair > 0.1
+
+
+def test_superiority_is_read_against_the_smallest_effect_not_0():
+    """Issue 33.6: rubric alignment 0.35 points better with a smallest effect of interest of
+    0.5. The primary cannot say chosen exceeds rejected by more than 0.5; the mixed model read
+    superiority as "lower end above 0", so it said "diverges" and listed a disagreement that was
+    only its different null. Now both test against the smallest effect (fails on the old code:
+    the mixed verdict was diverges with lower end 0.111 < 0.5)."""
+    ratings = simulate_ratings(80, 3, {"rubric_alignment": 0.35}, seed=0, n_annotators=9)
+    report = build_report(ratings, n_boot=0, domains=False)
+    primary = report["dimensions"]["rubric_alignment"]
+    mixed = report["mixed_model"]["dimensions"]["rubric_alignment"]
+    assert primary["sesoi"] == 0.5
+    assert 0 < mixed["ci_tost"][0] < 0.5  # above 0, not above the smallest effect
+    assert mixed["verdict"] != "diverges"
+    assert "rubric_alignment" not in report["mixed_model"]["disagreements"]
+    strict = build_report(ratings, n_boot=0, domains=False, smallest_effect=0.05)
+    assert strict["mixed_model"]["dimensions"]["rubric_alignment"]["verdict"] == "diverges"

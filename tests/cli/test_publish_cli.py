@@ -18,9 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from annotate.domain.exports.publish import size_category
+from annotate.domain.exports.publish import reproduced_output, size_category
 from annotate.domain.exports.published import FREE_TEXT_FIELDS
-from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
+from annotate.vocabulary import DEFAULT_HOLM, EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
+from tests.analysis.printed_figures import last_digit_agrees
 
 
 @pytest.fixture
@@ -52,6 +53,7 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     assert names == [
         "README.md",
         "plan.json",
+        "ratings.csv",
         "ratings.parquet",
         "report.html",
         "report.json",
@@ -71,6 +73,9 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     assert report["n_pairs"] == 9  # r3 left out of every figure
     assert [e["pair_id"] for e in report["exclusions"]["excluded_pairs"]] == ["r3"]
     assert "rm-a" in report["reward_models"]
+    # one Holm default everywhere (issue 33.6): the card's by-domain family is adjusted as the
+    # command line's and the results page's are
+    assert report["settings"]["holm"] is DEFAULT_HOLM is True
     assert (folder / "report.html").read_text().startswith("<!DOCTYPE html>")
 
     card = (folder / "README.md").read_text()
@@ -101,24 +106,14 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
 
 def _python_twin_agrees(folder, report):
     """The folder's reproduce.py recomputes every dimension's verdict and interval of
-    report.json from ratings.parquet (issue 23.9; the R script is run in
-    tests/analysis/test_reproduce_scripts.py)."""
+    report.json from ratings.parquet (issue 23.9), to the card's printed digits (issue 33.5; the R
+    script is run in tests/cli/test_publish_reproduce.py)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = subprocess.run(
         [sys.executable, "reproduce.py", "."], cwd=folder, env=env,
         capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
-    lines = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines()}
-    for dim, r in report["dimensions"].items():
-        assert lines[dim][-1] == r["verdict"], dim
-        if r["ci95"] is not None:
-            ci = [float(lines[dim][1]), float(lines[dim][2])]
-            assert ci == pytest.approx(r["ci95"], abs=1e-6), dim
-    assert lines["validated"] == [str(report["checks"]["validated"]).upper()]
-    for dim, r in report["dimensions"].items():  # the alphas, from a real export
-        expected = [r["alpha_ordinal"], r["alpha_interval"], r["alpha_difference"]]
-        printed = [None if v == "NA" else float(v) for v in lines[f"alpha:{dim}"]]
-        assert printed == pytest.approx(expected, abs=1e-6), dim
+    last_digit_agrees(done.stdout.splitlines(), reproduced_output(report))
 
 
 def test_an_existing_folder_or_a_study_without_ratings_is_refused(cli, rated):

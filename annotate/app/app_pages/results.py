@@ -14,6 +14,7 @@ from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
 from analysis.inference.sizing import pilot_components, size_study, sizing_text
+from analysis.methods import CAVEAT_WORDS
 from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
@@ -27,6 +28,7 @@ from annotate.db import read_session
 from annotate.domain.exports.export import EXPORT_FORMATS, ratings_bytes
 from annotate.domain.study.permissions import RESULTS_ROLES, require_role
 from annotate.services.reporting import StudyRatings, study_names, study_ratings, study_report
+from annotate.vocabulary import DEFAULT_HOLM
 
 REPORT_FORMATS = {
     "json": "application/json",
@@ -222,7 +224,7 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
         n_boot = right.number_input(
             "Bootstrap resamples for alpha CIs", min_value=0, max_value=5000, value=200, step=100
         )
-        holm = last.checkbox("Holm correction of the by-domain tests", value=True)
+        holm = last.checkbox("Holm correction of the by-domain tests", value=DEFAULT_HOLM)
     return float(margin), float(alpha), bool(holm), int(n_boot)
 
 
@@ -250,8 +252,7 @@ def _draw_verdict(report: Report) -> None:
         st.warning(f"**Analysis plan:** {plain_text(plan['note'])}.", icon=":material/history:")
     if checks["reliability_caveat"]:
         st.warning(
-            "**Reliability caveat:** Krippendorff's alpha of the rubric chosen − rejected "
-            "difference is below 0.667; the ratings may not support a conclusion.",
+            CAVEAT_WORDS.replace("Reliability caveat:", "**Reliability caveat:**"),
             icon=":material/warning:",
         )
     if "reliability" in checks:

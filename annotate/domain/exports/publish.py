@@ -24,12 +24,21 @@ from annotate.errors import Conflict
 from annotate.markup import markdown_cell, markdown_text
 
 RATINGS_FILE = "ratings.parquet"
+RATINGS_CSV = "ratings.csv"
+"""The same rows as CSV: Debian's R has no Parquet reader (arrow is not packaged), and
+reproduce.R reads this file."""
 ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
 REPORT_FILES = ("report.json", "report.md", "report.html")
 REPRODUCE_FILES = {"reproduce.R": "reproduce.R", "reproduce.py": "reproduce.py.txt"}
 """Published name -> package data file (in ``reproduce/``): scripts that recompute the verdict's
 figures and its Krippendorff's alphas from the ratings file (R: lme4/lmerTest and a base-R
 alpha; Python: the analysis package and the krippendorff package)."""
+DECIMALS = {"estimate": 3, "df": 1, "p": 3, "alpha": 3}
+"""The decimals the card and both reproduce scripts print, kind of figure -> decimals: only
+digits that reproduce. lme4/lmerTest and this package's REML agree to about 1e-4 on the
+estimate and interval, 2e-3 on Satterthwaite's df (its optimum is flat) and 2e-5 on a p-value;
+each kind is printed where that error is under a tenth of the last digit (the alphas are exact
+formulas). The scripts write these numbers as they are, so change them together."""
 CARD_FILE = "README.md"
 PLAN_FILE = "plan.json"  # the study's pre-registered analysis plan (annotate.domain.study.plan)
 DEFAULT_LICENSE = "cc-by-4.0"
@@ -122,7 +131,10 @@ def _num(value: Any, digits: int = 3) -> str:
 
 
 def _p(value: float | None) -> str:
-    return "< 0.0001" if value is not None and value < 0.0001 else _num(value, 4)
+    smallest = 10 ** -DECIMALS["p"]
+    return (
+        f"< {smallest:g}" if value is not None and value < smallest else _num(value, DECIMALS["p"])
+    )
 
 
 def _interval(value: Sequence[float] | None) -> str:
@@ -440,19 +452,40 @@ def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> l
             if "plan" in report
             else []
         ),
+        f"- `{RATINGS_CSV}`: the same rows as CSV (for R, which has no Parquet reader in Debian).",
         "- `reproduce.R` (lme4/lmerTest) and `reproduce.py` (its Python twin): recompute each "
-        "dimension's estimate, 95% interval, TOST, superiority test and verdict, the study "
-        "verdict and the report's Krippendorff's alphas (per dimension ordinal, interval and on "
-        f"the chosen - rejected difference; the rubric preference), from `{RATINGS_FILE}` and "
-        "the settings in `report.json`.",
+        "dimension's estimate, 95% interval, Satterthwaite df, TOST, superiority test and "
+        "verdict, the study verdict and the report's Krippendorff's alphas (per dimension "
+        "ordinal, interval and on the chosen - rejected difference; the rubric preference), "
+        "from the ratings and the settings in `report.json`.",
         "",
         *_table(["column", "meaning"], columns),
+        "",
+        *_reproduce_lines(report),
         "",
         "```python",
         "import pandas as pd",
         f'ratings = pd.read_parquet("{RATINGS_FILE}")',
         "# or: datasets.load_dataset(",
         f'#     "parquet", data_files="{RATINGS_FILE}")',
+        "```",
+    ]
+
+
+def _reproduce_lines(report: Mapping[str, Any]) -> list[str]:
+    """How to rerun the analysis, and what it prints (the figures above, to their last digit)."""
+    return [
+        "### Reproduce the verdict",
+        "",
+        f"`Rscript reproduce.R .` (Debian: `apt-get install r-cran-lme4 r-cran-lmertest`; reads "
+        f"`{RATINGS_CSV}`) or `python reproduce.py .` (needs prb-annotate's `analysis` "
+        "package) prints, per dimension, the estimate, 95% interval, df, TOST p, superiority p "
+        "and verdict, then the ordinal, interval and difference alphas, then the study verdict. "
+        "Only digits that reproduce are printed: both give these lines (a figure lying on a "
+        "rounding boundary may differ by one in its last digit).",
+        "",
+        "```text",
+        *reproduced_output(report),
         "```",
     ]
 
@@ -492,6 +525,39 @@ def folder_name(study: str) -> str:
     '_' and '-' replaced."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", study).strip(".-")
     return f"{safe or 'study'}-card"
+
+
+def printed(value: float | None, kind: str) -> str:
+    """A figure as the card's reproduce scripts print it: ``DECIMALS[kind]`` decimals, "NA"
+    for none, a p-value below the last digit as "<0.001", never a negative zero."""
+    if value is None:
+        return "NA"
+    digits = DECIMALS[kind]
+    if kind == "p" and value < 10**-digits:
+        return f"<{10**-digits:g}"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def reproduced_output(report: Mapping[str, Any]) -> list[str]:
+    """The lines `Rscript reproduce.R` and `python reproduce.py` print for `report` (from the
+    published ratings they recompute the same figures, to the last printed digit): per
+    dimension the estimate, 95% interval, df, TOST p, superiority p and verdict, then its
+    ordinal, interval and difference alphas; the rubric preference's alpha; the study verdict."""
+    lines = []
+    for dim, r in report["dimensions"].items():
+        ci = r["ci95"] or (None, None)
+        fit = [*(printed(v, "estimate") for v in (r["mean_diff"], *ci))]
+        fit += [printed(r.get("primary", {}).get("df"), "df"), printed(r["tost_p"], "p")]
+        fit += [printed(r["superiority_p"], "p"), r["verdict"]]
+        lines.append(" ".join([dim, *fit]))
+        kinds = ("alpha_ordinal", "alpha_interval", "alpha_difference")
+        lines.append(" ".join([f"alpha:{dim}", *(printed(r[k], "alpha") for k in kinds)]))
+        if dim == "rubric_alignment":
+            preference = report["agreement"]["preference"]["alpha_nominal"]
+            lines.append(f"alpha:preference {printed(preference, 'alpha')}")
+    lines.append(f"validated {'TRUE' if report['checks']['validated'] else 'FALSE'}")
+    return lines
 
 
 def reproduce_scripts() -> dict[str, bytes]:

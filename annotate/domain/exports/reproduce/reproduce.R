@@ -1,9 +1,10 @@
-# Recompute the study verdict of report.json from ratings.parquet with lme4/lmerTest.
+# Recompute the study verdict of report.json from ratings.csv with lme4/lmerTest.
 # Per dimension: each annotator's chosen - rejected score per pair, a linear mixed model with
 # crossed random pair and annotator effects (REML), Satterthwaite df (lmerTest); TOST at the
 # dimension's margin and the one-sided test of a difference larger than the smallest effect of
-# interest (both read from report.json's settings). Needs the arrow package to read the
-# Parquet file (install.packages("arrow")), or a ratings.csv beside it.
+# interest (both read from report.json's settings). Reads ratings.csv (the same rows as
+# ratings.parquet; Debian's R has no Parquet reader): runs on Debian's R with
+# r-cran-lme4 and r-cran-lmertest only (jsonlite comes with them).
 # Also the report's Krippendorff's alphas (coders = annotators), written out below in base R:
 # per dimension ordinal and interval with units (pair, response), interval on each annotator's
 # chosen - rejected with units = pairs, nominal on the rubric preference with units = pairs.
@@ -12,10 +13,18 @@ suppressMessages({library(lmerTest); library(jsonlite)})
 args <- commandArgs(trailingOnly = TRUE)
 folder <- if (length(args) > 0) args[1] else "."
 report <- fromJSON(file.path(folder, "report.json"))
-csv <- file.path(folder, "ratings.csv")
-ratings <- if (requireNamespace("arrow", quietly = TRUE)) {
-  as.data.frame(arrow::read_parquet(file.path(folder, "ratings.parquet")))
-} else read.csv(csv, stringsAsFactors = FALSE)
+ratings <- read.csv(file.path(folder, "ratings.csv"), stringsAsFactors = FALSE)
+# Only the digits that reproduce (the card's DECIMALS): estimate and interval 3 decimals, df 1,
+# p-values 3 ("<0.001" below), alphas 3. lme4 and prb-annotate's REML agree far closer than that.
+decimals <- c(estimate = 3, df = 1, p = 3, alpha = 3)
+printed <- function(x, kind) {
+  if (is.na(x)) return("NA")
+  smallest <- 10^-decimals[["p"]]
+  if (kind == "p" && x < smallest) return(paste0("<", formatC(smallest, format = "f", digits = decimals[["p"]])))
+  text <- formatC(x, format = "f", digits = decimals[[kind]])
+  if (startsWith(text, "-") && as.numeric(text) == 0) substring(text, 2) else text
+}
+say <- function(...) cat(paste(c(...), collapse = " "), "\n", sep = "")  # one line, as the card
 keep <- rep(TRUE, nrow(ratings))
 if ("excluded" %in% names(ratings)) keep <- keep & !as.logical(ratings$excluded)
 if ("purpose" %in% names(ratings)) keep <- keep & (is.na(ratings$purpose) | ratings$purpose %in% c("", "rating"))
@@ -68,15 +77,16 @@ for (dim in names(report$dimensions)) {
   verdict <- if (passed[order[1]]) order[1] else if (passed[order[2]]) order[2] else "inconclusive"
   if (length(unique(wide$pair_id)) < report$settings$min_pairs) verdict <- "insufficient_data"
   verdicts[dim] <- verdict
-  cat(dim, format(c(est, ci, df, tost, sup), digits = 12), verdict, "\n")
+  say(dim, sapply(c(est, ci), printed, "estimate"), printed(df, "df"), printed(tost, "p"),
+    printed(sup, "p"), verdict)
   rated <- paste(r$pair_id, r$response)
-  cat(paste0("alpha:", dim), format(c(
+  say(paste0("alpha:", dim), sapply(c(
     kalpha(rated, r$score, "ordinal", scale), kalpha(rated, r$score, "interval", scale),
-    kalpha(wide$pair_id, wide$d, "interval", seq(-span, span))), digits = 12), "\n")
+    kalpha(wide$pair_id, wide$d, "interval", seq(-span, span))), printed, "alpha"))
   if (dim == "rubric_alignment") {  # which response the annotator scored higher
-    cat("alpha:preference", format(kalpha(wide$pair_id, sign(wide$d), "nominal", -1:1),
-      digits = 12), "\n")
+    say("alpha:preference", printed(kalpha(wide$pair_id, sign(wide$d), "nominal", -1:1),
+      "alpha"))
   }
 }
 general <- setdiff(names(verdicts), "rubric_alignment")
-cat("validated", all(verdicts[general] == "tie") && verdicts["rubric_alignment"] == "diverges", "\n")
+say("validated", all(verdicts[general] == "tie") && verdicts["rubric_alignment"] == "diverges")
