@@ -137,8 +137,21 @@ FREE_TEXT_KEYS = ("pair_id", "annotator")
 
 def without_free_text(frame: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
     """The export less its free-text `fields` (the researcher's ratings download, issue 32:
-    the free text is a download of its own, audited)."""
-    return frame.drop(columns=[f for f in fields if f in frame.columns])
+    the free text is a download of its own, audited), the earlier rationales inside
+    `preference_history` included; nothing else changes (times stay exact)."""
+    out = frame.drop(columns=[f for f in fields if f in frame.columns])
+    if "rationale" in fields and "preference_history" in out.columns:
+        out["preference_history"] = [_without_rationale(v) for v in out["preference_history"]]
+    return out
+
+
+def _without_rationale(text: object) -> object:
+    if not isinstance(text, str) or not text:
+        return text
+    entries = json.loads(text)
+    for entry in entries:
+        entry.pop("rationale", None)
+    return json.dumps(entries)
 
 
 def free_text_table(frame: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
