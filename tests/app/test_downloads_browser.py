@@ -6,8 +6,6 @@ is no personal file and is served as before. The grids offer no "Download as CSV
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,13 @@ from annotate.db import make_engine, write_session
 from annotate.domain.study import accounts
 from annotate.services.demo import set_up_demo
 from annotate.vocabulary import Role
-from tests.app.browser_helpers import BROWSER_MARKS, choose_option, settle, start_server
+from tests.app.browser_helpers import (
+    BROWSER_MARKS,
+    choose_option,
+    settle,
+    start_server,
+    status_without_cookies,
+)
 
 pytestmark = BROWSER_MARKS
 
@@ -60,14 +64,6 @@ def _held_back_url(page: Any, key: str) -> str:
     return str(caught.value.url)
 
 
-def _status_without_cookies(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as answer:
-            return int(answer.status)
-    except urllib.error.HTTPError as error:
-        return error.code
-
-
 def test_a_personal_download_answers_only_its_browser_while_on_the_page(world, new_page):
     url, token = world
     page = new_page()
@@ -84,11 +80,11 @@ def test_a_personal_download_answers_only_its_browser_while_on_the_page(world, n
     other = new_page()
     other.goto(url)  # a browser context of its own, with its own cookie
     assert other.request.get(address).status == 404
-    assert _status_without_cookies(address) == 404
+    assert status_without_cookies(address) == 404
 
     held = _held_back_url(page, "download_ratings_jsonl")
     assert other.request.get(held).status == 404  # another browser context
-    assert _status_without_cookies(held) == 404  # a client with no cookie (a logged URL)
+    assert status_without_cookies(held) == 404  # a client with no cookie (a logged URL)
     page.get_by_role("link", name="Rate pairs").click()  # the page moves on
     settle(page)
     assert page.request.get(held).status == 404
