@@ -4,8 +4,11 @@ Streamlit serves a download button's file at `/media/<hash>.<ext>` to any client
 session keeps it (and for about a minute after the tab closed), and a balancer's log records
 that path. For a personal download (`annotate.app.downloads` says which) the app does this:
 
-1. Every browser gets a random, HttpOnly, SameSite=Strict cookie (`BROWSER_COOKIE`) with its
+1. Every browser gets a random, HttpOnly, SameSite=Lax cookie (`BROWSER_COOKIE`) with its
    first HTML page; the websocket carries it, so a page knows which browser it is drawn for.
+   (Lax, not Strict: a login link opened from a mail is a cross-site navigation, which would
+   not carry a Strict cookie and would be handed a new one, leaving the browser's other tabs
+   with a cookie it no longer sends.)
 2. The button's data are built when it is clicked (a deferred download). The builder then
    grants the file, by the digest of its bytes, to that browser and that Streamlit session, for
    `LIFETIME_S` seconds (`GRANTS`).
@@ -139,7 +142,7 @@ def _is_https(scope: Any) -> bool:
 
 def browser_cookie_header(scope: Any) -> tuple[bytes, bytes]:
     """A new browser cookie for the request's answer."""
-    value = f"{BROWSER_COOKIE}={secrets.token_urlsafe(32)}; Path=/; HttpOnly; SameSite=Strict"
+    value = f"{BROWSER_COOKIE}={secrets.token_urlsafe(32)}; Path=/; HttpOnly; SameSite=Lax"
     return b"set-cookie", (value + ("; Secure" if _is_https(scope) else "")).encode()
 
 

@@ -115,7 +115,7 @@ def test_the_middleware_serves_a_personal_file_only_to_its_browser(grants):
     header = headers[b"set-cookie"].decode()
     assert header.startswith(f"{BROWSER_COOKIE}=")
     assert "HttpOnly" in header
-    assert "SameSite=Strict" in header
+    assert "SameSite=Lax" in header
     assert "Path=/" in header
     cookie = header.split(";")[0].split("=", 1)[1]
     assert len(cookie) >= 40
