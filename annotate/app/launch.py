@@ -4,8 +4,9 @@ Streamlit's own command line, after importing what every session's first page ne
 the tables, the queue and rating services: about a second) while the server starts, instead of
 during the first visitor's page. The app's Streamlit modules are left to the first session (they
 belong to a running app). Every response carries the security headers
-(`annotate.app.security_headers`), and Streamlit's scripts and styles are sent gzipped
-(`annotate.app.static_compression`).
+(`annotate.app.security_headers`), Streamlit's scripts and styles are sent gzipped
+(`annotate.app.static_compression`), and a personal download answers only the browser that
+asked for it (`annotate.app.private_downloads`).
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ WARM_MODULES = (
 def main() -> None:
     for name in WARM_MODULES:
         importlib.import_module(name)
+    from annotate.app.private_downloads import protect_personal_downloads
     from annotate.app.security_headers import send_from_the_app
     from annotate.app.static_compression import gzip_the_bundle
 
     send_from_the_app()  # the headers come from the app itself, with or without the balancer
     gzip_the_bundle()  # (inside the headers' middleware: its answers carry them too)
+    protect_personal_downloads()  # (innermost: its 404s carry the headers too)
     from streamlit.web.cli import main as streamlit_main
 
     streamlit_main(prog_name="streamlit")

@@ -12,6 +12,7 @@ import streamlit as st
 
 from annotate.app.app_pages import login, rate
 from annotate.app.enrol import enrol_from_link, is_enrolment_link
+from annotate.app.private_downloads import end_grants_of_this_session
 from annotate.app.safe_text import plain_text
 from annotate.app.session import current_account, log_out
 from annotate.app.style import apply_style
@@ -22,6 +23,7 @@ from annotate.errors import Unavailable
 # fonts.gstatic.com on every page load, telling Google each annotator's address.
 st.set_page_config(page_title="prb-annotate", page_icon="📝", layout="wide")
 apply_style()
+end_grants_of_this_session()  # a personal download is fetched before the next run
 
 
 def _results() -> None:

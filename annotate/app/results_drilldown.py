@@ -17,6 +17,7 @@ import streamlit as st
 
 from analysis.inference.drilldown import FIGURES, annotator_scores, figure_note, parse_figure
 from annotate.app import results_models
+from annotate.app.downloads import offer_download
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.domain.study.permissions import Actor
@@ -98,13 +99,13 @@ def draw(study: str, data: StudyRatings, actor: Actor) -> None:
     if len(table) > MAX_ROWS:
         st.caption(f"The first {MAX_ROWS} of {len(table)} pairs; the CSV has all of them.")
     slug = figure.replace(":", "_") + ("" if domain is None else f"_{domain}")
-    st.download_button(
+    offer_download(
+        st,
+        "drilldown_pairs",
         "These pairs with their texts (CSV)",
-        data=partial(drilldown.figure_csv, engine(), actor, data, figure, domain),
+        partial(drilldown.figure_csv, engine(), actor, data, figure, domain),
         file_name=f"{study}_{slug}_pairs.csv",
         mime="text/csv",
-        icon=":material/download:",
-        on_click="ignore",
         key="download_drilldown",
     )
     _draw_pair_choice(study, data, table, parse_figure(figure)[1], actor)

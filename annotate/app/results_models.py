@@ -20,6 +20,7 @@ from analysis.models.model_report import (
 )
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table
+from annotate.app.downloads import offer_download
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
@@ -72,13 +73,13 @@ def _draw_audit(study: str, report: Report, actor: Actor) -> None:
         st.success("No pair's human majority goes against its label.")
         return
     st.dataframe(_frame(table), hide_index=True, width="stretch")
-    st.download_button(
+    offer_download(
+        st,
+        "label_audit",
         "Label audit (CSV, with scores and comments)",
-        data=lambda: _audit_csv(study, actor),
+        lambda: _audit_csv(study, actor),
         file_name=f"{study}_label_audit.csv",
         mime="text/csv",
-        icon=":material/download:",
-        on_click="ignore",
         key="download_label_audit",
     )
     pair_id = st.selectbox(

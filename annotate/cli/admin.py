@@ -5,8 +5,6 @@ They call the same services as the admin pages (`annotate.services`), as the sys
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +24,7 @@ from annotate.cli.common import (
     refusals,
 )
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
+from annotate.domain.exports.spreadsheet import inert_csv
 from annotate.domain.rating.progress import DomainProgress, ProgressRow
 from annotate.domain.study.studies import DEFAULT_STUDY
 from annotate.services import people, plans, progress, studies
@@ -110,11 +109,7 @@ def assignments_command(
     with refusals():
         rows = plans.assignment_rows(State.engine(), ACTOR, study)
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(ASSIGNMENT_COLUMNS)
-        writer.writerows(r.values() for r in rows)
-        text = buffer.getvalue()
+        text = inert_csv(ASSIGNMENT_COLUMNS, (r.values() for r in rows))
         if output:
             output.write_text(text, encoding="utf-8")
         else:

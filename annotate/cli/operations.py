@@ -169,6 +169,17 @@ def exclusions_command(study: StudyOption = DEFAULT_STUDY) -> None:
         _print(f"{e.record_id}\t{e.reason}\t{e.by}\t{e.at.isoformat(timespec='seconds')}")
 
 
+def _warn_emails(found: dict[str, int]) -> None:
+    """The warning before disclosing free text that holds e-mail-like strings (to stderr)."""
+    if found:
+        counts = ", ".join(f"{field}: {n}" for field, n in found.items())
+        typer.echo(
+            f"warning: the disclosed free text holds e-mail-like strings ({counts} entries), "
+            "published as typed; --mask-emails replaces each with [e-mail]",
+            err=True,
+        )
+
+
 @app.command("publish")
 def publish_command(
     folder: Annotated[Path, typer.Argument(help="New (or empty) folder to write.")],
@@ -186,17 +197,25 @@ def publish_command(
             "flag_reason, flag_note, skip_reason, survey_<id>); none by default.",
         ),
     ] = None,
+    mask_emails: Annotated[
+        bool,
+        Opt("--mask-emails", help="Replace e-mail-like strings in disclosed free text."),
+    ] = False,
 ) -> None:
     """Write the study's validation card: ratings (Parquet), report (JSON, Markdown, HTML) and a
     README.md dataset card, ready to upload to a dataset hub. Annotators are named by pseudonym,
-    times given to the minute, free text left out unless disclosed field by field."""
+    times given to the minute, free text left out unless disclosed field by field (with a
+    warning when it holds e-mail-like strings)."""
     with refusals():
+        if disclose and not mask_emails:
+            _warn_emails(publish.emails_disclosed(State.engine(), ACTOR, study, disclose))
         written = publish.publish_study(
             State.engine(),
             ACTOR,
             study,
             folder,
             disclose=disclose or (),
+            mask_emails=mask_emails,
             n_boot=bootstrap,
             seed=seed,
             license=license,

@@ -23,6 +23,9 @@ PRODUCTION_OPTIONS = {
     "server.enableCORS": "true",
     "server.maxUploadSize": str(MAX_UPLOAD_MB),
     "client.toolbarMode": "minimal",
+    # The data grids' own "Download as CSV" (and copy) write participants' text unescaped: off.
+    # The product's downloads escape formulas (annotate.app.downloads lists them).
+    "client.disableDataExport": "true",
     # "none": a generic message in the browser, the details only in the server log. (The old
     # value "false" now means "stacktrace": the traceback shown to every user.)
     "client.showErrorDetails": "none",

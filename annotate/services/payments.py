@@ -5,8 +5,6 @@ for the admin's bulk approval on the platform, never to be published."""
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
@@ -16,6 +14,7 @@ from annotate.db import read_session
 from annotate.db.tables import stored_id
 from annotate.domain.crowd import participants
 from annotate.domain.crowd.participants import PAYMENT_COLUMNS, ParticipantRow
+from annotate.domain.exports.spreadsheet import inert_csv
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.studies import get_study
 from annotate.services.study_annotators import annotator_facts, study_pseudonyms
@@ -59,22 +58,20 @@ def participant_payments(engine: Engine, actor: Actor, study: str) -> Payments:
 
 
 def payments_csv(payments: Payments) -> str:
-    """The export as CSV (`PAYMENT_COLUMNS`; times in UTC to the second)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(PAYMENT_COLUMNS)
-    for r in payments.rows:
-        writer.writerow(
-            [
-                r.participant_id,
-                r.status,
-                r.excluded_by,
-                r.completion_code,
-                r.pairs_done,
-                "" if r.minutes_taken is None else r.minutes_taken,
-                "" if r.started_at is None else f"{r.started_at:%Y-%m-%dT%H:%M:%SZ}",
-                "" if r.finished_at is None else f"{r.finished_at:%Y-%m-%dT%H:%M:%SZ}",
-                r.pseudonym,
-            ]
-        )
-    return buffer.getvalue()
+    """The export as CSV (`PAYMENT_COLUMNS`; times in UTC to the second), every text cell inert
+    (`annotate.domain.exports.spreadsheet`: a platform id comes from the study link's address)."""
+    rows = (
+        [
+            r.participant_id,
+            r.status,
+            r.excluded_by,
+            r.completion_code,
+            r.pairs_done,
+            "" if r.minutes_taken is None else r.minutes_taken,
+            "" if r.started_at is None else f"{r.started_at:%Y-%m-%dT%H:%M:%SZ}",
+            "" if r.finished_at is None else f"{r.finished_at:%Y-%m-%dT%H:%M:%SZ}",
+            r.pseudonym,
+        ]
+        for r in payments.rows
+    )
+    return inert_csv(PAYMENT_COLUMNS, rows)

@@ -13,6 +13,7 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
+import pandas as pd
 from sqlalchemy.engine import Engine
 
 from analysis.core.ratings import ordinary_rows
@@ -22,8 +23,11 @@ from analysis.schema.report_types import Report
 from annotate.db import read_session
 from annotate.domain.exports import publish
 from annotate.domain.exports.published import (
+    HISTORY_COLUMNS,
     Disclosure,
+    emails_in,
     free_text_fields,
+    masked_frame,
     published_frame,
     published_times,
 )
@@ -44,18 +48,36 @@ def free_text_choices(engine: Engine, actor: Actor, study: str) -> dict[str, str
         return free_text_fields(studies.get_study(session, study).survey_questions)
 
 
+def emails_disclosed(
+    engine: Engine, actor: Actor, study: str, disclose: Iterable[str]
+) -> dict[str, int]:
+    """The warning before disclosing free text (issue 32): field -> how many of its entries
+    hold an e-mail-like string, for the fields of `disclose` (fields holding none left out)."""
+    with read_session(engine) as session:
+        require_admin(session, actor)
+        studies.get_study(session, study)
+    data = study_ratings(engine, study)
+    fields = Disclosure.of(disclose, data.free_text).free_text
+    found = emails_in(data.ratings, sorted(fields))
+    if data.aspects is not None:
+        for name, count in emails_in(data.aspects, sorted(fields)).items():
+            found[name] = found.get(name, 0) + count
+    return found
+
+
 def card_files(
     engine: Engine,
     actor: Actor,
     study: str,
     *,
     disclose: Iterable[str] = (),
+    mask_emails: bool = False,
     n_boot: int = 0,
     seed: int = 0,
     license: str = publish.DEFAULT_LICENSE,
 ) -> dict[str, bytes]:
     """The validation card's files of `study`, name -> bytes, with the free-text fields of
-    `disclose` (none by default)."""
+    `disclose` (none by default), their e-mail-like strings masked when `mask_emails`."""
     with read_session(engine) as session:
         require_admin(session, actor)
         target = studies.get_study(session, study)
@@ -84,7 +106,7 @@ def card_files(
         disclosed=sorted(disclosure.free_text),
         erasures=data.erasures,
     )
-    return _files(data, disclosure, published_times(report), protocol)
+    return _files(data, disclosure, published_times(report), protocol, mask_emails)
 
 
 def publish_study(
@@ -94,13 +116,21 @@ def publish_study(
     folder: Path,
     *,
     disclose: Iterable[str] = (),
+    mask_emails: bool = False,
     n_boot: int = 0,
     seed: int = 0,
     license: str = publish.DEFAULT_LICENSE,
 ) -> list[Path]:
     """Write the validation card of `study` into `folder` (new or empty); return the files."""
     files = card_files(
-        engine, actor, study, disclose=disclose, n_boot=n_boot, seed=seed, license=license
+        engine,
+        actor,
+        study,
+        disclose=disclose,
+        mask_emails=mask_emails,
+        n_boot=n_boot,
+        seed=seed,
+        license=license,
     )
     return publish.write_folder(folder, files)
 
@@ -123,18 +153,31 @@ def simulated_annotators(data: StudyRatings) -> int:
     return data.simulated["n_annotators"]
 
 
+def _published(
+    data: StudyRatings, frame: pd.DataFrame, disclosure: Disclosure, mask: bool
+) -> pd.DataFrame:
+    """A table as published, its disclosed free text (and the histories that carry a rationale)
+    with e-mail-like strings masked when `mask`."""
+    out = published_frame(frame, data.free_text, disclosure)
+    return masked_frame(out, [*disclosure.free_text, *HISTORY_COLUMNS]) if mask else out
+
+
 def _files(
-    data: StudyRatings, disclosure: Disclosure, report: Report, protocol: publish.Protocol
+    data: StudyRatings,
+    disclosure: Disclosure,
+    report: Report,
+    protocol: publish.Protocol,
+    mask: bool = False,
 ) -> dict[str, bytes]:
     left_out = {e["pair_id"] for e in data.excluded}
-    ratings = published_frame(data.ratings, data.free_text, disclosure)
+    ratings = _published(data, data.ratings, disclosure, mask)
     ratings["excluded"] = ratings["pair_id"].isin(left_out)
     buffer = io.BytesIO()
     ratings.to_parquet(buffer, index=False)
     json_name, md_name, html_name = publish.REPORT_FILES
     extra = {}
     if data.aspects is not None and not data.aspects.empty:  # a study with the aspect checklist
-        aspects = published_frame(data.aspects, data.free_text, disclosure)
+        aspects = _published(data, data.aspects, disclosure, mask)
         aspects["excluded"] = aspects["pair_id"].isin(left_out)
         table = io.BytesIO()
         aspects.to_parquet(table, index=False)

@@ -29,14 +29,16 @@ from analysis.designs.preference import attach_preference
 from analysis.report import build_report
 from analysis.schema.exclusion_types import AnnotatorFacts
 from analysis.schema.report_types import ExcludedPair, Report, SimulatedRatings
-from annotate.db import read_session
+from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Erasure, Rating, Study, stored_id
 from annotate.domain.exports.aspect_export import aspects_dataframe, judge_dataframe
 from annotate.domain.exports.export import ratings_dataframe
 from annotate.domain.exports.pseudonyms import pseudonymised
-from annotate.domain.exports.published import free_text_fields
+from annotate.domain.exports.published import free_text_fields, free_text_table
 from annotate.domain.operations.exclusion_rules import rules_record
 from annotate.domain.operations.flags import exclusions
+from annotate.domain.study import audit
+from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_role
 from annotate.domain.study.plan import plan_document
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
@@ -151,6 +153,24 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         erasures=erased,
         simulated=simulated,
     )
+
+
+FREE_TEXT_DOWNLOADED = "free text downloaded"
+
+
+def free_text_download(engine: Engine, actor: Actor, data: StudyRatings) -> pd.DataFrame:
+    """The free text of a study's ratings (pair, annotator's pseudonym, each free-text field),
+    for a researcher or an admin; each download is an audit entry (who, which fields, how many
+    rows), written before the text leaves the server (issue 32)."""
+    table = free_text_table(data.ratings, data.free_text)
+    with write_session(engine) as session:
+        account = require_role(session, actor, *RESULTS_ROLES)
+        fields = [f for f in data.free_text if f in table.columns]
+        after = {"fields": fields, "rows": len(table)}
+        audit.record(
+            session, account, get_study(session, data.study), FREE_TEXT_DOWNLOADED, {}, after
+        )
+    return table
 
 
 def pseudonymous(engine: Engine, frame: pd.DataFrame, study: str | None = None) -> pd.DataFrame:

@@ -122,3 +122,28 @@ def test_the_command_writes_the_file_and_says_what_it_holds(engine, db_url, tmp_
     )
     assert "1 completed, 1 excluded, 1 screened out, 1 withdrawn" in result.stderr
     assert FAST in out.read_text(encoding="utf-8")
+
+
+def test_the_csv_writes_a_formula_in_any_text_cell_inert():
+    """Issue 32: the payments CSV (opened in a spreadsheet to approve and pay) escapes a text a
+    spreadsheet would run, also after leading whitespace: an admin-set completion code or an
+    exclusion rule's name, a platform id from the study link's address."""
+    from annotate.domain.crowd.participants import ParticipantRow
+    from annotate.services.payments import Payments
+
+    row = ParticipantRow(
+        annotator_id=1,
+        name="prolific:x",
+        participant_id=' =HYPERLINK("http://evil.example")',
+        status="completed",
+        completion_code="\t=1+1",
+        pairs_done=-1,
+        started_at=None,
+        finished_at=None,
+        excluded_by="@SUM(A1)",
+    )
+    (line,) = list(csv.DictReader(io.StringIO(payments_csv(Payments(STUDY, [row], None)))))
+    assert line["participant_id"] == '\' =HYPERLINK("http://evil.example")'
+    assert line["completion_code"] == "'\t=1+1"
+    assert line["excluded_by"] == "'@SUM(A1)"
+    assert line["pairs_done"] == "-1"  # a number stays a number

@@ -99,3 +99,36 @@ def test_the_participants_page_never_erases_the_last_active_admin(page_engine, o
         assert account is not None
         assert account.active
         assert session.exec(select(Assignment).where(Assignment.annotator_id == boss_id)).first()
+
+
+def test_the_publish_page_warns_of_addresses_in_disclosed_free_text_and_masks_them(
+    page_engine, open_page
+):
+    """Issue 32: before disclosing free text holding e-mail-like strings the page warns, and
+    its "Mask" box (checked) replaces each with [e-mail] in the card."""
+    import io
+
+    import pandas as pd
+    from sqlmodel import col
+
+    from annotate.db.tables import Assignment
+
+    two_participants(page_engine)
+    with write_session(page_engine) as session:
+        first = session.exec(
+            select(Assignment).where(col(Assignment.status) == "done").order_by(col(Assignment.id))
+        ).first()
+        assert first is not None
+        first.comment = "ask me: jo.smith@example.org"
+    at = open_page(_admin(page_engine), page="admin_publish.py", pick=STUDY)
+    assert not at.warning  # nothing disclosed: nothing to warn about
+    at.checkbox(key="disclose_comment").check().run()
+    (warning,) = [w for w in at.warning if "e-mail-like" in str(w.value)]
+    assert "`comment`: 1" in str(warning.value)
+    assert at.checkbox(key="publish_mask_emails").value  # masked unless unticked
+    at.button(key="publish_build").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    files = at.session_state["publish_built"][1]
+    comments = set(pd.read_parquet(io.BytesIO(files["ratings.parquet"]))["comment"].dropna())
+    assert "ask me: [e-mail]" in comments
+    assert not any("jo.smith" in c for c in comments)

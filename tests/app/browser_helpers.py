@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -257,3 +259,13 @@ def choose_option(page: Any, select: Any, option: str, *, what: str) -> None:
     click_until(page, select, page.get_by_role("listbox"), what=what)
     page.get_by_role("option", name=option, exact=True).click()
     settle(page)
+
+
+def status_without_cookies(url: str) -> int:
+    """The HTTP status a client without any cookie gets for `url` (someone holding an address
+    from a log)."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return error.code

@@ -10,10 +10,12 @@ an empty cache and cannot see another test's engine.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import streamlit as st
 from sqlalchemy.engine import Engine
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from annotate.cli.server import APP_ENTRY
@@ -82,3 +84,20 @@ def second_annotator(engine: Engine, demo: DemoSetup) -> tuple[str, str]:
         annotator, token = accounts.create_account(session, "second-annotator")
         assign_pairs(session, study, annotator, study_pairs(session, study))
     return "second-annotator", token
+
+
+@pytest.fixture
+def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, Callable[[], Any]]:
+    """file name -> the callable a deferred download button runs when clicked (AppTest runs no
+    click of it, and its runtime is gone after the run: the callables are kept here)."""
+    seen: dict[str, Callable[[], Any]] = {}
+    original = MediaFileManager.add_deferred
+
+    def keep(
+        self: MediaFileManager, data_callable: Callable[[], Any], *args: Any, **kw: Any
+    ) -> str:
+        seen[str(kw.get("file_name") or args[2])] = data_callable
+        return original(self, data_callable, *args, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
+    return seen

@@ -30,6 +30,7 @@ from annotate.db.tables import (
     Training,
 )
 from annotate.domain.exports.pseudonyms import pseudonym, secret_key
+from annotate.domain.exports.spreadsheet import inert_cell
 from annotate.domain.rating.aspects import MARKS
 from annotate.domain.rating.ratings import SCORES
 from annotate.domain.rating.revisions import AnswerTable
@@ -301,11 +302,20 @@ def _check_participant(
 # ---------------------------------------------------------------- the downloads
 
 
+PAGE_LEAVES_OUT = (*FREE_TEXT, "rationale", "preference_history")
+"""What the Results page's ratings download leaves out (issue 32): the free text, the earlier
+rationales inside the preference history included (its own download has the free text)."""
+
+
 def check_downloads(engine: Any, ledger: list[Given], downloads: Mapping[str, bytes]) -> None:
     names = pseudonyms(engine)
-    expected = expected_ratings(ledger, names)
+    fields = tuple(f for f in RATING_FIELDS if f not in PAGE_LEAVES_OUT)
+    expected = [{f: row[f] for f in fields} for row in expected_ratings(ledger, names)]
     for fmt in ("csv", "jsonl", "parquet"):
-        _same_rows(f"ratings.{fmt}", read_rows(downloads[f"ratings.{fmt}"], fmt), expected)
+        rows = read_rows(downloads[f"ratings.{fmt}"], fmt)
+        assert not {*FREE_TEXT, "rationale"} & set(rows[0]), f"free text in ratings.{fmt}"
+        _same_rows(f"ratings.{fmt}", rows, expected)
+    _check_free_text(ledger, names, downloads["free_text.csv"])
     aspects = expected_aspects(ledger, names)
     for fmt in ("csv", "jsonl", "parquet"):
         _same_rows(f"aspects.{fmt}", read_rows(downloads[f"aspects.{fmt}"], fmt), aspects)
@@ -313,6 +323,19 @@ def check_downloads(engine: Any, ledger: list[Given], downloads: Mapping[str, by
     _check_admin_tables(ledger, names, downloads)
     _check_card(ledger, names, downloads)
     _nothing_personal(engine, downloads, ledger)
+
+
+def _check_free_text(ledger: list[Given], names: Mapping[str, str], data: bytes) -> None:
+    """The Results page's free text download: each comment typed, with its pair and pseudonym,
+    written inert for a spreadsheet."""
+    rows = list(csv.DictReader(io.StringIO(data.decode("utf-8"), newline="")))
+    found = {(r["pair_id"], r["annotator"], r["comment"]) for r in rows if r["comment"]}
+    wanted = {
+        (g.record_id, names[g.person], str(inert_cell(g.comment)))
+        for g in ledger
+        if g.comment and g.status != "released"
+    }
+    assert found == wanted, f"free_text.csv: {found ^ wanted}"
 
 
 def read_rows(data: bytes, fmt: str) -> list[dict[str, Any]]:

@@ -550,6 +550,8 @@ def _download_everything(pilot: Pilot) -> None:
             pilot.downloads[f"{table}.{fmt}"] = _download(page, button)
     button = page.locator(".st-key-download_report_json button")
     pilot.downloads["report.json"] = _download(page, button)
+    button = page.locator(".st-key-download_free_text button")  # apart, audited (issue 32)
+    pilot.downloads["free_text.csv"] = _download(page, button)
 
     _go_to(page, "Assignments")
     rows = page.locator(".st-key-rows_download button")

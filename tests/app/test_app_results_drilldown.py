@@ -5,13 +5,9 @@ of it on an annotator's page."""
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
-from typing import Any
 
 import pandas as pd
-import pytest
 from sqlmodel import select
-from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from analysis.inference.drilldown import figure_pairs
@@ -27,23 +23,6 @@ def drill_table(at: AppTest) -> pd.DataFrame:
     tables = [df.value for df in at.dataframe if "scores" in df.value.columns]
     assert len(tables) == 1, [list(df.value.columns) for df in at.dataframe]
     return tables[0]
-
-
-@pytest.fixture
-def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, Callable[[], Any]]:
-    """file name -> the callable a deferred download button runs when clicked (AppTest runs no
-    click of it, and its runtime is gone after the run: the callables are kept here)."""
-    seen: dict[str, Callable[[], Any]] = {}
-    original = MediaFileManager.add_deferred
-
-    def keep(
-        self: MediaFileManager, data_callable: Callable[[], Any], *args: Any, **kw: Any
-    ) -> str:
-        seen[str(kw.get("file_name") or args[2])] = data_callable
-        return original(self, data_callable, *args, **kw)
-
-    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
-    return seen
 
 
 def test_a_figure_lists_its_pairs_most_telling_first_with_a_csv(

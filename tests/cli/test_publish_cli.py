@@ -166,3 +166,33 @@ def test_license_option_and_size_categories(cli, rated):
         "100K<n<1M",
         "n>1M",
     ]
+
+
+def test_disclosed_free_text_with_an_address_is_warned_about_and_masked_on_request(
+    cli, rated, engine
+):
+    """Issue 32: a warning before disclosing free text holding e-mail-like strings, and
+    `--mask-emails`, which replaces each with [e-mail] and keeps the rest as typed."""
+    from sqlmodel import col, select
+
+    from annotate.db import write_session
+    from annotate.db.tables import Assignment
+
+    with write_session(engine) as session:
+        first = session.exec(select(Assignment).order_by(col(Assignment.id)).limit(1)).one()
+        first.comment = "great pair, write to jo.smith@example.org (at work)"
+    plain = cli("publish", str(rated / "plain"), "--study", "s", "--bootstrap", "0",
+                "--disclose", "comment")  # fmt: skip
+    assert plain.exit_code == 0, plain.output
+    assert "e-mail-like strings (comment: 1 entries)" in plain.stderr
+    comments = set(pd.read_parquet(rated / "plain" / "ratings.parquet")["comment"].dropna())
+    assert "great pair, write to jo.smith@example.org (at work)" in comments
+    masked = cli("publish", str(rated / "masked"), "--study", "s", "--bootstrap", "0",
+                 "--disclose", "comment", "--mask-emails")  # fmt: skip
+    assert masked.exit_code == 0, masked.output
+    assert "e-mail" not in masked.stderr
+    comments = set(pd.read_parquet(rated / "masked" / "ratings.parquet")["comment"].dropna())
+    assert "great pair, write to [e-mail] (at work)" in comments
+    assert not any("@" in c for c in comments)
+    quiet = cli("publish", str(rated / "none"), "--study", "s", "--bootstrap", "0")
+    assert "e-mail" not in quiet.stderr  # nothing disclosed: nothing to warn about

@@ -21,10 +21,12 @@ from annotate.app.app_pages.admin_common import (
     pool_order_select,
     show_notice,
 )
+from annotate.app.downloads import offer_download
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.db.tables import Study
 from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
+from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.services import data, people, plans, studies
 from annotate.vocabulary import Role
 
@@ -211,12 +213,13 @@ def _draw_reassign(
 def _draw_rows(study: Study) -> None:
     rows = act(lambda: plans.assignment_rows(engine(), actor_id(), study.name)) or []
     frame = pd.DataFrame([r.values() for r in rows], columns=list(ASSIGNMENT_COLUMNS))
-    st.download_button(
+    offer_download(
+        st,
+        "assignments",
         "Download as CSV",
-        data=frame.to_csv(index=False).encode("utf-8"),
+        partial(spreadsheet_csv, frame),
         file_name=f"{study.name}_assignments.csv",
         mime="text/csv",
-        icon=":material/download:",
         key="rows_download",
     )
     counts = frame["status"].value_counts()

@@ -3,10 +3,13 @@ holds platform ids), erasing a person's data, and the study's retention period."
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import act, actor_id, choose_study, done, show_notice
+from annotate.app.downloads import offer_download
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.services import erasure, payments
@@ -57,13 +60,14 @@ def _draw_payments(study: str) -> None:
             f"pay **{found.pay_for(rate):.2f}** per participant."
         )
     st.warning(payments.HOLDS_PLATFORM_IDS, icon=":material/lock:")
-    st.download_button(
+    offer_download(
+        st,
+        "payments",
         "Download for bulk approval (CSV)",
-        payments.payments_csv(found).encode("utf-8"),
+        partial(payments.payments_csv, found),
         file_name=f"payments-{study}.csv",
         mime="text/csv",
         key="payments_download",
-        icon=":material/download:",
     )
 
 

@@ -6,11 +6,13 @@ disk is the admin's, so nothing is written on the server."""
 from __future__ import annotations
 
 import io
+from functools import partial
 
 import pandas as pd
 import streamlit as st
 
 from annotate.app.app_pages.admin_common import act, actor_id, choose_study
+from annotate.app.downloads import offer_download
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
@@ -37,12 +39,18 @@ def draw() -> None:
         "leaves every free-text field out unless you disclose it here (the card says which)."
     )
     disclosed = _draw_disclosure(choices)
+    mask = _draw_email_warning(study, disclosed)
     boot = st.radio("Bootstrap intervals", list(BOOTSTRAP), horizontal=True, key="publish_boot")
-    wanted = (study, tuple(disclosed), BOOTSTRAP[str(boot)])
+    wanted = (study, tuple(disclosed), mask, BOOTSTRAP[str(boot)])
     if st.button("Build the card", type="primary", key="publish_build"):
         files = act(
             lambda: publish.card_files(
-                engine(), actor_id(), study, disclose=disclosed, n_boot=BOOTSTRAP[str(boot)]
+                engine(),
+                actor_id(),
+                study,
+                disclose=disclosed,
+                mask_emails=mask,
+                n_boot=BOOTSTRAP[str(boot)],
             )
         )
         if files is not None:
@@ -62,6 +70,27 @@ def _draw_disclosure(choices: dict[str, str]) -> list[str]:
     ]
 
 
+def _draw_email_warning(study: str, disclosed: list[str]) -> bool:
+    """The warning before disclosing free text that holds e-mail-like strings, and the choice
+    to mask them (checked); whether to mask."""
+    from annotate.services import publish  # imported already by `draw`
+
+    if not disclosed:
+        return False
+    found = act(lambda: publish.emails_disclosed(engine(), actor_id(), study, disclosed)) or {}
+    if not found:
+        return False
+    counts = ", ".join(f"`{field}`: {n}" for field, n in found.items())
+    st.warning(
+        f"The free text you disclose holds e-mail-like strings ({counts} entries). A published "
+        "card is public: mask them unless each person agreed.",
+        icon=":material/alternate_email:",
+    )
+    return st.checkbox(
+        "Mask the e-mail addresses (each becomes [e-mail])", value=True, key="publish_mask_emails"
+    )
+
+
 def _draw_preview(study: str, files: dict[str, bytes]) -> None:
     from annotate.services import publish  # imported already by `draw`
 
@@ -76,13 +105,14 @@ def _draw_preview(study: str, files: dict[str, bytes]) -> None:
         st.markdown(inert_markdown(body))
     with st.expander(f"{RATINGS_FILE}: the first rows"):
         st.dataframe(pd.read_parquet(io.BytesIO(files[RATINGS_FILE])).head(20), hide_index=True)
-    st.download_button(
+    offer_download(
+        st,
+        "publish_card",
         "Download the card (zip)",
-        publish.card_zip(files, study),
+        partial(publish.card_zip, files, study),
         file_name=f"{folder_name(study)}.zip",
         mime="application/zip",
         key="publish_download",
-        icon=":material/download:",
         type="primary",
     )
 

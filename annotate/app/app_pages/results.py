@@ -21,13 +21,21 @@ from analysis.schema.report_types import Report
 from analysis.schema.style import SHORT_LABELS
 from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
 from annotate.app import results_downstream, results_drilldown, results_models, results_rules
+from annotate.app.downloads import offer_download
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
 from annotate.domain.exports.export import EXPORT_FORMATS, ratings_bytes
+from annotate.domain.exports.published import without_free_text
 from annotate.domain.study.permissions import RESULTS_ROLES, require_role
-from annotate.services.reporting import StudyRatings, study_names, study_ratings, study_report
+from annotate.services.reporting import (
+    StudyRatings,
+    free_text_download,
+    study_names,
+    study_ratings,
+    study_report,
+)
 from annotate.vocabulary import DEFAULT_HOLM
 
 REPORT_FORMATS = {
@@ -384,36 +392,61 @@ def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
         st.markdown(sizing_text(result))
 
 
-def _export_row(title: str, frame: pd.DataFrame, file_stem: str, key: str) -> None:
+def _export_row(title: str, frame: pd.DataFrame, file_stem: str, name: str, key: str) -> None:
     """A table's downloads, one button per export format."""
     row = st.columns(len(EXPORT_FORMATS) + 1)
     row[0].markdown(f"**{title}**")
     for column, fmt in zip(row[1:], EXPORT_FORMATS, strict=True):
-        column.download_button(
+        offer_download(
+            column,
+            name,
             fmt,
-            data=partial(ratings_bytes, frame, fmt),
+            partial(ratings_bytes, frame, fmt),
             file_name=f"{file_stem}.{fmt}",
             mime=RATINGS_MIME[fmt],
-            icon=":material/download:",
-            on_click="ignore",
             key=f"{key}_{fmt}",
         )
 
 
+def _free_text_csv(data: StudyRatings, account: Any) -> bytes:
+    """The free text as CSV, its download audited (built when the button is clicked)."""
+    return ratings_bytes(free_text_download(engine(), account, data), "csv")
+
+
 def _draw_downloads(study: str, data: StudyRatings, state: dict[str, Any]) -> None:
     st.subheader("Downloads")
-    _export_row("Ratings export", data.ratings, f"{study}_ratings", "download_ratings")
+    ratings = without_free_text(data.ratings, data.free_text)
+    _export_row(
+        "Ratings export", ratings, f"{study}_ratings", "results_ratings", "download_ratings"
+    )
     if data.aspects is not None:  # a study with the aspect checklist: its aspect table
-        _export_row("Aspect table", data.aspects, f"{study}_aspects", "download_aspects")
+        aspects = without_free_text(data.aspects, data.free_text)
+        _export_row(
+            "Aspect table", aspects, f"{study}_aspects", "results_aspects", "download_aspects"
+        )
     report_row = st.columns(len(REPORT_FORMATS) + 1)
     report_row[0].markdown("**Report**")
     for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):
-        column.download_button(
+        offer_download(
+            column,
+            "results_report",
             fmt,
-            data=partial(_full_report, state, fmt),
+            partial(_full_report, state, fmt),
             file_name=f"{study}_report.{fmt}",
             mime=REPORT_FORMATS[fmt],
-            icon=":material/download:",
-            on_click="ignore",
             key=f"download_report_{fmt}",
         )
+    st.caption(
+        "The ratings export and the aspect table leave out the free text (comments, reasons, "
+        "rationales, survey text): it is a download of its own, and each one is recorded in "
+        "the audit log."
+    )
+    offer_download(
+        st,
+        "results_free_text",
+        "Free text (CSV, audited)",
+        partial(_free_text_csv, data, state["account"]),
+        file_name=f"{study}_free_text.csv",
+        mime="text/csv",
+        key="download_free_text",
+    )

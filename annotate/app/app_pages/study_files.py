@@ -16,6 +16,7 @@ import streamlit as st
 import yaml
 
 from annotate.app.app_pages.admin_common import act, actor_id, ask_confirmation
+from annotate.app.downloads import offer_download
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.db.tables import Study
@@ -64,12 +65,15 @@ def draw_settings_file(study: Study) -> None:
                 partial(study_settings.export_settings, engine(), actor_id(), study.name, fmt)
             )
             if text is not None:
-                column.download_button(
+                offer_download(
+                    column,
+                    "settings_file",
                     f"Download settings ({fmt.upper()})",
-                    text,
+                    partial(str, text),
                     file_name=f"{study.name}-settings.{fmt}",
                     mime="application/json" if fmt == "json" else "application/yaml",
                     key=f"settings_download_{fmt}",
+                    icon=None,
                 )
         upload = st.file_uploader(
             "Settings file (.yaml, .yml or .json; settings it leaves out are kept)",

@@ -12,6 +12,7 @@ the admin discloses that field (`Disclosure`), and gives times to the minute: `c
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -128,3 +129,80 @@ def published_times(value: Any) -> Any:
     if isinstance(value, list):
         return [published_times(v) for v in value]
     return value
+
+
+FREE_TEXT_KEYS = ("pair_id", "annotator")
+"""The columns that say whose free text a row of `free_text_table` is."""
+
+
+def without_free_text(frame: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
+    """The export less its free-text `fields` (the researcher's ratings download, issue 32:
+    the free text is a download of its own, audited), the earlier rationales inside
+    `preference_history` included; nothing else changes (times stay exact)."""
+    out = frame.drop(columns=[f for f in fields if f in frame.columns])
+    if "rationale" in fields and "preference_history" in out.columns:
+        out["preference_history"] = [_without_rationale(v) for v in out["preference_history"]]
+    return out
+
+
+def _without_rationale(text: object) -> object:
+    if not isinstance(text, str) or not text:
+        return text
+    entries = json.loads(text)
+    for entry in entries:
+        entry.pop("rationale", None)
+    return json.dumps(entries)
+
+
+def free_text_table(frame: pd.DataFrame, fields: Mapping[str, str]) -> pd.DataFrame:
+    """The free text of an export: pair, annotator and each free-text field, one row per pair
+    and annotator that wrote any."""
+    present = [f for f in fields if f in frame.columns]
+    keys = [k for k in FREE_TEXT_KEYS if k in frame.columns]
+    table = frame[keys + present].copy()
+    text = table[present].astype("string").fillna("").apply(lambda c: c.str.strip())
+    written = (text != "").any(axis=1) if present else pd.Series(False, index=table.index)
+    return table[written].drop_duplicates().reset_index(drop=True)
+
+
+_LOCAL = r"[\w.!#$%&'*+/=?^`{|}~-]+"
+_AT = r"(?:@|\s*[(\[{<]\s*at\s*[)\]}>]\s*)"
+_DOT = r"(?:\.|\s*[(\[{<]\s*dot\s*[)\]}>]\s*|\s+dot\s+)"
+_LABEL = r"[\w](?:[\w-]{0,62}[\w])?"
+EMAIL = re.compile(rf"{_LOCAL}{_AT}(?:{_LABEL}{_DOT})+[^\W\d_]{{2,}}\b", re.IGNORECASE)
+"""An e-mail-like string: `name@host.tld`, also written `name (at) host (dot) tld` or
+`name [at] host dot tld` (a plain " at " is prose: "looked at example.com" is no address); the
+top-level label is letters only (so `v1.2@3.4` is no address)."""
+EMAIL_MASK = "[e-mail]"
+
+
+def mask_emails(text: str) -> str:
+    """`text` with every e-mail-like string replaced by `EMAIL_MASK` (the rest kept as typed)."""
+    return EMAIL.sub(EMAIL_MASK, text)
+
+
+def emails_in(frame: pd.DataFrame, fields: Iterable[str]) -> dict[str, int]:
+    """Field -> how many of its entries (one per pair and annotator: an export repeats them on
+    every score's row) hold an e-mail-like string, fields holding none left out: the warning
+    before disclosing free text."""
+    keys = [k for k in FREE_TEXT_KEYS if k in frame.columns]
+    found = {}
+    for field_name in fields:
+        if field_name in frame.columns:
+            entries = frame[[*keys, field_name]].dropna(subset=[field_name]).drop_duplicates()
+            cells = entries[field_name].astype(str)
+            count = int(cells.map(lambda v: EMAIL.search(v) is not None).sum())
+            if count:
+                found[field_name] = count
+    return found
+
+
+def masked_frame(frame: pd.DataFrame, fields: Iterable[str]) -> pd.DataFrame:
+    """A copy of `frame` with the e-mail-like strings of its `fields` masked."""
+    out = frame.copy()
+    for field_name in fields:
+        if field_name in out.columns:
+            out[field_name] = out[field_name].map(
+                lambda v: mask_emails(v) if isinstance(v, str) else v
+            )
+    return out
