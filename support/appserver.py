@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from annotate.cli.server import server_environment, streamlit_command
+from annotate.config import SESSION_SECRET_ENV, SESSION_SECRET_FILE_ENV, new_session_secret
 
 
 def free_port() -> int:
@@ -38,7 +39,9 @@ class AppServer:
     """The app server as a child process on 127.0.0.1, for tests and benchmarks.
 
     Runs the production command (plus `extra_flags`), waits until `/_stcore/health` answers,
-    and can be stopped politely or killed like a crashed host, then started again.
+    and can be stopped politely or killed like a crashed host, then started again. Its session
+    secret is the one in `environment` or in this process's environment, else one of its own
+    (kept when it starts again: its sessions survive a restart).
     """
 
     def __init__(
@@ -52,6 +55,9 @@ class AppServer:
     ) -> None:
         self.db = db
         self.environment = dict(environment or {})
+        given = {**os.environ, **self.environment}
+        if not given.get(SESSION_SECRET_ENV) and not given.get(SESSION_SECRET_FILE_ENV):
+            self.environment[SESSION_SECRET_ENV] = new_session_secret()
         self.log_path = log_path
         self.port = port or free_port()
         self.extra_flags = list(extra_flags)

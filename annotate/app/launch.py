@@ -5,12 +5,13 @@ the tables, the queue and rating services: about a second) while the server star
 during the first visitor's page. The app's Streamlit modules are left to the first session (they
 belong to a running app). Every response carries the security headers
 (`annotate.app.security_headers`), and Streamlit's scripts and styles are sent gzipped
-(`annotate.app.static_compression`).
+(`annotate.app.static_compression`). Without a good session secret it does not start (issue 32.1).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 
 WARM_MODULES = (
     "annotate.db",
@@ -24,6 +25,12 @@ WARM_MODULES = (
 
 
 def main() -> None:
+    from annotate.config import SessionSecretError, session_secret
+
+    try:
+        session_secret()
+    except SessionSecretError as error:
+        sys.exit(f"prb-annotate: the app server did not start: {error}")
     for name in WARM_MODULES:
         importlib.import_module(name)
     from annotate.app.security_headers import send_from_the_app
