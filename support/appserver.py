@@ -22,6 +22,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def ensure_session_secret() -> None:
+    """Give this process (and the servers it starts) a new session secret unless it has one:
+    for the benchmarks that start the app without `AppServer`."""
+    if not os.environ.get(SESSION_SECRET_ENV) and not os.environ.get(SESSION_SECRET_FILE_ENV):
+        os.environ[SESSION_SECRET_ENV] = new_session_secret()
+
+
 def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float) -> bool:
     """Wait until the server at `url` answers its health check (False: it exited or timed out)."""
     deadline = time.monotonic() + timeout
