@@ -389,6 +389,7 @@ def start_floor(folder: Path, production: bool) -> tuple[subprocess.Popen[bytes]
     """`streamlit_floor.py` (three elements) on plain `streamlit run`: Streamlit's own floor; or
     with `production`, on prb-annotate's server command (its flags, gzip, the preload header)."""
     from annotate.cli.server import streamlit_command
+
     ensure_session_secret()  # the production command refuses to start without one
     port = free_port()
     app = str(Path(__file__).resolve().parent / "streamlit_floor.py")
