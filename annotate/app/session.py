@@ -6,8 +6,10 @@ address bar at once: the page replaces it with a session value (`s`, see
 `annotate.domain.study.accounts.session_value`: it lasts a day and stops with the link), so the
 token is not in the browser's history, a bookmark or a shared screenshot, and a reload still
 works. Each tab carries its own, so two accounts in one browser do not mix. Moving to another
-page in the sidebar drops the query parameters: the session value is put back in the URL.
-Logging out (`log_out`) ends the account's session values everywhere; the link logs in again.
+page in the sidebar drops the query parameters: the session value the tab kept is put back in
+the URL. A tab keeps the session value, never the token (issue 32.4), so logging out
+(`log_out`) ends the account's sessions in every tab: the next click or reload of another tab
+draws the login page; the link logs in again.
 """
 
 from __future__ import annotations
