@@ -11,7 +11,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import sqlite3
 import time
+from contextlib import closing
+from pathlib import Path
 
 import pytest
 from sqlmodel import select
@@ -22,6 +25,7 @@ from annotate.cli.server import APP_ENTRY
 from annotate.config import SESSION_SECRET_ENV
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment
+from annotate.domain.exports.backup import backup_database
 from annotate.domain.study import accounts
 from annotate.services.demo import DEMO_ADMIN
 from tests.app.apptest_helpers import annotator_id
@@ -174,16 +178,27 @@ def _forge(prefix: str, account_id: int, expiry: int, key: bytes, message: str) 
     return f"{prefix}{account_id}.{expiry}.{mac}"
 
 
-def test_values_minted_from_a_copy_of_the_database_are_refused(open_app, demo, engine):
+def _admin_row_from_a_copy(engine, folder: Path) -> tuple[int, str, int]:
+    """The admin's id, token hash and session epoch as a backup holds them: on SQLite the
+    product's own backup file, read with plain sqlite3; on PostgreSQL the rows themselves."""
+    if engine.url.get_backend_name() != "sqlite":
+        with read_session(engine) as session:
+            (admin,) = session.exec(select(Annotator).where(Annotator.name == DEMO_ADMIN)).all()
+            return admin.id, admin.token_hash, admin.session_epoch
+    copy = backup_database(engine, folder / "backup.db")
+    with closing(sqlite3.connect(copy)) as database:
+        query = "SELECT id, token_hash, session_epoch FROM annotator WHERE name = ?"
+        (row,) = database.execute(query, (DEMO_ADMIN,)).fetchall()
+    return row
+
+
+def test_values_minted_from_a_copy_of_the_database_are_refused(open_app, demo, engine, tmp_path):
     """What a database or backup reader has (the token hash, the account id, the session
     epoch) no longer makes a session value: the MAC is keyed by the server's secret alone.
     Before, with $PRB_SESSION_SECRET unset, the first forgery below logged in as the admin,
     with expiries in 2100 and in the year 33658 too."""
     open_app(demo.admin_token)  # the admin has been logged in (as on a real server)
-    with read_session(engine) as session:
-        rows = session.exec(select(Annotator).where(Annotator.name == DEMO_ADMIN)).all()
-        (admin,) = [(a.id, a.token_hash, a.session_epoch) for a in rows]
-    account_id, token_hash, epoch = admin
+    account_id, token_hash, epoch = _admin_row_from_a_copy(engine, tmp_path)
     prefix = accounts.SESSION_PREFIX
     soon = int(time.time()) + 3600
     forged = []
