@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +27,9 @@ STARTS_PER_MINUTE_ENV = "PRB_STARTS_PER_MINUTE"
 FIRST_RESERVATION_ENV = "PRB_FIRST_RESERVATION_MINUTES"
 UNPROVEN_SHARE_ENV = "PRB_UNPROVEN_SHARE_PERCENT"
 SESSION_SECRET_ENV = "PRB_SESSION_SECRET"
+SESSION_SECRET_FILE_ENV = "PRB_SESSION_SECRET_FILE"
+SESSION_SECRET_MIN_CHARS = 43  # 32 random bytes: 43 characters in URL-safe base64, 64 in hex
+SESSION_SECRET_MIN_DISTINCT = 10  # refuses "aaaa..." and "0123456789" repeated
 
 
 @dataclass(frozen=True)
@@ -81,11 +86,72 @@ def database_url(path_or_url: str | None = None) -> str:
     return f"sqlite:///{Path(value).expanduser().resolve()}"
 
 
+class SessionSecretError(ValueError):
+    """The server's session secret is missing, too short or readable by others: it refuses to
+    start (the message says what to do)."""
+
+
+def new_session_secret() -> str:
+    """32 random bytes, URL-safe base64 (43 characters)."""
+    return secrets.token_urlsafe(32)
+
+
 def session_secret() -> str:
-    """$PRB_SESSION_SECRET: mixed into the pages' session values (`annotate.domain.study.accounts`)
-    so that someone who can read the database still cannot make one; empty when unset (the
-    values then rest on the stored token hashes alone). The same on every app server."""
-    return os.environ.get(SESSION_SECRET_ENV, "")
+    """The server's secret that keys the pages' session values (`annotate.domain.study.accounts`):
+    $PRB_SESSION_SECRET, else the file named by $PRB_SESSION_SECRET_FILE (readable by its owner
+    only). Never stored in the database, so a database or backup reader cannot make a session
+    value; the same on every app server; changing it ends every session. Raises
+    `SessionSecretError` when it is missing or weak."""
+    value = os.environ.get(SESSION_SECRET_ENV, "").strip()
+    source = f"${SESSION_SECRET_ENV}"
+    file_name = os.environ.get(SESSION_SECRET_FILE_ENV, "").strip()
+    if not value and file_name:
+        value, source = _secret_file(Path(file_name)), file_name
+    if not value:
+        raise SessionSecretError(
+            f"no session secret: set ${SESSION_SECRET_ENV} or ${SESSION_SECRET_FILE_ENV} to 32 "
+            'random bytes or more (python -c "import secrets; print(secrets.token_urlsafe(32))"), '
+            "the same on every app server"
+        )
+    _check_strength(value, source)
+    return value
+
+
+def _check_strength(value: str, source: str) -> None:
+    if len(value) < SESSION_SECRET_MIN_CHARS or len(set(value)) < SESSION_SECRET_MIN_DISTINCT:
+        raise SessionSecretError(
+            f"the session secret in {source} is too weak: expected 32 random bytes or more "
+            f"({SESSION_SECRET_MIN_CHARS}+ characters of URL-safe base64, or 64 hex digits), got "
+            f"{len(value)} characters, {len(set(value))} distinct"
+        )
+
+
+def _secret_file(path: Path) -> str:
+    """The secret in `path`, refused when the group or others may read or write it."""
+    try:
+        mode = path.stat().st_mode
+        if mode & 0o077:
+            raise SessionSecretError(
+                f"{path}: the session secret file is readable or writable by others "
+                f"(mode {stat.filemode(mode)}); expected the owner only: chmod 600 {path}"
+            )
+        return path.read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise SessionSecretError(
+            f"{path}: cannot read the session secret file ({error.strerror})"
+        ) from error
+
+
+def ensure_secret_file(path: Path) -> Path:
+    """Create `path` with a new secret, readable by its owner only, unless it exists (then it
+    is kept: the sessions it keyed go on working). For the demo."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(new_session_secret() + "\n")
+    return path
 
 
 def app_url() -> str:

@@ -98,7 +98,7 @@ from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import get_study
 from annotate.services.demo import set_up_demo
-from support.appserver import AppServer, free_port
+from support.appserver import AppServer, ensure_session_secret, free_port
 from support.cluster import Cluster
 
 CHROMIUM = "/usr/bin/chromium"
@@ -390,6 +390,7 @@ def start_floor(folder: Path, production: bool) -> tuple[subprocess.Popen[bytes]
     with `production`, on prb-annotate's server command (its flags, gzip, the preload header)."""
     from annotate.cli.server import streamlit_command
 
+    ensure_session_secret()  # the production command refuses to start without one
     port = free_port()
     app = str(Path(__file__).resolve().parent / "streamlit_floor.py")
     if production:

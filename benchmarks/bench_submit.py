@@ -201,8 +201,10 @@ def measure_page(db_url: str, token: str, submits: int, warmup: int = 5) -> list
     from streamlit.testing.v1 import AppTest
 
     from annotate.app.score_widgets import field_key
+    from support.appserver import ensure_session_secret
 
     os.environ[DATABASE_ENV] = db_url
+    ensure_session_secret()  # the app's session values need one
     st.cache_resource.clear()
     at = AppTest.from_file(str(APP_ENTRY), default_timeout=120)
     at.query_params["token"] = token

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The production topology on this machine: HAProxy (Debian's package) in front of N app servers
-# on one PostgreSQL database, until Ctrl-C. Usage:
+# on one PostgreSQL database, until Ctrl-C; every server gets the same session secret
+# ($PRB_SESSION_SECRET or $PRB_SESSION_SECRET_FILE if set, else a new one). Usage:
 #   scripts/cluster.sh [--servers 3] [--port 8500] [--database-url postgresql+psycopg://...]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -13,12 +13,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from annotate.cli.server import server_environment, streamlit_command
+from annotate.config import SESSION_SECRET_ENV, SESSION_SECRET_FILE_ENV, new_session_secret
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def ensure_session_secret() -> None:
+    """Give this process (and the servers it starts) a new session secret unless it has one:
+    for the benchmarks that start the app without `AppServer`."""
+    if not os.environ.get(SESSION_SECRET_ENV) and not os.environ.get(SESSION_SECRET_FILE_ENV):
+        os.environ[SESSION_SECRET_ENV] = new_session_secret()
 
 
 def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float) -> bool:
@@ -38,7 +46,9 @@ class AppServer:
     """The app server as a child process on 127.0.0.1, for tests and benchmarks.
 
     Runs the production command (plus `extra_flags`), waits until `/_stcore/health` answers,
-    and can be stopped politely or killed like a crashed host, then started again.
+    and can be stopped politely or killed like a crashed host, then started again. Its session
+    secret is the one in `environment` or in this process's environment, else one of its own
+    (kept when it starts again: its sessions survive a restart).
     """
 
     def __init__(
@@ -52,6 +62,9 @@ class AppServer:
     ) -> None:
         self.db = db
         self.environment = dict(environment or {})
+        given = {**os.environ, **self.environment}
+        if not given.get(SESSION_SECRET_ENV) and not given.get(SESSION_SECRET_FILE_ENV):
+            self.environment[SESSION_SECRET_ENV] = new_session_secret()
         self.log_path = log_path
         self.port = port or free_port()
         self.extra_flags = list(extra_flags)

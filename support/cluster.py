@@ -15,6 +15,7 @@ keeps the two equal; `python -m support.cluster --write-deploy` rewrites it).
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import shutil
 import signal
@@ -29,6 +30,12 @@ from pathlib import Path
 from annotate.app.security_headers import (
     SECURITY_HEADERS,
     content_security_policy,
+)
+from annotate.config import (
+    SESSION_SECRET_ENV,
+    SESSION_SECRET_FILE_ENV,
+    new_session_secret,
+    session_secret,
 )
 from support.appserver import AppServer, free_port
 
@@ -126,6 +133,13 @@ def haproxy_config(
     )
 
 
+def _given_secret() -> str | None:
+    """The session secret this process was given ($PRB_SESSION_SECRET or its file), if any."""
+    if os.environ.get(SESSION_SECRET_ENV) or os.environ.get(SESSION_SECRET_FILE_ENV):
+        return session_secret()
+    return None
+
+
 def _wait_for_port(port: int, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -141,7 +155,9 @@ class Cluster:
     """`size` app servers on `database_url` behind HAProxy on 127.0.0.1, in `folder`.
 
     `extra_flags` go to every app server (the load tests turn the agent API on; the balancer
-    still refuses it from outside unless `agent_api_through_balancer`).
+    still refuses it from outside unless `agent_api_through_balancer`). Every server gets the
+    same `session_secret` (by default this process's, else a new one): a session value goes on
+    working on another server (issue 32.1).
     """
 
     database_url: str
@@ -150,6 +166,7 @@ class Cluster:
     extra_flags: Sequence[str] = ()
     port: int = field(default_factory=free_port)
     agent_api_through_balancer: bool = False
+    session_secret: str = field(default_factory=lambda: _given_secret() or new_session_secret())
     servers: list[AppServer] = field(default_factory=list)
     balancer: subprocess.Popen[bytes] | None = None
 
@@ -174,7 +191,7 @@ class Cluster:
                 self.database_url,
                 self.folder / f"app{i + 1}.log",
                 extra_flags=self.extra_flags,
-                environment={COOKIE_SECRET_ENV: secret},
+                environment={COOKIE_SECRET_ENV: secret, SESSION_SECRET_ENV: self.session_secret},
             )
             for i in range(self.size)
         ]
@@ -236,6 +253,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     args.folder.mkdir(parents=True, exist_ok=True)
     cluster = Cluster(args.database_url, args.folder, size=args.servers, port=args.port).start()
     print(f"{args.servers} app servers behind HAProxy at {cluster.url} (logs in {args.folder})")
+    if _given_secret() is None:
+        print(
+            f"one new session secret for every server (set ${SESSION_SECRET_ENV} or "
+            f"${SESSION_SECRET_FILE_ENV} to keep sessions across restarts of the cluster)"
+        )
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as on Ctrl-C
     try:
         while True:

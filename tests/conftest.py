@@ -24,6 +24,7 @@ from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 
+from annotate.config import SESSION_SECRET_ENV, SESSION_SECRET_FILE_ENV, new_session_secret
 from annotate.db import make_engine
 from tests.app.browser_helpers import CHROMIUM, CHROMIUM_ARGS, RETRIES, TALL, UI_TIMEOUT_MS
 
@@ -35,6 +36,13 @@ DEMO_DOMAINS = (
     "Lifestyle_and_Personal_Development",
     "Society_and_Culture",
 )
+
+
+# The server's session secret (issue 32.1): one per test run, for the AppTest sessions and for
+# every server the tests start (they inherit the environment); a test that needs none or a bad
+# one sets its own. A secret file given from outside would be read instead: dropped.
+os.environ[SESSION_SECRET_ENV] = new_session_secret()
+os.environ.pop(SESSION_SECRET_FILE_ENV, None)
 
 
 def on_postgres() -> bool:

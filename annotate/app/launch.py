@@ -6,12 +6,14 @@ during the first visitor's page. The app's Streamlit modules are left to the fir
 belong to a running app). Every response carries the security headers
 (`annotate.app.security_headers`), Streamlit's scripts and styles are sent gzipped
 (`annotate.app.static_compression`), and a personal download answers only the browser that
-asked for it (`annotate.app.private_downloads`).
+asked for it (`annotate.app.private_downloads`). Without a good session secret it does not start
+(issue 32.1).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 
 WARM_MODULES = (
     "annotate.db",
@@ -25,6 +27,12 @@ WARM_MODULES = (
 
 
 def main() -> None:
+    from annotate.config import SessionSecretError, session_secret
+
+    try:
+        session_secret()
+    except SessionSecretError as error:
+        sys.exit(f"prb-annotate: the app server did not start: {error}")
     for name in WARM_MODULES:
         importlib.import_module(name)
     from annotate.app.private_downloads import protect_personal_downloads

@@ -58,8 +58,10 @@ else:
         pages = admin_pages() + pages
 
 st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden").run()
-if account is not None and len(pages) > 1:  # an annotator's page has no sidebar
+if account is not None and len(pages) > 1:
     with st.sidebar:  # below the page's own controls (the study picker)
         st.divider()
         st.caption(f"Logged in as {plain_text(account.name)}")
         st.button("Log out", key="log_out", icon=":material/logout:", on_click=log_out)
+elif account is not None:  # an annotator's or a participant's page has no sidebar menu
+    st.button("Log out", key="log_out", icon=":material/logout:", type="tertiary", on_click=log_out)

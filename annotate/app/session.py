@@ -6,8 +6,10 @@ address bar at once: the page replaces it with a session value (`s`, see
 `annotate.domain.study.accounts.session_value`: it lasts a day and stops with the link), so the
 token is not in the browser's history, a bookmark or a shared screenshot, and a reload still
 works. Each tab carries its own, so two accounts in one browser do not mix. Moving to another
-page in the sidebar drops the query parameters: the session value is put back in the URL.
-Logging out (`log_out`) ends the account's session values everywhere; the link logs in again.
+page in the sidebar drops the query parameters: the session value the tab kept is put back in
+the URL. A tab keeps the session value, never the token (issue 32.4), so logging out
+(`log_out`) ends the account's sessions in every tab: the next click or reload of another tab
+draws the login page; the link logs in again.
 """
 
 from __future__ import annotations
@@ -17,10 +19,16 @@ from dataclasses import dataclass
 
 import streamlit as st
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from annotate.config import DATABASE_ENV
 from annotate.db import make_engine, read_session, write_session
-from annotate.domain.study.accounts import end_sessions, find_account, session_value
+from annotate.domain.study.accounts import (
+    SESSION_PREFIX,
+    end_sessions,
+    find_account,
+    session_value,
+)
 from annotate.errors import Unavailable
 
 SESSION_TOKEN = "login_token"
@@ -79,26 +87,41 @@ def current_account() -> CurrentAccount | None:
                 st.session_state.pop(KNOWN_ACCOUNT, None)
                 return None
             found = CurrentAccount(id=account.id, name=account.name, role=account.role)  # type: ignore[arg-type]
-            shown = find_account(session, st.query_params.get(SESSION_PARAM))
-            same = shown is not None and shown.id == account.id
-            fresh = None if same else session_value(account)
+            value = _kept_value(session, token, found.id) or session_value(account)
     except Unavailable:
         known = st.session_state.get(KNOWN_ACCOUNT)
         if known is None or known[0] != token:
             raise
         return known[1]
-    st.session_state[KNOWN_ACCOUNT] = (token, found)
-    st.session_state[SESSION_TOKEN] = token
+    _keep(value, found)
+    return found
+
+
+def _kept_value(session: Session, token: str, account_id: int) -> str | None:
+    """The session value this tab already holds for the account (the address's, else the one
+    it logged in with), or None: a new one is issued."""
+    for held in (st.query_params.get(SESSION_PARAM), token):
+        if held and held.startswith(SESSION_PREFIX):
+            shown = find_account(session, held)
+            if shown is not None and shown.id == account_id:
+                return held
+    return None
+
+
+def _keep(value: str, found: CurrentAccount) -> None:
+    """The tab keeps the session value, never the link's token (issue 32.4): after a Log out
+    elsewhere, a page change or a reload here finds no account."""
+    st.session_state[KNOWN_ACCOUNT] = (value, found)
+    st.session_state[SESSION_TOKEN] = value
     if TOKEN_PARAM in st.query_params:
         del st.query_params[TOKEN_PARAM]  # the token leaves the address bar
-    if fresh is not None:
-        st.query_params[SESSION_PARAM] = fresh  # a reload keeps working
-    return found
+    if st.query_params.get(SESSION_PARAM) != value:
+        st.query_params[SESSION_PARAM] = value  # a reload keeps working
 
 
 LOGGED_OUT = (
     "You are logged out: the address this browser kept no longer logs in. Your personal login "
-    "link still does."
+    "link (or the study's link you came by) still does."
 )
 
 

@@ -407,10 +407,22 @@ def serve_command(
     port: PortOption = 8501,
     address: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
 ) -> None:
-    """Start the annotation app (Streamlit) on this database."""
-    from annotate.cli.server import serve
+    """Start the annotation app (Streamlit) on this database.
 
-    serve(State.db, port, address)  # becomes the server process
+    Needs the session secret: $PRB_SESSION_SECRET, or $PRB_SESSION_SECRET_FILE naming a file only
+    its owner can read (32 random bytes or more; the same on every app server)."""
+    _serve(port, address)
+
+
+def _serve(port: int, address: str) -> None:
+    """Become the server process, or say why not (no good session secret)."""
+    from annotate.cli.server import serve
+    from annotate.config import SessionSecretError
+
+    try:
+        serve(State.db, port, address)
+    except SessionSecretError as error:
+        raise fail(f"not started: {error}") from None
 
 
 @app.command("demo")
@@ -429,7 +441,7 @@ def demo_command(
     ] = DEMO_ADDRESS,
 ) -> None:
     """Set up the demo (bundled data, demo study, demo accounts), print the links, serve."""
-    from annotate.cli.server import serve
+    from annotate.cli.server import use_demo_secret
     from annotate.services.demo import set_up_demo
 
     setup = set_up_demo(State.engine(), simulated_annotators=simulated)
@@ -458,7 +470,8 @@ def demo_command(
         markup=False,
     )
     if not no_serve:
-        serve(State.db, port, address)  # becomes the server process
+        use_demo_secret(Path.cwd())
+        _serve(port, address)
 
 
 def demo_host(address: str) -> str:

@@ -6,9 +6,20 @@ import os
 import sys
 from pathlib import Path
 
-from annotate.config import APP_URL_ENV, DATABASE_ENV, MAX_UPLOAD_MB, database_url
+from annotate.config import (
+    APP_URL_ENV,
+    DATABASE_ENV,
+    MAX_UPLOAD_MB,
+    SESSION_SECRET_ENV,
+    SESSION_SECRET_FILE_ENV,
+    database_url,
+    ensure_secret_file,
+    session_secret,
+)
 
 APP_ENTRY = Path(__file__).resolve().parent.parent / "app" / "main.py"
+DEMO_SECRET_FILE = "prb_session_secret"
+"""The demo's session secret, made once in the current directory (next to its database)."""
 
 
 # Given on the command line, so a config.toml or STREAMLIT_* variable cannot weaken them.
@@ -65,9 +76,19 @@ def serve(db: str | None, port: int, address: str = "0.0.0.0") -> None:
     """Replace this process with the Streamlit server (never returns).
 
     One process serves: a signal (SIGTERM from `kill` or `docker stop`, Ctrl+C) reaches the
-    server itself, which shuts down and frees the port.
+    server itself, which shuts down and frees the port. Without a good session secret
+    (`annotate.config.session_secret`) it does not start: `SessionSecretError`.
     """
+    session_secret()
     command = streamlit_command(port, address)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execvpe(command[0], command, server_environment(db))
+
+
+def use_demo_secret(folder: Path) -> None:
+    """Unless a session secret is given, the demo's: its file in `folder`, made once (mode 600)
+    and reused, so a restarted demo keeps its sessions."""
+    if os.environ.get(SESSION_SECRET_ENV) or os.environ.get(SESSION_SECRET_FILE_ENV):
+        return
+    os.environ[SESSION_SECRET_FILE_ENV] = str(ensure_secret_file(folder / DEMO_SECRET_FILE))

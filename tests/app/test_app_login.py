@@ -41,7 +41,7 @@ def test_login_by_pasting_the_token(open_app, demo, engine):
 
     assert not at.exception
     assert "token" not in at.query_params  # replaced by a session value (issue 24, item 4)
-    assert at.query_params["s"].startswith("s1.")
+    assert at.query_params["s"].startswith("s2.")
     assert progress(at) == "**Pair 1 of 27** · 0 rated"
     assert at.session_state["account_id"] == annotator_id(engine, demo.annotator)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from annotate.cli.server import DEMO_SECRET_FILE
 from support.appserver import free_port, wait_healthy
 
 CLI = Path(sys.executable).parent / "prb-annotate"
@@ -99,20 +100,25 @@ def _listening_addresses(pid: int, port: int) -> set[str]:
 )
 def test_demo_listens_on_this_computer_only_unless_told(tmp_path: Path, given, listening):
     """Issue 22.9: `prb-annotate demo` printed links with working tokens and listened on every
-    address; it now listens on 127.0.0.1 unless `--address` says otherwise."""
+    address; it now listens on 127.0.0.1 unless `--address` says otherwise. On a machine with no
+    session secret set (issue 32.1), it makes its own file, owner-only, and serves."""
     port = free_port()
     log = tmp_path / "demo.log"
     command = [CLI, "--db", tmp_path / "demo.db", "demo", "--port", str(port), "--simulated", "0"]
+    fresh = {k: v for k, v in os.environ.items() if not k.startswith("PRB_SESSION_SECRET")}
     with log.open("wb") as out:
         process = subprocess.Popen(
             [*command, *given],
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            cwd=tmp_path,
+            env=fresh,
         )
     try:
         started = wait_healthy(f"http://127.0.0.1:{port}", process, 90)
         assert started, log.read_text(errors="replace")[-2000:]
+        assert (tmp_path / DEMO_SECRET_FILE).stat().st_mode & 0o777 == 0o600
         assert _listening_addresses(process.pid, port) == {listening}
         printed = log.read_text(errors="replace")
         assert f"http://localhost:{port}/?token=" in printed

@@ -76,10 +76,10 @@ def test_a_crowd_run_through_the_balancer_leaves_no_secret_in_any_log(
     annotator = new_page()
     annotator.goto(f"{cluster.url}/?token={token}")
     # The page replaces the token in the address bar with its session value (issue 24.4).
-    annotator.wait_for_function("() => /[?&]s=s1\\./.test(location.search)")
+    annotator.wait_for_function("() => /[?&]s=s2\\./.test(location.search)")
     assert "token=" not in annotator.url
     annotator.reload()
-    annotator.wait_for_function("() => /[?&]s=s1\\./.test(location.search)")
+    annotator.wait_for_function("() => /[?&]s=s2\\./.test(location.search)")
 
     proxy_log = (cluster.folder / "haproxy.log").read_text(encoding="utf-8", errors="replace")
     assert '"/"' in proxy_log  # the page loads are logged, by their path alone

@@ -9,6 +9,9 @@ servers on one database (`support.cluster`, what `scripts/cluster.sh` and `compo
   names the rating page's late scripts for preloading (each of them served), and Chromium
   opens a login link and sees its first pair over a websocket, with no Content-Security-Policy
   violation.
+- A session survives its server (issue 32.1): every app server holds the same session secret,
+  so after the server a browser used is killed, a reload through the balancer reaches the other
+  and the address's session value still logs in (no token left in it).
 - A server killed under load: every annotator it served reopens the page through the balancer
   and finishes on the other server; nothing acknowledged is lost, nothing is saved twice.
 """
@@ -27,13 +30,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from sqlalchemy.engine import Engine
 
 from annotate.app.static_compression import rating_page_preloads
+from annotate.config import SESSION_SECRET_ENV
 from support.cluster import (
     COMPOSE_DNS,
     COMPOSE_SERVERS,
     DEPLOY_CONFIG,
+    ROOT,
     SECURITY_HEADERS,
     STICKY_COOKIE,
     Cluster,
@@ -53,6 +59,17 @@ def test_the_shipped_config_is_the_rendered_one_and_haproxy_accepts_it() -> None
         ["haproxy", "-c", "-f", str(DEPLOY_CONFIG)], capture_output=True, text=True, timeout=30
     )
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_compose_gives_every_app_server_the_same_required_session_secret() -> None:
+    """Each of compose.yaml's app servers gets $PRB_SESSION_SECRET, and compose refuses to start
+    without it (`${VAR:?message}`)."""
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text(encoding="utf-8"))
+    apps = {name: service for name, service in compose["services"].items() if name != "db"}
+    apps.pop("balancer")
+    assert sorted(apps) == [name for name, _ in COMPOSE_SERVERS]
+    given = {service["environment"][SESSION_SECRET_ENV] for service in apps.values()}
+    assert given == {"${PRB_SESSION_SECRET:?set PRB_SESSION_SECRET}"}
 
 
 @pytest.fixture
@@ -120,6 +137,27 @@ def test_headers_stickiness_and_a_real_browser_through_the_balancer(
     assert violations == []
     cookies = {c["name"]: c["value"] for c in browser_page.context.cookies()}
     assert cookies.get(STICKY_COOKIE) in {"app1", "app2"}
+
+
+def test_a_session_survives_the_server_it_used_being_killed(
+    cluster: Cluster, engine: Engine, tmp_path: Path, new_page: Any
+) -> None:
+    load = prepare_load_study(engine, tmp_path, annotators=5, pairs_each=1)
+    token = next(iter(load.tokens.values()))
+    page = new_page()
+    page.goto(f"{cluster.url}/?token={token}")
+    page.get_by_role("button", name="Submit").first.wait_for()
+    page.wait_for_function("() => location.search.startsWith('?s=')")
+    address = page.url
+    used = {c["name"]: c["value"] for c in page.context.cookies()}[STICKY_COOKIE]
+    cluster.servers[int(used.removeprefix("app")) - 1].kill()
+
+    page.reload()  # the balancer's cookie names a dead server: it goes to the other one
+    page.get_by_role("button", name="Submit").first.wait_for()
+    assert {c["name"]: c["value"] for c in page.context.cookies()}[STICKY_COOKIE] != used
+    assert page.url == address  # the same session value, still valid
+    assert token not in page.url
+    assert page.get_by_label("Your access token", exact=True).count() == 0
 
 
 def test_a_server_killed_under_load_its_annotators_finish_on_the_other(

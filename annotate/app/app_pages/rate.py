@@ -135,13 +135,11 @@ def _load(account_id: int) -> tuple[list[QueueEntry], PairView] | None:
     """The annotator's queue and the pair to draw; None when something else was drawn (a link
     no longer valid, no pairs, the done page). Raises `Unavailable` before drawing anything."""
     # (A fragment run does not pass through the entry script.) A write just refused for the
-    # link is said next to the form, with the annotator's entries kept on the page.
+    # link is said next to the form, with the annotator's entries kept on the page; any other
+    # click after the login ended (a Log out in another tab, a replaced link) draws the login
+    # page, which says why (issue 32.4).
     if current_account() is None and REFUSED not in st.session_state:
-        st.error(
-            "This login link is no longer valid: it was replaced or deactivated. Please ask "
-            "the study organisers for a new link."
-        )
-        return None
+        st.rerun()  # the whole app: the entry script finds no account
     with read_session(engine()) as session:
         entries = queue(session, account_id)
     if next_open(entries) is None and pull_for_annotator(engine(), account_id) is not None:

@@ -9,11 +9,14 @@ crowd participant (an account with a platform id), an admin or a researcher (the
 labels), nor to an account still holding ordinary work (reassign it first).
 
 After login the pages keep a *session value* in the address bar instead of the token (issue 24,
-item 4): `s1.<account id>.<expiry>.<MAC>`, the MAC keyed by the account's stored token hash (and
-$PRB_SESSION_SECRET), so it works on any app server with no table, lasts SESSION_HOURS, and
-stops working when the account's link is replaced or the account deactivated, or when the person
-logs out (`end_sessions`: the account's session epoch, part of the MAC, goes up; the link itself
-keeps working). `find_account` takes a token or a session value.
+item 4): `s2.<account id>.<expiry>.<MAC>`. The MAC is keyed by the server's secret
+(`annotate.config.session_secret`, never stored in the database, so a database or backup reader
+cannot make one, issue 32.1) over the account id, the expiry, the account's stored token hash and
+its session epoch. So a value works on any app server holding the same secret, with no table; it
+lasts SESSION_HOURS, and the server refuses one claiming a later expiry than it would issue; it
+stops working when the account's link is replaced or the account deactivated, when the person
+logs out (`end_sessions`: the epoch goes up; the link itself keeps working), and for everyone when
+the secret changes. `find_account` takes a token or a session value.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ from annotate.vocabulary import ROLES, AssignmentStatus, Purpose, Role
 
 TOKEN_BYTES = 24
 SIMULATED_PREFIX = "sim-"
-SESSION_PREFIX = "s1."  # tokens (URL-safe base64) never hold a "."
+SESSION_PREFIX = "s2."  # tokens (URL-safe base64) never hold a "."; s1 was keyed by the hash
 SESSION_HOURS = 24
+CLOCK_SKEW_S = 60  # app servers' clocks may differ a little
 
 
 class AccountError(Invalid):
@@ -118,13 +122,10 @@ def session_value(account: Annotator, now: float | None = None) -> str:
 
 
 def _session_mac(account: Annotator, expiry: int) -> str:
-    """The MAC of a session value, keyed by the account's token hash; the session epoch is in
-    the message once a logout has raised it (epoch 0 gives the MAC of the values issued before
-    logging out existed, which keep working)."""
-    key = f"{session_secret()}:{account.token_hash}".encode()
-    epoch = f".{account.session_epoch}" if account.session_epoch else ""
-    message = f"{account.id}.{expiry}{epoch}".encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
+    """The MAC of a session value: keyed by the server's secret alone; the account's token hash
+    and session epoch are in the message, so a new link or a logout ends the values."""
+    message = f"{account.id}.{expiry}.{account.session_epoch}.{account.token_hash}".encode()
+    return hmac.new(session_secret().encode(), message, hashlib.sha256).hexdigest()[:32]
 
 
 def end_sessions(session: Session, account_id: int) -> None:
@@ -138,10 +139,14 @@ def end_sessions(session: Session, account_id: int) -> None:
 
 def _session_account(session: Session, value: str, now: float | None) -> Annotator | None:
     parts = value[len(SESSION_PREFIX) :].split(".")
-    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+    if len(parts) != 3 or not all(p.isascii() and p.isalnum() for p in parts):
+        return None
+    if not all(p.isdigit() and len(p) <= 18 for p in parts[:2]):
         return None
     account_id, expiry = int(parts[0]), int(parts[1])
-    if expiry < (time.time() if now is None else now) or account_id > 2**62:
+    moment = time.time() if now is None else now
+    # Never longer than the server issues, whatever the value claims (issue 32.1).
+    if not moment <= expiry <= moment + SESSION_HOURS * 3600 + CLOCK_SKEW_S:
         return None
     account = session.get(Annotator, account_id)
     if account is None or not account.active:
