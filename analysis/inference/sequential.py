@@ -26,11 +26,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
 
+from analysis.schema.report_types import SequentialLook
 from annotate.vocabulary import OBRIEN_FLEMING, POCOCK, check_sequential_plan
 
 Z_TAIL = 8.0
@@ -204,29 +205,6 @@ def boundaries(
 
 
 # ---------------------------------------------------------------- reading a look
-
-
-class SequentialLook(TypedDict):
-    """Where a study stands in its group-sequential plan (the report's `plan.sequential`)."""
-
-    look: int  # 0 before the first look
-    n_looks: int
-    unit: str  # "pairs" or "ratings"
-    looks: list[int]  # the planned looks, cumulative, in `unit`
-    n_observed: int  # pairs or ratings collected so far (excluded pairs included)
-    information: float  # n_observed / the last look, at most 1
-    alpha_spending: str
-    futility: str | None
-    binding: bool
-    boundary_p: float | None  # the efficacy boundary as a nominal one-sided p-value
-    boundary_z: float | None
-    futility_p: float | None  # a p-value above it crosses the futility boundary
-    futility_z: float | None
-    tests: dict[str, dict[str, Any]]  # test -> {p, crossed, futile}
-    crossed: bool  # every test crossed its efficacy boundary: validated at this look
-    decision: str  # "stop", "continue" or "stop for futility"
-    final: bool
-    words: str
 
 
 def read_look(

@@ -228,3 +228,60 @@ def test_futility_stops_a_hopeless_study() -> None:
 def test_a_bad_plan_is_refused_with_its_field(plan: dict[str, object], field: str) -> None:
     with pytest.raises(ValueError, match=field):
         check_sequential_plan(plan)
+
+
+# ---------------------------------------------------------------- the report reads its look
+
+
+def _document(**plan: object) -> dict[str, object]:
+    settings = {"margin": 0.8, "unit": "points", "alpha": 0.05, "smallest_effect": 0.2}
+    return {"prb_annotate_plan": 1, "plan": {**settings, **plan}, "changes": []}
+
+
+def _report(ratings, document, excluded=None):  # type: ignore[no-untyped-def]
+    from analysis.report import build_report
+
+    return build_report(
+        ratings, margin=0.8, n_boot=0, smallest_effect=0.2, plan=document,
+        excluded_pairs=excluded or [], mixed=False, domains=False,
+    )  # fmt: skip
+
+
+def test_an_interim_verdict_is_validated_only_where_its_boundary_is_crossed() -> None:
+    from analysis.simulate import simulate_ratings
+
+    ratings = simulate_ratings(30, 3, {"rubric_alignment": 1.0}, seed=3)
+    plain = _report(ratings, _document(planned_pairs=120))
+    assert plain["checks"]["validated"]  # read at alpha: "validated", interim
+    sequential = {"looks": [30, 60, 90, 120], "alpha_spending": OBRIEN_FLEMING}
+    report = _report(ratings, _document(sequential=sequential))
+    look = report["plan"]["sequential"]
+    assert look is not None
+    assert (look["look"], look["n_looks"], look["decision"]) == (1, 4, CONTINUE)
+    assert look["boundary_p"] == pytest.approx(
+        float(1 - __import__("scipy").stats.norm.cdf(3.749552))
+    )
+    assert not report["checks"]["validated"]
+    assert report["plan"]["interim"]
+    assert "look 1 of 4" in report["plan"]["note"]
+
+
+def test_excluded_pairs_do_not_make_a_finished_study_interim() -> None:
+    from analysis.simulate import simulate_ratings
+
+    ratings = simulate_ratings(40, 3, {"rubric_alignment": 0.9}, seed=4)
+    pairs = sorted(ratings["pair_id"].astype(str).unique())[:2]
+    excluded = [{"pair_id": p, "reason": "admin"} for p in pairs]
+    report = _report(ratings, _document(planned_pairs=40), excluded)
+    assert report["plan"]["n_pairs_analysed"] == 38
+    assert not report["plan"]["interim"]
+    assert "INTERIM" not in report["plan"]["note"]
+
+
+def test_a_stopping_rule_in_words_is_never_called_pre_registered() -> None:
+    from analysis.simulate import simulate_ratings
+
+    ratings = simulate_ratings(20, 3, {"rubric_alignment": 0.9}, seed=5)
+    report = _report(ratings, _document(stopping_rule="stop when validated"))
+    assert report["plan"]["note"] != "as pre-registered"
+    assert "not a group-sequential plan" in report["plan"]["note"]
