@@ -95,7 +95,8 @@ def analysis_plan(
         interim = planned is not None and counts["pairs"] < int(planned)
     deviations = _deviations(plan, used)
     rule = str(plan.get("stopping_rule") or "")
-    note = plan_note(late, deviations, interim, counts["pairs"], planned)
+    # with a sequential plan the look's words say where the study stands (no planned pairs)
+    note = plan_note(late, deviations, interim and look is None, counts["pairs"], planned)
     note = _sequential_note(note, look, rule)
     return {
         "study": document.get("study"),
@@ -162,8 +163,6 @@ def plan_note(
     parts += [f"changed after data: {change_words(c)}" for c in late]
     if deviations:
         parts.append("not the pre-registered analysis: " + "; ".join(deviations))
-    if interim and n_pairs >= int(str(planned or 0)) > 0:
-        parts[0] = f"INTERIM: {n_pairs} pairs collected, the plan's last look not reached"
     if not parts:
         return "as pre-registered"
     return "; ".join(parts)

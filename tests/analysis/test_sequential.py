@@ -333,3 +333,13 @@ def test_the_benchmark_reads_its_looks_with_the_product_s_statistics() -> None:
     rates = bench.rejection_rates(runs, bench.DESIGNS["pilot30"].looks)
     assert rates[OBRIEN_FLEMING] <= rates["naive"]
     assert rates[POCOCK] <= rates["naive"]
+
+
+def test_the_note_says_the_look_not_a_planned_size_it_does_not_have() -> None:
+    from analysis.simulate import simulate_ratings
+
+    ratings = simulate_ratings(30, 3, {"rubric_alignment": 1.0}, seed=3)
+    sequential = {"looks": [30, 60], "alpha_spending": POCOCK}
+    note = _report(ratings, _document(sequential=sequential))["plan"]["note"]
+    assert note.startswith("group-sequential plan, look 1 of 2 (30 of 60 pairs)")
+    assert "None" not in note
