@@ -16,7 +16,21 @@ crossed_mean over pairs and annotators, Satterthwaite df, as the report):
 Designs: bench_coverage's pool 12, k = 3, 100 pairs (looks 25/50/75/100) and a 30-pair pilot
 rated by the same 3 annotators (looks 8/15/23/30, information fractions as reached).
 
-Measured: see the docstring's end (filled in from the runs printed, with their load average).
+Measured (reduced run, 2026-12-05: ``--runs 500 --power-runs 150 --workers 2``, nice 10, on the
+2 shared cores at load average 10-20 while other engineers' tests ran; wall 1,711 s). Type-I at
+the margin with MC SE, then power and expected pairs at a rubric effect of 0.9 (general at 0):
+
+* pool 12, k 3, 100 pairs: O'Brien-Fleming 4.4% (0.9), Pocock 4.0% (0.9), stop at the first
+  p < 0.05 8.4% (1.2); power 72.0 / 56.0 / 78.7%, expected pairs 86.8 / 79.7 / 61.7 of 100
+  (13% / 20% / 38% saved; a fixed design at alpha 0.05 has power 86.9% at 100 pairs in
+  bench_coverage);
+* 30-pair, 3-annotator pilot: O'Brien-Fleming 5.4% (1.0), Pocock 4.2% (0.9), naive 7.8% (1.2);
+  power 7.3 / 4.7 / 12.0% (the pilot cannot show a 0.9 effect beyond a SESOI of 0.5), so
+  nothing is saved (29.9 / 29.8 / 29.1 of 30 pairs).
+
+The full size (4,000 type-I runs and 1,000 power runs per design, MC SE about 0.35 points) was
+not run: at this load it would take about 4 hours; on 2 quiet cores (0.1 s per fit at 100 pairs)
+about 60 minutes.
 
 Run: ``nice -n 10 python benchmarks/bench_sequential.py [--runs 4000] [--power-runs 1000]
 [--workers 2] [--designs pool12,pilot30]``.
