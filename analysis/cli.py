@@ -41,7 +41,7 @@ from analysis.options import (
 from analysis.renderers.render import render_report
 from analysis.report import build_report
 from analysis.schema.jsonable import to_jsonable
-from analysis.schema.plan_words import change_words
+from analysis.schema.plan_words import change_words, interim_words
 from analysis.schema.report_types import ExcludedPair, Report
 from annotate.vocabulary import (
     DEFAULT_EQUIVALENCE_MARGIN,
@@ -128,11 +128,7 @@ def _say_plan(report: Report) -> None:
     for deviation in plan["deviations"]:
         typer.echo(f"note: this option differs from the analysis plan: {deviation}", err=True)
     if plan["interim"]:
-        typer.echo(
-            f"note: INTERIM verdict: {plan['n_pairs_analysed']} of {plan['planned_pairs']} "
-            "planned pairs analysed",
-            err=True,
-        )
+        typer.echo(f"note: INTERIM verdict: {interim_words(plan)}", err=True)
     for change in plan["changes"]:
         if change["after_data"]:
             typer.echo(f"note: the plan changed after data: {change_words(change)}", err=True)

@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 from analysis.inference.paired import EXACT_MAX_N, MIN_PAIRS
-from analysis.schema.plan_words import change_words, time_words
-from analysis.schema.report_types import AnalysisPlan, Report
+from analysis.schema.plan_words import change_words, interim_words, time_words
+from analysis.schema.report_types import AnalysisPlan, Report, SequentialLook
 
 ALPHA_TENTATIVE, ALPHA_RELIABLE = 0.667, 0.8
 CAVEAT_MEANING = (
@@ -205,6 +205,12 @@ def plan_sentences(plan: AnalysisPlan) -> str:
         if plan["planned_pairs"] is not None
         else (plan["stopping_rule"] or "no planned size")
     )
+    look = plan.get("sequential")
+    size = (
+        f"{look['looks'][-1]} {look['unit']} at most, in {look['n_looks']} looks"
+        if look is not None
+        else size
+    )
     text = (
         f"The analysis plan (margin {plan['margin']:g} {plan['margin_unit']}, smallest effect of "
         f"interest {sesoi_words}, alpha {plan['alpha']:g}, sample size: {size}) was last set "
@@ -217,12 +223,30 @@ def plan_sentences(plan: AnalysisPlan) -> str:
     text += "."
     if plan["deviations"]:
         text += " This report departs from it: " + "; ".join(plan["deviations"]) + "."
+    look = plan.get("sequential")
+    if look is not None:
+        text += f" {sequential_sentence(look)}"
     if plan["interim"]:
-        text += (
-            f" The verdict is interim: {plan['n_pairs_analysed']} of {plan['planned_pairs']} "
-            "planned pairs were analysed."
-        )
+        text += f" The verdict is interim: {interim_words(plan)}."
     return text
+
+
+def sequential_sentence(look: SequentialLook) -> str:
+    """The group-sequential plan in the methods: spending, looks, how a look is read."""
+    futility = look["futility"]
+    text = (
+        f"The plan is group-sequential: looks at {', '.join(map(str, look['looks']))} "
+        f"{look['unit']}, the one-sided alpha of each test spent by a Lan-DeMets "
+        f"{look['alpha_spending']}-type function (Lan & DeMets 1983)"
+    )
+    if futility:
+        kind = "binding" if look["binding"] else "non-binding"
+        text += f", with a {kind} futility boundary by {futility}-type beta spending"
+    return (
+        text + "; at each look every TOST and the rubric superiority test must fall below the "
+        "look's boundary, taken as a nominal one-sided p-value against the test's own t "
+        "distribution, for the verdict to be read as validated."
+    )
 
 
 PREFERENCE_METHOD = (

@@ -127,6 +127,7 @@ def build_report(
         df = validate_ratings(data, scale_min, scale_max)
     else:
         df = load_ratings(data, scale_min, scale_max)
+    collected = collected_counts(df)
     if excluded_pairs:
         left_out = {e["pair_id"] for e in excluded_pairs}
         df = df[~df["pair_id"].astype(str).isin(left_out)].reset_index(drop=True)
@@ -184,9 +185,36 @@ def build_report(
             "smallest_effect": smallest_effect,
         }
         n_analysed = paired[PERSONAL_DIMENSION]["n_pairs"]
-        report["plan"] = analysis_plan(plan, df["created_at"], n_analysed, used)
+        report["plan"] = analysis_plan(
+            plan, df["created_at"], n_analysed, used, collected, sequential_p_values(paired)
+        )
+        look = report["plan"].get("sequential")
+        if look is not None:  # an interim verdict is validated only where its boundary is crossed
+            report["checks"]["validated"] = report["checks"]["validated"] and look["crossed"]
     report["methods"] = methods(report)
     return cast(Report, to_jsonable(report))
+
+
+def collected_counts(ratings: pd.DataFrame) -> dict[str, int]:
+    """Pairs and pair-ratings collected (excluded pairs included): where a plan's looks stand."""
+    rated = ratings.dropna(subset=["score"]) if "score" in ratings else ratings
+    keys = [c for c in ("pair_id", "annotator") if c in rated]
+    return {
+        "pairs": int(rated["pair_id"].nunique()),
+        "ratings": len(rated.drop_duplicates(keys)) if keys else 0,
+    }
+
+
+def sequential_p_values(paired: Mapping[str, PairedTest]) -> dict[str, float | None]:
+    """The tests a group-sequential look reads: each general dimension's TOST and the rubric's
+    superiority test (one-sided p-values; the verdict needs all of them)."""
+    return {
+        f"{dim} {'superiority' if dim == PERSONAL_DIMENSION else 'TOST'}": (
+            paired[dim]["superiority_p"] if dim == PERSONAL_DIMENSION else paired[dim]["tost_p"]
+        )
+        for dim in DIMENSIONS
+        if dim in paired
+    }
 
 
 def export_label_audit(ratings: pd.DataFrame) -> list[AuditRow]:

@@ -6,7 +6,9 @@ Everything that names a dimension, a response or a side imports it from here.
 
 from __future__ import annotations
 
+import itertools
 from enum import StrEnum
+from typing import Any
 
 
 class Dimension(StrEnum):
@@ -233,3 +235,64 @@ PROVENANCE_EXPORT_COLUMNS: tuple[str, ...] = (
 where each score comes from. A skipped assignment is one row with `status` 'skipped' and
 empty response, side, dimension and score; the analysis leaves those rows, and the rows of
 adjudications (`purpose` 'adjudication'), out of its ordinary figures (docs/reference/export.md)."""
+
+# ---------------------------------------------------------------- group-sequential plan (issue 33)
+
+OBRIEN_FLEMING = "obrien-fleming"
+POCOCK = "pocock"
+SPENDING_FAMILIES = (OBRIEN_FLEMING, POCOCK)
+"""Lan-DeMets spending families of a group-sequential plan (alpha, and beta for futility)."""
+LOOK_UNITS = ("pairs", "ratings")
+MAX_LOOKS = 10
+
+
+def check_sequential_plan(value: object) -> dict[str, Any]:
+    """A group-sequential plan checked and filled with its defaults: ``looks`` (2 to 10
+    increasing cumulative counts, the last the planned size), ``unit`` (pairs or ratings),
+    ``alpha_spending`` and optional ``futility`` (a spending family), ``beta`` (futility's
+    type-II error, default 0.2) and ``binding`` (default false). ValueError naming the field."""
+    if not isinstance(value, dict):
+        raise ValueError("sequential: expected a mapping of looks, unit, alpha_spending, ...")
+    unknown = sorted(
+        set(value) - {"looks", "unit", "alpha_spending", "futility", "beta", "binding"}
+    )
+    if unknown:
+        raise ValueError(f"sequential: unknown field(s) {', '.join(map(str, unknown))}")
+    looks = value.get("looks")
+    if (
+        not isinstance(looks, list)
+        or not 2 <= len(looks) <= MAX_LOOKS
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in looks)
+        or any(b <= a for a, b in itertools.pairwise(looks))
+    ):
+        raise ValueError(
+            f"sequential.looks: expected 2 to {MAX_LOOKS} increasing positive whole numbers "
+            f"(cumulative pairs or ratings at each look), got {looks!r}"
+        )
+    plan = {
+        "looks": list(looks),
+        "unit": value.get("unit", "pairs"),
+        "alpha_spending": value.get("alpha_spending", OBRIEN_FLEMING),
+        "futility": value.get("futility"),
+        "beta": value.get("beta", 0.2),
+        "binding": value.get("binding", False),
+    }
+    _expect(plan["unit"] in LOOK_UNITS, "unit", f"one of {', '.join(LOOK_UNITS)}", plan)
+    _expect(plan["alpha_spending"] in SPENDING_FAMILIES, "alpha_spending", _FAMILIES, plan)
+    _expect(
+        plan["futility"] in (None, *SPENDING_FAMILIES), "futility", "none or " + _FAMILIES, plan
+    )
+    beta = plan["beta"]
+    ok = isinstance(beta, int | float) and not isinstance(beta, bool) and 0 < beta < 0.5
+    _expect(ok, "beta", "a number between 0 and 0.5", plan)
+    _expect(isinstance(plan["binding"], bool), "binding", "true or false", plan)
+    plan["beta"] = float(beta)
+    return plan
+
+
+_FAMILIES = " or ".join(SPENDING_FAMILIES)
+
+
+def _expect(ok: bool, field: str, expected: str, plan: dict[str, Any]) -> None:
+    if not ok:
+        raise ValueError(f"sequential.{field}: expected {expected}, got {plan[field]!r}")

@@ -85,7 +85,9 @@ def margin_record(
 ) -> MarginRecord | None:
     """Check a margin record ``{"set_at": ISO time, "history": [{"margin", "unit", "set_at"},
     ...]}`` (the current setting and its earlier values) against the first rating's time:
-    ``changed_after_data`` when the margin was set or changed after ratings arrived."""
+    ``changed_after_data`` when the margin was set or changed after ratings arrived: as the
+    change recorded it (`after_data`, or the lock's `forced` mark: never undone by an erasure
+    that removes the earliest ratings), else by the times."""
     if record is None:
         return None
     stamps = pd.to_datetime(pd.Series(list(created_at)), utc=True, errors="coerce").dropna()
@@ -96,7 +98,8 @@ def margin_record(
         raise ValueError("margin record: 'history' must be a list of {margin, unit, set_at}")
     changes = [_time(h.get("set_at"), "history[].set_at") for h in history if isinstance(h, dict)]
     times = [t for t in [set_at, *changes] if t is not None]
-    late = first is not None and any(t > first for t in times)
+    recorded = any(h.get("after_data") or h.get("forced") for h in history if isinstance(h, dict))
+    late = recorded or (first is not None and any(t > first for t in times))
     return {
         "set_at": None if set_at is None else set_at.isoformat(),
         "history": [dict(h) for h in history if isinstance(h, dict)],

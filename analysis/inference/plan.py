@@ -21,8 +21,10 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.inference.sequential import read_look
 from analysis.schema.plan_words import change_words
-from analysis.schema.report_types import AnalysisPlan, PlanChange
+from analysis.schema.report_types import AnalysisPlan, PlanChange, SequentialLook
+from annotate.vocabulary import check_sequential_plan
 
 PLAN_KEY = "prb_annotate_plan"
 PLAN_FILE = "plan.json"
@@ -70,18 +72,32 @@ def analysis_plan(
     created_at: Sequence[str] | pd.Series,
     n_pairs_analysed: int,
     used: Mapping[str, Any],
+    collected: Mapping[str, int] | None = None,
+    p_values: Mapping[str, float | None] | None = None,
 ) -> AnalysisPlan:
     """The plan with its changes checked against the ratings' first time, this report's
     deviations from it (`used`: margin, margin_unit, smallest_effect, alpha) and whether the
-    verdict is interim."""
+    verdict is interim: fewer pairs collected than planned (`collected`: pairs and ratings,
+    excluded pairs included, so excluding pairs never makes a finished study interim; default
+    the pairs analysed). With a group-sequential plan the tests' one-sided ``p_values`` are read
+    against the current look's boundary (:func:`analysis.inference.sequential.read_look`)."""
     check_plan(document)
     plan = document["plan"]
     first = _first_time(document.get("first_rating_at"), created_at)
     changes = [_change(c, first) for c in document.get("changes") or [] if isinstance(c, Mapping)]
     late = [c for c in changes if c["after_data"]]
+    counts = dict(collected or {"pairs": n_pairs_analysed})
     planned = plan.get("planned_pairs")
-    interim = planned is not None and n_pairs_analysed < int(planned)
+    look = _look(plan, counts, p_values or {})
+    if look is not None:
+        interim = not look["final"]
+    else:
+        interim = planned is not None and counts["pairs"] < int(planned)
     deviations = _deviations(plan, used)
+    rule = str(plan.get("stopping_rule") or "")
+    # with a sequential plan the look's words say where the study stands (no planned pairs)
+    note = plan_note(late, deviations, interim and look is None, counts["pairs"], planned)
+    note = _sequential_note(note, look, rule)
     return {
         "study": document.get("study"),
         "exported_at": document.get("exported_at"),
@@ -90,7 +106,7 @@ def analysis_plan(
         "smallest_effect": _float_or_none(plan.get("smallest_effect")),
         "alpha": float(plan["alpha"]),
         "planned_pairs": None if planned is None else int(planned),
-        "stopping_rule": str(plan.get("stopping_rule") or ""),
+        "stopping_rule": rule,
         "set_at": document.get("set_at"),
         "first_rating_at": None if first is None else first.isoformat(),
         "changes": changes,
@@ -98,8 +114,39 @@ def analysis_plan(
         "deviations": deviations,
         "n_pairs_analysed": int(n_pairs_analysed),
         "interim": bool(interim),
-        "note": plan_note(late, deviations, interim, n_pairs_analysed, planned),
+        "note": note,
+        "n_pairs_collected": int(counts["pairs"]),
+        "sequential": look,
     }
+
+
+def _look(
+    plan: Mapping[str, Any], counts: Mapping[str, int], p_values: Mapping[str, float | None]
+) -> SequentialLook | None:
+    sequential = plan.get("sequential")
+    if not sequential:
+        return None
+    try:
+        unit = check_sequential_plan(sequential)["unit"]
+    except ValueError as error:
+        raise ValueError(f"plan: field 'plan.{error}") from None
+    n = counts.get(unit, counts["pairs"])
+    return read_look(sequential, float(plan["alpha"]), n, p_values)
+
+
+def _sequential_note(note: str, look: SequentialLook | None, rule: str) -> str:
+    """The note with the plan's look said; a stopping rule in words with no group-sequential
+    plan is never called pre-registered (its error rate is not controlled)."""
+    if look is not None:
+        words = f"group-sequential plan, {look['words']}"
+        return words if note == "as pre-registered" else f"{words}; {note}"
+    if rule.strip():
+        caveat = (
+            "the stopping rule is words, not a group-sequential plan: a verdict reached by "
+            "stopping early is not the pre-registered analysis"
+        )
+        return caveat if note == "as pre-registered" else f"{note}; {caveat}"
+    return note
 
 
 def plan_note(

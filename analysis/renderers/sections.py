@@ -16,6 +16,7 @@ from analysis.designs.preference import preference_table
 from analysis.downstream import tables as downstream_tables
 from analysis.models import model_report
 from analysis.schema import tables
+from analysis.schema.plan_words import interim_words
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table
 
@@ -47,8 +48,7 @@ def verdict_heading(report: Report) -> str:
         verdict += " (includes SIMULATED ratings: not people)"
     plan = report.get("plan")
     if plan is not None and plan["interim"]:
-        verdict = f"INTERIM, {verdict} ({plan['n_pairs_analysed']} of {plan['planned_pairs']} "
-        verdict += "planned pairs)"
+        verdict = f"INTERIM, {verdict} ({interim_words(plan)})"
     if plan is not None and (plan["changed_after_data"] or plan["deviations"]):
         verdict += " (not as pre-registered: see the analysis plan)"
     return f"Study verdict: {verdict}"

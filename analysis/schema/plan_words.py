@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from analysis.schema.report_types import PlanChange
+from analysis.schema.report_types import AnalysisPlan, PlanChange
 
 WORDS = {
     "margin": "equivalence margin",
@@ -49,3 +49,12 @@ def change_words(change: PlanChange) -> str:
     name = WORDS.get(change["setting"], change["setting"])
     before, after = value_words(change["before"]), value_words(change["after"])
     return f"{name} {before} -> {after} on {time_words(change['at'])}"
+
+
+def interim_words(plan: AnalysisPlan) -> str:
+    """Why a verdict is interim: the group-sequential look ('look 1 of 4 (30 of 120 pairs):
+    boundary p < ...; continue') or '30 of 120 planned pairs analysed'."""
+    look = plan.get("sequential")
+    if look is not None:
+        return f"group-sequential {look['words']}"
+    return f"{plan['n_pairs_analysed']} of {plan['planned_pairs']} planned pairs analysed"

@@ -26,7 +26,7 @@ Schema version 3 (issue 23): the primary inference is over pairs AND annotators.
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from analysis.schema.adjudication_types import AdjudicationSummary
 from analysis.schema.aspect_types import AspectSummary
@@ -300,6 +300,29 @@ class PlanChange(TypedDict):
     after_data: bool  # changed after the first rating
 
 
+class SequentialLook(TypedDict):
+    """Where a study stands in its group-sequential plan (the report's `plan.sequential`)."""
+
+    look: int  # 0 before the first look
+    n_looks: int
+    unit: str  # "pairs" or "ratings"
+    looks: list[int]  # the planned looks, cumulative, in `unit`
+    n_observed: int  # pairs or ratings collected so far (excluded pairs included)
+    information: float  # n_observed / the last look, at most 1
+    alpha_spending: str
+    futility: str | None
+    binding: bool
+    boundary_p: float | None  # the efficacy boundary as a nominal one-sided p-value
+    boundary_z: float | None
+    futility_p: float | None  # a p-value above it crosses the futility boundary
+    futility_z: float | None
+    tests: dict[str, dict[str, Any]]  # test -> {p, crossed, futile}
+    crossed: bool  # every test crossed its efficacy boundary: validated at this look
+    decision: str  # "stop", "continue" or "stop for futility"
+    final: bool
+    words: str
+
+
 class AnalysisPlan(TypedDict):
     """The study's pre-registered analysis plan, what changed in it, and how this report
     relates to it (analysis.inference.plan)."""
@@ -320,6 +343,8 @@ class AnalysisPlan(TypedDict):
     n_pairs_analysed: int
     interim: bool  # the verdict came before the planned size was reached
     note: str
+    n_pairs_collected: NotRequired[int]  # pairs rated, excluded ones included (interim counts them)
+    sequential: NotRequired[SequentialLook | None]  # the group-sequential plan's current look
 
 
 class SimulatedRatings(TypedDict):

@@ -267,6 +267,10 @@ def plan_table(report: Report) -> Table | None:
          f"{plan['n_pairs_analysed']} analysed" + (" (INTERIM)" if plan["interim"] else "")],
         ["Stopping rule", plan["stopping_rule"] or DASH, DASH],
     ]  # fmt: skip
+    look = plan.get("sequential")
+    if look is not None:
+        rows.append(["Group-sequential plan", f"{look['n_looks']} looks, "
+                     f"{look['alpha_spending']} spending", look["words"]])  # fmt: skip
     rows += [
         [f"Changed: {WORDS.get(c['setting'], c['setting'])}", value_words(c["before"]),
          f"{value_words(c['after'])} on {time_words(c['at'])}"

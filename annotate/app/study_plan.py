@@ -12,6 +12,7 @@ import streamlit as st
 from annotate.app.safe_text import inert_markdown
 from annotate.db.tables import Study
 from annotate.domain.study.plan import LABELS
+from annotate.vocabulary import LOOK_UNITS, OBRIEN_FLEMING, SPENDING_FAMILIES
 
 
 def plan_inputs(study: Study, key: str, plan: dict[str, Any]) -> dict[str, Any]:
@@ -50,15 +51,64 @@ def plan_inputs(study: Study, key: str, plan: dict[str, Any]) -> dict[str, Any]:
         "the card.",
     )
     rule = st.text_input(
-        "Stopping rule (in words; empty: none)", value=study.stopping_rule, key=f"{key}_stop"
+        "Stopping rule (in words; empty: none; not a pre-registered stopping plan)",
+        value=study.stopping_rule,
+        key=f"{key}_stop",
     )
+    sequential = sequential_inputs(study, key)
     st.caption(plan_status(plan))
     return {
         "smallest_effect": None if sesoi is None else float(sesoi),
         "alpha": float(alpha),
         "planned_pairs": int(planned) or None,
         "stopping_rule": rule,
+        "sequential": sequential,
         "count_simulated": counted,
+    }
+
+
+def sequential_inputs(study: Study, key: str) -> dict[str, Any] | None:
+    """The group-sequential plan: looks, unit, alpha spending, optional futility (checked by
+    the service with `check_sequential_plan`, which names a bad field)."""
+    now = study.sequential or {}
+    cols = st.columns([3, 1, 2, 2, 1, 1])
+    looks = cols[0].text_input(
+        "Group-sequential looks (cumulative, e.g. 30, 60, 90, 120; empty: none)",
+        value=", ".join(str(n) for n in now.get("looks", [])),
+        key=f"{key}_looks",
+        help="At each look the verdict is read against Lan-DeMets boundaries; validated only "
+        "where every boundary is crossed.",
+    )
+    unit = cols[1].selectbox(
+        "Looks by", LOOK_UNITS, index=LOOK_UNITS.index(now.get("unit", "pairs")), key=f"{key}_unit"
+    )
+    spending = cols[2].selectbox(
+        "Alpha spending",
+        SPENDING_FAMILIES,
+        index=SPENDING_FAMILIES.index(now.get("alpha_spending", OBRIEN_FLEMING)),
+        key=f"{key}_spending",
+    )
+    choices = ("none", *SPENDING_FAMILIES)
+    futility = cols[3].selectbox(
+        "Futility (beta spending)",
+        choices,
+        index=choices.index(now.get("futility") or "none"),
+        key=f"{key}_futility",
+    )
+    beta = cols[4].number_input(
+        "Beta", value=float(now.get("beta", 0.2)), min_value=0.01, max_value=0.49,
+        step=0.05, key=f"{key}_beta",
+    )  # fmt: skip
+    binding = cols[5].toggle("Binding", value=bool(now.get("binding")), key=f"{key}_binding")
+    if not looks.strip():
+        return None
+    return {
+        "looks": [int(n) if n.strip().isdigit() else n.strip() for n in looks.split(",")],
+        "unit": unit,
+        "alpha_spending": spending,
+        "futility": None if futility == "none" else futility,
+        "beta": float(beta),
+        "binding": bool(binding),
     }
 
 

@@ -25,10 +25,10 @@ from annotate.cli.common import (
 )
 from annotate.db.tables import Study
 from annotate.domain.crowd.enrolment import enrolment_link
-from annotate.domain.study.plan import PLAN_SETTINGS
+from annotate.domain.study.plan import PLAN_SETTINGS, sequential_words
 from annotate.domain.study.study_settings import read_settings
 from annotate.services import studies
-from annotate.vocabulary import DIMENSIONS
+from annotate.vocabulary import DIMENSIONS, check_sequential_plan
 
 studies_app = typer.Typer(help="Create, show and edit studies.", no_args_is_help=True)
 app.add_typer(studies_app, name="studies")
@@ -72,6 +72,15 @@ PlannedPairs = Annotated[
 ]
 StoppingRule = Annotated[
     str | None, Opt("--stopping-rule", help="Pre-registered stopping rule, in words ('': none).")
+]
+Sequential = Annotated[
+    str | None,
+    Opt(
+        "--sequential",
+        help="Pre-registered group-sequential plan: 'looks=30,60,90,120 [unit=pairs|ratings] "
+        "[alpha=obrien-fleming|pocock] [futility=obrien-fleming|pocock] [beta=0.2] "
+        "[binding=yes]' (Lan-DeMets spending; futility non-binding by default; 'none': no plan).",
+    ),
 ]
 CountSimulated = Annotated[
     bool | None,
@@ -253,6 +262,7 @@ def _settings(
     alpha: float | None,
     planned_pairs: int | None,
     stopping_rule: str | None,
+    sequential: str | None,
     count_simulated: bool | None,
     completion_code: str | None,
     overlap: int | None,
@@ -300,7 +310,43 @@ def _settings(
         settings["planned_pairs"] = planned_pairs or None
     if smallest_effect is not None:
         settings["smallest_effect"] = _smallest_effect(smallest_effect)
+    if sequential is not None:
+        settings["sequential"] = sequential_plan(sequential)
     return settings
+
+
+SEQUENTIAL_WORDS = {"looks": "looks", "unit": "unit", "alpha": "alpha_spending",
+                    "futility": "futility", "beta": "beta", "binding": "binding"}  # fmt: skip
+
+
+def sequential_plan(text: str) -> dict[str, Any] | None:
+    """`--sequential 'looks=30,60,90,120 alpha=pocock futility=pocock'` as the plan's mapping
+    (checked by `check_sequential_plan`); 'none' or '': no plan."""
+    if text.strip().lower() in ("", "none"):
+        return None
+    plan: dict[str, Any] = {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep or key not in SEQUENTIAL_WORDS:
+            raise fail(f"--sequential {word!r}: expected one of {', '.join(SEQUENTIAL_WORDS)}=...")
+        plan[SEQUENTIAL_WORDS[key]] = _sequential_value(key, value)
+    try:
+        return check_sequential_plan(plan)
+    except ValueError as error:
+        raise fail(f"--sequential: {error}") from None
+
+
+def _sequential_value(key: str, value: str) -> Any:
+    try:
+        if key == "looks":
+            return [int(n) for n in value.split(",")]
+        if key == "beta":
+            return float(value)
+    except ValueError:
+        raise fail(f"--sequential {key}={value!r}: expected numbers") from None
+    if key == "binding":
+        return value.lower() in ("yes", "true", "1")
+    return None if key == "futility" and value.lower() == "none" else value
 
 
 def _smallest_effect(value: str) -> float | None:
@@ -330,6 +376,7 @@ def _study_options(
     alpha: AlphaLevel = None,
     planned_pairs: PlannedPairs = None,
     stopping_rule: StoppingRule = None,
+    sequential: Sequential = None,
     count_simulated: CountSimulated = None,
     completion_code: Code = None,
     overlap: Overlap = None,
@@ -444,6 +491,7 @@ def _show(study: Study) -> None:
         ("alpha", f"{study.alpha:g}"),
         ("planned pairs", study.planned_pairs or "-"),
         ("stopping rule", _shortened(study.stopping_rule) or "-"),
+        ("group-sequential plan", sequential_words(study.sequential)),
         ("plan set at", study.margin_set_at.isoformat() if study.margin_set_at else "-"),
         ("earlier plans", _margin_history(study.margin_history)),
         ("simulated ratings", "counted" if study.count_simulated else "left out"),

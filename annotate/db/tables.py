@@ -76,7 +76,8 @@ class Study(SQLModel, table=True):
     margin_history: list[dict[str, Any]] = _json(
         default_factory=list,
         description="earlier analysis plans: {margin, unit, smallest_effect, alpha, "
-        "planned_pairs, stopping_rule, set_at, changed_at, forced}, oldest first "
+        "planned_pairs, stopping_rule, sequential, set_at, changed_at, forced, after_data}, "
+        "oldest first "
         "(annotate.domain.study.plan)",
     )
     smallest_effect: float | None = Field(
@@ -92,6 +93,12 @@ class Study(SQLModel, table=True):
         default="",
         sa_column=Column(Text, nullable=False, default=""),
         description="pre-registered stopping rule, in words (empty: none)",
+    )
+    sequential: dict[str, Any] | None = Field(
+        default=None,
+        sa_column=Column(JSON, nullable=True),
+        description="pre-registered group-sequential plan: {looks, unit, alpha_spending, "
+        "futility, beta, binding} (annotate.vocabulary.check_sequential_plan; None: none)",
     )
     count_simulated: bool = Field(
         default=False,

@@ -126,3 +126,28 @@ def test_a_study_without_ratings_shows_no_plan_force_box(page_engine, open_page,
 def get_study_id(engine, name: str) -> int:
     with read_session(engine) as session:
         return int(get_study(session, name).id or 0)
+
+
+def test_a_group_sequential_plan_is_set_on_the_page_and_a_bad_one_refused(
+    page_engine, open_page, boss
+):
+    at = open_page(boss, page="admin_studies.py", pick="fresh")
+    key = f"study_{get_study_id(page_engine, 'fresh')}"
+    at.text_input(key=f"{key}_looks").set_value("30, 60, 90, 120")
+    at.selectbox(key=f"{key}_spending").set_value("pocock")
+    at.selectbox(key=f"{key}_futility").set_value("obrien-fleming")
+    button(at, "Save settings").click().run()
+    button(at, "Confirm").click().run()
+    assert not at.exception
+    with read_session(page_engine) as session:
+        assert get_study(session, "fresh").sequential == {
+            "looks": [30, 60, 90, 120], "unit": "pairs", "alpha_spending": "pocock",
+            "futility": "obrien-fleming", "beta": 0.2, "binding": False,
+        }  # fmt: skip
+    at.text_input(key=f"{key}_looks").set_value("60, 30")
+    button(at, "Save settings").click().run()
+    if [b for b in at.button if b.label == "Confirm"]:
+        button(at, "Confirm").click().run()
+    assert "sequential.looks" in " ".join(e.value for e in at.error)
+    with read_session(page_engine) as session:
+        assert get_study(session, "fresh").sequential["looks"] == [30, 60, 90, 120]

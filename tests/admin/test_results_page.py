@@ -50,6 +50,24 @@ def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(
     assert "not the pre-registered analysis" not in shown  # the page's defaults are the plan
 
 
+def test_results_say_the_group_sequential_look_and_its_decision(page_engine, open_page) -> None:
+    """A study with a group-sequential plan (looks at 20, 40, 60 pairs) at its first look: the
+    page says the look, the boundary and "continue" or "stop", and reads the verdict as
+    interim; validated only where the boundary is crossed."""
+    plan = {"looks": [20, 40, 60], "alpha_spending": "obrien-fleming"}
+    make_study(page_engine, "s", pairs=20, overlap=2, sequential=plan)
+    store_simulated_ratings(page_engine, "s", n_annotators=3, seed=5, count=True)
+    with write_session(page_engine) as session:
+        token = accounts.create_account(session, "reader", role="researcher")[1]
+    at = open_page(token=token, pick="s")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = "\n".join(str(w.value) for w in [*at.success, *at.warning, *at.info])
+    assert "**Group-sequential plan: " in shown
+    # rpact, 3 equal looks, asOF, alpha 0.05: z 3.200102, 1 - pnorm(3.200102) = 0.0006869
+    assert "look 1 of 3 (20 of 60 pairs)\\: boundary p \\< 0.0006869 (z 3.200)" in shown  # (plain)
+    assert "**Interim:** " in shown
+
+
 def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
     page_engine, open_page
 ) -> None:

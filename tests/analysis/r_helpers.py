@@ -21,3 +21,17 @@ def has_lmertest() -> bool:
 needs_lmertest = pytest.mark.skipif(
     not has_lmertest(), reason="needs GNU R with lmerTest (apt-get install r-cran-lmertest)"
 )
+
+
+def has_rpact() -> bool:
+    if shutil.which("Rscript") is None:
+        return False
+    done = subprocess.run(
+        ["Rscript", "-e", "library(rpact)"], capture_output=True, text=True, check=False
+    )
+    return done.returncode == 0
+
+
+needs_rpact = pytest.mark.skipif(
+    not has_rpact(), reason="needs GNU R with rpact (apt-get install r-cran-rpact)"
+)

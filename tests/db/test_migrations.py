@@ -244,6 +244,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0016_participants_data",
         "0017_downstream",
         "0018_logout",
+        "0019_forced_after_data",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -698,3 +699,31 @@ def test_an_upgraded_and_a_fresh_database_each_get_their_own_pseudonym_secret(
     assert upgraded[0] == name == "pseudonym"
     assert len(upgraded[1]) == len(value) == 64
     assert value != upgraded[1]
+
+
+def test_changes_recorded_as_forced_read_as_after_data_when_upgraded(empty_db_url):
+    """0019: an entry of the plan's record the lock marked `forced` says `after_data` (recorded,
+    never recomputed from ratings an erasure can remove); an unforced one says it came before;
+    an entry from before the mark is left to be dated; studies get no sequential plan."""
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine, "0018_logout")
+        forced = {"margin": 0.5, "unit": "points", "changed_at": "2026-12-01T10:00:00+00:00"}
+        history = [{**forced, "forced": True}, {**forced, "forced": False}, forced]
+        with engine.begin() as connection:
+            connection.execute(
+                text("UPDATE study SET margin_history = :h, rules_history = :r"),
+                {"h": json.dumps(history), "r": json.dumps([{"rules": {}, "forced": True}])},
+            )
+        upgrade_database(engine)
+        ((margins, rules, sequential),) = rows(
+            engine, "study", "margin_history, rules_history, sequential"
+        )
+        margins, rules = (json.loads(v) if isinstance(v, str) else v for v in (margins, rules))
+        assert [h.get("after_data") for h in margins] == [True, False, None]
+        assert rules[0]["after_data"] is True
+        assert sequential is None
+        assert schema_differences(engine) == []
+    finally:
+        engine.dispose()

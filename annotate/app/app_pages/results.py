@@ -258,6 +258,13 @@ def _draw_verdict(report: Report) -> None:
         show(f"**Simulated ratings:** {simulated['note']}.", icon=":material/smart_toy:")
     if plan is not None and plan["note"] != "as pre-registered":
         st.warning(f"**Analysis plan:** {plain_text(plan['note'])}.", icon=":material/history:")
+    look = None if plan is None else plan.get("sequential")
+    if look is not None:
+        st.info(
+            f"**Group-sequential plan: {plain_text(look['decision'])}.** "
+            f"{plain_text(look['words'])}.",
+            icon=":material/flag:",
+        )
     if checks["reliability_caveat"]:
         st.warning(
             CAVEAT_WORDS.replace("Reliability caveat:", "**Reliability caveat:**"),

@@ -233,6 +233,13 @@ def _plan_warning(plan: Mapping[str, Any] | None) -> list[str]:
     return [f"**Analysis plan: {_cell(plan['note'])}** (see Analysis plan).", ""]
 
 
+def _sequential_line(look: Mapping[str, Any] | None) -> list[str]:
+    """The group-sequential plan's look in the card: which look, the boundary, stop/continue."""
+    if look is None:
+        return []
+    return [f"- **Group-sequential plan**: {_cell(look['words'])}"]
+
+
 def _minute(iso: str | None) -> str:
     """An ISO time in the card, to the minute ('2026-12-01 10:00 UTC'; the exact time is in
     plan.json)."""
@@ -266,6 +273,7 @@ def _plan_section(report: Mapping[str, Any]) -> list[str]:
         "- **Planned sample size**: "
         + (f"{size} pairs ({plan['n_pairs_analysed']} analysed)" if size else "not set"),
         f"- **Stopping rule**: {_cell(plan['stopping_rule']) or 'none'}",
+        *_sequential_line(plan.get("sequential")),
         f"- **Standing**: {_cell(plan['note'])}",
     ]
     changes = plan["changes"]

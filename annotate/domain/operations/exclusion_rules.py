@@ -94,7 +94,8 @@ def set_rules(
     if study.rules_set_at is not None or study.exclusion_rules:
         set_at = None if study.rules_set_at is None else as_utc(study.rules_set_at).isoformat()
         earlier: dict[str, Any] = {"rules": dict(study.exclusion_rules), "set_at": set_at}
-        earlier |= {"changed_at": now.isoformat(), "forced": first is not None}
+        after = first is not None
+        earlier |= {"changed_at": now.isoformat(), "forced": after, "after_data": after}
         study.rules_history = [*study.rules_history, earlier]
     study.exclusion_rules = rules
     study.rules_set_at = now

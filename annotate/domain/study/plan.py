@@ -40,6 +40,7 @@ PLAN_SETTINGS = (
     "alpha",
     "planned_pairs",
     "stopping_rule",
+    "sequential",
 )
 """The plan's settings on the study (the exclusion rules are the plan's other part)."""
 RECORD_KEYS = {
@@ -49,6 +50,7 @@ RECORD_KEYS = {
     "alpha": "alpha",
     "planned_pairs": "planned_pairs",
     "stopping_rule": "stopping_rule",
+    "sequential": "sequential",
 }
 """Each plan setting's key in the plan record (`margin` and `unit` as the margin record had)."""
 LABELS = {
@@ -58,6 +60,7 @@ LABELS = {
     "alpha": "alpha",
     "planned_pairs": "planned pairs",
     "stopping_rule": "stopping rule",
+    "sequential": "group-sequential plan",
     "exclusion_rules": "exclusion rules",
 }
 
@@ -123,7 +126,7 @@ def lock_and_record(
     first = require_before_data(session, study, f"the analysis plan ({words})", force=force)
     now = utcnow()
     earlier = {**before, "set_at": iso(set_at), "changed_at": now.isoformat()}
-    earlier["forced"] = first is not None
+    earlier["forced"] = earlier["after_data"] = first is not None
     study.margin_history = [*study.margin_history, earlier]
     study.margin_set_at = now
     return changed
@@ -176,7 +179,7 @@ def _changes(
     found = []
     for old, new in pairwise(snapshots):
         at = old.get("changed_at") or new.get("set_at")
-        after_data = first is not None and at is not None and _after(at, first)
+        after_data = _after_data(old, at, first)
         for key in keys:
             if key in old and key in new and old[key] != new[key]:
                 found.append(
@@ -189,6 +192,16 @@ def _changes(
                     }
                 )
     return found
+
+
+def _after_data(old: dict[str, Any], at: str | None, first: datetime | None) -> bool:
+    """Whether a change came after data: as recorded with the change (`after_data`, or the
+    lock's `forced` mark), never recomputed from ratings an erasure can remove; only an entry
+    from before either mark is dated against the current first rating."""
+    for mark in ("after_data", "forced"):
+        if mark in old:
+            return bool(old[mark])
+    return first is not None and at is not None and _after(at, first)
 
 
 def _after(at: str, first: datetime) -> bool:
@@ -220,6 +233,7 @@ def plan_markdown(document: dict[str, Any]) -> str:
         "- Planned sample size: "
         + (f"{plan['planned_pairs']} pairs" if plan["planned_pairs"] else "not set"),
         f"- Stopping rule: {_inert(plan['stopping_rule']) or 'none'}",
+        f"- Group-sequential plan: {sequential_words(plan.get('sequential'))}",
         f"- Annotators per pair: {plan['overlap']}; scale {plan['scale'][0]}-{plan['scale'][1]}",
         "- Exclusion rules: "
         + ("; ".join(f"{k} = {v:g}" for k, v in rules.items()) if rules else "none"),
@@ -229,6 +243,22 @@ def plan_markdown(document: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines + change_lines(document["changes"])) + "\n"
+
+
+def sequential_words(plan: object) -> str:
+    """A group-sequential plan in one line ('none' without one)."""
+    if not isinstance(plan, dict) or not plan.get("looks"):
+        return "none"
+    looks = ", ".join(str(n) for n in plan["looks"])
+    futility = plan.get("futility")
+    words = (
+        f"looks at {looks} {plan.get('unit', 'pairs')}; Lan-DeMets alpha spending, "
+        f"{plan.get('alpha_spending')} type"
+    )
+    if futility:
+        kind = "binding" if plan.get("binding") else "non-binding"
+        words += f"; {kind} futility by {futility}-type beta spending (beta {plan.get('beta')})"
+    return words
 
 
 def change_lines(changes: list[dict[str, Any]]) -> list[str]:

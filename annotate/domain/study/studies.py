@@ -22,7 +22,13 @@ from annotate.domain.study.crowd_settings import completion_url_problems, survey
 from annotate.domain.study.training_rules import training_problems
 from annotate.domain.untrusted.values import text_problem, value_problem
 from annotate.errors import Invalid, NotFound
-from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, POOL_ORDERS, RATIONALE_MODES
+from annotate.vocabulary import (
+    DIMENSIONS,
+    MARGIN_UNITS,
+    POOL_ORDERS,
+    RATIONALE_MODES,
+    check_sequential_plan,
+)
 
 DEFAULT_STUDY = "default"
 DEFAULT_CROWD_QUOTA = 10
@@ -45,6 +51,7 @@ EDITABLE = (
     "alpha",
     "planned_pairs",
     "stopping_rule",
+    "sequential",
     "count_simulated",
     "completion_code",
     "overlap",
@@ -337,6 +344,11 @@ def _plan_problems(study: Study) -> list[str]:
         problems.append("planned pairs must be at least 1 (or empty: no planned size)")
     if len(study.stopping_rule) > MAX_STOPPING_RULE_CHARS:
         problems.append(f"stopping rule: at most {MAX_STOPPING_RULE_CHARS} characters")
+    if study.sequential is not None:
+        try:
+            study.sequential = check_sequential_plan(study.sequential)
+        except ValueError as error:
+            problems.append(str(error))
     return problems
 
 

@@ -65,6 +65,11 @@ class StudySettings(BaseModel):
     alpha: float = Field(default=0.05, description="pre-registered significance level")
     planned_pairs: int | None = Field(default=None, description="pre-registered sample size")
     stopping_rule: str = Field(default="", description="pre-registered stopping rule in words")
+    sequential: dict[str, Any] | None = Field(
+        default=None,
+        description="pre-registered group-sequential plan: looks (cumulative counts), unit "
+        "(pairs or ratings), alpha_spending and futility (obrien-fleming or pocock), beta, binding",
+    )
     count_simulated: bool = False
     overlap: int = 3
     reservation_minutes: int = 60
