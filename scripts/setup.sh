@@ -19,6 +19,8 @@ if [ "$extra" = "test" ]; then
   # lme4 + lmerTest: the crossed mixed model's Satterthwaite df checked against R
   # (tests/analysis/test_crossed.py) and the published folder's R script
   Rscript -e 'library(lmerTest)' >/dev/null 2>&1 || missing="$missing r-cran-lmertest"
+  # pbkrtest: a singular fit's Kenward-Roger df checked against R (tests/analysis/test_singular.py)
+  Rscript -e 'library(pbkrtest)' >/dev/null 2>&1 || missing="$missing r-cran-pbkrtest"
   command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
   if [ -n "$missing" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
