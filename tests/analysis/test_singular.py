@@ -162,6 +162,24 @@ def test_a_singular_fit_is_said_per_dimension_in_the_report():
     assert singular_words([]) == ""
 
 
+def test_the_dimension_table_says_which_dimension_is_singular(small_study):
+    """The sentence under the dimension table (Results page, HTML report, card) names the
+    dimension whose primary fit is singular, from the report's ``primary.singular``, and
+    none when no fit is."""
+    from analysis.report import build_report
+    from analysis.schema.tables import dimension_table, singular_words
+
+    report = build_report(small_study, n_boot=0, mixed=False)
+    for dim in report["dimensions"]:
+        report["dimensions"][dim]["primary"]["singular"] = []
+    assert "estimated at 0" not in dimension_table(report).note
+    y, pair, annotator = _near_boundary(0)
+    fit = primary_dimension((y, pair, annotator), y, y, 0.5, 0.05, 0.5, rubric=True)
+    report["dimensions"]["rubric_alignment"]["primary"] = fit["primary"]
+    label = report["dimensions"]["rubric_alignment"]["label"]
+    assert f"{label}: {singular_words(['annotator'])}." in dimension_table(report).note
+
+
 def _bench() -> ModuleType:
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_coverage.py"
     spec = importlib.util.spec_from_file_location("bench_coverage", path)
