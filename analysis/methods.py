@@ -82,7 +82,11 @@ def methods(report: Report) -> dict[str, str]:
         "(R: lmerTest::lmer(d ~ 1 + (1 | pair) + (1 | annotator))), t interval with "
         "Satterthwaite degrees of freedom (as lmerTest); with one annotator, or "
         "one rating per pair, the factor that cannot be estimated is left out (named in "
-        f"primary.method). ci_tost is the {tost_level} interval. Coverage by seeded simulation "
+        "primary.method). When REML puts the pair or annotator variance at 0 (a singular fit, "
+        "named in primary.singular and the dimension's notes), the SE and df are "
+        "Kenward-Roger's (as R's pbkrtest), which keep that variance's uncertainty where "
+        "Satterthwaite's df would jump to about n - 1. "
+        f"ci_tost is the {tost_level} interval. Coverage by seeded simulation "
         "in benchmarks/bench_coverage.py.",
         "tost": f"TOST at a margin of {_margin_words(report)}: the larger of the two one-sided "
         "t-tests of the mixed model's mean (Satterthwaite df) against -margin and +margin. "

@@ -16,7 +16,8 @@ the rubric's true difference is about 0.9 and, for type-I, so that the general d
 difference is exactly at the margin (0.5; root found on common random numbers).
 
 Designs (100 pairs unless stated): pool 12, k = 3 (each pair rated by 3 of 12); 6 annotators on
-all 100 pairs (crossed panel); pool 40, k = 3; 300 pairs, pool 8, k = 3.
+all 100 pairs (crossed panel); pool 40, k = 3; 300 pairs, pool 8, k = 3; and the small-panel
+designs of the singular-fit study below (pilot, hetero, dominant).
 
 Per design it prints, each with its Monte Carlo SE:
 
@@ -47,8 +48,38 @@ It took 6,316 s while four engineers' tests shared the 2 cores (load 5.7-7.6); o
 0.095-0.107 s on the quiet machine (load 0.9), so the 28,000 fits take about 25 minutes on 2
 quiet cores.
 
+**Singular fits** (``--singular``, ``--runs`` studies per design, rubric interval only): the
+share of fits whose annotator variance REML puts at 0, and the coverage of the 95% interval
+conditional on such a fit, the product's (Kenward-Roger SE and df) beside Satterthwaite's
+interval on the same fit (what the product gave before). Three small-panel designs, their
+annotator x response SD 0.15 (annotator variance about 3% of the difference's): ``pilot``
+(3 annotators on all 30 pairs), ``hetero`` (pool 6, k 3, 60 pairs, each annotator's noise SD
+x 0.5 / 1 / 1.5) and ``dominant`` (one of 6 annotators on all 60 pairs, 2 of the other 5 on
+each). Truth per design from 4e6 draws of its own model. Targets: >= 90% conditional on a
+singular fit with >= 300 singular fits per design, >= 93% overall in the pilot.
+
+Measured 2026-12-05, ``nice -n 10 ... --singular --runs 1500 --designs pilot,hetero,dominant
+--workers 2``, 1,846 s while other engineers' tests shared the 2 cores (load 9.9 before,
+12.8-19.8 during):
+
+* pilot: 592 singular fits of 1,500 (39.5%); conditional coverage Kenward-Roger 96.3% (MC SE
+  0.8), Satterthwaite 88.0% (1.3); median df 5.1 against 29.0; all fits 97.8% (0.4) against
+  94.5% (0.6);
+* heteroscedastic: 343 singular of 1,500 (22.9%); 93.6% (1.3) against 88.9% (1.7); median df
+  10.9 against 59.0; all fits 96.9% (0.4) against 95.8% (0.5);
+* dominant annotator: 382 singular of 1,500 (25.5%); 94.2% (1.2) against 89.3% (1.6); median
+  df 9.0 against 59.0; all fits 96.3% (0.5) against 95.1% (0.6).
+
+The four larger designs (6-40 annotators, interaction SD 0.3) are rarely singular: ``--singular
+--runs 300 --designs pool12,panel6,pool40,pairs300pool8`` (346 s, load 14.9-16.4) gave 3 / 1 /
+2 / 0 singular fits of 300 each (too few for a conditional figure: 6 in all, 4 covered by both
+intervals; Kenward-Roger's df 19.7-52.3 where Satterthwaite's were 99); all fits 95.3 / 94.7 /
+95.3 / 92.3% (MC SE 1.2-1.5), the same for both as nearly no fit is singular.
+
 Run: ``nice python benchmarks/bench_coverage.py [--coverage-runs 1000] [--type1-runs 4000]
-[--workers 2] [--designs pool12,panel6,pool40,pairs300pool8]``.
+[--workers 2] [--designs pool12,panel6,pool40,pairs300pool8]``; the singular-fit study:
+``nice -n 10 python benchmarks/bench_coverage.py --singular [--runs 1500]
+[--designs pilot,hetero,dominant]``.
 """
 
 from __future__ import annotations
@@ -68,7 +99,7 @@ from scipy import optimize, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.inference.crossed import crossed_mean
+from analysis.inference.crossed import crossed_mean, fit_reml, satterthwaite_df
 
 PAIR_SD, PAIR_DIFF_SD, LENIENCY_SD, INTERACTION_SD, NOISE_SD = 0.7, 0.6, 0.4, 0.3, 0.7
 MARGIN = 0.5
@@ -84,28 +115,66 @@ class Design:
     n_pairs: int
     pool: int
     k: int  # annotators per pair; k == pool: every annotator rates every pair
+    hetero: bool = False  # annotator a's noise SD is NOISE_SD x HETERO_SCALES[a % 3]
+    dominant: bool = False  # annotator 0 rates every pair, k - 1 of the others each
+    interaction_sd: float = INTERACTION_SD  # SD of each annotator x response effect
 
+
+HETERO_SCALES = (0.5, 1.0, 1.5)
+SMALL_INTERACTION_SD = 0.15
+"""The small-panel designs' annotator x response SD: an annotator variance of about 3% of
+the difference's, where fits put it at 0 often."""
 
 DESIGNS = {
     "pool12": Design("pool 12, k 3, 100 pairs", 100, 12, 3),
     "panel6": Design("6 annotators on all 100 pairs", 100, 6, 6),
     "pool40": Design("pool 40, k 3, 100 pairs", 100, 40, 3),
     "pairs300pool8": Design("300 pairs, pool 8, k 3", 300, 8, 3),
+    "pilot": Design(
+        "pilot: 3 annotators on all 30 pairs", 30, 3, 3, interaction_sd=SMALL_INTERACTION_SD
+    ),
+    "hetero": Design(
+        "heteroscedastic: pool 6, k 3, 60 pairs, noise SD x 0.5 / 1 / 1.5",
+        60,
+        6,
+        3,
+        hetero=True,
+        interaction_sd=SMALL_INTERACTION_SD,
+    ),
+    "dominant": Design(
+        "dominant annotator: one of 6 on all 60 pairs, 2 of the 5 others each",
+        60,
+        6,
+        3,
+        dominant=True,
+        interaction_sd=SMALL_INTERACTION_SD,
+    ),
 }
+COVERAGE_DESIGNS = ("pool12", "panel6", "pool40", "pairs300pool8")
+"""The coverage and type-I study's designs (its scores use the common model)."""
+SINGULAR_DESIGNS = ("pilot", "hetero", "dominant")
+"""Small panels, where the annotator variance is often estimated at 0 (a singular fit)."""
 
 
 def scores(
-    rng: np.random.Generator, delta: float, pair: np.ndarray, annotator: np.ndarray
+    rng: np.random.Generator,
+    delta: float,
+    pair: np.ndarray,
+    annotator: np.ndarray,
+    hetero: bool = False,
+    interaction_sd: float = INTERACTION_SD,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Chosen and rejected scores of each (pair, annotator) rating."""
+    """Chosen and rejected scores of each (pair, annotator) rating; ``hetero``: the noise SD
+    depends on the annotator (NOISE_SD x HETERO_SCALES[a % 3])."""
     n_p, n_a, n = int(pair.max()) + 1, int(annotator.max()) + 1, len(pair)
     level = rng.normal(0, PAIR_SD, n_p)[pair]
     diff = (delta + rng.normal(0, PAIR_DIFF_SD, n_p)[pair]) / 2
     lenient = rng.normal(0, LENIENCY_SD, n_a)[annotator]
-    w = rng.normal(0, INTERACTION_SD, (n_a, 2))
+    w = rng.normal(0, interaction_sd, (n_a, 2))
     base = 3 + level + lenient
-    chosen = base + diff + w[annotator, 0] + rng.normal(0, NOISE_SD, n)
-    rejected = base - diff + w[annotator, 1] + rng.normal(0, NOISE_SD, n)
+    noise = NOISE_SD * np.asarray(HETERO_SCALES)[annotator % 3] if hetero else NOISE_SD
+    chosen = base + diff + w[annotator, 0] + rng.normal(0, 1, n) * noise
+    rejected = base - diff + w[annotator, 1] + rng.normal(0, 1, n) * noise
     return _likert(chosen), _likert(rejected)
 
 
@@ -113,12 +182,19 @@ def _likert(x: np.ndarray) -> np.ndarray:
     return np.clip(np.round(x), 1, 5)
 
 
-def truth(delta: float, seed: int = 12345, draws: int = TRUTH_DRAWS) -> tuple[float, float, float]:
+def truth(
+    delta: float,
+    seed: int = 12345,
+    draws: int = TRUTH_DRAWS,
+    hetero: bool = False,
+    interaction_sd: float = INTERACTION_SD,
+) -> tuple[float, float, float]:
     """E[d], its MC SE and E[credit] (chosen above: 1, tie: 0.5) for one random annotator on
-    one random pair (each draw its own pair and annotator)."""
+    one random pair (each draw its own pair and annotator; ``hetero``: the annotators' noise
+    scales in equal shares, as in a pool of 6)."""
     rng = np.random.default_rng(seed)
     idx = np.arange(draws)
-    chosen, rejected = scores(rng, delta, idx, idx)
+    chosen, rejected = scores(rng, delta, idx, idx, hetero, interaction_sd)
     d = chosen - rejected
     credit = np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))
     return float(d.mean()), float(d.std() / math.sqrt(draws)), float(credit.mean())
@@ -138,6 +214,12 @@ def panel(rng: np.random.Generator, design: Design) -> tuple[np.ndarray, np.ndar
             np.arange(design.pool), design.n_pairs
         )
     pair = np.repeat(np.arange(design.n_pairs), design.k)
+    if design.dominant:
+        others = np.argsort(rng.random((design.n_pairs, design.pool - 1)), axis=1)
+        picks = np.column_stack(
+            [np.zeros(design.n_pairs, dtype=int), 1 + others[:, : design.k - 1]]
+        )
+        return pair, np.unique(picks.ravel(), return_inverse=True)[1]
     picks = np.argsort(rng.random((design.n_pairs, design.pool)), axis=1)[:, : design.k]
     annotator = picks.ravel()
     used = np.unique(annotator, return_inverse=True)[1]
@@ -194,6 +276,63 @@ def type1_run(args: tuple[str, int, float, float, float, float]) -> tuple[int, .
     return int((fit.tost_p(MARGIN) or 1.0) < ALPHA), int(_tost(m, se, df) < ALPHA)
 
 
+def singular_run(args: tuple[str, int, float, float]) -> tuple[float, ...]:
+    """One study's rubric interval: (singular fit?, crossed_mean covers, Satterthwaite's
+    interval on the same fit covers, crossed_mean's df, Satterthwaite's df). Satterthwaite's
+    interval is what crossed_mean gave before singular fits took Kenward-Roger's."""
+    key, seed, delta, true_value = args
+    design = DESIGNS[key]
+    rng = np.random.default_rng(seed)
+    pair, annotator = panel(rng, design)
+    c, r = scores(rng, delta, pair, annotator, design.hetero, design.interaction_sd)
+    d = c - r
+    fit = crossed_mean(d, pair, annotator)
+    old_ci, old_df = fit.ci, fit.df
+    if fit.singular:
+        reml = fit_reml(d, np.ones((len(d), 1)), pair, annotator)
+        old_df = satterthwaite_df(reml, 0)
+        half = float(stats.t.ppf(0.975, old_df)) * math.sqrt(reml.cov[0, 0]) if old_df else None
+        old_ci = None if half is None else [fit.estimate - half, fit.estimate + half]
+    return (
+        float(bool(fit.singular)),
+        float(_covers(fit.ci, true_value)),
+        float(_covers(old_ci, true_value)),
+        float(fit.df or math.nan),
+        float(old_df or math.nan),
+    )
+
+
+def _covers(ci: list[float] | None, value: float) -> bool:
+    return ci is not None and ci[0] <= value <= ci[1]
+
+
+def singular_study(key: str, runs: int, delta: float, workers: int) -> list[tuple[float, ...]]:
+    """:func:`singular_run` on ``runs`` seeded studies of a design (seeds 3,000,000 + i)."""
+    design = DESIGNS[key]
+    true_value = truth(delta, seed=7, hetero=design.hetero, interaction_sd=design.interaction_sd)[0]
+    jobs = [(key, 3_000_000 + i, delta, true_value) for i in range(runs)]
+    return _run(singular_run, jobs, workers)  # type: ignore[arg-type]
+
+
+def _singular_report(key: str, rows: list[tuple[float, ...]], seconds: float) -> None:
+    flags, new, old, df_new, df_old = (np.asarray(col) for col in zip(*rows, strict=True))
+    on = flags == 1
+    print(
+        f"\n{DESIGNS[key].name}: {len(rows)} runs, {int(on.sum())} singular fits "
+        f"({100 * on.mean():.1f}%), {seconds:.0f} s, load {os.getloadavg()[0]:.1f}"
+    )
+    if on.any():
+        print(f"  coverage | singular  Kenward-Roger {_rate(list(new[on].astype(int)))}")
+        print(f"  coverage | singular  Satterthwaite {_rate(list(old[on].astype(int)))}")
+        print(
+            f"  median df | singular  Kenward-Roger {np.nanmedian(df_new[on]):.1f}, "
+            f"Satterthwaite {np.nanmedian(df_old[on]):.1f}"
+        )
+    print(f"  coverage, all fits     product       {_rate(list(new.astype(int)))}")
+    print(f"  coverage, all fits     Satterthwaite {_rate(list(old.astype(int)))}")
+    sys.stdout.flush()
+
+
 def _rate(hits: list[int]) -> str:
     n = len(hits)
     p = sum(hits) / n
@@ -216,11 +355,29 @@ def main() -> None:
     parser.add_argument("--coverage-runs", type=int, default=1000)
     parser.add_argument("--type1-runs", type=int, default=4000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--designs", default=",".join(DESIGNS))
+    parser.add_argument(
+        "--designs",
+        default=None,
+        help=f"default: {','.join(COVERAGE_DESIGNS)}; "
+        f"with --singular: {','.join(SINGULAR_DESIGNS)}",
+    )
+    parser.add_argument(
+        "--singular", action="store_true", help="only the singular-fit study (--runs per design)"
+    )
+    parser.add_argument("--runs", type=int, default=1500, help="singular-fit study runs")
     args = parser.parse_args()
     start = time.perf_counter()
     print(f"load average before: {os.getloadavg()}", flush=True)
     d_rubric = delta_for(RUBRIC_TRUTH_TARGET)
+    if args.designs is None:
+        args.designs = ",".join(SINGULAR_DESIGNS if args.singular else COVERAGE_DESIGNS)
+    if args.singular:
+        for key in args.designs.split(","):
+            t0 = time.perf_counter()
+            rows = singular_study(key, args.runs, d_rubric, args.workers)
+            _singular_report(key, rows, time.perf_counter() - t0)
+        print(f"\ntotal {time.perf_counter() - start:.0f} s; load average after: {os.getloadavg()}")
+        return
     d_margin = delta_for(MARGIN)
     t_rubric, se_rubric, t_accuracy = truth(d_rubric, seed=7)
     t_margin, se_margin, _ = truth(d_margin, seed=8)

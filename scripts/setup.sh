@@ -21,6 +21,8 @@ if [ "$extra" = "test" ]; then
   Rscript -e 'library(lmerTest)' >/dev/null 2>&1 || missing="$missing r-cran-lmertest"
   # rpact: the group-sequential plan's boundaries checked against R (tests/analysis/test_sequential.py)
   Rscript -e 'library(rpact)' >/dev/null 2>&1 || missing="$missing r-cran-rpact"
+  # pbkrtest: a singular fit's Kenward-Roger df checked against R (tests/analysis/test_singular.py)
+  Rscript -e 'library(pbkrtest)' >/dev/null 2>&1 || missing="$missing r-cran-pbkrtest"
   command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
   if [ -n "$missing" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then

@@ -37,6 +37,17 @@ Fallbacks, named in ``method`` (see :data:`METHODS`):
 
 Where Satterthwaite's df is undefined (the Hessian of the variance parameters has no positive
 direction), df = the fewer levels of pairs or annotators - 1, named in ``df_method``.
+
+**Singular fits.** When REML puts the pair or annotator variance at the boundary (relative SD
+below :data:`SINGULAR_TOL`, lme4's ``isSingular``), Satterthwaite's df on lme4's parameters loses
+that variance's uncertainty (the mean's variance has no slope in a relative SD at 0) and jumps
+to about n - 1; the intervals then under-cover (88% in a 3-annotator pilot,
+``benchmarks/bench_coverage.py --singular``). Such a fit is named in ``singular`` and its SE
+and df are Kenward & Roger's (1997), as R's pbkrtest computes them (:func:`kenward_roger`: the
+variances themselves as parameters, the one at 0 included, with the REML expected
+information), which covers 95-96% there. Out of KR's reach (a sparse V^-1 above
+:data:`KR_MAX_ENTRIES` entries) the df is Satterthwaite's, at most the zero-variance
+factor's levels - 1 (``DF_FLOOR``).
 """
 
 from __future__ import annotations
@@ -64,6 +75,8 @@ METHODS = (
     DEGENERATE,
 )
 DF_METHOD = "Satterthwaite"
+DF_KENWARD_ROGER = "Kenward-Roger (singular fit)"
+DF_FLOOR = "Satterthwaite, at most the zero-variance factor's levels - 1 (singular fit)"
 DF_FALLBACK = "fewer levels of pairs or annotators - 1 (Satterthwaite undefined)"
 STARTS = ((0.5, 0.5), (0.1, 0.1), (2.0, 0.3))
 """Starting relative SDs (pair, annotator); the best REML optimum wins."""
@@ -77,6 +90,12 @@ SCATTER_FROM = 100_000
 per big level) forms Z_s' V_b^-1 Z_s by scattering each big level's products (O(sum k^2) per
 evaluation, not O(cells x small)); equal to the dense product up to rounding, which moves an
 optimum within the optimizer's tolerance, so crossed_mean keeps the dense product."""
+SINGULAR_TOL = 1e-4
+"""A relative SD (lme4's theta) below this is a variance at the boundary: a singular fit
+(lme4's ``isSingular`` default tolerance)."""
+KR_MAX_ENTRIES = 20_000_000
+"""Kenward-Roger's sparse V^-1 holds at most this many entries (else Satterthwaite's df with
+the floor of :data:`DF_SINGULAR_FLOOR`)."""
 RESIDUAL_FLOOR = 1e-10
 """Below this share of the total variance the residual is taken as 0 (``pair means t``)."""
 
@@ -99,6 +118,9 @@ class CrossedMean:
     var_annotator: float | None = None
     var_residual: float | None = None
     df_method: str = DF_METHOD
+    singular: tuple[str, ...] = ()
+    """The factors whose variance the fit puts at 0 (a boundary, "singular" fit): then ``se``
+    and ``df`` are Kenward-Roger's (``df_method``)."""
 
     def interval(self, level: float) -> list[float] | None:
         """The t interval estimate +- t_{df} se at ``level``; None without a finite se > 0."""
@@ -180,11 +202,19 @@ def crossed_mean(
     # small matrices: BLAS threads only contend (40x slower on a loaded 2-core machine)
     with _blas().limit(limits=1, user_api="blas"):
         fit = fit_reml(y, np.ones((n, 1)), factors["pair"], factors["annotator"])
-        df = satterthwaite_df(fit, 0)
-    se = float(np.sqrt(fit.cov[0, 0]))
-    df_method = DF_METHOD
+        singular = singular_factors(fit)
+        se, df, df_method = (
+            _boundary_interval(fit, factors, singular) if singular else (None, None, "")
+        )
+        if df is None:
+            df, df_method = satterthwaite_df(fit, 0), DF_METHOD
+    if se is None:
+        se = float(np.sqrt(fit.cov[0, 0]))
     if df is None:  # the variance parameters' Hessian has no positive direction
         df, df_method = float(max(min(n_p, n_a) - 1, 1)), DF_FALLBACK
+    if singular and df_method == DF_METHOD:  # Kenward-Roger out of reach: floor the df
+        levels = {"pair": n_p, "annotator": n_a}
+        df, df_method = min(df, float(max(min(levels[f] for f in singular) - 1, 1))), DF_FLOOR
     result = CrossedMean(
         float(fit.beta[0]),
         se,
@@ -197,8 +227,28 @@ def crossed_mean(
         var_annotator=fit.s2_annotator if annotator_varies else None,
         var_residual=fit.s2_residual,
         df_method=df_method,
+        singular=singular,
     )
     return _with_ci(result)
+
+
+def _boundary_interval(
+    fit: RemlFit, factors: dict[str, IntArray | None], singular: tuple[str, ...]
+) -> tuple[float | None, float | None, str]:
+    """A singular fit's SE and df by Kenward-Roger (the variances at the boundary taken as 0);
+    (None, None, "") where KR is out of reach (see :func:`kenward_roger`)."""
+    fitted = [(name, codes) for name, codes in factors.items() if codes is not None]
+    variances = {"pair": fit.s2_pair, "annotator": fit.s2_annotator}
+    kr = kenward_roger(
+        np.ones((len(fitted[0][1]), 1)),
+        [codes for _, codes in fitted],
+        [0.0 if name in singular else variances[name] for name, _ in fitted],
+        fit.s2_residual,
+        np.ones(1),
+    )
+    if kr is None:
+        return None, None, ""
+    return float(np.sqrt(kr[0])), kr[1], DF_KENWARD_ROGER
 
 
 def _with_ci(result: CrossedMean) -> CrossedMean:
@@ -510,3 +560,90 @@ def _hessian(f: Callable[[FloatArray], float], x0: FloatArray) -> FloatArray:
         for j in range(i, m):
             out[i, j] = out[j, i] = (4 * second(i, j, 0.5) - second(i, j, 1.0)) / 3
     return out
+
+
+def singular_factors(fit: RemlFit) -> tuple[str, ...]:
+    """The factors whose variance the fit puts at the boundary: relative SD below
+    :data:`SINGULAR_TOL` (lme4's ``isSingular`` rule), in the fit's order."""
+    return tuple(
+        name
+        for name, theta in zip(fit.factors, fit.varpar[:-1], strict=True)
+        if theta < SINGULAR_TOL
+    )
+
+
+def _indicator(codes: IntArray) -> sparse.csr_matrix:
+    n = len(codes)
+    return sparse.csr_matrix((np.ones(n), (np.arange(n), codes)))
+
+
+def kenward_roger(
+    x: FloatArray,
+    factors: Sequence[IntArray],
+    variances: Sequence[float],
+    s2_residual: float,
+    contrast: FloatArray,
+) -> tuple[float, float] | None:
+    """Kenward & Roger's (1997) adjusted variance of ``contrast' beta`` and its df, as R's
+    pbkrtest (``vcovAdj`` and ``Lb_ddf``) computes them, for V = sum_i s2_i Z_i Z_i' + s2_e I
+    with the variances (not relative SDs) as the covariance parameters, those at 0 included:
+    so a factor whose variance is estimated at 0 still carries its sampling uncertainty (its
+    expected information), where Satterthwaite's df on lme4's relative SDs drops it.
+
+    At most one factor may have a variance > 0 (a singular fit of two factors, or a fit of
+    one), so that V^-1 is block diagonal and sparse: None otherwise, or when the sparse V^-1
+    would hold more than :data:`KR_MAX_ENTRIES` entries.
+
+    With one contrast (q = 1) KR's F scaling is 1 and its df is 2 (L Phi L')^2 / (g' W g),
+    g_i = L Phi P_i Phi L', W = 2 I_E^-1 (the REML expected information, pseudo-inverse when
+    near singular, as pbkrtest); the variance is L Phi_A L', Phi_A = Phi + 2 Phi U Phi."""
+    n = x.shape[0]
+    mats = [_indicator(codes) for codes in factors] + [sparse.identity(n, format="csr")]
+    blocks = [(z, s) for z, s in zip(mats, variances, strict=False) if s > 0]
+    if len(blocks) > 1:
+        return None
+    vinv = sparse.identity(n, format="csr") / s2_residual
+    for z, s2 in blocks:
+        k = np.asarray(z.sum(axis=0)).ravel()
+        if float(np.sum(k**2)) > KR_MAX_ENTRIES:
+            return None
+        c = s2 / (s2_residual + k * s2)
+        vinv = (vinv - (z @ sparse.diags(c) @ z.T) / s2_residual).tocsr()
+    vx = np.asarray(vinv @ x)
+    phi = np.asarray(linalg.inv(x.T @ vx))
+    outer = [np.asarray(z.T @ vx) for z in mats]  # Z_i' V^-1 X
+    p_mats = [-(o.T @ o) for o in outer]
+    m = len(mats)
+    q_mats: dict[tuple[int, int], FloatArray] = {}
+    ktrace = np.zeros((m, m))
+    for i in range(m):
+        for j in range(i, m):
+            middle = sparse.csr_matrix(mats[i].T @ (vinv @ mats[j]))
+            q_mats[i, j] = outer[i].T @ np.asarray(middle @ outer[j])
+            q_mats[j, i] = q_mats[i, j].T
+            ktrace[i, j] = ktrace[j, i] = float(middle.multiply(middle).sum())
+    info = np.array(
+        [
+            [
+                ktrace[i, j]
+                - 2 * np.sum(phi * q_mats[i, j])
+                + np.sum((phi @ p_mats[i]) * (p_mats[j] @ phi).T)
+                for j in range(m)
+            ]
+            for i in range(m)
+        ]
+    )
+    condition = float(np.min(np.abs(np.linalg.eigvalsh(info))))
+    w = 2 * (np.linalg.inv(info) if condition > 1e-10 else np.linalg.pinv(info))
+    u = sum(
+        w[i, j] * (q_mats[i, j] - p_mats[i] @ phi @ p_mats[j]) for i in range(m) for j in range(m)
+    )
+    phi_adjusted = phi + 2 * phi @ u @ phi
+    L = np.asarray(contrast, dtype=np.float64)
+    var0 = float(L @ phi @ L)
+    g = np.array([float(L @ phi @ pm @ phi @ L) for pm in p_mats])
+    denominator = float(g @ w @ g)
+    variance = float(L @ phi_adjusted @ L)
+    if not denominator > 0 or not variance > 0:
+        return None
+    return variance, 2 * var0**2 / denominator

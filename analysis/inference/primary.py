@@ -3,7 +3,8 @@
 The estimand is the mean chosen - rejected difference d of one annotator on one pair, for
 pairs and annotators drawn as the study drew them. Each annotator's d per pair goes into
 :func:`analysis.inference.crossed.crossed_mean` (crossed random pair and annotator effects, REML,
-Satterthwaite df); its interval, TOST and superiority test give the verdict by the rules of
+Satterthwaite df; Kenward-Roger df on a singular fit, named in ``primary.singular`` and the
+dimension's notes); its interval, TOST and superiority test give the verdict by the rules of
 :func:`analysis.inference.paired.verdict`, with one symmetric standard:
 
 * a general dimension ties when the (1 - 2 alpha) interval lies inside +-margin (TOST);
@@ -30,6 +31,7 @@ from analysis.inference.paired import (
     verdict,
 )
 from analysis.schema.report_types import PairedTest, PairMeansTest, PrimaryFit
+from analysis.schema.tables import singular_words
 from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
 
 PAIR_MEANS_METHOD = "per-pair means, paired t-test (pairs random, annotators fixed)"
@@ -151,6 +153,7 @@ def _primary(fit: CrossedMean) -> PrimaryFit:
         "var_pair": fit.var_pair,
         "var_annotator": fit.var_annotator,
         "var_residual": fit.var_residual,
+        "singular": list(fit.singular),
     }
 
 
@@ -160,6 +163,8 @@ def _notes(old: list[str], fit: CrossedMean, n_pairs: int) -> list[str]:
     notes = [n for n in old if "significantly LOWER" not in n]
     if fit.method == DEGENERATE and n_pairs >= MIN_PAIRS:
         notes.append("all annotators' differences are equal (zero variance): tests undefined")
+    if fit.singular:
+        notes.append(singular_words(fit.singular))
     return notes
 
 

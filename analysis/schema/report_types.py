@@ -66,6 +66,9 @@ class PrimaryFit(TypedDict):
     var_pair: float | None
     var_annotator: float | None
     var_residual: float | None
+    singular: NotRequired[list[str]]
+    """The factors ("pair", "annotator") whose variance the fit puts at 0 (a boundary fit):
+    then ``se`` and ``df`` are Kenward-Roger's (``df_method``); empty otherwise."""
 
 
 class PairedTest(TypedDict):

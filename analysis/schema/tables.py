@@ -9,6 +9,7 @@ how a table is laid out finds every one here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from analysis.schema.plan_words import WORDS, time_words, value_words
@@ -59,6 +60,18 @@ def yes_no(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
+def singular_words(factors: Sequence[str]) -> str:
+    """A singular fit said in words ("" when not singular)."""
+    if not factors:
+        return ""
+    which = " and ".join(f"{name} variance" for name in factors)
+    verb = "are" if len(factors) > 1 else "is"
+    return (
+        f"singular fit: the {which} {verb} estimated at 0 (a boundary fit); its interval and "
+        "tests use Kenward-Roger df, which keep that variance's uncertainty"
+    )
+
+
 VERDICT_LABELS = {
     "tie": "tie",
     "diverges": "diverges",
@@ -92,7 +105,8 @@ def dimension_table(report: Report) -> Table:
     sesoi_words = "the margin" if sesoi is None else f"{sesoi:g} points"
     note = (
         f"Diff, its CI, TOST p and superiority p: one annotator's chosen - rejected on one "
-        "pair, pairs and annotators random (crossed mixed model, REML, Satterthwaite df), "
+        "pair, pairs and annotators random (crossed mixed model, REML, Satterthwaite df; "
+        "Kenward-Roger df on a singular fit), "
         f"{report['n_pairs']} pairs. Means and d_z: per-pair means (annotators averaged). TOST "
         f"margin ±{s['margin']:g} {unit}, alpha {s['alpha']:g}; equivalence bound = smallest "
         "margin (points) at which TOST holds; superiority p one-sided (chosen - rejected above "
@@ -100,6 +114,7 @@ def dimension_table(report: Report) -> Table:
         "rubric alignment diverges on superiority. No correction: 'validated' is an "
         "intersection-union test."
     )
+    note += _singular_sentence(report)
     return Table(
         headers=[
             "Dimension",
@@ -117,6 +132,17 @@ def dimension_table(report: Report) -> Table:
         numeric=[False, True, True, True, True, True, True, True, True, False],
         note=note,
     )
+
+
+def _singular_sentence(report: Report) -> str:
+    """Each dimension whose primary fit is singular, said in words ("" when none is)."""
+    said = []
+    for dim in DIMENSIONS:
+        r = report["dimensions"][dim]
+        factors = r.get("primary", {}).get("singular", [])
+        if factors:
+            said.append(f"{r['label']}: {singular_words(factors)}.")
+    return (" " + " ".join(said)) if said else ""
 
 
 def sensitivity_table(report: Report) -> Table:

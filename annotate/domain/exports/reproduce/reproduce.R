@@ -1,6 +1,7 @@
 # Recompute the study verdict of report.json from ratings.csv with lme4/lmerTest.
 # Per dimension: each annotator's chosen - rejected score per pair, a linear mixed model with
-# crossed random pair and annotator effects (REML), Satterthwaite df (lmerTest); TOST at the
+# crossed random pair and annotator effects (REML), Satterthwaite df (lmerTest; on a singular
+# fit Kenward-Roger's SE and df, with the pbkrtest package, as the report); TOST at the
 # dimension's margin and the one-sided test of a difference larger than the smallest effect of
 # interest (both read from report.json's settings). Reads ratings.csv (the same rows as
 # ratings.parquet; Debian's R has no Parquet reader): runs on Debian's R with
@@ -68,6 +69,12 @@ for (dim in names(report$dimensions)) {
   m <- suppressMessages(lmer(d ~ 1 + (1 | pair_id) + (1 | annotator), data = wide, REML = TRUE))
   co <- summary(m)$coefficients
   est <- co[1, "Estimate"]; se <- co[1, "Std. Error"]; df <- co[1, "df"]
+  if (isSingular(m)) {  # a variance at 0: the report takes Kenward-Roger's SE and df
+    if (requireNamespace("pbkrtest", quietly = TRUE)) {
+      kr <- contest(m, matrix(1, 1, 1), joint = FALSE, ddf = "Kenward-Roger")
+      se <- kr$`Std. Error`; df <- kr$df
+    } else message(dim, ": singular fit; install pbkrtest for the report's Kenward-Roger df")
+  }
   margin <- report$dimensions[[dim]]$margin; sesoi <- report$dimensions[[dim]]$sesoi
   tost <- max(pt((est + margin) / se, df, lower.tail = FALSE), pt((est - margin) / se, df))
   sup <- pt((est - sesoi) / se, df, lower.tail = FALSE)
