@@ -137,6 +137,16 @@ def main() -> None:
     """Validation statistics for prb-annotate ratings exports."""
 
 
+def _positive_sesoi(value: float | None) -> float | None:
+    """--smallest-effect: above 0 (at 0 any positive difference would diverge)."""
+    if value is not None and not 0 < value < float("inf"):
+        raise typer.BadParameter(
+            f"expected a number above 0, got {value:g}: at 0 any positive difference would "
+            "count as rubric alignment diverging"
+        )
+    return value
+
+
 @app.command()
 def report(
     ratings_file: Annotated[Path, typer.Argument(help="Ratings export: .csv, .jsonl or .parquet.")],
@@ -160,8 +170,9 @@ def report(
         float | None,
         typer.Option(
             "--smallest-effect",
-            help="Smallest effect of interest, in the margin's unit (default: the plan's, else "
-            "the margin).",
+            help="Smallest effect of interest, in the margin's unit, above 0 (default: the "
+            "plan's, else the margin).",
+            callback=_positive_sesoi,
         ),
     ] = None,
     plan_file: Annotated[
@@ -336,8 +347,9 @@ def size(
         float | None,
         typer.Option(
             "--smallest-effect",
-            help="Smallest effect of interest in points: rubric alignment must exceed it "
-            "(default: the margin).",
+            help="Smallest effect of interest in points, above 0: rubric alignment must "
+            "exceed it (default: the margin).",
+            callback=_positive_sesoi,
         ),
     ] = None,
     alpha: AlphaOption = 0.05,
