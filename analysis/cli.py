@@ -358,10 +358,10 @@ def size(
         float,
         typer.Option(
             "--confidence",
-            help="One-sided confidence of the upper limits of the pilot's variance components "
-            "the plan uses.",
+            help="One-sided confidence of the upper limit of each design's variance of the "
+            "mean the plan uses.",
         ),
-    ] = 0.8,
+    ] = 0.7,
     general_diff: Annotated[
         float, typer.Option("--general-diff", help="True difference of the general dimensions.")
     ] = 0.0,
@@ -373,18 +373,30 @@ def size(
         ),
     ] = None,
     per_pair: Annotated[
-        str, typer.Option("--per-pair", help="Annotators per pair to consider, e.g. 1,2,3,5.")
-    ] = "1,2,3,5",
+        str,
+        typer.Option(
+            "--per-pair",
+            help="Annotators per pair to consider, e.g. 2,3,5 (1 measures no agreement).",
+        ),
+    ] = "2,3,5",
     pools: Annotated[
         str, typer.Option("--pools", help="Annotator pool sizes to consider, e.g. 6,12,24,48.")
     ] = "6,12,24,48",
+    alpha_halfwidth: Annotated[
+        float | None,
+        typer.Option(
+            "--alpha-halfwidth",
+            help="Also enough pairs for a 95% interval of this half-width on Krippendorff's "
+            "alpha of the rubric difference.",
+        ),
+    ] = None,
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
 ) -> None:
     """Size the main study from a pilot: pairs, annotators per pair and the annotator pool for
-    the crossed analysis to validate with the target power, with the pilot's variance
-    components at their upper confidence limits."""
+    the crossed analysis to validate with the target power, with each design's variance of
+    the mean at its upper confidence limit from the pilot's variance components."""
     from analysis.inference.sizing import pilot_components, size_study, sizing_text
 
     ks, ms = _int_list(per_pair, "--per-pair"), _int_list(pools, "--pools")
@@ -400,6 +412,7 @@ def size(
             rubric_diff=rubric_diff,
             per_pair=ks,
             pools=ms,
+            alpha_halfwidth=alpha_halfwidth,
         )
     except (RatingsError, ValueError, OSError) as exc:
         _fail(exc)
