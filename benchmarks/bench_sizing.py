@@ -19,25 +19,26 @@ Targets (issue 33): k >= 2 always; median ratio <= 1.25; true power >= 0.80 in >
 pilots; a design for every pilot by default. Run with ``nice -n 10`` (the machine is shared):
 ``nice -n 10 python benchmarks/bench_sizing.py [--pilots 40] [--seed 1] [--scenario NAME]``.
 
-Measured (2-core machine shared with 7 other sessions, load average 8.6-20, nice 10, one
-process per scenario or two; 400-590 s wall per scenario of 40 pilots, seed 1; MC SE of a
-share p of 40 is sqrt(p (1 - p) / 40)):
+Measured (2-core machine shared with 7 other sessions, load average 6-12 at the end, nice 10,
+one process per scenario; 148-380 s wall per scenario of 40 pilots, seed 1; MC SE of a share p
+of 40 is sqrt(p (1 - p) / 40)):
 
-================ ===== ============ ================== ==============================
-scenario         k = 1 median ratio power >= 0.80       default: design found / power
-================ ===== ============ ================== ==============================
+================ ===== ============ ================== ==================================
+scenario         k = 1 median ratio power >= 0.80       default: design found / power >= 0.8
+================ ===== ============ ================== ==================================
 typical          0/40  1.177        39/40 (SE 2.5%)    40/40 / 35/40
-annotator-heavy  0/40  1.250        36/40 (SE 4.7%)    39/40 / 33/40 (*)
-pair-heavy       0/40  1.171        37/40 (SE 4.2%)    39/40 / 32/40 (*)
+annotator-heavy  0/40  1.250        36/40 (SE 4.7%)    40/40 / 34/40 (1 at twice the SESOI)
+pair-heavy       0/40  1.171        37/40 (SE 4.2%)    40/40 / 33/40 (1 at twice the SESOI)
 noisy            0/40  1.172        39/40 (SE 2.5%)    40/40 / 37/40
-small pilot      0/40  1.667        33/40 (SE 6.0%)    33/40 / 31/40 (*)
-================ ===== ============ ================== ==============================
+small pilot      0/40  1.667        33/40 (SE 6.0%)    35/40 / 33/40 (12 at twice the SESOI)
+================ ===== ============ ================== ==================================
 
-(*) before the second fallback (an estimate just above the smallest effect that no design can
-show is planned at twice the smallest effect). The old planner, on the typical pilots:
-k = 1 in 4 of 4, 144 pairs where its own search at the true components needs 96. The small
-pilot (16 pairs x 2 of 4 annotators) misses both targets: four annotators say too little
-about the annotator variance, whose upper limit then dominates a large study's variance.
+The default's power is lower than the given difference's: a pilot's estimate of the effect
+is noisy, and sizes go as 1 / (difference - smallest effect)^2. The old planner, on the typical
+pilots: k = 1 in 4 of 4, 144 pairs where its own search at the true components needs 96. The
+small pilot (16 pairs x 2 of 4 annotators) misses both targets, and for 5 of its 40 pilots no
+design on the grid reaches the target even at twice the smallest effect: four annotators say
+too little about the annotator variance, whose upper limit then dominates a large study's.
 """
 
 from __future__ import annotations
