@@ -139,6 +139,16 @@ def main() -> None:
     """Validation statistics for prb-annotate ratings exports."""
 
 
+def _positive_sesoi(value: float | None) -> float | None:
+    """--smallest-effect: above 0 (at 0 any positive difference would diverge)."""
+    if value is not None and not 0 < value < float("inf"):
+        raise typer.BadParameter(
+            f"expected a number above 0, got {value:g}: at 0 any positive difference would "
+            "count as rubric alignment diverging"
+        )
+    return value
+
+
 @app.command()
 def report(
     ratings_file: Annotated[Path, typer.Argument(help="Ratings export: .csv, .jsonl or .parquet.")],
@@ -162,8 +172,9 @@ def report(
         float | None,
         typer.Option(
             "--smallest-effect",
-            help="Smallest effect of interest, in the margin's unit (default: the plan's, else "
-            "the margin).",
+            help="Smallest effect of interest, in the margin's unit, above 0 (default: the "
+            "plan's, else the margin).",
+            callback=_positive_sesoi,
         ),
     ] = None,
     plan_file: Annotated[
@@ -338,8 +349,9 @@ def size(
         float | None,
         typer.Option(
             "--smallest-effect",
-            help="Smallest effect of interest in points: rubric alignment must exceed it "
-            "(default: the margin).",
+            help="Smallest effect of interest in points, above 0: rubric alignment must "
+            "exceed it (default: the margin).",
+            callback=_positive_sesoi,
         ),
     ] = None,
     alpha: AlphaOption = 0.05,
@@ -348,10 +360,10 @@ def size(
         float,
         typer.Option(
             "--confidence",
-            help="One-sided confidence of the upper limits of the pilot's variance components "
-            "the plan uses.",
+            help="One-sided confidence of the upper limit of each design's variance of the "
+            "mean the plan uses.",
         ),
-    ] = 0.8,
+    ] = 0.7,
     general_diff: Annotated[
         float, typer.Option("--general-diff", help="True difference of the general dimensions.")
     ] = 0.0,
@@ -363,18 +375,30 @@ def size(
         ),
     ] = None,
     per_pair: Annotated[
-        str, typer.Option("--per-pair", help="Annotators per pair to consider, e.g. 1,2,3,5.")
-    ] = "1,2,3,5",
+        str,
+        typer.Option(
+            "--per-pair",
+            help="Annotators per pair to consider, e.g. 2,3,5 (1 measures no agreement).",
+        ),
+    ] = "2,3,5",
     pools: Annotated[
         str, typer.Option("--pools", help="Annotator pool sizes to consider, e.g. 6,12,24,48.")
     ] = "6,12,24,48",
+    alpha_halfwidth: Annotated[
+        float | None,
+        typer.Option(
+            "--alpha-halfwidth",
+            help="Also enough pairs for a 95% interval of this half-width on Krippendorff's "
+            "alpha of the rubric difference.",
+        ),
+    ] = None,
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
 ) -> None:
     """Size the main study from a pilot: pairs, annotators per pair and the annotator pool for
-    the crossed analysis to validate with the target power, with the pilot's variance
-    components at their upper confidence limits."""
+    the crossed analysis to validate with the target power, with each design's variance of
+    the mean at its upper confidence limit from the pilot's variance components."""
     from analysis.inference.sizing import pilot_components, size_study, sizing_text
 
     ks, ms = _int_list(per_pair, "--per-pair"), _int_list(pools, "--pools")
@@ -390,6 +414,7 @@ def size(
             rubric_diff=rubric_diff,
             per_pair=ks,
             pools=ms,
+            alpha_halfwidth=alpha_halfwidth,
         )
     except (RatingsError, ValueError, OSError) as exc:
         _fail(exc)

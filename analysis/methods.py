@@ -54,8 +54,10 @@ def _margin_words(report: Report) -> str:
     s = report["settings"]
     if s["margin_unit"] == "sd":
         return (
-            f"±{s['margin']:g} standard deviations of the paired differences (converted per "
-            "dimension with the observed SD, so the margin depends on the data)"
+            f"±{s['margin']:g} standard deviations of one annotator's chosen - rejected "
+            "difference (converted per dimension with sqrt(s2_pair + s2_annotator + "
+            "s2_residual), the crossed model's REML components: the same points whatever the "
+            "annotators per pair, though the margin depends on the data)"
         )
     return f"±{s['margin']:g} scale points"
 

@@ -31,6 +31,7 @@ from analysis.inference.margins import (
     margin_points,
     margin_record,
     margin_sensitivity,
+    unit_sd,
 )
 from analysis.inference.mixed import mixed_model
 from analysis.inference.paired import MIN_PAIRS, TIE, apply_holm, study_checks
@@ -133,9 +134,12 @@ def build_report(
         df = df[~df["pair_id"].astype(str).isin(left_out)].reset_index(drop=True)
     coded = encode_ratings(df)
     means = pair_means(coded)
-    margins = dimension_margins(means, margin, unit)
-    sesoi = margins if smallest_effect is None else dimension_margins(means, smallest_effect, unit)
     diffs = RatingDiffs(coded)
+    unit_sds = dimension_unit_sds(diffs) if unit == "sd" else None
+    margins = dimension_margins(unit_sds, margin, unit)
+    sesoi = (
+        margins if smallest_effect is None else dimension_margins(unit_sds, smallest_effect, unit)
+    )
     paired = compare_dimensions(diffs, means, margins, alpha, sesoi)
     dimensions = _dimension_results(paired, coded, means, n_boot, seed, scale_min, scale_max)
     agreement, annotators = _agreement(coded, n_boot, seed, scale_min, scale_max)
@@ -152,7 +156,7 @@ def build_report(
         "human_accuracy": human_accuracy(*diffs.of(RUBRIC, None)),
         "agreement": agreement,
         "by_domain": by_domain(coded, diffs, means, margins, sesoi, alpha, holm) if domains else {},
-        "margin_sensitivity": margin_sensitivity(paired, unit),
+        "margin_sensitivity": margin_sensitivity(paired, unit, unit_sds=unit_sds),
         "margin_record": margin_record(margin_history, df["created_at"]),
         "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),
         "mixed_model": mixed_model(coded, paired, alpha, fit=mixed),
@@ -162,6 +166,7 @@ def build_report(
             "margin": margin,
             "margin_unit": unit,
             "margins_points": margins,
+            "unit_sds": unit_sds,
             "min_pairs": MIN_PAIRS,
             "alpha": alpha,
             "holm": holm,
@@ -272,15 +277,21 @@ def _check_settings(margin: float, alpha: float, n_boot: int) -> None:
         raise ValueError(f"n_boot must be 0 (no bootstrap) or more, got {n_boot}")
 
 
-def dimension_margins(means: PairMeans, margin: float, unit: MarginUnit) -> dict[str, float | None]:
-    """Each dimension's margin in scale points (SD units use that dimension's SD of the
-    paired differences over all pairs; None when it is undefined)."""
-    out: dict[str, float | None] = {}
-    for dim_index, dim in enumerate(DIMENSIONS):
-        chosen, rejected = means.means(dim_index)
-        sd = float(np.std(chosen - rejected, ddof=1)) if len(chosen) >= 2 else None
-        out[dim] = margin_points(margin, unit, sd)
-    return out
+def dimension_unit_sds(diffs: RatingDiffs) -> dict[str, float | None]:
+    """Each dimension's SD unit: the SD of one annotator's chosen - rejected difference
+    (:func:`analysis.inference.margins.unit_sd`), the same whatever the annotators per pair."""
+    return {dim: unit_sd(*diffs.of(i, None)) for i, dim in enumerate(DIMENSIONS)}
+
+
+def dimension_margins(
+    unit_sds: Mapping[str, float | None] | None, margin: float, unit: MarginUnit
+) -> dict[str, float | None]:
+    """Each dimension's margin in scale points (SD units: times that dimension's unit SD;
+    None when it is undefined)."""
+    return {
+        dim: margin_points(margin, unit, None if unit_sds is None else unit_sds[dim])
+        for dim in DIMENSIONS
+    }
 
 
 def _planned_power(

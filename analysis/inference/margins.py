@@ -1,9 +1,12 @@
 """Equivalence margins: in scale points or in SD units, their sensitivity table, and the
 pre-registration record (when the margin was set, and whether it changed after data arrived).
 
-A margin in SD units is converted per dimension with the observed SD of the paired differences
-of the per-pair means (``sd_diff``), so "0.3 SD" is a standardised-effect margin; the
-conversion uses the study's own data, which the methods text says.
+A margin in SD units is converted per dimension with the SD of one annotator's chosen -
+rejected difference, sqrt(s2_pair + s2_annotator + s2_residual) from the crossed model's REML
+components (:func:`unit_sd`), so "0.3 SD" is a standardised-effect margin that does not depend
+on how many annotators rate each pair (the SD of per-pair means, sqrt(s2_pair + s2_annotator /
+k + s2_residual / k) roughly, shrinks with k and would give the same population a narrower
+margin at every k). The conversion uses the study's own data, which the methods text says.
 """
 
 from __future__ import annotations
@@ -11,15 +14,35 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
+from analysis.core.coded import FloatArray, IntArray
+from analysis.inference.crossed import fit_reml
 from analysis.schema.report_types import MarginRecord, MarginSensitivity, PairedTest
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, MARGIN_UNITS, PERSONAL_DIMENSION
 
 MarginUnit = Literal["points", "sd"]  # MARGIN_UNITS, as a type
 SENSITIVITY_GRID = tuple(round(0.1 * i, 1) for i in range(1, 11))
 """Margins of the sensitivity table, in the study's unit."""
-UNIT_WORDS = {"points": "scale points", "sd": "SD of the paired differences"}
+UNIT_WORDS = {"points": "scale points", "sd": "SD of one annotator's chosen - rejected difference"}
+
+
+def unit_sd(d: FloatArray, pair: IntArray, annotator: IntArray) -> float | None:
+    """The SD unit of a margin: sqrt(s2_pair + s2_annotator + s2_residual), the crossed
+    model's REML components of one annotator's chosen - rejected difference ``d`` (one value
+    per pair-rating, with its pair and annotator); the plain SD of ``d`` when the design
+    cannot separate the components (each annotator or each pair rated once); None with fewer
+    than two values or no variation."""
+    if len(d) < 2 or float(np.ptp(d)) == 0:
+        return None
+    pair = np.unique(pair, return_inverse=True)[1].ravel()
+    annotator = np.unique(annotator, return_inverse=True)[1].ravel()
+    factors = [f for f in (pair, annotator) if 1 < len(np.unique(f)) < len(d)]
+    if len(factors) < 2:
+        return float(np.std(d, ddof=1))
+    fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator)
+    return float(np.sqrt(fit.s2_pair + fit.s2_annotator + fit.s2_residual))
 
 
 def check_unit(unit: str) -> MarginUnit:
@@ -41,19 +64,22 @@ def margin_sensitivity(
     results: Mapping[str, PairedTest],
     unit: MarginUnit,
     margins: Sequence[float] = SENSITIVITY_GRID,
+    unit_sds: Mapping[str, float | None] | None = None,
 ) -> MarginSensitivity:
     """Would each general dimension tie, and would the study be validated, at each margin?
 
     TOST at margin m holds exactly when the (1 - 2 alpha) CI lies inside (-m, m), i.e. when the
     dimension's ``equivalence_bound`` is below m (in points; an SD-unit margin is converted with
-    that dimension's ``sd_diff``). Rubric alignment's superiority test does not depend on the
-    margin; when it diverges, validated at m = all general dimensions tie at m. A sensitivity
-    table only: the verdict uses the pre-registered margin, never one chosen from this grid.
+    that dimension's unit SD, ``unit_sds``). Rubric alignment's superiority test does not
+    depend on the margin; when it diverges, validated at m = all general dimensions tie at m.
+    A sensitivity table only: the verdict uses the pre-registered margin, never one chosen
+    from this grid.
     """
     ties: dict[str, list[bool]] = {}
     for dim in GENERAL_DIMENSIONS:
         r = results[dim]
-        ties[dim] = [_ties_at(r, m, unit) for m in margins]
+        sd = None if unit_sds is None else unit_sds.get(dim)
+        ties[dim] = [_ties_at(r, m, unit, sd) for m in margins]
     rubric = results[PERSONAL_DIMENSION]["verdict"] == "diverges"
     validated = [
         rubric and all(ties[d][i] for d in GENERAL_DIMENSIONS) for i in range(len(margins))
@@ -63,20 +89,23 @@ def margin_sensitivity(
         "margins": list(margins),
         "ties": ties,
         "validated": validated,
-        "equivalence_bounds": {d: _bound_in_unit(results[d], unit) for d in DIMENSIONS},
+        "equivalence_bounds": {
+            d: _bound_in_unit(results[d], unit, None if unit_sds is None else unit_sds.get(d))
+            for d in DIMENSIONS
+        },
     }
 
 
-def _ties_at(result: PairedTest, margin: float, unit: MarginUnit) -> bool:
-    bound = _bound_in_unit(result, unit)
+def _ties_at(result: PairedTest, margin: float, unit: MarginUnit, sd: float | None) -> bool:
+    bound = _bound_in_unit(result, unit, sd)
     return bound is not None and result["verdict"] != "insufficient_data" and bound < margin
 
 
-def _bound_in_unit(result: PairedTest, unit: MarginUnit) -> float | None:
+def _bound_in_unit(result: PairedTest, unit: MarginUnit, sd: float | None) -> float | None:
+    """The equivalence bound in the margin's unit (SD units: over the unit SD)."""
     bound = result["equivalence_bound"]
     if bound is None or unit == "points":
         return bound
-    sd = result["sd_diff"]
     return bound / sd if sd else None
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -60,6 +61,7 @@ def tost_power(n: int, delta: float, sd: float, margin: float, alpha: float = 0.
     return tost_power_se(delta, sd / np.sqrt(n), n - 1, margin, alpha)
 
 
+@lru_cache(maxsize=4096)
 def tost_power_se(delta: float, se: float, df: float, margin: float, alpha: float = 0.05) -> float:
     """Power of the TOST at +-margin for an estimate ~ N(delta, se^2) whose estimated SE s
     has s^2 / se^2 ~ chi2_df / df, independent of it: TOST holds when

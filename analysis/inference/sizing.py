@@ -9,28 +9,32 @@ of one annotator's chosen - rejected difference on one pair,
 and tests mu by its REML estimate with Satterthwaite's df
 (:func:`analysis.inference.crossed.crossed_mean`). This module plans that analysis:
 
-1. **The pilot's components at their upper confidence limits.** Each dimension's pilot
-   differences are fitted by :func:`analysis.inference.crossed.fit_reml`; every SD's upper limit
-   at one-sided confidence ``confidence`` (default 0.8) is its REML profile-likelihood limit:
-   the SD above the estimate where the profiled REML criterion (the other two parameters
-   re-optimised) rises by z^2, z = Phi^-1(confidence); for the residual SD this is lme4's
-   ``confint(fit, method = "profile", level = 2 * confidence - 1)`` upper end (checked live in
-   ``tests/analysis/test_sizing.py``; lme4's profile of the random-effect SDs of a REML fit is
-   not centred on the REML estimate, so those are checked by their definition). The limit
-   stays positive when the estimate is 0. Planning with an upper limit of the pilot's
-   variance rather than the estimate keeps the planned power
-   with probability about ``confidence`` (Browne, 1995); each component is taken at its own
-   limit, so the joint assumption is more conservative than that.
-2. **The design.** n pairs, k annotators per pair from a pool of m; every annotator rates
-   r = n k / m pairs (n is rounded up so that m divides n k). For such an equal-replication
-   design 1 is an eigenvector of V = s2_e I + s2_p Z_p Z_p' + s2_a Z_a Z_a' (V 1 = (s2_e + k
-   s2_p + r s2_a) 1), so the GLS estimate of mu is the plain mean of the n k values (Zyskind's
-   condition) and, exactly,
+1. **The pilot's components and their covariance.** Each dimension's pilot differences are
+   fitted by :func:`analysis.inference.crossed.fit_reml`; the covariance C of the three
+   variance estimates is the inverse expected REML information on the pilot's design
+   (:func:`component_covariance`). Each SD's own upper profile-likelihood limit at one-sided
+   ``confidence`` (the SD where the profiled REML criterion rises by z^2; for the residual SD,
+   lme4's ``confint(fit, method = "profile", level = 2 * confidence - 1)`` upper end, checked
+   live in ``tests/analysis/test_sizing.py``) is shown for reading only: taking every
+   component at its own limit compounded and oversized the study 1.5-2x.
+2. **The design.** n pairs, k annotators per pair (2 or more by default: the main study then
+   measures agreement) from a pool of m; every annotator rates r = n k / m pairs. For such an
+   equal-replication design 1 is an eigenvector of V = s2_e I + s2_p Z_p Z_p' + s2_a Z_a Z_a'
+   (V 1 = (s2_e + k s2_p + r s2_a) 1), so the GLS estimate of mu is the plain mean of the n k
+   values (Zyskind's condition) and, exactly,
 
-       Var(mu_hat) = s2_pair / n + s2_annotator / m + s2_residual / (n k).
+       Var(mu_hat) = s2_pair / n + s2_annotator / m + s2_residual / (n k) = w's2.
 
-3. **Degrees of freedom.** Satterthwaite's, as lmerTest computes them but at the planning
-   values: df = 2 Var^2 / (g' I^-1 g), g the gradient of Var(mu_hat) in (s2_e, s2_p, s2_a),
+   When m does not divide n k, annotators rate floor(r) or ceil(r) pairs and the plain mean's
+   variance (an upper bound on the GLS one) is used. The plan takes each design's Var at its
+   upper confidence limit w's2 + z sqrt(w' C w), z = Phi^-1(confidence) (0.7 by default):
+   one limit for the combination the design needs (:func:`planning_variances`); planning with
+   an upper limit of the pilot's variance rather than the estimate keeps the planned power
+   with about that probability (Browne, 1995). ``benchmarks/bench_sizing.py`` checks the
+   result against a known population.
+3. **Degrees of freedom.** Satterthwaite's, as lmerTest computes them but at the pilot's
+   estimates (an unequal design: those of the equal design just below): df = 2 Var^2 /
+   (g' I^-1 g), g the gradient of Var(mu_hat) in (s2_e, s2_p, s2_a),
    I = 1/2 tr(P V_i P V_j) the REML (expected) information, computed for a cyclic design
    (r passes over the pool, each shifted by one, cut into pairs of k) from the singular values
    of its pair x annotator incidence: the spaces of the pair and annotator indicators split
@@ -53,7 +57,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -68,6 +73,7 @@ from analysis.inference.crossed import (
     PAIR_ONLY,
     RemlFit,
     fit_reml,
+    satterthwaite_df,
 )
 from analysis.inference.mixed import rating_level
 from analysis.inference.paired import MIN_PAIRS
@@ -81,8 +87,9 @@ from analysis.schema.sizing_types import (
 )
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
 
-DEFAULT_CONFIDENCE = 0.8
-DEFAULT_PER_PAIR = (1, 2, 3, 5)
+DEFAULT_CONFIDENCE = 0.7
+DEFAULT_PER_PAIR = (2, 3, 5)
+"""k >= 2: the main study then measures agreement, and the reliability caveat can fire."""
 DEFAULT_POOLS = (6, 12, 24, 48)
 MAX_PAIRS = 20_000
 CROSSED_MODEL, PAIR_MODEL, ANNOTATOR_MODEL, T_MODEL = (
@@ -100,10 +107,12 @@ SHORT = {
 }
 VARIANCE_FORMULA = "Var = s2_pair / n + s2_annotator / m + s2_residual / (n k)"
 LIMITS_METHOD = (
-    "REML profile-likelihood upper limits, each component at its own: the SD where the REML "
-    "criterion, minimised over the other two, exceeds its minimum by z^2, z = "
-    "Phi^-1(confidence) (for the residual SD, lme4's confint(method = 'profile', level = "
-    "2 * confidence - 1) upper end)"
+    "each design's Var(mu_hat) at its upper confidence limit: w's2 + z sqrt(w' C w), z = "
+    "Phi^-1(confidence), w = (1/n, 1/m, 1/(n k)), s2 the pilot's REML components and C "
+    "their covariance (the inverse expected REML information of the pilot's design); the df "
+    "at the estimates. The components' own upper limits shown in brackets (REML profile "
+    "likelihood: the SD where the criterion, minimised over the other two, exceeds its "
+    "minimum by z^2, z = Phi^-1(confidence)) are for reading only"
 )
 
 
@@ -131,6 +140,11 @@ class Pilot:
     n_pairs: int
     n_annotators: int
     n_ratings: int
+    covariance: dict[str, FloatArray] = field(default_factory=dict)
+    """Per dimension, the covariance of the variance estimates (pair, annotator, residual):
+    the inverse expected REML information at the estimates, on the pilot's own design."""
+    mean_se: dict[str, float] = field(default_factory=dict)  # SE of each pilot mean
+    mean_df: dict[str, float] = field(default_factory=dict)  # its Satterthwaite df
 
 
 # --- the pilot ------------------------------------------------------------------------------
@@ -143,29 +157,91 @@ def pilot_components(ratings: pd.DataFrame, confidence: float = DEFAULT_CONFIDEN
     if not 0.5 < confidence < 1:
         raise ValueError("need 0.5 < confidence < 1")
     coded = encode_ratings(ratings)
-    z = float(stats.norm.ppf(confidence))
-    estimate, upper, mean = {}, {}, {}
-    n_ratings = 0
+    differences = {}
     for i, dim in enumerate(DIMENSIONS):
         d, _, pair, annotator = rating_level(coded, i)
-        pair, annotator = _codes(pair), _codes(annotator)
+        differences[dim] = (d, pair, annotator)
+    return pilot_from_differences(
+        differences, confidence, n_pairs=coded.n_pairs, n_annotators=coded.n_annotators
+    )
+
+
+def pilot_from_differences(
+    differences: Mapping[str, tuple[FloatArray, IntArray, IntArray]],
+    confidence: float = DEFAULT_CONFIDENCE,
+    *,
+    n_pairs: int | None = None,
+    n_annotators: int | None = None,
+    profile: bool = True,
+) -> Pilot:
+    """:func:`pilot_components` from each dimension's (difference, pair, annotator) arrays.
+    ``profile`` False skips the components' own profile limits (shown, not planned with:
+    ``upper`` is then the estimate)."""
+    if not 0.5 < confidence < 1:
+        raise ValueError("need 0.5 < confidence < 1")
+    z = float(stats.norm.ppf(confidence))
+    estimate, upper, mean, covariance, mean_se, mean_df = {}, {}, {}, {}, {}, {}
+    n_ratings, pairs, annotators = 0, 0, 0
+    for dim in DIMENSIONS:
+        d, pair_labels, annotator_labels = differences[dim]
+        pair, annotator = _codes(pair_labels), _codes(annotator_labels)
         _check_pilot(dim, d, pair, annotator)
         with threadpool_limits(1, "blas"):
             fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator)
-            limits = profile_upper_limits(fit, z)
-        estimate[dim] = Components(fit.s2_pair, fit.s2_annotator, fit.s2_residual)
+            c = Components(fit.s2_pair, fit.s2_annotator, fit.s2_residual)
+            limits = profile_upper_limits(fit, z) if profile else _sds(c)
+            covariance[dim] = component_covariance(c, pair, annotator)
+        estimate[dim] = c
         upper[dim] = Components(*(float(v) ** 2 for v in limits))
         mean[dim] = float(fit.beta[0])
+        mean_se[dim] = float(np.sqrt(fit.cov[0, 0]))
+        mean_df[dim] = satterthwaite_df(fit, 0) or float(len(np.unique(pair)) - 1)
         n_ratings = max(n_ratings, len(d))
+        pairs = max(pairs, int(pair.max()) + 1)
+        annotators = max(annotators, int(annotator.max()) + 1)
     return Pilot(
         estimate,
         upper,
         mean,
         confidence,
-        coded.n_pairs,
-        coded.n_annotators,
+        pairs if n_pairs is None else n_pairs,
+        annotators if n_annotators is None else n_annotators,
         n_ratings,
+        covariance,
+        mean_se,
+        mean_df,
     )
+
+
+def _sds(c: Components) -> tuple[float, float, float]:
+    return (math.sqrt(c.pair), math.sqrt(c.annotator), math.sqrt(c.residual))
+
+
+def component_covariance(c: Components, pair: IntArray, annotator: IntArray) -> FloatArray:
+    """Covariance of the REML estimates of (s2_pair, s2_annotator, s2_residual): the inverse
+    of the expected REML information I_ij = 1/2 tr(P V_i P V_j) at ``c`` on this design
+    (formed densely: a pilot has at most a few thousand ratings)."""
+    n = len(pair)
+    z_pair = np.zeros((n, int(pair.max()) + 1))
+    z_pair[np.arange(n), pair] = 1.0
+    z_annotator = np.zeros((n, int(annotator.max()) + 1))
+    z_annotator[np.arange(n), annotator] = 1.0
+    v = (
+        c.residual * np.eye(n)
+        + c.pair * (z_pair @ z_pair.T)
+        + c.annotator * (z_annotator @ z_annotator.T)
+    )
+    v_inv = np.linalg.inv(v)
+    w = v_inv.sum(axis=1)
+    p = v_inv - np.outer(w, w) / w.sum()
+    factors = [p @ z_pair, p @ z_annotator, p]
+    loads = [z_pair, z_annotator, np.eye(n)]
+    info = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(i, 3):
+            block = loads[i].T @ factors[j]  # Z_i' P Z_j
+            info[i, j] = info[j, i] = 0.5 * float(np.sum(block * block))
+    return np.asarray(np.linalg.pinv(info), dtype=np.float64)
 
 
 def _codes(labels: IntArray) -> IntArray:
@@ -274,12 +350,24 @@ class Design:
         return self.ratings // self.pool
 
 
-def check_design(design: Design) -> None:
+def check_design(design: Design, *, equal: bool = True) -> None:
+    """A design the planner can compute; ``equal``: every annotator rates as many pairs."""
     n, k, m = design.n_pairs, design.per_pair, design.pool
     if n < 1 or k < 1 or m < 2 or k > m:
         raise ValueError("need pairs >= 1, 1 <= annotators per pair <= pool, pool >= 2")
-    if (n * k) % m:
+    if equal and (n * k) % m:
         raise ValueError(f"the pool ({m}) must divide pairs x annotators per pair ({n * k})")
+    if n * k < m:
+        raise ValueError(f"{n * k} ratings leave some of the pool of {m} without a pair")
+
+
+def equal_design_below(design: Design) -> Design:
+    """The largest equal-replication design with at most ``design``'s pairs (the smallest
+    one when none is that small): its df stands for an unequal design's (fewer pairs, fewer
+    df: the conservative side)."""
+    step = design.pool // math.gcd(design.pool, design.per_pair)
+    below = max(design.n_pairs // step, 1) * step
+    return Design(below, design.per_pair, design.pool)
 
 
 def analysis_model(design: Design) -> str:
@@ -295,15 +383,24 @@ def analysis_model(design: Design) -> str:
 
 
 def design_variance(c: Components, design: Design) -> float:
-    """Var(mu_hat) of the design's equal-replication mean: s2_p / n + s2_a / m + s2_e / (n k)."""
-    check_design(design)
-    k, r = design.per_pair, design.per_annotator
-    return (c.residual + k * c.pair + r * c.annotator) / design.ratings
+    """Var(mu_hat) of the design's mean: s2_p / n + s2_a / m + s2_e / (n k) when every
+    annotator rates r = n k / m pairs; otherwise (r_a = floor or ceil of n k / m) the plain
+    mean's s2_p / n + s2_a sum(r_a^2) / (n k)^2 + s2_e / (n k), an upper bound on the
+    REML (GLS) estimate's variance."""
+    check_design(design, equal=False)
+    total, m = design.ratings, design.pool
+    low, extra = divmod(total, m)
+    squares = extra * (low + 1) ** 2 + (m - extra) * low**2
+    return c.pair / design.n_pairs + c.annotator * squares / total**2 + c.residual / total
 
 
+@lru_cache(maxsize=4096)
 def design_df(c: Components, design: Design) -> float:
-    """Satterthwaite's df of mu_hat at the planning values (module docstring, point 3)."""
-    check_design(design)
+    """Satterthwaite's df of mu_hat at the planning values (module docstring, point 3); a
+    design whose annotators rate unequal numbers of pairs takes the df of
+    :func:`equal_design_below`."""
+    check_design(design, equal=False)
+    design = equal_design_below(design) if design.ratings % design.pool else design
     model = analysis_model(design)
     if model == T_MODEL:
         return float(design.ratings - 1)
@@ -317,11 +414,13 @@ def design_df(c: Components, design: Design) -> float:
 def cyclic_design(design: Design) -> tuple[IntArray, IntArray]:
     """(pair, annotator) codes of the cyclic design: r passes over the pool, pass t in the
     order t, t + 1, ... (mod m), cut into consecutive groups of k, one per pair. Every
-    annotator rates r pairs, no annotator twice in a pair, and the design is connected."""
-    check_design(design)
-    m, r, k = design.pool, design.per_annotator, design.per_pair
-    sequence = (np.arange(m)[None, :] + np.arange(r)[:, None]) % m
-    annotator = sequence.ravel().astype(np.int64)
+    annotator rates r pairs, no annotator twice in a pair, and the design is connected. When
+    m does not divide n k the last pass stops early: annotators rate floor or ceil of r."""
+    check_design(design, equal=False)
+    m, k = design.pool, design.per_pair
+    passes = -(-design.ratings // m)
+    sequence = (np.arange(m)[None, :] + np.arange(passes)[:, None]) % m
+    annotator = sequence.ravel()[: design.ratings].astype(np.int64)
     pair = np.repeat(np.arange(design.n_pairs, dtype=np.int64), k)
     return pair, annotator
 
@@ -377,12 +476,19 @@ class Targets:
     true_diff: Mapping[str, float]
 
 
-def power_at(components: Mapping[str, Components], design: Design, targets: Targets) -> DesignPower:
-    """Each test's power at the design and the Bonferroni bound on the study's."""
+def power_at(
+    components: Mapping[str, Components],
+    design: Design,
+    targets: Targets,
+    variances: Mapping[str, float] | None = None,
+) -> DesignPower:
+    """Each test's power at the design and the Bonferroni bound on the study's; ``variances``
+    (per dimension) replace the components' Var(mu_hat), the df staying the components'."""
     tests: dict[str, TestAtDesign] = {}
     for dim in DIMENSIONS:
         c = components[dim]
-        se = math.sqrt(design_variance(c, design))
+        variance = design_variance(c, design) if variances is None else variances[dim]
+        se = math.sqrt(variance)
         df = design_df(c, design)
         delta = float(targets.true_diff[dim])
         if dim == PERSONAL_DIMENSION:
@@ -402,24 +508,37 @@ def power_at(components: Mapping[str, Components], design: Design, targets: Targ
         "pool": design.pool,
         "per_annotator": design.per_annotator,
         "ratings": design.ratings,
-        "model": analysis_model(design),
+        "model": analysis_model(equal_design_below(design)),
+        "per_annotator_max": -(-design.ratings // design.pool),
         "tests": tests,
         "joint_power_bound": bound,
     }
 
 
+Planned = tuple[Mapping[str, Components], Mapping[str, float] | None]
+ComponentsFor = Mapping[str, Components] | Callable[[Design], Planned]
+"""Each dimension's planning components: fixed, or per design the components (for the df)
+and Var(mu_hat) (see :func:`power_at`)."""
+
+
 def smallest_design(
-    components: Mapping[str, Components], per_pair: int, pool: int, targets: Targets
+    components: ComponentsFor,
+    per_pair: int,
+    pool: int,
+    targets: Targets,
+    min_pairs: int = MIN_PAIRS,
 ) -> DesignPower | None:
-    """The fewest pairs (a multiple of pool / gcd(pool, k), at least MIN_PAIRS) at which the
-    Bonferroni bound reaches the target with k annotators per pair from the pool; None when
-    MAX_PAIRS do not."""
-    step = pool // math.gcd(pool, per_pair)
-    first = max(1, math.ceil(MIN_PAIRS / step))
-    last = MAX_PAIRS // step
+    """The fewest pairs (at least ``min_pairs`` and enough for every annotator of the pool
+    to rate one) at which the Bonferroni bound reaches the target with k annotators per pair
+    from the pool; None when MAX_PAIRS do not. Annotators rate n k / m pairs, rounded down
+    or up when m does not divide n k."""
+    first = max(MIN_PAIRS, min_pairs, math.ceil(pool / per_pair))
+    last = MAX_PAIRS
 
     def at(j: int) -> DesignPower:
-        return power_at(components, Design(j * step, per_pair, pool), targets)
+        design = Design(j, per_pair, pool)
+        planned, variances = components(design) if callable(components) else (components, None)
+        return power_at(planned, design, targets, variances)
 
     if first > last:
         return None
@@ -437,6 +556,25 @@ def smallest_design(
     return at(high)
 
 
+def planning_variances(pilot: Pilot, design: Design) -> Planned:
+    """The pilot's components (for the df) and each dimension's Var(mu_hat) at the design at
+    its upper confidence limit, one-sided at ``pilot.confidence``: Var is the linear
+    combination w's2, w = (1/n, 1/m, 1/(n k)), of the components; its REML estimate has
+    variance w' C w (C the pilot's :func:`component_covariance`), and the limit is
+    w's2 + z sqrt(w' C w), z = Phi^-1(confidence). One limit for the combination the design
+    needs, not one per component: a component the design averages over (the annotators, with a
+    large pool) adds its uncertainty only in proportion."""
+    w = np.array([1 / design.n_pairs, 1 / design.pool, 1 / design.ratings])
+    z = float(stats.norm.ppf(pilot.confidence))
+    variances = {}
+    for dim in DIMENSIONS:
+        c = pilot.estimate[dim]
+        estimate = float(w @ [c.pair, c.annotator, c.residual])
+        spread = max(float(w @ pilot.covariance[dim] @ w), 0.0)
+        variances[dim] = estimate + z * math.sqrt(spread)
+    return pilot.estimate, variances
+
+
 def size_study(
     pilot: Pilot,
     *,
@@ -448,44 +586,62 @@ def size_study(
     rubric_diff: float | None = None,
     per_pair: Sequence[int] = DEFAULT_PER_PAIR,
     pools: Sequence[int] = DEFAULT_POOLS,
+    alpha_halfwidth: float | None = None,
 ) -> SizingResult:
     """For each k and pool, the fewest pairs whose validation power (Bonferroni bound) reaches
-    ``target`` with the pilot's components at their upper limits; the recommendation is the
-    design with the fewest ratings (then the smaller pool). ``rubric_diff`` None plans for the
-    pilot's own estimate of the rubric difference."""
+    ``target`` when each dimension's Var(mu_hat) at that design is its upper confidence limit
+    (:func:`planning_components`); the recommendation is the design with the fewest ratings
+    (then the smaller pool). ``rubric_diff`` None plans for the pilot's estimate of the rubric
+    difference (:func:`planned_rubric_difference`). ``alpha_halfwidth``: also at least the pairs
+    for which the 95% interval of Krippendorff's alpha on the rubric difference is that narrow
+    (:func:`pairs_for_alpha`)."""
     if not margin > 0 or not 0 < alpha < 0.5 or not 0 < target < 1:
         raise ValueError("need margin > 0, 0 < alpha < 0.5, 0 < target < 1")
     sesoi = margin if smallest_effect is None else float(smallest_effect)
-    rubric = pilot.mean[PERSONAL_DIMENSION] if rubric_diff is None else float(rubric_diff)
-    true_diff = dict.fromkeys(GENERAL_DIMENSIONS, float(general_diff)) | {
-        PERSONAL_DIMENSION: rubric
-    }
-    targets = Targets(margin, sesoi, alpha, target, true_diff)
-    notes = []
+    if not sesoi > 0:
+        raise ValueError(f"the smallest effect of interest must be above 0, got {sesoi:g}")
+    if alpha_halfwidth is not None and not 0 < alpha_halfwidth < 1:
+        raise ValueError("the alpha half-width must be between 0 and 1")
+    notes: list[str] = []
     if rubric_diff is None:
-        notes.append(
-            f"The true rubric difference planned for ({rubric:+.3f}) is the pilot's estimate; "
-            "give one to plan for another."
-        )
+        rubric, source, said = planned_rubric_difference(pilot, sesoi)
+        notes.append(said)
+    else:
+        rubric, source = float(rubric_diff), "given"
+        notes.append(f"The true rubric difference planned for ({rubric:+.3f}) was given.")
+    grid = [(k, m) for k in sorted(set(per_pair)) for m in sorted(set(pools)) if 1 <= k <= m >= 2]
+    search = _GridSearch(pilot, grid, alpha_halfwidth)
+    targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
     never = _never_reached(targets)
+    designs, unreachable = ([], []) if never else search.run(targets)
+    if not designs and source == "pilot estimate" and not never:
+        rubric, source = 2 * sesoi, "twice the smallest effect"
+        notes.append(
+            f"No design on the grid shows a difference that close to the smallest effect: "
+            f"planned instead for twice the smallest effect ({rubric:+.3f})."
+        )
+        targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
+        designs, unreachable = search.run(targets)
     notes += never
-    designs: list[DesignPower] = []
-    unreachable: list[dict[str, int]] = []
-    for k, m in [(k, m) for k in sorted(set(per_pair)) for m in sorted(set(pools))]:
-        if never or not 1 <= k <= m or m < 2:
-            continue
-        found = smallest_design(pilot.upper, k, m, targets)
-        if found is None:
-            unreachable.append({"per_pair": k, "pool": m})
-        else:
-            designs.append(found)
+    true_diff = dict(targets.true_diff)
     designs.sort(key=lambda d: (d["ratings"], d["pool"], d["per_pair"]))
     if unreachable:
         notes.append(
             "Not reachable within "
             f"{MAX_PAIRS} pairs: "
             + ", ".join(f"k = {u['per_pair']} from a pool of {u['pool']}" for u in unreachable)
-            + " (the annotator variance over the pool alone leaves too little power)."
+            + " (k = 1 cannot, and the annotator variance over the pool alone may leave too "
+            "little power)."
+        )
+    if 1 in per_pair:
+        notes.append(
+            "k = 1 was allowed: such a study measures no agreement between annotators, so "
+            "the reliability caveat cannot be assessed."
+        )
+    if alpha_halfwidth is not None:
+        notes.append(
+            f"Each design also has the pairs for a 95% interval of ±{alpha_halfwidth:g} on "
+            "Krippendorff's alpha of the rubric difference (" + ALPHA_PRECISION + ")."
         )
     components: dict[str, SizingComponents] = {
         dim: {
@@ -515,7 +671,93 @@ def size_study(
         "variance_formula": VARIANCE_FORMULA,
         "method": METHOD,
         "notes": notes,
+        "rubric_diff_source": source,
+        "alpha_halfwidth": alpha_halfwidth,
     }
+
+
+def _targets(
+    margin: float, sesoi: float, alpha: float, target: float, general: float, rubric: float
+) -> Targets:
+    true_diff = dict.fromkeys(GENERAL_DIMENSIONS, float(general)) | {PERSONAL_DIMENSION: rubric}
+    return Targets(margin, sesoi, alpha, target, true_diff)
+
+
+@dataclass(frozen=True)
+class _GridSearch:
+    """The smallest design per (k, pool) of the grid, each design's variance at its upper
+    limit (:func:`planning_variances`)."""
+
+    pilot: Pilot
+    grid: list[tuple[int, int]]
+    alpha_halfwidth: float | None
+
+    def run(self, targets: Targets) -> tuple[list[DesignPower], list[dict[str, int]]]:
+        designs: list[DesignPower] = []
+        unreachable: list[dict[str, int]] = []
+
+        def planned(design: Design) -> Planned:
+            return planning_variances(self.pilot, design)
+
+        for k, m in self.grid:
+            floor = MIN_PAIRS
+            if self.alpha_halfwidth is not None:
+                rubric = self.pilot.estimate[PERSONAL_DIMENSION]
+                floor = max(floor, pairs_for_alpha(rubric, k, self.alpha_halfwidth))
+            found = smallest_design(planned, k, m, targets, floor)
+            if found is None:
+                unreachable.append({"per_pair": k, "pool": m})
+            else:
+                designs.append(found)
+        return designs, unreachable
+
+
+def planned_rubric_difference(pilot: Pilot, sesoi: float) -> tuple[float, str, str]:
+    """The rubric difference to plan for when none is given, where it comes from, and the
+    sentence that says so: the pilot's estimate when it exceeds the smallest effect of
+    interest; otherwise twice the smallest effect (a pilot's estimate at or below it would
+    plan for a difference the study could hardly show, or none at all; its upper confidence
+    limit is said beside it)."""
+    estimate = pilot.mean[PERSONAL_DIMENSION]
+    if estimate > sesoi:
+        return (
+            estimate,
+            "pilot estimate",
+            f"The true rubric difference planned for ({estimate:+.3f}) is the pilot's "
+            "estimate; give one to plan for another.",
+        )
+    se = pilot.mean_se.get(PERSONAL_DIMENSION, 0.0)
+    df = pilot.mean_df.get(PERSONAL_DIMENSION, 1.0)
+    upper = estimate + float(stats.t.ppf(pilot.confidence, df)) * se
+    return (
+        2 * sesoi,
+        "twice the smallest effect",
+        f"The pilot's estimate of the rubric difference ({estimate:+.3f}; {pilot.confidence:.0%} "
+        f"upper confidence limit {upper:+.3f}) is not above the smallest effect of interest "
+        f"({sesoi:g}): planned instead for twice the smallest effect ({2 * sesoi:+.3f}); give "
+        "a difference to plan for another.",
+    )
+
+
+ALPHA_PRECISION = (
+    "the large-sample variance of a one-way intraclass correlation rho with k ratings per "
+    "pair, 2 (1 - rho)^2 (1 + (k - 1) rho)^2 / (k (k - 1) (n - 1)) (Fisher, 1925; Bonett, "
+    "2002), at rho = s2_pair / (s2_pair + s2_annotator + s2_residual), the pilot's estimate"
+)
+
+
+def pairs_for_alpha(c: Components, per_pair: int, halfwidth: float) -> int:
+    """The fewest pairs for a 95% interval of half-width ``halfwidth`` on Krippendorff's alpha
+    of the difference, read as the one-way intraclass correlation (:data:`ALPHA_PRECISION`);
+    k = 1 measures no agreement: MAX_PAIRS + 1."""
+    if per_pair < 2:
+        return MAX_PAIRS + 1
+    total = c.pair + c.annotator + c.residual
+    rho = c.pair / total if total > 0 else 0.0
+    k = per_pair
+    variance_times_n = 2 * (1 - rho) ** 2 * (1 + (k - 1) * rho) ** 2 / (k * (k - 1))
+    z = float(stats.norm.ppf(0.975))
+    return math.ceil(variance_times_n * (z / halfwidth) ** 2) + 1
 
 
 def _never_reached(targets: Targets) -> list[str]:
@@ -560,7 +802,8 @@ def sizing_text(result: SizingResult) -> str:
         f"{result['target']:g}.",
         "",
         f"Variance components of one annotator's chosen - rejected (points²): REML estimate "
-        f"and {conf:.0%} upper confidence limit (used for planning).",
+        f"and {conf:.0%} upper confidence limit (profile likelihood, for reading: the plan "
+        f"takes each design's variance of the mean at its own {conf:.0%} upper limit).",
         "",
         "| Dimension | Pair | Annotator | Residual | Pilot mean | Planned true diff |",
         "|---|---:|---:|---:|---:|---:|",
@@ -589,7 +832,7 @@ def sizing_text(result: SizingResult) -> str:
     for d in result["designs"]:
         powers = " | ".join(f"{d['tests'][dim]['power']:.3f}" for dim in DIMENSIONS)
         lines.append(
-            f"| {d['per_pair']} | {d['pool']} | {d['n_pairs']} | {d['per_annotator']} | "
+            f"| {d['per_pair']} | {d['pool']} | {d['n_pairs']} | {_per_annotator(d)} | "
             f"{d['ratings']} | {d['model']} | {powers} | {d['joint_power_bound']:.3f} |"
         )
     best = result["recommended"]
@@ -601,7 +844,7 @@ def sizing_text(result: SizingResult) -> str:
         lines.append(
             f"Recommended: {best['n_pairs']} pairs x {best['per_pair']} annotators per pair "
             f"from a pool of {best['pool']} ({best['ratings']} ratings, "
-            f"{best['per_annotator']} pairs per annotator): the fewest ratings on this grid; "
+            f"{_per_annotator(best)} pairs per annotator): the fewest ratings on this grid; "
             f"rubric SE {rubric['se']:.3f}, df {rubric['df']:.1f}."
         )
     lines += [
@@ -612,3 +855,9 @@ def sizing_text(result: SizingResult) -> str:
         result["method"],
     ]
     return "\n".join(lines) + "\n"
+
+
+def _per_annotator(design: DesignPower) -> str:
+    """r, or "r-r+1" when the pool does not divide the ratings."""
+    low, high = design["per_annotator"], design.get("per_annotator_max", design["per_annotator"])
+    return str(low) if high == low else f"{low}-{high}"

@@ -424,6 +424,7 @@ class Settings(TypedDict):
     margin: float
     margin_unit: str
     margins_points: dict[str, float | None]  # the margin each dimension was tested at
+    unit_sds: NotRequired[dict[str, float | None] | None]  # SD units: SD of one annotator's d
     min_pairs: int
     alpha: float
     holm: bool

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 
 class ComponentSet(TypedDict):
@@ -30,7 +30,8 @@ class DesignPower(TypedDict):
     n_pairs: int
     per_pair: int  # annotators per pair, k
     pool: int  # annotators in the pool, m
-    per_annotator: int  # pairs each annotator rates, n k / m
+    per_annotator: int  # pairs each annotator rates at least, floor(n k / m)
+    per_annotator_max: NotRequired[int]  # ... and at most, ceil(n k / m)
     ratings: int  # n k
     model: str  # what the primary analysis fits to this design
     tests: dict[str, TestAtDesign]
@@ -59,3 +60,5 @@ class SizingResult(TypedDict):
     variance_formula: str
     method: str
     notes: list[str]
+    rubric_diff_source: NotRequired[str]  # given, pilot estimate, twice the smallest effect
+    alpha_halfwidth: NotRequired[float | None]  # the precision asked of alpha, if any

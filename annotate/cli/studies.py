@@ -353,9 +353,15 @@ def _smallest_effect(value: str) -> float | None:
     if value.strip().lower() == "margin":
         return None
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise fail(f"--smallest-effect {value!r}: expected a number or 'margin'") from None
+    if not 0 < number < float("inf"):
+        raise fail(
+            f"--smallest-effect {value!r}: expected a number above 0 or 'margin' (at 0 any "
+            "positive difference would diverge)"
+        )
+    return number
 
 
 _SETTINGS = _settings.__code__.co_varnames[: _settings.__code__.co_argcount]

@@ -24,8 +24,11 @@ def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     assert not at.exception, [e.value for e in at.exception]
     text = "\n".join(str(m.value) for m in at.markdown)
     assert "Sizing from a pilot of 20 pairs, 3 annotators" in text
-    assert "80% upper confidence limit (used for planning)" in text
+    assert "70% upper confidence limit (profile likelihood, for reading" in text
     assert "Recommended:" in text or "No design on this grid" in text
+    assert "x 1 annotators per pair" not in text  # k >= 2 by default (issue 33.4)
+    assert "| 1 | 6 |" not in text
+    assert "planned for" in text  # which rubric difference it assumed
 
 
 def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -38,15 +39,20 @@ from analysis.inference.sizing import (
     Pilot,
     Targets,
     analysis_model,
+    component_covariance,
     cyclic_design,
     design_df,
     design_variance,
+    pairs_for_alpha,
     pilot_components,
+    pilot_from_differences,
+    planning_variances,
     power_at,
     profile_upper_limits,
     size_study,
     sizing_text,
 )
+from analysis.inference.sizing_check import SCENARIOS, draw, run
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
 
@@ -93,6 +99,12 @@ def test_cyclic_design_is_balanced_and_never_repeats_an_annotator_in_a_pair():
         assert set(np.bincount(annotator)) == {design.per_annotator}
         cells = set(zip(pair.tolist(), annotator.tolist(), strict=True))
         assert len(cells) == design.ratings
+    for design in (Design(31, 3, 12), Design(13, 5, 48), Design(11, 2, 6)):
+        pair, annotator = cyclic_design(design)  # unequal: floor or ceil of n k / m each
+        counts = np.bincount(annotator, minlength=design.pool)
+        assert set(counts) <= {design.ratings // design.pool, -(-design.ratings // design.pool)}
+        cells = set(zip(pair.tolist(), annotator.tolist(), strict=True))
+        assert len(cells) == design.ratings
 
 
 def test_fully_crossed_df_is_the_classical_satterthwaite_of_the_mean_squares():
@@ -117,8 +129,15 @@ def test_one_factor_designs_use_the_df_of_the_model_the_analysis_fits():
         PAIR_MODEL,
         29,
     )
-    with pytest.raises(ValueError, match="must divide"):
-        design_df(c, Design(31, 3, 12))
+    # 31 x 3 = 93 ratings over 12 annotators (7 or 8 each): the df of 28 pairs, the largest
+    # equal design below, and the plain mean's variance (an upper bound on the GLS one)
+    assert design_df(c, Design(31, 3, 12)) == design_df(c, Design(28, 3, 12))
+    squares = 9 * 8**2 + 3 * 7**2
+    assert design_variance(c, Design(31, 3, 12)) == pytest.approx(
+        c.pair / 31 + c.annotator * squares / 93**2 + c.residual / 93
+    )
+    with pytest.raises(ValueError, match="without a pair"):
+        design_variance(c, Design(3, 2, 12))
 
 
 def _targets(rubric: float, alpha: float = 0.05) -> Targets:
@@ -282,10 +301,10 @@ def _pilot() -> Pilot:
 
 def test_recommended_design_validates_at_the_target_rate_in_simulation():
     """The recommendation (k = 3 from a pool of 12) for a pilot, then 100 seeded studies of
-    the stated model at the upper limits, analysed as the report does (crossed_mean per
-    dimension, the four tests): validated at least as often as the target, within Monte
-    Carlo error (the Bonferroni bound makes it conservative; seeded: 64 pairs, bound 0.822,
-    86 of 100 validated)."""
+    the stated model at the pilot's estimates (the plan's variance is their upper limit, so
+    above), analysed as the report does (crossed_mean per dimension, the four tests):
+    validated at least as often as the target, within Monte Carlo error (the Bonferroni bound
+    and the upper limit make it conservative)."""
     pilot = _pilot()
     result = size_study(pilot, margin=0.5, rubric_diff=1.2, per_pair=(3,), pools=(12,))
     best = result["recommended"]
@@ -298,7 +317,7 @@ def test_recommended_design_validates_at_the_target_rate_in_simulation():
     for _ in range(runs):
         ok = True
         for dim in DIMENSIONS:
-            c = pilot.upper[dim]
+            c = pilot.estimate[dim]
             y = (
                 result["true_diff"][dim]
                 + rng.normal(0, np.sqrt(c.pair), design.n_pairs)[pair]
@@ -318,7 +337,7 @@ def test_size_study_says_what_it_assumed_and_what_cannot_be_reached():
     pilot = _pilot()
     result = size_study(pilot, margin=0.5, rubric_diff=1.2, per_pair=(2, 3), pools=(6, 12))
     json.dumps(result, allow_nan=False)
-    assert result["confidence"] == 0.8
+    assert result["confidence"] == 0.7
     for dim in DIMENSIONS:
         low, high = result["components"][dim]["estimate"], result["components"][dim]["upper"]
         assert high["pair"] > low["pair"]
@@ -328,10 +347,10 @@ def test_size_study_says_what_it_assumed_and_what_cannot_be_reached():
     assert ratings == sorted(ratings)
     assert result["recommended"] == result["designs"][0]
     for d in result["designs"]:
-        assert d["ratings"] % d["pool"] == 0
+        assert d["ratings"] >= d["pool"]
         assert d["joint_power_bound"] >= 0.8
     text = sizing_text(result)
-    assert "80% upper confidence limit" in text
+    assert "70% upper confidence limit" in text
     assert "Var = s2_pair / n + s2_annotator / m + s2_residual / (n k)" in text
     assert "Recommended:" in text
     at_sesoi = size_study(pilot, margin=0.5, rubric_diff=0.5)
@@ -364,7 +383,7 @@ def test_cli_size_text_json_and_errors(tmp_path: Path):
     data = json.loads(done.stdout)
     assert data["recommended"]["per_pair"] == 3
     assert data["recommended"]["pool"] == 12
-    assert data["confidence"] == 0.8
+    assert data["confidence"] == 0.7
     text = runner.invoke(app, [*args, "--confidence", "0.9"])
     assert "90% upper confidence limit" in text.stdout
     assert "Recommended:" in text.stdout
@@ -374,3 +393,126 @@ def test_cli_size_text_json_and_errors(tmp_path: Path):
     assert refused.exit_code == 1
     assert "two annotators" in refused.output
     assert runner.invoke(app, ["size", str(pilot), "--pools", "a"]).exit_code == 2
+
+
+def test_the_planner_sizes_near_what_the_truth_needs_in_seeded_pilots():
+    """Issue 33.4, the seeded reduced version of benchmarks/bench_sizing.py: 4 pilots (40
+    pairs x 3 of 8) of a known population (analysis.inference.sizing_check, "typical"), each
+    sized with the true rubric difference given. Every recommendation has k >= 2, the median
+    of recommended pairs / pairs the true components need (same k and pool) is at most 1.25,
+    and every recommendation has true power >= 0.80 (Bonferroni bound at the true
+    components). The old planner (profile limits per component, k = 1 allowed, n a multiple
+    of m / gcd(m, k)) recommended k = 1 for all 4 pilots, 144 pairs where its own search at
+    the true components needs 96 (1.5x); this test failed on it."""
+    summary, outcomes = run(SCENARIOS[0], 4, seed=1)
+    assert summary.k1 == 0
+    assert all(o.given_design is not None and o.given_design[1] >= 2 for o in outcomes)
+    assert summary.median_ratio <= 1.25
+    assert summary.powered == 4
+    assert summary.default_found == 4
+
+
+def _low_pilot() -> Pilot:
+    """A pilot whose rubric estimate is not above the smallest effect (0.5) although the
+    population's difference is about 0.93 (the "small pilot" scenario, 16 pairs x 2 of 4)."""
+    scenario = next(s for s in SCENARIOS if s.name == "small pilot")
+    for i in range(200):
+        sample = draw(scenario, 16, 2, 4, np.random.default_rng([7, i]))
+        pilot = pilot_from_differences(sample, profile=False)
+        if pilot.mean[PERSONAL_DIMENSION] <= 0.5:
+            return pilot
+    raise AssertionError("no low pilot in 200 seeds")
+
+
+def test_a_pilot_that_misses_the_effect_still_gets_a_design_and_says_what_it_assumed():
+    """Issue 33.4: with no difference given, a pilot whose estimate is not above the smallest
+    effect is planned at twice the smallest effect (said in the notes, the text and
+    rubric_diff_source), not refused: the old planner found no design for such pilots."""
+    pilot = _low_pilot()
+    result = size_study(pilot, margin=0.5)
+    assert result["recommended"] is not None
+    assert result["recommended"]["per_pair"] >= 2
+    assert result["rubric_diff_source"] == "twice the smallest effect"
+    assert result["true_diff"][PERSONAL_DIMENSION] == 1.0
+    assert pilot.mean[PERSONAL_DIMENSION] <= 0.5
+    said = f"({pilot.mean[PERSONAL_DIMENSION]:+.3f};"
+    assert any(said in n and "twice the smallest effect (+1.000)" in n for n in result["notes"])
+    assert "twice the smallest effect (+1.000)" in sizing_text(result)
+    given = size_study(pilot, margin=0.5, rubric_diff=1.0, per_pair=(2,), pools=(12,))
+    assert given["rubric_diff_source"] == "given"
+    # an estimate just above the smallest effect that no design on the grid can show (the
+    # annotator variance over a pool of 6 alone is too much): twice the smallest effect too
+    close = replace(_pilot(), mean=_pilot().mean | {PERSONAL_DIMENSION: 0.505})
+    fallback = size_study(close, margin=0.5, per_pair=(2,), pools=(6,))
+    assert fallback["recommended"] is not None
+    assert fallback["rubric_diff_source"] == "twice the smallest effect"
+    assert any("that close to the smallest effect" in n for n in fallback["notes"])
+
+
+def test_k_is_two_or_more_by_default_and_one_only_when_asked():
+    pilot = _pilot()
+    result = size_study(pilot, margin=0.5, rubric_diff=1.2)
+    assert {d["per_pair"] for d in result["designs"]} <= {2, 3, 5}
+    assert result["recommended"] is not None
+    assert result["recommended"]["per_pair"] >= 2
+    asked = size_study(pilot, margin=0.5, rubric_diff=1.2, per_pair=(1, 2), pools=(12,))
+    assert any("measures no agreement" in n for n in asked["notes"])
+    with pytest.raises(ValueError, match="above 0"):
+        size_study(pilot, margin=0.5, smallest_effect=0.0, rubric_diff=1.2)
+
+
+def test_the_plan_uses_the_upper_limit_of_each_designs_variance():
+    """planning_variances: Var(mu_hat) at its estimate plus z SE, the SE from the pilot's
+    component covariance (checked here against its definition, the inverse of the expected
+    REML information formed densely)."""
+    pilot = _pilot()
+    design = Design(60, 3, 12)
+    components, variances = planning_variances(pilot, design)
+    w = np.array([1 / 60, 1 / 12, 1 / 180])
+    z = stats.norm.ppf(pilot.confidence)
+    for dim in DIMENSIONS:
+        c = pilot.estimate[dim]
+        estimate = w @ [c.pair, c.annotator, c.residual]
+        assert components[dim] == c
+        assert variances[dim] == pytest.approx(
+            estimate + z * np.sqrt(w @ pilot.covariance[dim] @ w), rel=1e-12
+        )
+        assert variances[dim] > design_variance(c, design)
+
+
+def test_component_covariance_matches_the_dense_information():
+    """The covariance of the REML variance estimates is the inverse of the expected
+    information I_ij = 1/2 tr(P V_i P V_j), computed here with the N x N matrices."""
+    rng = np.random.default_rng(2)
+    pair = np.repeat(np.arange(12), 3)
+    annotator = np.concatenate([rng.choice(5, 3, replace=False) for _ in range(12)])
+    c = Components(0.3, 0.1, 0.8)
+    n = len(pair)
+    z_p = np.eye(12)[pair]
+    z_a = np.eye(5)[annotator]
+    parts = [z_p @ z_p.T, z_a @ z_a.T, np.eye(n)]
+    v = 0.3 * parts[0] + 0.1 * parts[1] + 0.8 * parts[2]
+    v_inv = np.linalg.inv(v)
+    one = np.ones(n)
+    p = v_inv - np.outer(v_inv @ one, one @ v_inv) / (one @ v_inv @ one)
+    info = np.array([[0.5 * np.trace(p @ a @ p @ b) for b in parts] for a in parts])
+    assert component_covariance(c, pair, annotator) == pytest.approx(np.linalg.inv(info))
+
+
+def test_the_alpha_precision_option_raises_the_pairs():
+    """pairs_for_alpha: n = 2 (1 - rho)^2 (1 + (k - 1) rho)^2 / (k (k - 1)) (z / h)^2 + 1,
+    rounded up (the large-sample variance of a one-way ICC); e.g. rho = 0.5, k = 2,
+    h = 0.1: 2 x 0.25 x 2.25 / 2 x 384.15 + 1 -> 218."""
+    c = Components(pair=0.5, annotator=0.0, residual=0.5)
+    assert pairs_for_alpha(c, 2, 0.1) == 218
+    pilot = _pilot()
+    loose = size_study(pilot, margin=0.5, rubric_diff=1.2, per_pair=(2,), pools=(12,))
+    tight = size_study(
+        pilot, margin=0.5, rubric_diff=1.2, per_pair=(2,), pools=(12,), alpha_halfwidth=0.05
+    )
+    floor = pairs_for_alpha(pilot.estimate[PERSONAL_DIMENSION], 2, 0.05)
+    assert loose["recommended"] is not None
+    assert tight["recommended"] is not None
+    assert tight["recommended"]["n_pairs"] == max(floor, loose["recommended"]["n_pairs"])
+    assert floor > loose["recommended"]["n_pairs"]
+    assert tight["alpha_halfwidth"] == 0.05

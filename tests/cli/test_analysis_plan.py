@@ -200,3 +200,44 @@ def test_analysis_report_reads_the_plan_carried_beside_the_export(cli, rated: Pa
     )
     assert given.exit_code == 1
     assert "nowhere.json: cannot read the plan" in given.stderr
+
+
+def test_a_smallest_effect_of_zero_is_refused_where_it_is_set(
+    cli, db_url: str, tmp_path: Path
+) -> None:
+    """Issue 33.6: a smallest effect of interest of 0 makes any positive difference "diverge":
+    refused, naming the option or setting, by `studies create/edit`, the domain (the Studies
+    page saves through it) and `python -m analysis report/size`; nothing is written."""
+    from sqlmodel import Session
+
+    from annotate.db import make_engine
+    from annotate.domain.study.studies import StudyError, create_study, update_study
+
+    made = cli("studies", "create", "z", "--smallest-effect", "0")
+    assert made.exit_code == 1
+    assert "--smallest-effect '0': expected a number above 0 or 'margin'" in made.stderr
+    assert cli("studies", "show", "z").exit_code == 1  # not created
+    assert cli("studies", "create", "z", "--smallest-effect", "0.2").exit_code == 0
+    edited = cli("studies", "edit", "z", "--smallest-effect", "-0.1", "--yes")
+    assert edited.exit_code == 1
+    assert "expected a number above 0" in edited.stderr
+    assert "smallest effect 0.2 points" in " ".join(cli("studies", "show", "z").stdout.split())
+    engine = make_engine(db_url)
+    try:
+        with Session(engine) as session:
+            with pytest.raises(StudyError, match="smallest effect of interest must be above 0"):
+                update_study(session, "z", smallest_effect=0.0)
+            with pytest.raises(StudyError, match="smallest effect of interest must be above 0"):
+                create_study(session, "y", smallest_effect=0.0)
+    finally:
+        engine.dispose()
+    ratings = tmp_path / "r.csv"
+    from analysis.simulate import simulate_ratings
+
+    simulate_ratings(12, 2, seed=1).to_csv(ratings, index=False)
+    runner = CliRunner()
+    for command in ("report", "size"):
+        refused = runner.invoke(analysis_app, [command, str(ratings), "--smallest-effect", "0"])
+        assert refused.exit_code == 2
+        assert "--smallest-effect" in refused.output
+        assert "expected a number above 0" in refused.output

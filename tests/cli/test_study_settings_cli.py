@@ -189,6 +189,11 @@ BAD_FILES = [
         "exclusion_rules: {min_gold_accuracy: 2}\n",
         "bad.yaml: exclusion rules: min_gold_accuracy: input should be less than or equal to 1",
     ),
+    (  # issue 33.6: at 0 any positive difference would diverge
+        "sesoi.yaml",
+        "smallest_effect: 0\n",
+        "sesoi.yaml, field 'smallest_effect': expected a number above 0 (or empty: the margin)",
+    ),
 ]
 
 

@@ -13,7 +13,13 @@ from analysis.designs.adjudication import adjudication_table
 from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
-from analysis.inference.sizing import pilot_components, size_study, sizing_text
+from analysis.inference.sizing import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_PER_PAIR,
+    pilot_components,
+    size_study,
+    sizing_text,
+)
 from analysis.methods import CAVEAT_WORDS
 from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
@@ -351,19 +357,23 @@ def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
     their upper confidence limits (`analysis.inference.sizing`)."""
     with st.expander("Power and sample size", icon=":material/query_stats:"):
         st.caption(
-            "Sizes a main study from this study as its pilot: each dimension's pair, annotator "
-            "and residual variance at an upper confidence limit, for the TOST of the general "
-            "dimensions and rubric alignment's superiority beyond the smallest effect."
+            "Sizes a main study from this study as its pilot: each design's variance of the "
+            "mean at an upper confidence limit of the pilot's pair, annotator and residual "
+            "variance, for the TOST of the general dimensions and rubric alignment's "
+            "superiority beyond the smallest effect; 2 or more annotators per pair by default, "
+            "so the main study measures agreement."
         )
         left, middle, right = st.columns(3)
         target = left.number_input("Target power", 0.5, 0.99, 0.8, 0.05)
         confidence = middle.number_input(
             "Confidence of the upper limits",
-            0.6,
+            0.55,
             0.99,
-            0.8,
+            DEFAULT_CONFIDENCE,
             0.05,
-            help="One-sided: the plan keeps its power with about this probability.",
+            help="One-sided, of each design's variance of the mean: with the Bonferroni bound's "
+            "slack the plan reached power 0.80 in 90% or more of simulated pilots at 0.7 "
+            "(benchmarks/bench_sizing.py).",
         )
         general = right.number_input("True difference, general dimensions", value=0.0, step=0.1)
         rubric = left.number_input(
@@ -373,10 +383,23 @@ def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
             placeholder="the pilot's estimate",
         )
         per_pair = middle.multiselect(
-            "Annotators per pair", [1, 2, 3, 4, 5, 7, 9], default=[1, 2, 3, 5]
+            "Annotators per pair",
+            [1, 2, 3, 4, 5, 7, 9],
+            default=list(DEFAULT_PER_PAIR),
+            help="1 measures no agreement: the reliability caveat cannot be assessed.",
         )
         pools = right.multiselect(
             "Annotator pool sizes", [4, 6, 8, 12, 16, 24, 32, 48, 64, 96], default=[6, 12, 24, 48]
+        )
+        halfwidth = left.number_input(
+            "Alpha half-width (optional)",
+            min_value=0.01,
+            max_value=0.99,
+            value=None,
+            step=0.05,
+            placeholder="none",
+            help="Also enough pairs for a 95% interval of this half-width on Krippendorff's "
+            "alpha of the rubric difference.",
         )
         if not st.button("Size the study", icon=":material/calculate:"):
             return
@@ -392,6 +415,7 @@ def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
                 rubric_diff=None if rubric is None else float(rubric),
                 per_pair=[int(k) for k in per_pair],
                 pools=[int(m) for m in pools],
+                alpha_halfwidth=None if halfwidth is None else float(halfwidth),
             )
         except ValueError as error:
             st.error(f"This study cannot serve as the pilot: {error}")

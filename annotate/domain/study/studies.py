@@ -333,11 +333,17 @@ def study_problems(study: Study) -> list[str]:
     return problems
 
 
+SESOI_PROBLEM = (
+    "smallest effect of interest must be above 0 (or empty: the margin): at 0 any positive "
+    "difference would count as rubric alignment diverging"
+)
+
+
 def _plan_problems(study: Study) -> list[str]:
     problems = []
     sesoi = study.smallest_effect
-    if sesoi is not None and not (0 <= sesoi < float("inf")):
-        problems.append("smallest effect of interest must be 0 or more (or empty: the margin)")
+    if sesoi is not None and not (0 < sesoi < float("inf")):
+        problems.append(SESOI_PROBLEM)
     if not 0 < study.alpha < 0.5:
         problems.append("alpha must be above 0 and below 0.5")
     if study.planned_pairs is not None and study.planned_pairs < 1:

@@ -155,6 +155,12 @@ def read_settings(file: str, data: bytes) -> dict[str, Any]:
             f"{file}, field '{VERSION_KEY}': expected 1, not {settings.prb_annotate_settings}"
         )
     given = settings.model_fields_set - {VERSION_KEY}
+    sesoi = settings.smallest_effect
+    if "smallest_effect" in given and sesoi is not None and not sesoi > 0:
+        raise SettingsFileError(
+            f"{file}, field 'smallest_effect': expected a number above 0 (or empty: the "
+            f"margin), got {sesoi!r}: at 0 any positive difference would diverge"
+        )
     return settings.model_dump(include=given)
 
 
