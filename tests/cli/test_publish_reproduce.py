@@ -20,7 +20,7 @@ import pytest
 
 from annotate.domain.exports.publish import reproduced_output
 from tests.analysis.printed_figures import last_digit_agrees
-from tests.analysis.r_helpers import has_lmertest
+from tests.analysis.r_helpers import has_pbkrtest
 
 REPO = Path(__file__).resolve().parents[2]
 STUDIES = {  # study -> (pairs, annotators, seed, effects)
@@ -67,8 +67,8 @@ def test_both_scripts_print_the_cards_figures(cli, tmp_path, make_record, write_
         capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
     last_digit_agrees(done.stdout.splitlines(), expected)
-    if not has_lmertest():
-        pytest.skip("the R part needs GNU R with lmerTest (apt-get install r-cran-lmertest)")
+    if not has_pbkrtest():
+        pytest.skip("the R part needs GNU R with lmerTest and pbkrtest (a singular fit's df)")
     csv = pd.read_csv(folder / "ratings.csv")
     assert len(csv) == len(pd.read_parquet(folder / "ratings.parquet"))
     env = {**os.environ, "R_LIBS_SITE": str(_debian_lme4_library(tmp_path)), "R_LIBS_USER": "-"}
@@ -81,14 +81,16 @@ def test_both_scripts_print_the_cards_figures(cli, tmp_path, make_record, write_
 
 
 def _debian_lme4_library(tmp_path: Path) -> Path:
-    """A library folder holding only lme4, lmerTest and their dependencies (links to the
-    installed ones): what `apt-get install r-cran-lme4 r-cran-lmertest` gives a clean R."""
+    """A library folder holding only lme4, lmerTest, pbkrtest and their dependencies (links to
+    the installed ones): what `apt-get install r-cran-lme4 r-cran-lmertest r-cran-pbkrtest`
+    gives a clean R (pbkrtest: Kenward-Roger's df on a singular fit, as the report)."""
     library = tmp_path / "r-library"
     library.mkdir()
     script = (
-        'db <- installed.packages(); deps <- tools::package_dependencies(c("lme4", "lmerTest"), '
-        'db = db, recursive = TRUE, which = c("Depends", "Imports", "LinkingTo")); '
-        'keep <- unique(c("lme4", "lmerTest", unlist(deps))); '
+        "db <- installed.packages(); "
+        'deps <- tools::package_dependencies(c("lme4", "lmerTest", "pbkrtest"), db = db, '
+        'recursive = TRUE, which = c("Depends", "Imports", "LinkingTo")); '
+        'keep <- unique(c("lme4", "lmerTest", "pbkrtest", unlist(deps))); '
         'keep <- keep[keep %in% rownames(db)]; priority <- db[keep, "Priority"]; '
         'keep <- keep[is.na(priority) | priority != "base"]; '
         'cat(paste(keep, db[keep, "LibPath"], sep = "\\t"), sep = "\\n")'

@@ -485,8 +485,9 @@ def _reproduce_lines(report: Mapping[str, Any]) -> list[str]:
     return [
         "### Reproduce the verdict",
         "",
-        f"`Rscript reproduce.R .` (Debian: `apt-get install r-cran-lme4 r-cran-lmertest`; reads "
-        f"`{RATINGS_CSV}`) or `python reproduce.py .` (needs prb-annotate's `analysis` "
+        "`Rscript reproduce.R .` (Debian: `apt-get install r-cran-lme4 r-cran-lmertest "
+        f"r-cran-pbkrtest`; reads `{RATINGS_CSV}`) or `python reproduce.py .` "
+        "(needs prb-annotate's `analysis` "
         "package) prints, per dimension, the estimate, 95% interval, df, TOST p, superiority p "
         "and verdict, then the ordinal, interval and difference alphas, then the study verdict. "
         "Only digits that reproduce are printed: both give these lines (a figure lying on a "
