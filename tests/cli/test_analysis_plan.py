@@ -202,6 +202,38 @@ def test_analysis_report_reads_the_plan_carried_beside_the_export(cli, rated: Pa
     assert "nowhere.json: cannot read the plan" in given.stderr
 
 
+def test_a_study_migrated_with_a_smallest_effect_of_0_keeps_it_and_stays_editable(
+    db_url: str,
+) -> None:
+    """Migration 0015 gave studies from before it a smallest effect of 0 (their pre-registered
+    test). Refusing 0 (issue 33.6) must not rewrite it nor block their other settings: it is
+    kept as it is, and only a new value must be above 0."""
+    from sqlmodel import Session, text
+
+    from annotate.db import make_engine
+    from annotate.domain.study.studies import StudyError, create_study, update_study
+
+    engine = make_engine(db_url)
+    try:
+        with Session(engine) as session:
+            create_study(session, "old", smallest_effect=0.3)
+            session.commit()
+            session.exec(text("UPDATE study SET smallest_effect = 0 WHERE name = 'old'"))
+            session.commit()
+            study = update_study(session, "old", overlap=2)
+            assert (study.overlap, study.smallest_effect) == (2, 0)
+            session.commit()
+            with pytest.raises(StudyError, match="smallest effect of interest must be above 0"):
+                update_study(session, "old", smallest_effect=-0.1)
+            session.rollback()
+            assert update_study(session, "old", smallest_effect=0.4).smallest_effect == 0.4
+            session.commit()
+            with pytest.raises(StudyError, match="smallest effect of interest must be above 0"):
+                update_study(session, "old", smallest_effect=0.0)  # once changed, 0 is refused
+    finally:
+        engine.dispose()
+
+
 def test_a_smallest_effect_of_zero_is_refused_where_it_is_set(
     cli, db_url: str, tmp_path: Path
 ) -> None:

@@ -164,8 +164,9 @@ def update_study(session: Session, name: str, *, force: bool = False, **changes:
     if frozen:
         raise StudyError("; ".join(frozen))
     before, set_at = plan.plan_values(study), study.margin_set_at
+    kept = study.smallest_effect
     _apply(study, changes)
-    _check(study)
+    _check(study, kept_sesoi=kept)
     plan.lock_and_record(session, study, before, set_at, force)
     _ensure_enrolment_key(study)
     session.add(study)
@@ -183,7 +184,7 @@ def preview_changes(study: Study, changes: dict[str, Any]) -> dict[str, tuple[An
     are checked like an update (StudyError for an impossible setting)."""
     copy = Study.model_validate(study.model_dump())
     _apply(copy, dict(changes))
-    _check(copy)
+    _check(copy, kept_sesoi=study.smallest_effect)
     now, after = settings_of(study), settings_of(copy)
     return {key: (now[key], after[key]) for key in EDITABLE if now[key] != after[key]}
 
@@ -277,8 +278,11 @@ def _frozen_changes(session: Session, study: Study, changes: dict[str, Any]) -> 
     return problems
 
 
-def study_problems(study: Study) -> list[str]:
-    """Everything wrong with a study's settings (empty when it can be saved)."""
+def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str]:
+    """Everything wrong with a study's settings (empty when it can be saved). `kept_sesoi`: the
+    smallest effect of interest the study held before this change, accepted unchanged even at
+    0 (studies migrated from before 0015 keep theirs: a pre-registered value is not rewritten,
+    and their other settings stay editable)."""
     problems = _range_problems(study)
     if problems:
         return problems  # the checks below assume numbers a column can hold
@@ -294,7 +298,7 @@ def study_problems(study: Study) -> list[str]:
         problems.append(f"equivalence margin must be above 0 and at most {MAX_MARGIN:g}")
     if study.margin_unit not in MARGIN_UNITS:
         problems.append(f"margin unit must be one of {', '.join(MARGIN_UNITS)}")
-    problems += _plan_problems(study)
+    problems += _plan_problems(study, kept_sesoi)
     if study.overlap < 1:
         problems.append("overlap (annotators per pair) must be at least 1")
     if study.reservation_minutes < 1:
@@ -339,10 +343,11 @@ SESOI_PROBLEM = (
 )
 
 
-def _plan_problems(study: Study) -> list[str]:
+def _plan_problems(study: Study, kept_sesoi: float | None) -> list[str]:
     problems = []
     sesoi = study.smallest_effect
-    if sesoi is not None and not (0 < sesoi < float("inf")):
+    grandfathered = sesoi == 0 and kept_sesoi == 0
+    if sesoi is not None and not grandfathered and not (0 < sesoi < float("inf")):
         problems.append(SESOI_PROBLEM)
     if not 0 < study.alpha < 0.5:
         problems.append("alpha must be above 0 and below 0.5")
@@ -384,7 +389,7 @@ def _shown(value: object) -> str:
     return text if len(text) <= 24 else f"{text[:20]}... ({len(text):,} characters)"
 
 
-def _check(study: Study) -> None:
-    problems = study_problems(study)
+def _check(study: Study, *, kept_sesoi: float | None = None) -> None:
+    problems = study_problems(study, kept_sesoi=kept_sesoi)
     if problems:
         raise StudyError("; ".join(problems))
