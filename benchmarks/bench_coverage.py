@@ -69,6 +69,7 @@ from scipy import optimize, stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis.inference.crossed import crossed_mean
+from analysis.inference.missing import skip_test, skips_as_ties
 
 PAIR_SD, PAIR_DIFF_SD, LENIENCY_SD, INTERACTION_SD, NOISE_SD = 0.7, 0.6, 0.4, 0.3, 0.7
 MARGIN = 0.5
@@ -194,6 +195,137 @@ def type1_run(args: tuple[str, int, float, float, float, float]) -> tuple[int, .
     return int((fit.tost_p(MARGIN) or 1.0) < ALPHA), int(_tost(m, se, df) < ALPHA)
 
 
+@dataclass(frozen=True)
+class SkipDesign:
+    """Pool ``pool``, k = ``k``, ``n_pairs`` pairs; a skipped slot goes to another annotator
+    of the pool (never one who had the pair) until the pair has k ratings or the pool is
+    used up. An attempt is skipped with probability ``(pair_close if the annotator's
+    noise-free view of the pair, |delta + e_p + w_ac - w_ar|, is below PAIR_CLOSE) +
+    (rating_close if the difference it would give before rounding is below RATING_CLOSE) +
+    base``, times the annotator's own propensity U(0.5, 1.5) (at most 1)."""
+
+    name: str
+    pair_close: float
+    rating_close: float
+    base: float
+    n_pairs: int = 100
+    pool: int = 12
+    k: int = 3
+
+
+PAIR_CLOSE, RATING_CLOSE = 0.4, 0.75
+SKIP_DESIGNS = {
+    "closecalls": SkipDesign("annotators skip close calls, pool 12, k 3, refilled", 0.8, 0.3, 0.03),
+    "skiprandom": SkipDesign("annotators skip at random (30%), pool 12, k 3, refilled", 0, 0, 0.3),
+}
+
+
+def pool_with_skips(
+    rng: np.random.Generator, delta: float, design: SkipDesign
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every attempt of the pool: (pair, annotator, skipped, d), d the rubric difference the
+    annotator gave (meaningless where skipped)."""
+    n_p, pool = design.n_pairs, design.pool
+    pair = np.repeat(np.arange(n_p), pool)
+    annotator = np.tile(np.arange(pool), n_p)
+    n = len(pair)
+    level = rng.normal(0, PAIR_SD, n_p)[pair]
+    diff = (delta + rng.normal(0, PAIR_DIFF_SD, n_p)[pair]) / 2
+    base = 3 + level + rng.normal(0, LENIENCY_SD, pool)[annotator]
+    w = rng.normal(0, INTERACTION_SD, (pool, 2))
+    view = 2 * diff + w[annotator, 0] - w[annotator, 1]
+    chosen = base + diff + w[annotator, 0] + rng.normal(0, NOISE_SD, n)
+    rejected = base - diff + w[annotator, 1] + rng.normal(0, NOISE_SD, n)
+    p_skip = (
+        design.pair_close * (np.abs(view) < PAIR_CLOSE)
+        + design.rating_close * (np.abs(chosen - rejected) < RATING_CLOSE)
+        + design.base
+    ) * rng.uniform(0.5, 1.5, pool)[annotator]
+    skipped = rng.random(n) < np.minimum(p_skip, 1.0)
+    order = np.argsort(rng.random((n_p, pool)), axis=1)
+    slot = np.arange(n_p)[:, None] * pool + order
+    done = ~skipped[slot]
+    attempted = (np.cumsum(done, axis=1) - done) < design.k
+    take = slot[attempted]
+    d = _likert(chosen) - _likert(rejected)
+    return pair[take], annotator[take], skipped[take], d[take]
+
+
+def skip_run(args: tuple[str, int, float, float, float, float]) -> tuple[float, ...]:
+    """One pool study with skips, rubric truly at the SESOI and at about 0.9: skip share,
+    test flags (p < 0.05), false superiority (crossed; crossed qualified by skips as ties),
+    crossed interval covers the truth at the SESOI, and power of both at 0.9."""
+    key, seed, d_rubric, _, t_sesoi, d_sesoi = args
+    design = SKIP_DESIGNS[key]
+    rng = np.random.default_rng(seed)
+    out: list[float] = []
+    for delta in (d_sesoi, d_rubric):
+        pair, annotator, skipped, d = pool_with_skips(rng, delta, design)
+        kept = ~skipped
+        fit = crossed_mean(d[kept], pair[kept], annotator[kept])  # the ratings given
+        ties = skips_as_ties(
+            d[kept], pair[kept], annotator[kept], pair[skipped], annotator[skipped]
+        )
+        primary = (fit.p_greater(SESOI) or 1.0) < ALPHA
+        qualified = primary and (ties.p_greater(SESOI) or 1.0) < ALPHA
+        if delta == d_sesoi:
+            test = skip_test(
+                pair, annotator, skipped, d[kept], pair[kept], annotator[kept], seed=seed
+            )
+            covered = fit.ci is not None and fit.ci[0] <= t_sesoi <= fit.ci[1]
+            out += [float(skipped.mean()), float((test.p or 1.0) < ALPHA)]
+            out += [float(primary), float(qualified), float(covered)]
+            out.append(float(fit.estimate or 0.0) - t_sesoi)
+        else:
+            out += [float(primary), float(qualified)]
+    return tuple(out)
+
+
+def skip_test_run(args: tuple[str, int, float]) -> tuple[int, ...]:
+    """One pool study with skips (rubric truly at the SESOI): does the skip test flag it?
+    (No model fit: cheap, so it runs many more times than :func:`skip_run`.)"""
+    key, seed, delta = args
+    pair, annotator, skipped, d = pool_with_skips(
+        np.random.default_rng(seed), delta, SKIP_DESIGNS[key]
+    )
+    kept = ~skipped
+    test = skip_test(pair, annotator, skipped, d[kept], pair[kept], annotator[kept], seed=seed)
+    return (int((test.p or 1.0) < ALPHA),)
+
+
+def _skip_design(key: str, runs: tuple[int, int], workers: int, deltas: tuple[float, ...]) -> None:
+    d_rubric, t_sesoi, d_sesoi = deltas
+    t0 = time.perf_counter()
+    tests = _run(skip_test_run, [(key, 4_000_000 + i, d_sesoi) for i in range(runs[1])], workers)
+    print(f"\n{SKIP_DESIGNS[key].name}")
+    print(
+        f"  skip test flags (p < 0.05)       {_rate([t[0] for t in tests])}  ({runs[1]} runs, "
+        f"{time.perf_counter() - t0:.0f} s)"
+    )
+    runs_fit = runs[0]
+    t0 = time.perf_counter()
+    jobs = [(key, 3_000_000 + i, d_rubric, 0.0, t_sesoi, d_sesoi) for i in range(runs_fit)]
+    cols = list(zip(*_run(skip_run, jobs, workers), strict=True))
+    elapsed = time.perf_counter() - t0
+    print(f"  with model fits: {runs_fit} runs, {elapsed:.0f} s, load {os.getloadavg()[0]:.1f}")
+    bias = np.asarray(cols[5])
+    print(f"  ratings skipped (mean share)     {100 * float(np.mean(cols[0])):5.1f}%")
+    print(f"  skip test flags, these runs      {_rate([int(x) for x in cols[1]])}")
+    print(
+        f"  false superiority at the SESOI   crossed {_rate([int(x) for x in cols[2]])}   "
+        f"qualified by skips as ties {_rate([int(x) for x in cols[3]])}"
+    )
+    print(
+        f"  coverage of the 95% CI at SESOI  crossed {_rate([int(x) for x in cols[4]])}; bias "
+        f"{bias.mean():+.3f} (MC SE {bias.std(ddof=1) / math.sqrt(runs_fit):.3f})"
+    )
+    print(
+        f"  power: rubric ~0.9 > SESOI       crossed {_rate([int(x) for x in cols[6]])}   "
+        f"qualified {_rate([int(x) for x in cols[7]])}"
+    )
+    sys.stdout.flush()
+
+
 def _rate(hits: list[int]) -> str:
     n = len(hits)
     p = sum(hits) / n
@@ -216,7 +348,9 @@ def main() -> None:
     parser.add_argument("--coverage-runs", type=int, default=1000)
     parser.add_argument("--type1-runs", type=int, default=4000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--designs", default=",".join(DESIGNS))
+    parser.add_argument("--designs", default=",".join([*DESIGNS, *SKIP_DESIGNS]))
+    parser.add_argument("--runs", type=int, default=4000, help="runs per skip design (fits)")
+    parser.add_argument("--test-runs", type=int, default=4000, help="skip-test-only runs")
     args = parser.parse_args()
     start = time.perf_counter()
     print(f"load average before: {os.getloadavg()}", flush=True)
@@ -230,7 +364,13 @@ def main() -> None:
         f"{t_margin:.4f} (MC SE {se_margin:.4f}) at latent delta {d_margin:.4f}",
         flush=True,
     )
+    t_sesoi = t_margin  # SESOI = margin: the same latent delta
     for key in args.designs.split(","):
+        if key in SKIP_DESIGNS:
+            _skip_design(
+                key, (args.runs, args.test_runs), args.workers, (d_rubric, t_sesoi, d_margin)
+            )
+            continue
         design = DESIGNS[key]
         t0 = time.perf_counter()
         base = (key, 0, d_rubric, t_rubric, t_accuracy, d_margin)

@@ -19,7 +19,13 @@ from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
 from analysis.schema.style import SHORT_LABELS
 from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
-from annotate.app import results_downstream, results_drilldown, results_models, results_rules
+from annotate.app import (
+    results_downstream,
+    results_drilldown,
+    results_missing,
+    results_models,
+    results_rules,
+)
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
@@ -248,6 +254,7 @@ def _draw_verdict(report: Report) -> None:
         show(f"**Simulated ratings:** {simulated['note']}.", icon=":material/smart_toy:")
     if plan is not None and plan["note"] != "as pre-registered":
         st.warning(f"**Analysis plan:** {plain_text(plan['note'])}.", icon=":material/history:")
+    results_missing.draw_warning(report)  # a verdict that holds only if skips are at random
     if checks["reliability_caveat"]:
         st.warning(
             "**Reliability caveat:** Krippendorff's alpha of the rubric chosen − rejected "
@@ -295,6 +302,7 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
                 st.dataframe(_frame(optional), hide_index=True)
                 st.caption(plain_text(optional.note))  # may quote an admin's words
     results_rules.draw(report)  # a study's pre-registered exclusion rules
+    results_missing.draw(report)  # skips and flags, the MAR test, the sensitivity analysis
     exclusions = report["exclusions"]
     if exclusions["n_excluded_total"] or exclusions["incomplete_pair_ratings"]:
         with st.expander(f"Exclusions ({exclusions['n_excluded_total']} pair-dimensions)"):
