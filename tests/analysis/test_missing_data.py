@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from analysis.core.ratings import RatingsError, assignment_slots
-from analysis.inference.missing import ASSUMPTION, skip_test, skips_as_ties
+from analysis.inference.missing import ASSUMPTION, missing_words, skip_test, skips_as_ties
 from analysis.renderers.render import render_report
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
@@ -104,7 +104,7 @@ def test_a_verdict_that_holds_only_if_skips_are_at_random_is_said_so():
     assert ties["verdict"] != "diverges"
     assert ties["estimate"] < given - 0.3
     assert f"{RUBRIC_LABEL} diverges only if skips are at random" in found["words"]
-    assert "The study verdict rests on that assumption." in found["words"]
+    assert "The study verdict rests on that assumption" in found["words"]
 
 
 def test_skips_as_ties_adds_each_skipped_slot_as_a_zero():
@@ -159,3 +159,27 @@ def test_qualified_by_the_sensitivity_analysis_close_calls_rarely_read_superior(
         qualified += int(hit and (ties.p_greater(0.5) or 1.0) < 0.05)
     assert primary >= 3, primary  # the bias the sensitivity analysis guards against
     assert qualified <= 1, (primary, qualified)
+
+
+def test_the_words_weigh_a_verdict_that_rests_on_the_assumption_by_the_skip_test():
+    primary = {"verdict": "diverges"}
+    ties = {"estimate": 0.4, "ci95": [0.1, 0.7], "tost_p": 0.3, "superiority_p": 0.7}
+    sensitivity = {
+        "method": "",
+        "dimensions": {"rubric_alignment": {**ties, "verdict": "inconclusive"}},
+        "changed": ["rubric_alignment"],
+    }
+    test = {"method": "", "rho": -0.4, "p": 0.001, "n_pairs": 90, "n_unrated": 0}
+    flagged = missing_words(
+        12, {**test, "permutations": 1999, "related": True}, sensitivity,
+        {"rubric_alignment": primary},
+    )  # fmt: skip
+    assert f"{RUBRIC_LABEL} diverges only if skips are at random" in flagged
+    assert "its difference would be 0.40 [0.10, 0.70] and it would read 'inconclusive'" in flagged
+    assert "report it as holding only if skips are at random" in flagged
+    quiet = missing_words(
+        12, {**test, "p": 0.6, "permutations": 1999, "related": False}, sensitivity,
+        {"rubric_alignment": primary},
+    )  # fmt: skip
+    assert "the test finds no sign against it" in quiet
+    assert "No sign that skipping depends on how close a call the pair is" in quiet
