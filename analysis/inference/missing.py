@@ -329,7 +329,10 @@ def _rests_words(test: SkipTestResult) -> str:
 
 def _test_words(test: SkipTestResult) -> str:
     if test["p"] is None:
-        return "Whether skipping depends on the pair was not tested (too few pairs)."
+        return (
+            "Whether skipping depends on the pair was not tested (too few pairs, or no pair "
+            "skipped more or less often than its annotators' own skip rates predict)."
+        )
     figures = f"(Spearman rho = {test['rho']:.2f}, permutation p = {test['p']:.3g})"
     if test["related"]:
         return (
