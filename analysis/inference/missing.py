@@ -316,7 +316,7 @@ def missing_words(
 def _rests_words(test: SkipTestResult) -> str:
     """How far to trust the assumption the verdict rests on, by the skip test (in the skip
     benchmark, a verdict qualified only where the test flags keeps the close calls' false
-    superiority at 2.2% and its power when skips are at random)."""
+    superiority at 2.3% and its power when skips are at random)."""
     if test["related"]:
         return (
             ", and the test finds skipping related to the pair: report it as holding only "
