@@ -22,7 +22,7 @@ from analysis.core.coded import (
 )
 from analysis.core.human_verdicts import annotator_votes, human_verdicts, label_audit
 from analysis.core.position import position_bias
-from analysis.core.ratings import load_ratings, validate_ratings
+from analysis.core.ratings import assignment_slots, load_ratings, read_raw, validate_ratings
 from analysis.inference.accuracy import human_accuracy
 from analysis.inference.crossed import DF_METHOD
 from analysis.inference.margins import (
@@ -33,6 +33,7 @@ from analysis.inference.margins import (
     margin_sensitivity,
     unit_sd,
 )
+from analysis.inference.missing import missing_data
 from analysis.inference.mixed import mixed_model
 from analysis.inference.paired import MIN_PAIRS, TIE, apply_holm, study_checks
 from analysis.inference.plan import analysis_plan
@@ -125,13 +126,15 @@ def build_report(
     if smallest_effect is not None and not smallest_effect >= 0:
         raise ValueError(f"smallest_effect must be 0 or more, got {smallest_effect}")
     if isinstance(data, pd.DataFrame):
-        df = validate_ratings(data, scale_min, scale_max)
+        df, raw = validate_ratings(data, scale_min, scale_max), data
     else:
-        df = load_ratings(data, scale_min, scale_max)
+        df, raw = load_ratings(data, scale_min, scale_max), read_raw(Path(data))[0]
     collected = collected_counts(df)
+    slots = assignment_slots(raw)
     if excluded_pairs:
         left_out = {e["pair_id"] for e in excluded_pairs}
         df = df[~df["pair_id"].astype(str).isin(left_out)].reset_index(drop=True)
+        slots = slots[~slots["pair_id"].isin(left_out)].reset_index(drop=True)
     coded = encode_ratings(df)
     means = pair_means(coded)
     diffs = RatingDiffs(coded)
@@ -182,6 +185,7 @@ def build_report(
         "annotators": annotators,
     }
     report["label_audit"] = export_label_audit(df)
+    report["missing_data"] = missing_data(slots, coded, diffs, paired, alpha, seed)
     if plan is not None:
         used = {
             "margin": margin,

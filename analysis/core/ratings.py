@@ -295,3 +295,49 @@ def _fail_if_varies(
     """Fail on the first row whose code differs from the first code seen in its group."""
     first = pd.Series(codes).groupby(group, sort=False).transform("first").to_numpy()
     _fail(locate, codes != first, column, expected, values)
+
+
+FLAGGED_COLUMN = "flagged"
+SLOT_COLUMNS = ("study", "pair_id", "annotator", "skipped", "flagged")
+
+
+def assignment_slots(raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per ordinary assignment (a pair given to an annotator, rated or skipped) of a
+    raw export: ``study, pair_id, annotator, skipped, flagged``. An export without a status
+    column has no skips; one without a flagged column no flags. A skip row without a pair or
+    an annotator raises :class:`RatingsError` naming its 1-based row."""
+    raw = raw.reset_index(drop=True)
+    ordinary = np.ones(len(raw), dtype=bool)
+    if PURPOSE_COLUMN in raw.columns:
+        given = raw[PURPOSE_COLUMN]
+        ordinary = np.array((given == ORDINARY_PURPOSE) | given.isna(), dtype=bool)
+    skipped = np.zeros(len(raw), dtype=bool)
+    if STATUS_COLUMN in raw.columns:
+        skipped = np.array(raw[STATUS_COLUMN] == SKIPPED_STATUS, dtype=bool) & ordinary
+    for column in ("pair_id", "annotator"):
+        bad = skipped & raw[column].isna().to_numpy(bool)
+        _fail(lambda pos: (f"row {pos + 1}", pos + 1), bad, column, "a value on a skip row")
+    flagged = np.zeros(len(raw), dtype=bool)
+    if FLAGGED_COLUMN in raw.columns:
+        flagged = np.array([_truthy(v) for v in raw[FLAGGED_COLUMN]], dtype=bool)
+    raw = raw[ordinary]
+    slots = pd.DataFrame(
+        {
+            "study": raw["study"].fillna("").astype("str"),
+            "pair_id": raw["pair_id"].astype("str"),
+            "annotator": raw["annotator"].astype("str"),
+            "skipped": skipped[ordinary],
+            "flagged": flagged[ordinary],
+        }
+    )
+    grouped = slots.groupby(["study", "pair_id", "annotator"], sort=True, as_index=False)
+    return grouped[["skipped", "flagged"]].max()
+
+
+def _truthy(value: object) -> bool:
+    """A flag cell: True, 1, 'true' (any case) or '1'; anything else (empty included) False."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1")
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return False
+    return bool(value)

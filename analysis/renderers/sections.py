@@ -16,6 +16,7 @@ from analysis.designs.preference import preference_table
 from analysis.downstream import tables as downstream_tables
 from analysis.models import model_report
 from analysis.schema import tables
+from analysis.schema.missing_tables import missing_table
 from analysis.schema.plan_words import interim_words
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table
@@ -63,6 +64,7 @@ SECTIONS: tuple[Section, ...] = (
         ("means", "differences", "distribution"),
     ),
     Section(_fixed("Sensitivity to the equivalence margin"), tables.margin_table),
+    Section(_fixed("Missing data: skips and flags"), missing_table),
     Section(_fixed("Mixed-effects model (annotators modelled)"), tables.mixed_table),
     Section(_fixed("Sensitivity analyses (rank-based)"), tables.sensitivity_table),
     Section(_fixed("Human accuracy"), tables.accuracy_table),

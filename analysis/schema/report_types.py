@@ -420,6 +420,61 @@ class MixedModel(TypedDict):
     note: str
 
 
+class SlotRow(TypedDict):
+    """Assignments of one pair or annotator (pseudonym): rated or skipped, and flagged."""
+
+    name: str  # the pair id, or the annotator's pseudonym
+    n_assigned: int
+    n_skipped: int
+    skipped_share: float
+    n_flagged: int
+    flagged_share: float
+
+
+class SkipTestResult(TypedDict):
+    """Is skipping related to the pair? (`analysis.inference.missing.skip_test`)"""
+
+    method: str
+    rho: float | None  # Spearman: a pair's excess skips against its distance from a tie
+    p: float | None  # two-sided permutation p-value; None: not tested
+    n_pairs: int
+    n_unrated: int  # pairs every attempt of which was skipped (not tested)
+    permutations: int
+    related: bool | None  # p < alpha; None: not tested
+
+
+class SensitivityDimension(TypedDict):
+    estimate: float | None
+    ci95: Interval | None
+    tost_p: float | None
+    superiority_p: float | None
+    verdict: str
+
+
+class MissingSensitivity(TypedDict):
+    method: str
+    dimensions: dict[str, SensitivityDimension]
+    changed: list[str]  # dimensions whose verdict differs from the primary one
+
+
+class MissingData(TypedDict):
+    """Skipped and flagged assignments, the missing-at-random assumption, a test of it and a
+    sensitivity analysis of the verdict (`analysis.inference.missing`, issue 33.2)."""
+
+    assumption: str
+    n_assigned: int  # ordinary assignments: rated or skipped
+    n_skipped: int
+    skipped_share: float | None
+    n_flagged: int
+    flagged_share: float | None
+    by_pair: list[SlotRow]  # most skipped and flagged first, at most 100
+    by_pair_truncated: bool
+    by_annotator: list[SlotRow]
+    skip_test: SkipTestResult
+    sensitivity: MissingSensitivity | None  # None: nothing skipped
+    words: str  # the assumption, the test and the sensitivity in the verdict's words
+
+
 class Settings(TypedDict):
     margin: float
     margin_unit: str
@@ -487,3 +542,4 @@ class Report(TypedDict):
         AdjudicationSummary
     ]  # analysis.designs.adjudication: adjudicated pairs
     erasures: NotRequired[list[ErasureEntry]]  # analysis.designs.erasures: participants erased
+    missing_data: NotRequired[MissingData]  # analysis.inference.missing: skips and flags

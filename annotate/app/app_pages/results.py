@@ -26,7 +26,13 @@ from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
 from analysis.schema.style import SHORT_LABELS
 from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
-from annotate.app import results_downstream, results_drilldown, results_models, results_rules
+from annotate.app import (
+    results_downstream,
+    results_drilldown,
+    results_missing,
+    results_models,
+    results_rules,
+)
 from annotate.app.downloads import offer_download
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
@@ -271,6 +277,7 @@ def _draw_verdict(report: Report) -> None:
             f"{plain_text(look['words'])}.",
             icon=":material/flag:",
         )
+    results_missing.draw_warning(report)  # a verdict that holds only if skips are at random
     if checks["reliability_caveat"]:
         st.warning(
             CAVEAT_WORDS.replace("Reliability caveat:", "**Reliability caveat:**"),
@@ -317,6 +324,7 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
                 st.dataframe(_frame(optional), hide_index=True)
                 st.caption(plain_text(optional.note))  # may quote an admin's words
     results_rules.draw(report)  # a study's pre-registered exclusion rules
+    results_missing.draw(report)  # skips and flags, the MAR test, the sensitivity analysis
     exclusions = report["exclusions"]
     if exclusions["n_excluded_total"] or exclusions["incomplete_pair_ratings"]:
         with st.expander(f"Exclusions ({exclusions['n_excluded_total']} pair-dimensions)"):

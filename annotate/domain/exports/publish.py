@@ -226,6 +226,21 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _missing_section(report: Mapping[str, Any]) -> list[str]:
+    """Skips and flags, the missing-at-random assumption, its test and the sensitivity
+    analysis in the verdict's words (report key ``missing_data``; none in an older report)."""
+    found = report.get("missing_data")
+    if found is None:
+        return []
+    test = found["skip_test"]
+    rows = [
+        ["skipped", f"{found['n_skipped']} of {found['n_assigned']}"],
+        ["flagged", f"{found['n_flagged']} of {found['n_assigned']}"],
+        ["skipping related to the pair: permutation p", _p(test["p"])],
+    ]
+    return ["## Missing data", "", found["words"], "", *_table(["", "value"], rows)]
+
+
 def _plan_warning(plan: Mapping[str, Any] | None) -> list[str]:
     """The plan's standing above the verdict when it is not as pre-registered."""
     if plan is None or plan["note"] == "as pre-registered":
@@ -511,6 +526,8 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         *_protocol_section(protocol, report),
         "",
         *_verdict_section(report),
+        "",
+        *_missing_section(report),
         "",
         *_plan_section(report),
         "",
