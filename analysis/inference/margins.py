@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.coded import FloatArray, IntArray
-from analysis.inference.crossed import fit_reml
 from analysis.schema.report_types import MarginRecord, MarginSensitivity, PairedTest
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, MARGIN_UNITS, PERSONAL_DIMENSION
 
@@ -41,6 +40,10 @@ def unit_sd(d: FloatArray, pair: IntArray, annotator: IntArray) -> float | None:
     factors = [f for f in (pair, annotator) if 1 < len(np.unique(f)) < len(d)]
     if len(factors) < 2:
         return float(np.std(d, ddof=1))
+    # here, not at the top: the admin's Participants page reads the margin record through this
+    # module and must not import scipy (tests/app/test_app_lazy_imports.py)
+    from analysis.inference.crossed import fit_reml
+
     fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator)
     return float(np.sqrt(fit.s2_pair + fit.s2_annotator + fit.s2_residual))
 

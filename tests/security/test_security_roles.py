@@ -81,6 +81,7 @@ ARGUMENTS: dict[str, Any] = {
     "response": None,  # judge import: which response an eval file's answers are
     "domain": None,
     "max_bytes": 10,
+    "mask_emails": False,
     "names": ["newcomer"],
     "role": "admin",
     "base_url": None,

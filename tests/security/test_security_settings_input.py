@@ -153,8 +153,8 @@ CASES = [
         "anchors-100000-keys-json",
         "a.json",
         b'{"anchors": {' + b", ".join(b'"%d": "v"' % i for i in range(100_000)) + b"}}",
-        "anchors: expected scale points (whole numbers) as keys, not '10000', '10001', '10002' "
-        "and 89,997 more",
+        # counted before decoding, as YAML's events are (issue 32: a 4.9 MB file cost 634 MB)
+        "line 1, column 338902: more than 50,000 values; expected fewer",
     ),
     Case(
         "anchor-key-not-a-point",

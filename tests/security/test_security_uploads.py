@@ -90,7 +90,7 @@ def test_a_file_over_the_limit_is_refused_with_a_clear_message(engine, boss, sna
     assert "too large" in problem.message
     assert f"{len(data):,} bytes" in problem.message
     assert f"{len(data) - 1:,} bytes" in problem.message  # the limit, exactly
-    assert "prb-annotate import" in problem.message
+    assert "split it into several files" in problem.message  # every import has the same cap
     assert snapshot(engine) == before
     # At the limit exactly, it is accepted.
     data_service.upload_dataset(

@@ -2,9 +2,9 @@
 parser can recurse: a located `DocumentError` ("file, line 3, column 7: ..." or "file, field
 'a.b[0]': ...") instead of a RecursionError, minutes of CPU or a silently kept duplicate.
 
-JSON: a scan of the text's brackets and commas (outside strings) refuses nesting deeper than the
-cap and more values than the node limit before `json` decodes it; the decoder's hooks refuse
-huge integers, NaN, infinities and repeated keys.
+JSON: a scan of the text's brackets, commas and colons (outside strings) refuses nesting deeper
+than the cap and more values than the node limit before `json` decodes it; the decoder's hooks
+refuse huge integers, NaN, infinities and repeated keys.
 YAML: the document is built from the parser's events (libyaml's C parser when installed, which
 does not recurse), stopping at the first event deeper than the cap or past the node limit;
 aliases, tags other than the plain ones, repeated keys and several documents are refused, and an
@@ -39,7 +39,7 @@ MAX_NODES = 50_000
 
 # A text's body is matched as runs between escapes ("unrolled"): an alternation repeated per
 # character would keep a backtracking frame per character (a 4.9 MB text cost 630 MB).
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]')
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _INT_TAG = "tag:yaml.org,2002:int"
 _PLAIN_TAGS = {None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
@@ -62,8 +62,8 @@ def read_json(file: str, text: str, max_depth: int = MAX_DEPTH, max_nodes: int =
                 )
         elif mark in "]}":
             depth -= 1
-        elif mark == ",":  # every value but the first of a list or an object follows a comma
-            values += 1
+        elif mark in ",:":  # a value follows each, but the first of a list or an object: a
+            values += 1  # key and its value count as two, as in a YAML document
             if values > max_nodes:
                 raise DocumentError(
                     f"{file}, {_where(text, token.start())}: "
