@@ -18,6 +18,9 @@ def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     warnings = "\n".join(str(w.value) for w in at.warning)
     assert "Reliability caveat" in warnings
     assert "it already includes this disagreement" in warnings  # issue 33.6
+    assert "Krippendorff's alpha of the rubric chosen - rejected difference is" in warnings
+    captions = "\n".join(str(c.value) for c in at.caption)
+    assert "it already includes this disagreement" not in captions  # said once, in the warning
     assert [m for m in at.metric if m.label == "Human accuracy"]
     button = next(b for b in at.button if b.label == "Size the study")
     button.click().run(timeout=60)

@@ -278,12 +278,11 @@ def _draw_verdict(report: Report) -> None:
             icon=":material/flag:",
         )
     results_missing.draw_warning(report)  # a verdict that holds only if skips are at random
-    if checks["reliability_caveat"]:
-        st.warning(
-            CAVEAT_WORDS.replace("Reliability caveat:", "**Reliability caveat:**"),
-            icon=":material/warning:",
-        )
-    if "reliability" in checks:
+    if checks["reliability_caveat"]:  # the figure's own sentence says it all: once, not twice
+        words = plain_text(checks["reliability"]) if "reliability" in checks else CAVEAT_WORDS
+        st.warning(f"**Reliability caveat:** {words.removeprefix('Reliability caveat: ')}",
+                   icon=":material/warning:")  # fmt: skip
+    elif "reliability" in checks:
         st.caption(checks["reliability"])
     accuracy = report["human_accuracy"]
     columns = st.columns(4)
