@@ -53,6 +53,7 @@ GRIDS: dict[str, int] = {
     "annotate.app.results_models": 4,
     "annotate.app.results_rules": 2,
     "annotate.app.results_downstream": 3,
+    "annotate.app.results_missing": 2,
     "annotate.app.app_pages.results": 4,
     "annotate.app.app_pages.admin_people": 1,
     "annotate.app.app_pages.admin_data": 2,
