@@ -29,7 +29,7 @@ def monitor(
             figures = monitoring.monitor(State.engine(), ACTOR, study)
         say(f"{study} at {figures.at.isoformat(timespec='seconds')}")
         for label, value in monitoring.figure_lines(figures):
-            say(f"{label}\t{value}")
+            say(f"{label}: {value}")
         if once:
             return
         time.sleep(every)
