@@ -142,16 +142,14 @@ def _agreement_and_look(
     ratings = data.primary()
     if ratings.empty or "score" not in ratings or ratings["score"].notna().sum() == 0:
         none = AgreementSoFar(None, 0, "insufficient data: no ratings yet")
-        look = None if not sequential else dict(read_look(sequential, alpha, 0, {}))
-        return none, look
+        return none, None if not sequential else dict(read_look(sequential, alpha, 0, {}))
     report = study_report(data, mixed=False, domains=False, options=False)
     rubric = report["dimensions"][PERSONAL_DIMENSION]
     multiple = _pairs_rated_twice(ratings)
-    plan = report.get("plan") or {}
-    look = plan.get("sequential")
-    return _agreement(rubric.get("alpha_difference"), multiple), None if look is None else dict(
-        look
-    )
+    plan = report.get("plan")
+    found = None if plan is None else plan.get("sequential")
+    look = None if found is None else dict(found)
+    return _agreement(rubric.get("alpha_difference"), multiple), look
 
 
 def _pairs_rated_twice(ratings: Any) -> int:
@@ -171,7 +169,7 @@ def _agreement(alpha: float | None, pairs: int) -> AgreementSoFar:
     if pairs == 0:
         reason = "no pair is rated by two or more annotators yet"
     else:
-        reason = f"no variation in the differences of the {pairs} pairs rated by two or more"
+        reason = f"no variation in the differences of the {pairs} pair(s) rated by two or more"
     return AgreementSoFar(None, pairs, f"insufficient data for agreement {what}: {reason}")
 
 

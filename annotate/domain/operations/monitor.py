@@ -92,7 +92,9 @@ def rated_slots(session: Session, study: Study) -> list[RatedSlot]:
 
 @dataclass(frozen=True)
 class Throughput:
-    """Pair-ratings per hour: overall (from the first finish to now) and over `RECENT`."""
+    """Pair-ratings per hour: overall (from the first finish to now, or over `RECENT` when the
+    first finish is more recent: one rating a minute after the start is not 60 an hour) and
+    over `RECENT`."""
 
     rated: int
     overall_per_hour: float | None  # None before any rating
