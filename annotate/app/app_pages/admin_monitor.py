@@ -54,7 +54,7 @@ def _figures(study: str) -> None:
 
 def _draw_plan(figures: monitoring.MonitorFigures) -> None:
     look = figures.look
-    words = plain_text(figures.look_words)
+    words = plain_text(figures.look_words[:1].upper() + figures.look_words[1:])
     if look is None or look.get("decision") == "continue" or not look.get("look"):
         st.info(words, icon=":material/hourglass_top:")
     else:
