@@ -2,7 +2,7 @@
 
 A new SQLite file with the demo study rated by 3 simulated annotators, the production server
 (`support.appserver.AppServer`), and the pages the guides show: the rating page at 1366x768 and
-390x844, the admin's Progress page, the Results page and the Monitor page with the demo picked. The PNGs are
+390x844, the admin's Progress, Results and Monitor pages with the demo picked. The PNGs are
 committed, so `mkdocs build --strict` needs no browser; run this again after a page changes:
 
     python scripts/screenshots.py [--out docs/images]

@@ -4,6 +4,7 @@ that closes enrolment at a stop set, shown and applied (audited)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -54,6 +55,11 @@ def test_monitor_once_prints_the_figures_and_closes_enrolment_at_a_stop(
     assert "Enrolment closed itself at" in run("studies", "show", "s")
     again = _figures(run("monitor", "s", "--once"))
     assert again["closed by the plan"] == lines["closed by the plan"]  # closed once
+    run("publish", str(tmp_path / "card"), "--study", "s", "--bootstrap", "0")
+    card = (tmp_path / "card" / "README.md").read_text()
+    assert re.search(r"- \*\*Enrolment closed by the plan\*\*: .* UTC, at look 2 of 2 ", card)
+    plan = json.loads((tmp_path / "card" / "plan.json").read_text())
+    assert plan["enrolment_closed"]["look"] == 2
 
 
 def _figures(printed: str) -> dict[str, str]:
