@@ -9,6 +9,13 @@ to the planned size, and the verdict at the current look of the study's group-se
 (the report's own look: `annotate.services.reporting`). Without such a plan no verdict is shown:
 an interim verdict read without one inflates the error.
 
+The agreement and the look come from the report's headline (the crossed model of every
+dimension: seconds at a few hundred pairs), so each server process keeps the last one per study
+with the database state it was computed from (`ratings_fingerprint`: the scores, exclusions and
+plan) and computes it again only when that state has changed, and, with `report_every`, at most
+that often (the page: once a minute; the figures read from the database directly refresh every
+time). The time it was computed is shown with it.
+
 When the study asks for it (`Study.close_at_stop`) and the look says stop, `monitor` closes
 crowd enrolment in a write transaction of its own, audited as the system actor, and keeps when
 and why on the study (shown on the Studies and Monitor pages; new visitors of the link are told
@@ -17,9 +24,10 @@ the study is closed).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -62,6 +70,20 @@ class AgreementSoFar:
 
 
 @dataclass(frozen=True)
+class Headline:
+    """The report's figures the monitor shows, with the database state they were computed from."""
+
+    fingerprint: tuple[Any, ...]
+    at: datetime
+    agreement: AgreementSoFar
+    look: dict[str, Any] | None
+
+
+_HEADLINES: dict[tuple[str, str], Headline] = {}
+_HEADLINES_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
 class MonitorFigures:
     study: str
     at: datetime
@@ -74,6 +96,7 @@ class MonitorFigures:
     cost: figures.Cost | None  # None: the study sets no payment rules
     look: dict[str, Any] | None  # the plan's current look (None: no group-sequential plan)
     look_words: str
+    report_at: datetime  # when the agreement and the look were computed
     enrolment_open: bool
     close_at_stop: bool
     closed_words: str | None  # why enrolment closed itself (None: it never did)
@@ -81,10 +104,16 @@ class MonitorFigures:
 
 
 def monitor(
-    engine: Engine, actor: Actor, study: str, *, now: datetime | None = None
+    engine: Engine,
+    actor: Actor,
+    study: str,
+    *,
+    now: datetime | None = None,
+    report_every: float = 0.0,
 ) -> MonitorFigures:
     """The study's figures now (admin); closes enrolment when the study asks for it and the
-    plan's look says stop."""
+    plan's look says stop. `report_every`: seconds a headline computed from other ratings may
+    still be shown (0: computed again whenever the ratings changed)."""
     now = now or utcnow()
     with read_session(engine) as session:
         require_admin(session, actor)
@@ -98,8 +127,9 @@ def monitor(
         signals = figures.quality_signals(quality, target.exclusion_rules, names, median)
         failures = _named(session, check_failures(session, stored_id(target)), names)
         spent = figures.cost(session, target, size)
-        sequential, alpha = target.sequential, target.alpha
-    agreement, look = _agreement_and_look(engine, study, sequential, alpha)
+        fingerprint = figures.ratings_fingerprint(session, target)
+    headline = _headline(engine, study, fingerprint, now, report_every)
+    look = headline.look
     closed_now = _close_if_due(engine, study, look, now)
     with read_session(engine) as session:
         target = get_study(session, study)
@@ -111,12 +141,13 @@ def monitor(
         throughput=rate,
         median_seconds=median,
         size=size,
-        agreement=agreement,
+        agreement=headline.agreement,
         check_failures=failures,
         signals=signals,
         cost=spent,
         look=look,
         look_words=NO_PLAN if look is None else _look_words(look),
+        report_at=headline.at,
         enrolment_open=enrolment,
         close_at_stop=close_at_stop,
         closed_words=closed,
@@ -133,16 +164,34 @@ def _named(session: Session, by_id: Mapping[int, int], names: Mapping[str, str])
     return {names.get(name, name): by_id[i] for i, name in accounts if i is not None}
 
 
-def _agreement_and_look(
-    engine: Engine, study: str, sequential: dict[str, Any] | None, alpha: float
-) -> tuple[AgreementSoFar, dict[str, Any] | None]:
+def _headline(
+    engine: Engine, study: str, fingerprint: tuple[Any, ...], now: datetime, every: float
+) -> Headline:
+    """The study's last headline in this process when the database has not changed since (or
+    changed less than `every` seconds after it was computed), else a new one."""
+    key = (engine.url.render_as_string(hide_password=True), study)
+    with _HEADLINES_LOCK:
+        kept = _HEADLINES.get(key)
+    if kept is not None and (
+        kept.fingerprint == fingerprint or now - kept.at < timedelta(seconds=every)
+    ):
+        return kept
+    agreement, look = _agreement_and_look(engine, study)
+    fresh = Headline(fingerprint, now, agreement, look)
+    with _HEADLINES_LOCK:
+        _HEADLINES[key] = fresh
+    return fresh
+
+
+def _agreement_and_look(engine: Engine, study: str) -> tuple[AgreementSoFar, dict[str, Any] | None]:
     """The agreement on the rubric difference and the plan's look, both from the study's
     report (its headline only: no mixed model, no by-domain figures, no bootstrap)."""
     data = study_ratings(engine, study)
     ratings = data.primary()
     if ratings.empty or "score" not in ratings or ratings["score"].notna().sum() == 0:
         none = AgreementSoFar(None, 0, "insufficient data: no ratings yet")
-        return none, None if not sequential else dict(read_look(sequential, alpha, 0, {}))
+        sequential = (data.plan or {}).get("plan", {}).get("sequential")
+        return none, None if not sequential else dict(read_look(sequential, data.alpha, 0, {}))
     report = study_report(data, mixed=False, domains=False, options=False)
     rubric = report["dimensions"][PERSONAL_DIMENSION]
     multiple = _pairs_rated_twice(ratings)
@@ -221,6 +270,7 @@ def figure_lines(m: MonitorFigures) -> list[tuple[str, str]]:
         ("cost", "cost: not set" if m.cost is None else m.cost.words),
         ("planned size", m.size.words),
         ("sequential plan", m.look_words),
+        ("computed at", f"agreement and look {m.report_at.isoformat(timespec='seconds')}"),
         ("enrolment", enrolment),
     ]
     if m.closed_words:

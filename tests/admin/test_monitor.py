@@ -244,3 +244,24 @@ def test_the_monitor_page_shows_the_figures_and_offers_no_exclusion(page_engine,
     assert [b.label for b in at.button if "xclude" in b.label] == []
     at.switch_page("app_pages/admin_studies.py").run()
     assert "Enrolment closed itself at" in page_texts(at)
+
+
+def test_the_headline_is_computed_again_only_when_the_ratings_change(engine) -> None:
+    make_study(engine, "s", pairs=8, overlap=2)
+    store_simulated_ratings(engine, "s", n_annotators=2, seed=5, count=True)
+    now = utcnow()
+    first = monitor(engine, SYSTEM, "s", now=now)
+    same = monitor(engine, SYSTEM, "s", now=now + timedelta(minutes=5))
+    assert same.report_at == first.report_at  # nothing changed: the same headline
+    with write_session(engine) as session:
+        rating = session.exec(select(Rating).order_by(col(Rating.id))).first()
+        assert rating is not None
+        rating.score = 1 if rating.score != 1 else 2
+        rating.updated_at = utcnow()
+        session.add(rating)
+    later = now + timedelta(minutes=6)
+    held = monitor(engine, SYSTEM, "s", now=later, report_every=3600)
+    assert held.report_at == first.report_at  # changed, but within the page's interval
+    fresh = monitor(engine, SYSTEM, "s", now=later)
+    assert fresh.report_at == later
+    assert fresh.throughput.rated == first.throughput.rated  # counts are read every time

@@ -19,6 +19,9 @@ from annotate.app.study_picker import page_title
 from annotate.services import monitor as monitoring
 
 REFRESH_SECONDS = 10
+REPORT_SECONDS = 60
+"""The agreement and the plan's look (the report's crossed models, seconds to compute) are
+computed again when the ratings change, at most this often."""
 SIGNALS_NOTE = (
     "Signals, not decisions: they are acted on only through the study's pre-registered "
     "exclusion rules (Studies page), which the analysis applies. Nothing here excludes anyone."
@@ -36,7 +39,9 @@ def draw() -> None:
 
 @st.fragment(run_every=REFRESH_SECONDS)
 def _figures(study: str) -> None:
-    figures = act(lambda: monitoring.monitor(engine(), actor_id(), study))
+    figures = act(
+        lambda: monitoring.monitor(engine(), actor_id(), study, report_every=REPORT_SECONDS)
+    )
     if figures is None:
         return
     _draw_plan(figures)
@@ -48,7 +53,9 @@ def _figures(study: str) -> None:
     _draw_signals(figures)
     st.caption(
         f"Read from the database at {figures.at:%Y-%m-%d %H:%M:%S} UTC; refreshes every "
-        f"{REFRESH_SECONDS} s."
+        f"{REFRESH_SECONDS} s. The agreement and the plan's look were computed at "
+        f"{figures.report_at:%H:%M:%S} UTC (again when the ratings change, at most every "
+        f"{REPORT_SECONDS} s)."
     )
 
 

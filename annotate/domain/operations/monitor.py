@@ -27,10 +27,19 @@ from typing import Any
 
 from sqlmodel import Session, col, func, select
 
-from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
+from annotate.db.tables import (
+    Annotator,
+    Assignment,
+    Pair,
+    PairExclusion,
+    Rating,
+    Study,
+    stored_id,
+)
 from annotate.domain.assignment import as_utc
 from annotate.domain.crowd.participants import participant_rows
 from annotate.domain.rating.quality import AnnotatorQuality
+from annotate.domain.study.plan import plan_values
 from annotate.vocabulary import AssignmentStatus, Purpose
 
 RECENT = timedelta(hours=1)
@@ -369,3 +378,31 @@ def closed_words(study: Study) -> str | None:
     if study.enrolment_open:
         words += " (an admin has opened it again since)"
     return words
+
+
+# ---------------------------------------------------------------- what the report reads
+
+
+def ratings_fingerprint(session: Session, study: Study) -> tuple[Any, ...]:
+    """What the report's figures depend on, read cheaply: the study's scores (how many, their
+    sum, the latest change), its excluded and restored pairs and its plan's settings. Equal
+    fingerprints give the same agreement and the same look."""
+    study_id = stored_id(study)
+    scores = session.exec(
+        select(func.count(col(Rating.id)), func.sum(Rating.score), func.max(Rating.updated_at))
+        .join(Assignment, col(Assignment.id) == col(Rating.assignment_id))
+        .where(col(Assignment.study_id) == study_id)
+    ).one()
+    excluded = session.exec(
+        select(func.count(col(PairExclusion.id)), func.count(col(PairExclusion.reversed_at)))
+        .join(Pair, col(Pair.id) == col(PairExclusion.pair_id))
+        .where(col(Pair.study_id) == study_id)
+    ).one()
+    settings = (
+        plan_values(study),
+        study.exclusion_rules,
+        study.count_simulated,
+        study.scale_min,
+        study.scale_max,
+    )
+    return (tuple(scores), tuple(excluded), repr(settings))
