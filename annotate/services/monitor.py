@@ -12,9 +12,13 @@ an interim verdict read without one inflates the error.
 The agreement and the look come from the report's headline (the crossed model of every
 dimension: seconds at a few hundred pairs), so each server process keeps the last one per study
 with the database state it was computed from (`ratings_fingerprint`: the scores, exclusions and
-plan) and computes it again only when that state has changed, and, with `report_every`, at most
-that often (the page: once a minute; the figures read from the database directly refresh every
-time). The time it was computed is shown with it.
+plan) and computes it again only when that state has changed; with `report_every` (the page:
+a minute) at most that often, and in a thread of its own while the kept one is shown, so the
+figures read from the database directly (signals among them) refresh every time without
+waiting for it. The time it was computed is shown with it.
+
+Enrolment closes when a monitor (a page open on it, or the command) computes a look that says
+stop: with no monitor running, nothing closes it.
 
 When the study asks for it (`Study.close_at_stop`) and the look says stop, `monitor` closes
 crowd enrolment in a write transaction of its own, audited as the system actor, and keeps when
@@ -24,6 +28,7 @@ the study is closed).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -81,6 +86,7 @@ class Headline:
 
 _HEADLINES: dict[tuple[str, str], Headline] = {}
 _HEADLINES_LOCK = threading.Lock()
+_REFRESHING: dict[tuple[str, str], threading.Thread] = {}
 
 
 @dataclass(frozen=True)
@@ -167,20 +173,60 @@ def _named(session: Session, by_id: Mapping[int, int], names: Mapping[str, str])
 def _headline(
     engine: Engine, study: str, fingerprint: tuple[Any, ...], now: datetime, every: float
 ) -> Headline:
-    """The study's last headline in this process when the database has not changed since (or
-    changed less than `every` seconds after it was computed), else a new one."""
+    """The study's last headline in this process when the database has not changed since it
+    was computed, or changed less than `every` seconds after; an older one is shown while a
+    new one is computed in a thread of its own (the page stays live); with none kept, or
+    `every` 0, a new one now."""
     key = (engine.url.render_as_string(hide_password=True), study)
     with _HEADLINES_LOCK:
         kept = _HEADLINES.get(key)
-    if kept is not None and (
-        kept.fingerprint == fingerprint or now - kept.at < timedelta(seconds=every)
-    ):
+    if kept is not None and kept.fingerprint == fingerprint:
         return kept
-    agreement, look = _agreement_and_look(engine, study)
+    if kept is None or every <= 0:
+        return _computed(engine, key, fingerprint, now)
+    if now - kept.at >= timedelta(seconds=every):
+        _refresh_in_background(engine, key, fingerprint, now)
+    return kept
+
+
+def _computed(
+    engine: Engine, key: tuple[str, str], fingerprint: tuple[Any, ...], now: datetime
+) -> Headline:
+    agreement, look = _agreement_and_look(engine, key[1])
     fresh = Headline(fingerprint, now, agreement, look)
     with _HEADLINES_LOCK:
         _HEADLINES[key] = fresh
     return fresh
+
+
+def _refresh_in_background(
+    engine: Engine, key: tuple[str, str], fingerprint: tuple[Any, ...], now: datetime
+) -> None:
+    """Compute the headline in a thread unless one is at it already for this study."""
+    with _HEADLINES_LOCK:
+        running = _REFRESHING.get(key)
+        if running is not None and running.is_alive():
+            return
+        thread = threading.Thread(
+            target=_refresh, args=(engine, key, fingerprint, now), daemon=True
+        )
+        _REFRESHING[key] = thread
+    thread.start()
+
+
+def _refresh(
+    engine: Engine, key: tuple[str, str], fingerprint: tuple[Any, ...], now: datetime
+) -> None:
+    try:
+        _computed(engine, key, fingerprint, now)
+    except Exception:  # the kept headline stays; the next refresh tries again
+        logging.getLogger(__name__).warning("the monitor's headline failed", exc_info=True)
+
+
+def refreshing(engine: Engine, study: str) -> threading.Thread | None:
+    """The thread computing the study's headline in the background, if any (tests join it)."""
+    with _HEADLINES_LOCK:
+        return _REFRESHING.get((engine.url.render_as_string(hide_password=True), study))
 
 
 def _agreement_and_look(engine: Engine, study: str) -> tuple[AgreementSoFar, dict[str, Any] | None]:

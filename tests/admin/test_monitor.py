@@ -23,7 +23,13 @@ from annotate.domain.study.audit import SYSTEM_NAME
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import StudyError, get_study
 from annotate.services import enrolment, studies
-from annotate.services.monitor import CLOSED_AT_STOP, NO_PLAN, figure_lines, monitor
+from annotate.services.monitor import (
+    CLOSED_AT_STOP,
+    NO_PLAN,
+    figure_lines,
+    monitor,
+    refreshing,
+)
 from annotate.services.reporting import study_ratings, study_report
 from annotate.services.simulated import simulated_names, store_simulated_ratings
 from annotate.vocabulary import AssignmentStatus
@@ -262,6 +268,14 @@ def test_the_headline_is_computed_again_only_when_the_ratings_change(engine) -> 
     later = now + timedelta(minutes=6)
     held = monitor(engine, SYSTEM, "s", now=later, report_every=3600)
     assert held.report_at == first.report_at  # changed, but within the page's interval
-    fresh = monitor(engine, SYSTEM, "s", now=later)
-    assert fresh.report_at == later
+    # past the interval: the kept headline is shown while a new one is computed aside
+    past = now + timedelta(hours=2)
+    shown = monitor(engine, SYSTEM, "s", now=past, report_every=3600)
+    assert shown.report_at == first.report_at
+    thread = refreshing(engine, "s")
+    assert thread is not None
+    thread.join()
+    assert monitor(engine, SYSTEM, "s", now=past, report_every=3600).report_at == past
+    fresh = monitor(engine, SYSTEM, "s", now=past)  # nothing changed since: kept
+    assert fresh.report_at == past
     assert fresh.throughput.rated == first.throughput.rated  # counts are read every time
