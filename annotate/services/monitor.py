@@ -59,6 +59,7 @@ NO_PLAN = (
 )
 
 
+# INTEGRATE: signals.check_failures -- replace this stand-in with the signals helper's function
 def check_failures(session: Session, study_id: int) -> dict[int, int]:
     """Each annotator's failed instructed-response checks (annotator id -> failures).
     INTEGRATE: signals.check_failures -- another helper's `check_failures(session, study_id)`

@@ -279,3 +279,35 @@ def test_the_headline_is_computed_again_only_when_the_ratings_change(engine) -> 
     fresh = monitor(engine, SYSTEM, "s", now=past)  # nothing changed since: kept
     assert fresh.report_at == past
     assert fresh.throughput.rated == first.throughput.rated  # counts are read every time
+
+
+def test_cost_so_far_and_projected_follow_the_payment_rules(engine, monkeypatch) -> None:
+    """The payment rules are a stand-in until `annotate.domain.crowd.payment_rules` is merged
+    (INTEGRATE: payment_rules); the arithmetic over the participants' statuses is the monitor's."""
+    from annotate.domain.crowd.participants import participant_rows
+    from annotate.domain.operations import monitor as figures
+    from tests.security.participants_world import STUDY, Person, crowd_study, take_part
+
+    crowd_study(engine, pairs=6)
+    take_part(engine, Person("5f8e2b1c9d3a4e0012345678", "s" * 24), 3, "a")
+    take_part(engine, Person("60aa11bb22cc33dd44ee55ff", "t" * 24), 3, "b")
+    assert monitor(engine, SYSTEM, STUDY).cost is None  # no rules: "cost: not set"
+    rules = figures.PaymentRules("GBP", 300, 33.0, None)
+    monkeypatch.setattr(figures, "payment_rules", lambda _study: rules)
+    with read_session(engine) as session:
+        statuses = [r.status for r in participant_rows(session, get_study(session, STUDY))]
+    expected = sum(399 for status in statuses if status == "completed")
+    assert expected > 0, statuses
+    spent = monitor(engine, SYSTEM, STUDY).cost
+    assert spent is not None
+    assert (spent.so_far, spent.projected) == (expected, None)
+    assert spent.words.endswith("; projected: no planned size")
+    studies.update_study(engine, SYSTEM, STUDY, planned_pairs=30, force=True)
+    figures_now = monitor(engine, SYSTEM, STUDY)
+    assert figures_now.cost is not None
+    assert figures_now.size.target == 30 * 2
+    done = figures_now.size.done
+    assert figures_now.cost.projected == round(expected * 60 / done)
+    assert f"projected at the planned size {figures_now.cost.projected / 100:,.2f} GBP" in (
+        figures_now.cost.words
+    )
