@@ -2,7 +2,7 @@
 
 A new SQLite file with the demo study rated by 3 simulated annotators, the production server
 (`support.appserver.AppServer`), and the pages the guides show: the rating page at 1366x768 and
-390x844, the admin's Progress page and the Results page with the demo picked. The PNGs are
+390x844, the admin's Progress, Results and Monitor pages with the demo picked. The PNGs are
 committed, so `mkdocs build --strict` needs no browser; run this again after a page changes:
 
     python scripts/screenshots.py [--out docs/images]
@@ -77,6 +77,13 @@ def admin_pages(browser: Any, url: str, out: Path) -> None:
     settle(page)
     drawn(page)
     page.screenshot(path=str(out / "results_1366x768.png"))
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Monitor", exact=True).click()
+    page.mouse.move(LAPTOP["width"] - 1, LAPTOP["height"] - 1)
+    page.get_by_role("heading", name="Monitor: demo", exact=True).wait_for(timeout=TIMEOUT_MS)
+    page.locator("[data-testid='stMetricValue']").first.wait_for(timeout=TIMEOUT_MS)
+    settle(page)
+    drawn(page)
+    page.screenshot(path=str(out / "admin_monitor_1366x768.png"))
     page.close()
 
 

@@ -117,7 +117,13 @@ def analysis_plan(
         "note": note,
         "n_pairs_collected": int(counts["pairs"]),
         "sequential": look,
+        "enrolment_closed": _closed(document.get("enrolment_closed")),
     }
+
+
+def _closed(record: object) -> dict[str, Any] | None:
+    """When and why the plan closed the study's enrolment (`annotate.services.monitor`)."""
+    return dict(record) if isinstance(record, Mapping) else None
 
 
 def _look(

@@ -348,6 +348,8 @@ class AnalysisPlan(TypedDict):
     note: str
     n_pairs_collected: NotRequired[int]  # pairs rated, excluded ones included (interim counts them)
     sequential: NotRequired[SequentialLook | None]  # the group-sequential plan's current look
+    # when and why the plan closed crowd enrolment: {at, look, n_looks, n_observed, reason}
+    enrolment_closed: NotRequired[dict[str, Any] | None]
 
 
 class SimulatedRatings(TypedDict):

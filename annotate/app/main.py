@@ -57,7 +57,8 @@ else:
 
         pages = admin_pages() + pages
 
-st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden").run()
+# every page listed: past twelve pages Streamlit hides the last ones behind "View more"
+st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden", expanded=True).run()
 if account is not None and len(pages) > 1:
     with st.sidebar:  # below the page's own controls (the study picker)
         st.divider()

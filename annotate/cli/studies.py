@@ -25,6 +25,7 @@ from annotate.cli.common import (
 )
 from annotate.db.tables import Study
 from annotate.domain.crowd.enrolment import enrolment_link
+from annotate.domain.operations.monitor import closed_words
 from annotate.domain.study.plan import PLAN_SETTINGS, sequential_words
 from annotate.domain.study.study_settings import read_settings
 from annotate.services import studies
@@ -117,6 +118,14 @@ PoolOrderOpt = Annotated[
 ]
 Enrolment = Annotated[
     bool | None, Opt("--enrolment/--no-enrolment", help="Accept crowd enrolment links.")
+]
+CloseAtStop = Annotated[
+    bool | None,
+    Opt(
+        "--close-at-stop/--no-close-at-stop",
+        help="Close crowd enrolment when the group-sequential plan says stop (`prb-annotate "
+        "monitor` and the Monitor page apply it, audited; the reason is kept and shown).",
+    ),
 ]
 ConsentFile = Annotated[
     Path | None,
@@ -273,6 +282,7 @@ def _settings(
     finish_minimum: int | None,
     pool_order: str | None,
     enrolment: bool | None,
+    close_at_stop: bool | None,
 ) -> dict[str, Any]:
     if guidelines_file is not None:
         guidelines = guidelines_file.read_text(encoding="utf-8")
@@ -300,6 +310,7 @@ def _settings(
         "pool_open": pool,
         "pool_order": pool_order,
         "enrolment_open": enrolment,
+        "close_at_stop": close_at_stop,
     }
     settings = {k: v for k, v in settings.items() if v is not None}
     if pool_quota is not None:
@@ -393,6 +404,7 @@ def _study_options(
     finish_minimum: FinishMinimum = None,
     pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
+    close_at_stop: CloseAtStop = None,
     consent_file: ConsentFile = None,
     no_consent: NoConsent = False,
     survey_file: SurveyFile = None,
@@ -510,6 +522,8 @@ def _show(study: Study) -> None:
         ("pairs before Finish", study.finish_minimum or "the pool quota"),
         ("gold rate", study.gold_rate),
         ("crowd enrolment", "open" if study.enrolment_open else "closed"),
+        ("close enrolment at a stop", "on" if study.close_at_stop else "off"),
+        ("enrolment closed by the plan", closed_words(study) or "-"),
         ("consent page", _shortened(study.consent_text) or "-"),
         ("survey questions", ", ".join(q["id"] for q in study.survey_questions) or "-"),
         ("screen-out code", study.screenout_code or "-"),

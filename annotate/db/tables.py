@@ -129,6 +129,17 @@ class Study(SQLModel, table=True):
     enrolment_open: bool = Field(
         default=False, description="crowd links (?study=...&PROLIFIC_PID=...) may create accounts"
     )
+    close_at_stop: bool = Field(
+        default=False,
+        description="crowd enrolment closes itself when the group-sequential plan says stop "
+        "(annotate.services.monitor)",
+    )
+    enrolment_closed: dict[str, Any] | None = Field(
+        default=None,
+        sa_column=Column(JSON, nullable=True),
+        description="when and why the plan closed enrolment: {at, look, n_looks, n_observed, "
+        "reason} (None: it never did)",
+    )
     enrolment_key: str | None = Field(
         default=None, description="the secret in the study's crowd link (set when enrolment opens)"
     )

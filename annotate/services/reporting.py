@@ -256,6 +256,7 @@ def study_report(
     seed: int = 0,
     mixed: bool = True,
     domains: bool = True,
+    options: bool = True,
 ) -> Report:
     """The validation report of a study, without the annotators its exclusion rules exclude,
     with the figures of the design options it uses (`with_study_options`); the margin and alpha
@@ -263,7 +264,9 @@ def study_report(
     margin given here is in scale points and has no record; the report says where it departs
     from the plan). `mixed` False skips the mixed model (the results page shows none of its
     figures; its report downloads are built in full); `domains` False leaves the by-domain
-    figures out (the results page builds them when a by-domain chart is opened)."""
+    figures out (the results page builds them when a by-domain chart is opened); `options`
+    False leaves the figures of the study's design options out (`with_study_options`: the
+    monitor reads only the headline, the agreement and the plan's look)."""
     margin, unit, record = data.margin_settings(margin)
     ratings = data.primary()
     report = build_report(
@@ -282,7 +285,7 @@ def study_report(
         mixed=mixed,
         domains=domains,
     )
-    return with_study_options(report, data)
+    return with_study_options(report, data) if options else report
 
 
 def with_study_options(report: Report, data: StudyRatings) -> Report:

@@ -69,6 +69,7 @@ def _designed(run, tmp_path: Path) -> None:
         "finish_minimum": 20,
         "pool_order": "breadth",
         "completion_code": "DONE-9",
+        "close_at_stop": True,
         "consent_text": "Agree?",
         "survey_questions": [{"id": "age", "text": "Age", "kind": "choice", "options": ["a", "b"]}],
         "screenout_code": "OUT-9",

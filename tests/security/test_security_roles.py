@@ -51,6 +51,7 @@ from annotate.services import (
     erasure,
     exclusion_rules,
     flags,
+    monitor,
     payments,
     people,
     plans,
@@ -121,6 +122,7 @@ ARGUMENTS: dict[str, Any] = {
     "uploads": [("x.jsonl", b"")],
     "days": 30,
     "erase": False,
+    "now": None,
 }
 
 
@@ -139,6 +141,7 @@ ADMIN_SERVICES = (
     aspects,
     erasure,
     payments,
+    monitor,
 )
 ADMIN_SERVICE_NAMES = {module.__name__.rpartition(".")[2] for module in ADMIN_SERVICES}
 

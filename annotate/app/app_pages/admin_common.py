@@ -39,6 +39,7 @@ T = TypeVar("T")
 
 ADMIN_PAGES = (
     ("admin_progress.py", "Progress", ":material/insights:", "admin-progress"),
+    ("admin_monitor.py", "Monitor", ":material/monitor_heart:", "admin-monitor"),
     ("admin_flags.py", "Flags and skips", ":material/flag:", "admin-flags"),
     ("admin_adjudication.py", "Adjudication", ":material/gavel:", "admin-adjudication"),
     ("admin_studies.py", "Studies", ":material/tune:", "admin-studies"),
@@ -279,6 +280,7 @@ SETTING_WORDS = {
     "pool_quota": "pairs per person",
     "pool_order": "order of the open pool",
     "enrolment_open": "crowd enrolment",
+    "close_at_stop": "close enrolment when the plan says stop",
     "consent_text": "consent page",
     "survey_questions": "survey questions",
     "screenout_code": "screen-out code",

@@ -27,6 +27,7 @@ from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.app.study_rules import draw_rules
 from annotate.db.tables import Study
+from annotate.domain.operations.monitor import closed_words
 from annotate.domain.study.studies import DEFAULT_CROWD_QUOTA
 from annotate.services import studies
 from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
@@ -98,6 +99,9 @@ def _draw_settings(study: Study) -> None:
             "finish get no code to prove it. Set one above.",
             icon=":material/warning:",
         )
+    closed = closed_words(study)
+    if closed:
+        st.info(plain_text(closed), icon=":material/block:")
     if study.enrolment_open:
         st.markdown("**Crowd enrolment link** (paste it into the platform's study URL):")
         st.code(
@@ -221,12 +225,19 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         step=0.05,
         key=f"{key}_gold",
     )
-    toggles = st.columns(3)
+    toggles = st.columns(4)
     pool = toggles[0].toggle("Open pool", value=study.pool_open, key=f"{key}_pool")
     enrolment = toggles[1].toggle(
         "Crowd enrolment (needs the open pool)", value=study.enrolment_open, key=f"{key}_enrol"
     )
-    order = pool_order_select(toggles[2], study, f"{key}_pool_order")
+    close_at_stop = toggles[2].toggle(
+        "Close enrolment when the plan says stop",
+        value=study.close_at_stop,
+        key=f"{key}_close_at_stop",
+        help="Needs a group-sequential plan: when a look of it says stop, the Monitor page "
+        "(or `prb-annotate monitor`) closes crowd enrolment, audited, and says why.",
+    )
+    order = pool_order_select(toggles[3], study, f"{key}_pool_order")
     return {
         "equivalence_margin": float(margin),
         "margin_unit": unit,
@@ -239,6 +250,7 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         "pool_open": pool,
         "pool_order": order,
         "enrolment_open": enrolment,
+        "close_at_stop": close_at_stop,
     }
 
 

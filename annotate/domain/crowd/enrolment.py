@@ -15,7 +15,9 @@ account. Until then such a visit sees the page an unknown id sees, and the refus
 whether the id is taking part or has withdrawn, so the link tells nobody which ids take part.
 Because tokens are stored only as hashes, a visit without a token issues a new one (the app puts
 it in the URL, so reloads keep working) and the previous token stops working. Only studies with
-`enrolment_open` (which needs `pool_open`) accept enrolment.
+`enrolment_open` (which needs `pool_open`) accept enrolment; a study whose enrolment its
+group-sequential plan closed (`Study.enrolment_closed`) tells the holders of its link that it is
+closed (`CLOSED`).
 
 Opening the link reserves nothing: a participant reserves their first pair only by a deliberate
 Start (`start`), and until they submit a pair every reservation of theirs is limited
@@ -57,6 +59,10 @@ FULL = "This study has all the participants it needs. Thank you for your interes
 OTHER_SESSION = (
     "This study link belongs to another session. Please open the study from the platform in "
     "the browser tab where you started, or contact the researchers."
+)
+CLOSED = (
+    "This study is closed: it has the data it needs. Thank you for your interest; please "
+    "return it on the platform."
 )
 BUSY = "Many people are starting this study right now. Please wait a minute and press Start again."
 
@@ -158,6 +164,8 @@ def open_study(session: Session, name: str, key: str) -> Study:
     matches = hmac.compare_digest(
         (study.enrolment_key or "").encode(), (key or "").strip().encode()
     )
+    if study.enrolment_key and matches and not study.enrolment_open and study.enrolment_closed:
+        raise EnrolmentError(CLOSED)  # closed by its plan: only the link's holders learn it
     if not (study.enrolment_open and study.enrolment_key and matches):
         raise EnrolmentError(INVALID_LINK)
     return study

@@ -255,6 +255,16 @@ def _sequential_line(look: Mapping[str, Any] | None) -> list[str]:
     return [f"- **Group-sequential plan**: {_cell(look['words'])}"]
 
 
+def _closed_line(closed: Mapping[str, Any] | None) -> list[str]:
+    """Enrolment closed by the plan at a look that said stop (the monitor), in the card."""
+    if not closed:
+        return []
+    return [
+        f"- **Enrolment closed by the plan**: {_minute(closed.get('at'))}, at look "
+        f"{closed.get('look')} of {closed.get('n_looks')} ({closed.get('n_observed')} collected)"
+    ]
+
+
 def _minute(iso: str | None) -> str:
     """An ISO time in the card, to the minute ('2026-12-01 10:00 UTC'; the exact time is in
     plan.json)."""
@@ -289,6 +299,7 @@ def _plan_section(report: Mapping[str, Any]) -> list[str]:
         + (f"{size} pairs ({plan['n_pairs_analysed']} analysed)" if size else "not set"),
         f"- **Stopping rule**: {_cell(plan['stopping_rule']) or 'none'}",
         *_sequential_line(plan.get("sequential")),
+        *_closed_line(plan.get("enrolment_closed")),
         f"- **Standing**: {_cell(plan['note'])}",
     ]
     changes = plan["changes"]

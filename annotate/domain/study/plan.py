@@ -154,6 +154,9 @@ def plan_document(session: Session, study: Study) -> dict[str, Any]:
         "rules_history": [dict(h) for h in study.rules_history],
         "changes": changes,
         "changed_after_data": any(c["after_data"] for c in changes),
+        "enrolment_closed": None
+        if study.enrolment_closed is None
+        else dict(study.enrolment_closed),
     }
 
 

@@ -62,6 +62,7 @@ EDITABLE = (
     "finish_minimum",
     "pool_order",
     "enrolment_open",
+    "close_at_stop",
     "consent_text",
     "survey_questions",
     "screenout_code",
@@ -316,6 +317,10 @@ def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str
         problems.append(
             f"the minimum before Finish ({minimum}) cannot exceed the pairs per person "
             f"({study.pool_quota})"
+        )
+    if study.close_at_stop and not study.sequential:
+        problems.append(
+            "closing enrolment at a stop needs a group-sequential plan (its looks say stop)"
         )
     if study.enrolment_open and not study.pool_open:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")

@@ -78,6 +78,10 @@ class StudySettings(BaseModel):
     finish_minimum: int | None = None
     pool_order: str = "depth"
     completion_code: str | None = None
+    close_at_stop: bool = Field(
+        default=False,
+        description="crowd enrolment closes itself when the group-sequential plan says stop",
+    )
     consent_text: str = ""
     survey_questions: list[dict[str, Any]] = Field(default_factory=list)
     screenout_code: str | None = None
