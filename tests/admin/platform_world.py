@@ -54,19 +54,17 @@ def crowd_on_prolific(engine, **settings) -> dict[str, int]:
     """The study and its people: `full` rated 5 (2 beyond the 3 asked), `three` rated 3 and
     skipped one, `returner` and `late` hold a pair, `leaver` withdrew, `decliner` declined
     consent (screened out); `stranger` has no account here."""
-    crowd_study(
-        engine,
-        pairs=10,
-        pool_quota=5,
-        finish_minimum=3,
-        screenout_code=SCREENOUT,
-        platform="prolific",
-        platform_study_id=PLATFORM_STUDY,
-        reward=REWARD,
-        bonus_rule=f"per_extra_pair:{PER_EXTRA}",
-        platform_fee_percent=33.33,
-        **settings,
-    )
+    defaults = {
+        "pool_quota": 5,
+        "finish_minimum": 3,
+        "screenout_code": SCREENOUT,
+        "platform": "prolific",
+        "platform_study_id": PLATFORM_STUDY,
+        "reward": REWARD,
+        "bonus_rule": f"per_extra_pair:{PER_EXTRA}",
+        "platform_fee_percent": 33.33,
+    }
+    crowd_study(engine, pairs=10, **(defaults | settings))
     people = {
         "full": take_part(engine, Person(IDS["full"][0], "s" * 24), 5, "a").annotator_id,
         "three": take_part(engine, Person(IDS["three"][0], "t" * 24), 3, "b").annotator_id,
