@@ -203,6 +203,8 @@ def parse_bonus_rule(rule: str) -> int:
     if not 1 <= value <= 100_000:
         raise ValueError(f"bonus rule {rule!r}: N must be 1 to 100,000 minor units")
     return value
+
+
 """Whether a rationale goes with the direct preference."""
 SURVEY_KINDS: tuple[str, ...] = ("choice", "text")
 """A survey question is answered by picking one of its options, or in free text."""

@@ -132,13 +132,13 @@ class FakeProlific:
 
 def _handler(state: FakeState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, *_args: Any) -> None:
             return  # quiet
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self._route("GET")
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             self._route("POST")
 
         def _route(self, method: str) -> None:
@@ -157,7 +157,9 @@ def _handler(state: FakeState) -> type[BaseHTTPRequestHandler]:
                     return self._run(name, match.groups(), parse_qs(parts.query), body)
             return self._answer(404, {"error": "not found"})
 
-        def _run(self, name: str, args: tuple[str, ...], query: dict[str, list[str]], body: Any) -> None:
+        def _run(
+            self, name: str, args: tuple[str, ...], query: dict[str, list[str]], body: Any
+        ) -> None:
             with state.lock:
                 state.calls[name] += 1
                 queued = state.faults.get(name) or []
@@ -185,7 +187,7 @@ def _handler(state: FakeState) -> type[BaseHTTPRequestHandler]:
 
         # ------------------------------------------------------------ endpoints
 
-        def _list(self, args: tuple[str, ...], query: dict[str, list[str]], body: Any) -> Any:
+        def _list(self, _args: tuple[str, ...], query: dict[str, list[str]], _body: Any) -> Any:
             study = (query.get("study") or [""])[0]
             if not study:
                 return 400, {"error": "study is required"}
@@ -206,7 +208,7 @@ def _handler(state: FakeState) -> type[BaseHTTPRequestHandler]:
                 "meta": {"count": len(mine)},
             }
 
-        def _transition(self, args: tuple[str, ...], query: Any, body: Any) -> Any:
+        def _transition(self, args: tuple[str, ...], _query: Any, body: Any) -> Any:
             found = state.submissions.get(args[0])
             if found is None:
                 return 404, {"error": "no such submission"}
@@ -229,18 +231,24 @@ def _handler(state: FakeState) -> type[BaseHTTPRequestHandler]:
             found["status"] = target
             return 200, found
 
-        def _request_return(self, args: tuple[str, ...], query: Any, body: Any) -> Any:
+        def _request_return(self, args: tuple[str, ...], _query: Any, body: Any) -> Any:
             found = state.submissions.get(args[0])
             if found is None:
                 return 404, {"error": "no such submission"}
             if not body.get("request_return_reasons"):
                 return 400, {"error": "request_return_reasons is required"}
             found["return_requested"] = "2026-12-05T12:00:00Z"
-            return 200, {"id": found["id"], "status": found["status"], "participant": found["participant_id"]}
+            return 200, {
+                "id": found["id"],
+                "status": found["status"],
+                "participant": found["participant_id"],
+            }
 
-        def _create_bonus(self, args: tuple[str, ...], query: Any, body: Any) -> Any:
+        def _create_bonus(self, _args: tuple[str, ...], _query: Any, body: Any) -> Any:
             study = body.get("study_id") or ""
-            members = {s["participant_id"] for s in state.submissions.values() if s["study_id"] == study}
+            members = {
+                s["participant_id"] for s in state.submissions.values() if s["study_id"] == study
+            }
             entries = []
             for line in str(body.get("csv_bonuses") or "").splitlines():
                 if not line.strip():
@@ -257,7 +265,7 @@ def _handler(state: FakeState) -> type[BaseHTTPRequestHandler]:
             return 201, {"id": bonus_id, "study": study, "amount": total, "fees": 0, "vat": 0,
                          "total_amount": total}  # fmt: skip
 
-        def _pay_bonus(self, args: tuple[str, ...], query: Any, body: Any) -> Any:
+        def _pay_bonus(self, args: tuple[str, ...], _query: Any, _body: Any) -> Any:
             bonus = state.bonuses.get(args[0])
             if bonus is None:
                 return 404, {"error": "no such bonus payment"}

@@ -27,7 +27,9 @@ app.add_typer(platform_app, name="platform")
 @platform_app.command("sync")
 def sync_command(
     study: Annotated[str, typer.Argument(help="Study name.")],
-    send: Annotated[bool, Opt("--send", help="Send the actions (default: only show them).")] = False,
+    send: Annotated[
+        bool, Opt("--send", help="Send the actions (default: only show them).")
+    ] = False,
     bonus_csv: Annotated[
         Path | None,
         Opt("--bonus-csv", help="Bonuses from a file of participant_id,amount lines (e.g. 1.50)."),

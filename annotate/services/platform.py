@@ -115,7 +115,9 @@ def _target(session: Session, actor: Actor, study: str) -> Study:
     if target.platform is None:
         raise Invalid(f"study {study!r} has no platform: set one (studies edit --platform)")
     if target.platform == "prolific" and not target.platform_study_id:
-        raise Invalid(f"study {study!r} has no platform study id (studies edit --platform-study-id)")
+        raise Invalid(
+            f"study {study!r} has no platform study id (studies edit --platform-study-id)"
+        )
     return target
 
 
@@ -134,9 +136,7 @@ def _planned(
     subs = _submissions(found, people)
     actions = plan.submission_actions(subs, people, target.screenout_code)
     recorded = ledger.all_actions(session, stored_id(target))
-    bonus = plan.rule_bonus_action(
-        subs, people, payment_rules(target), plan.rule_bonused(recorded)
-    )
+    bonus = plan.rule_bonus_action(subs, people, payment_rules(target), plan.rule_bonused(recorded))
     if bonus_csv is not None:
         bonus = plan.bonus_action(
             "csv", plan.read_bonus_csv(bonus_csv, people), "the uploaded bonus file"
@@ -261,7 +261,8 @@ def _decide(client: Platform, action: Action) -> None:
 
 
 def _release(engine: Engine, actor: Actor, study: str, action: Action) -> None:
-    assert action.action_id is not None and action.annotator_id is not None
+    assert action.action_id is not None
+    assert action.annotator_id is not None
     status = "returned" if action.why.startswith("returned") else "timed out"
     with admin_change(engine, actor, "platform.release", study) as change:
         assert change.study is not None

@@ -10,6 +10,7 @@ from sqlmodel import select
 
 from annotate.db import read_session
 from annotate.db.tables import Assignment, AuditEntry, PlatformAction
+from annotate.domain.platforms import PlatformRefused
 from annotate.domain.platforms.prolific import Prolific
 from annotate.domain.study.permissions import SYSTEM
 from annotate.services.platform import actions_csv, resolve_bonus, sync
@@ -57,7 +58,8 @@ def test_the_dry_run_is_a_table_and_sends_nothing(engine, monkeypatch):
         assert not result.sent
         assert set(world.fake.calls) == {"list"}
         bonus = next(line for line in result.lines if line.kind == "bonus")
-        assert bonus.amount == BONUS and bonus.entries == ((world.pid("full"), BONUS),)
+        assert bonus.amount == BONUS
+        assert bonus.entries == ((world.pid("full"), BONUS),)
         assert _pending(engine, world.people["returner"]) == 1  # nothing released yet
     with read_session(engine) as session:
         assert session.exec(select(PlatformAction)).all() == []
@@ -86,38 +88,42 @@ def test_send_does_each_action_once_and_a_second_sync_sends_nothing(engine, monk
 def test_a_5xx_in_the_middle_of_the_bonus_is_retried_without_paying_twice(engine, monkeypatch):
     with prolific_world(engine, monkeypatch) as world:
         fake = world.fake
-        client = Prolific(fake.url, TOKEN, sleep=lambda s: None)
+        client = Prolific(fake.url, TOKEN, sleep=lambda _: None)
         # the bulk bonus's set-up fails five times (every retry), then its payment goes
         # through on Prolific but the answer is lost (a 502 after the work)
         fake.fail_next("create_bonus", 5, status=502)
-        first = sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
-        assert fake.paid_total == 0 and first.problems
+        first = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
+        assert fake.paid_total == 0
+        assert first.problems
         assert fake.status(world.sub("full")) == "APPROVED"
         fake.fail_next("pay_bonus", 1, status=502, after_processing=True)
-        second = sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
-        assert fake.paid_total == BONUS and fake.calls["pay_bonus"] == 1
+        second = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
+        assert fake.paid_total == BONUS
+        assert fake.calls["pay_bonus"] == 1
         assert any("sent once" in p for p in second.problems)
         assert fake.calls["transition"] == 3  # two approvals and a screen-out, each once
-        third = sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
-        assert fake.calls["pay_bonus"] == 1 and fake.paid_total == BONUS
+        third = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
+        assert fake.calls["pay_bonus"] == 1
+        assert fake.paid_total == BONUS
         (line,) = third.to_send
         assert (line.kind, line.state) == ("bonus", "unknown")
         resolve_bonus(engine, SYSTEM, STUDY, line.action_id, paid=True)
-        assert sync(engine, SYSTEM, STUDY, send=True, platform=lambda n: client).to_send == []
+        assert sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client).to_send == []
         assert fake.paid_total == BONUS
 
 
 def test_a_payment_refused_before_it_was_made_is_paid_on_the_next_sync(engine, monkeypatch):
     with prolific_world(engine, monkeypatch) as world:
         fake = world.fake
-        client = Prolific(fake.url, TOKEN, sleep=lambda s: None)
+        client = Prolific(fake.url, TOKEN, sleep=lambda _: None)
         fake.fail_next("pay_bonus", 1, status=503)  # refused: not carried out
-        sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
+        sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
         assert fake.paid_total == 0
-        (line,) = sync(engine, SYSTEM, STUDY, platform=lambda name: client).to_send
+        (line,) = sync(engine, SYSTEM, STUDY, platform=lambda _: client).to_send
         resolve_bonus(engine, SYSTEM, STUDY, line.action_id, paid=False)
-        sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
-        assert fake.paid_total == BONUS and fake.calls["create_bonus"] == 1
+        sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
+        assert fake.paid_total == BONUS
+        assert fake.calls["create_bonus"] == 1
 
 
 def test_429_waits_for_retry_after_and_sends_again(engine, monkeypatch):
@@ -125,7 +131,7 @@ def test_429_waits_for_retry_after_and_sends_again(engine, monkeypatch):
         waits: list[float] = []
         client = Prolific(world.fake.url, TOKEN, sleep=waits.append)
         world.fake.fail_next("transition", 2, status=429, retry_after="3")
-        result = sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
+        result = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
         assert result.problems == []
         assert waits[:2] == [3.0, 3.0]
         assert world.fake.status(world.sub("full")) == "APPROVED"
@@ -138,28 +144,30 @@ def test_a_server_error_on_an_approval_is_retried_with_backoff_a_bounded_number_
         waits: list[float] = []
         client = Prolific(world.fake.url, TOKEN, sleep=waits.append)
         world.fake.fail_next("transition", 20, status=500)
-        result = sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
+        result = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
         assert waits[:4] == [0.5, 1.0, 2.0, 4.0]
         assert len(result.problems) == 3  # two approvals and a screen-out, each tried 5 times
         assert world.fake.status(world.sub("full")) == "AWAITING REVIEW"
         world.fake.state.faults.clear()
-        retried = sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
-        assert retried.problems == [] and world.fake.status(world.sub("full")) == "APPROVED"
+        retried = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
+        assert retried.problems == []
+        assert world.fake.status(world.sub("full")) == "APPROVED"
 
 
 def test_the_token_is_in_no_log_message_or_audit_entry(engine, monkeypatch, caplog):
     caplog.set_level(logging.DEBUG)
     with prolific_world(engine, monkeypatch) as world:
-        client = Prolific(world.fake.url, TOKEN, sleep=lambda s: None)
+        client = Prolific(world.fake.url, TOKEN, sleep=lambda _: None)
         world.fake.fail_next("transition", 6, status=500)
         world.fake.fail_next("list", 1, status=429, retry_after="0")
-        result = sync(engine, SYSTEM, STUDY, send=True, platform=lambda name: client)
+        result = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: client)
         assert world.fake.state.seen_tokens[0] == f"Token {TOKEN}"
         assert TOKEN not in repr(client)
-        with pytest.raises(Exception) as refused:
+        with pytest.raises(PlatformRefused, match="401") as refused:
             Prolific(world.fake.url, "wrong-" + TOKEN).submissions("x")
         assert TOKEN not in str(refused.value)
-    assert caplog.records and TOKEN not in caplog.text
+    assert caplog.records
+    assert TOKEN not in caplog.text
     assert all(TOKEN not in p for p in result.problems)
     with read_session(engine) as session:
         audit = [repr((e.action, e.before, e.after)) for e in session.exec(select(AuditEntry))]

@@ -38,7 +38,8 @@ def test_sync_shows_the_table_then_sends_it_once(engine, db_url, monkeypatch, tm
     assert "platform prolific" in _words(edited.stdout)
     assert "bonus rule per_extra_pair:20" in _words(edited.stdout)
     wrong = _run(db_url, "studies", "edit", STUDY, "--bonus-rule", "lots")
-    assert wrong.exit_code == 1 and "per_extra_pair:N" in wrong.stderr
+    assert wrong.exit_code == 1
+    assert "per_extra_pair:N" in wrong.stderr
     with FakeProlific(TOKEN) as fake:
         fake.state.screenout_codes.add(SCREENOUT)
         fake.state.page_size = 2  # four pages: the sync follows the next links
@@ -52,13 +53,18 @@ def test_sync_shows_the_table_then_sends_it_once(engine, db_url, monkeypatch, tm
         assert "7 action(s) planned, none sent: send with --send" in dry.stdout
         assert f"approve {IDS['full'][0]}" in _words(dry.stdout)
         assert "bonus 1 participants 0.40 GBP" in _words(dry.stdout)
-        assert fake.calls["list"] == 4 and set(fake.calls) == {"list"}
-        assert IDS["full"][0] in table.read_text() and "never publish" in _words(dry.stderr)
+        assert fake.calls["list"] == 4
+        assert set(fake.calls) == {"list"}
+        assert IDS["full"][0] in table.read_text()
+        assert "never publish" in _words(dry.stderr)
         sent = _run(db_url, "platform", "sync", STUDY, "--send")
         assert sent.exit_code == 0, sent.output
         assert "7 of 7 action(s) sent" in sent.stdout
-        assert fake.status(IDS["full"][1]) == "APPROVED" and fake.paid_total == 40
+        assert fake.status(IDS["full"][1]) == "APPROVED"
+        assert fake.paid_total == 40
         again = _run(db_url, "platform", "sync", STUDY, "--send")
-        assert again.exit_code == 0 and "nothing to do" in again.stdout
-        assert fake.paid_total == 40 and fake.calls["transition"] == 3
+        assert again.exit_code == 0
+        assert "nothing to do" in again.stdout
+        assert fake.paid_total == 40
+        assert fake.calls["transition"] == 3
     assert TOKEN not in dry.output + sent.output + again.output

@@ -79,7 +79,8 @@ def test_returned_and_timed_out_submissions_release_and_nothing_else():
 def test_the_rule_bonus_pays_pairs_beyond_the_minimum_once():
     subs, people = _world((COMPLETED, "failed checks", PARTIAL))
     action = rule_bonus_action(subs, people, RULES, already=set())
-    assert action is not None and action.amount == 2 * (5 - 3) * 20
+    assert action is not None
+    assert action.amount == 2 * (5 - 3) * 20
     action.state = "sent"
     assert rule_bonused([action]) == {"p0", "p2"}
     assert rule_bonus_action(subs, people, RULES, already={"p0", "p2"}) is None
@@ -88,7 +89,9 @@ def test_the_rule_bonus_pays_pairs_beyond_the_minimum_once():
 def test_a_recorded_decision_stands_and_a_sent_one_is_left_out():
     subs, people = _world((COMPLETED, COMPLETED))
     planned = submission_actions(subs, people, None)
-    recorded = submission_actions(subs, {**people, "p0": Standing(0, "p0", "failed checks", 1)}, None)
+    recorded = submission_actions(
+        subs, {**people, "p0": Standing(0, "p0", "failed checks", 1)}, None
+    )
     recorded[0].state = "failed"
     kept = with_ledger(planned, {recorded[0].key: recorded[0]}, sent={planned[1].key})
     assert [(a.kind, a.state) for a in kept] == [(REJECT, "failed")]
@@ -107,7 +110,8 @@ def test_a_bonus_file_is_read_all_or_nothing():
         with pytest.raises(ValueError, match=problem):
             read_bonus_csv(text, ["p1"])
     one = bonus_action("csv", entries, "file")
-    assert one is not None and one.key == bonus_action("csv", entries[::-1], "file").key
+    assert one is not None
+    assert one.key == bonus_action("csv", entries[::-1], "file").key
 
 
 def test_what_a_participant_costs_with_the_fee():
@@ -115,8 +119,10 @@ def test_what_a_participant_costs_with_the_fee():
     assert participant_cost(RULES, COMPLETED, 1.0, 40) == 253  # 190 + 63.327 -> 63
     assert participant_cost(RULES, PARTIAL, 0.5, 0) == 100  # 75 + 24.9975 -> 25
     assert participant_cost(RULES, "failed checks", 1.0, 0) == 0
-    assert rule_bonus(RULES, COMPLETED, 5) == 40 and rule_bonus(RULES, "withdrawn", 9) == 0
-    assert major_units(5) == "0.05" and minor_units("12") == 1200
+    assert rule_bonus(RULES, COMPLETED, 5) == 40
+    assert rule_bonus(RULES, "withdrawn", 9) == 0
+    assert major_units(5) == "0.05"
+    assert minor_units("12") == 1200
 
 
 def test_a_study_s_rules_come_from_its_settings():

@@ -116,7 +116,9 @@ def _draw_platform(study: str) -> None:
         return
     sure = st.checkbox(f"Send these {len(result.to_send)} action(s)", key="platform_sure")
     if st.button("Send", key="platform_send", disabled=not sure, type="primary"):
-        sent = act(lambda: platform.sync(engine(), actor_id(), study, send=True, bonus_csv=bonus_csv))
+        sent = act(
+            lambda: platform.sync(engine(), actor_id(), study, send=True, bonus_csv=bonus_csv)
+        )
         st.session_state[key] = sent
         if sent is not None:
             for problem in sent.problems:

@@ -17,27 +17,23 @@ class CompletionUrl:
     name = "completion_url"
     sends = False
 
-    def submissions(self, study_id: str) -> list[Submission] | None:
-        return None
+    def submissions(self, _study_id: str) -> list[Submission] | None:
+        return None  # the sync reads the study's participants instead
 
-    def _refuse(self) -> None:
+    def approve(self, _submission_id: str) -> None:
         raise Invalid(BY_HAND)
 
-    def approve(self, submission_id: str) -> None:
-        self._refuse()
+    def reject(self, _submission_id: str, _category: str, _message: str) -> None:
+        raise Invalid(BY_HAND)
 
-    def reject(self, submission_id: str, category: str, message: str) -> None:
-        self._refuse()
+    def complete(self, _submission_id: str, _code: str) -> None:
+        raise Invalid(BY_HAND)
 
-    def complete(self, submission_id: str, code: str) -> None:
-        self._refuse()
+    def request_return(self, _submission_id: str, _reasons: Sequence[str]) -> None:
+        raise Invalid(BY_HAND)
 
-    def request_return(self, submission_id: str, reasons: Sequence[str]) -> None:
-        self._refuse()
+    def create_bonus(self, _study_id: str, _entries: Sequence[BonusEntry]) -> str:
+        raise Invalid(BY_HAND)
 
-    def create_bonus(self, study_id: str, entries: Sequence[BonusEntry]) -> str:
-        self._refuse()
-        return ""
-
-    def pay_bonus(self, bonus_id: str) -> None:
-        self._refuse()
+    def pay_bonus(self, _bonus_id: str) -> None:
+        raise Invalid(BY_HAND)

@@ -101,7 +101,7 @@ def submission_actions(
     found = []
     for sub in submissions:
         person = standings.get(sub.participant_id)
-        base = {
+        base: dict[str, Any] = {
             "submission_id": sub.id,
             "participant_id": sub.participant_id,
             "annotator_id": None if person is None else person.annotator_id,

@@ -21,6 +21,7 @@ address (a `next` page link elsewhere is not followed); no message, log line or 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -145,7 +146,7 @@ class Prolific:
             if data is not None:
                 request.add_header("Content-Type", "application/json")
             try:
-                with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:  # noqa: S310
+                with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
                     text = answer.read().decode("utf-8") or "{}"
                     parsed = json.loads(text)
                     return parsed if isinstance(parsed, dict) else {"results": parsed}
@@ -194,16 +195,14 @@ class Prolific:
     @staticmethod
     def _wait(error: urllib.error.HTTPError, attempt: int) -> float:
         """Retry-After in seconds (a number or an HTTP date), else the back-off."""
-        value = (error.headers.get("Retry-After") or "").strip()
+        value = str(error.headers.get("Retry-After") or "").strip()
         seconds = BACKOFF_SECONDS * 2 ** (attempt - 1)
         if value.isdigit():
             seconds = float(value)
         elif value:
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 seconds = parsedate_to_datetime(value).timestamp() - time.time()
-            except (TypeError, ValueError):
-                pass
-        return min(max(seconds, 0.0), MAX_WAIT)
+        return float(min(max(seconds, 0.0), MAX_WAIT))
 
     def _detail(self, error: urllib.error.HTTPError) -> str:
         try:

@@ -28,7 +28,10 @@ def standings(session: Session, study: Study) -> dict[str, Standing]:
     # INTEGRATE: outcomes.outcome_of (status from the participant's settled outcome)
     return {
         row.participant_id: Standing(
-            row.annotator_id, row.participant_id, _STATUS.get(row.status, row.status), row.pairs_done
+            row.annotator_id,
+            row.participant_id,
+            _STATUS.get(row.status, row.status),
+            row.pairs_done,
         )
         for row in participants.participant_rows(session, study)
     }
@@ -37,8 +40,10 @@ def standings(session: Session, study: Study) -> dict[str, Standing]:
 def settle_exit(session: Session, study: Study, annotator_id: int, status: str) -> int:
     """A participant whose submission was returned or timed out on the platform (`status`):
     their pending pairs go back to the pool and the pool gives them nothing more. Returns how
-    many pairs were released."""
+    many pairs were released. (The outcome's status is recorded by the outcomes module, once
+    it is wired here.)"""
     # INTEGRATE: outcomes.settle (status RETURNED or TIMED_OUT, which releases the slots)
+    del status  # the stand-in records no outcome
     study_id = stored_id(study)
     if session.get(Annotator, annotator_id) is None:
         return 0
