@@ -218,3 +218,24 @@ def test_an_uploaded_bonus_csv_is_paid_once(engine, monkeypatch):
         assert world.fake.paid_to(world.pid("three")) == 125
         with pytest.raises(Exception, match="line 2: not a participant"):
             sync(engine, SYSTEM, STUDY, bonus_csv="participant_id,amount\nnobody,1.00\n")
+
+
+def test_erasing_a_participant_takes_their_platform_ids_out_of_the_ledger(engine, monkeypatch):
+    from annotate.services.erasure import erase_person
+
+    with prolific_world(engine, monkeypatch) as world:
+        world.fake.fail_next("create_bonus", 5, status=500)
+        sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: _quick(world))
+        erase_person(engine, SYSTEM, f"prolific:{world.pid('full')}", STUDY)
+        with read_session(engine) as session:
+            ledger = [repr(r) for r in session.exec(select(PlatformAction))]
+        assert ledger
+        assert not any(world.pid("full") in r or world.sub("full") in r for r in ledger)
+        assert any(world.pid("three") in r for r in ledger)
+        after = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: _quick(world))
+        assert world.fake.paid_total == 0  # the bonus held only them: never paid now
+        assert all(line.kind != "bonus" for line in after.lines)
+
+
+def _quick(world):
+    return Prolific(world.fake.url, TOKEN, sleep=lambda _: None)

@@ -13,6 +13,7 @@ from annotate.domain.crowd.payment_rules import (
     major_units,
     minor_units,
     participant_cost,
+    pay_words,
     payment_rules,
     rule_bonus,
 )
@@ -130,3 +131,12 @@ def test_a_study_s_rules_come_from_its_settings():
                   bonus_rule="per_extra_pair:15", pool_quota=10, finish_minimum=None)  # fmt: skip
     assert payment_rules(study) == PaymentRules(120, "USD", 42.8, 15, 10)
     assert payment_rules(Study(name="t", seed=1)).bonus_per_extra_pair == 0
+
+
+def test_the_card_says_the_pay_in_words():
+    study = Study(name="s", seed=1, reward=150, bonus_rule="per_extra_pair:20", finish_minimum=3)
+    assert pay_words(payment_rules(study), "prolific") == (
+        "1.50 GBP per completed participant (recruited on prolific), and a bonus of 0.20 GBP "
+        "per pair rated beyond the 3 asked"
+    )
+    assert pay_words(payment_rules(Study(name="t", seed=1)), None) == ""

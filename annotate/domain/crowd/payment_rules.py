@@ -89,3 +89,17 @@ def minor_units(text: str) -> int:
     if cents != cents.to_integral_value():
         raise ValueError(f"{text!r}: at most two decimals")
     return int(cents)
+
+
+def pay_words(rules: PaymentRules, platform: str | None) -> str:
+    """The study's pay in words, for the card ('' when no reward is set)."""
+    if not rules.reward:
+        return ""
+    where = f" (recruited on {platform.replace('_', ' ')})" if platform else ""
+    words = f"{major_units(rules.reward)} {rules.currency} per completed participant{where}"
+    if rules.bonus_per_extra_pair and rules.required_pairs is not None:
+        words += (
+            f", and a bonus of {major_units(rules.bonus_per_extra_pair)} {rules.currency} per "
+            f"pair rated beyond the {rules.required_pairs} asked"
+        )
+    return words

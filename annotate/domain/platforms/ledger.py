@@ -21,6 +21,8 @@ from annotate.domain.platforms.plan import BONUS, Action
 from annotate.errors import Conflict, NotFound
 
 SENT, FAILED, UNKNOWN, CREATED = "sent", "failed", "unknown", "created"
+DONE = (SENT, "erased")
+"""States the sync never sends again (`erased`: the participant's data were erased)."""
 MAX_ERROR_CHARS = 500
 
 
@@ -47,8 +49,8 @@ def as_action(row: PlatformAction) -> Action:
 def pending_and_sent(session: Session, study_id: int) -> tuple[dict[str, Action], set[str]]:
     """The recorded actions not sent yet (by key), and the keys of those sent."""
     found = rows(session, study_id)
-    pending = {r.key: as_action(r) for r in found if r.state != SENT}
-    return pending, {r.key for r in found if r.state == SENT}
+    pending = {r.key: as_action(r) for r in found if r.state not in DONE}
+    return pending, {r.key for r in found if r.state in DONE}
 
 
 def all_actions(session: Session, study_id: int) -> list[Action]:
