@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from annotate.db import read_session
-from annotate.db.tables import Study, stored_id
+from annotate.db.tables import PlatformAction, Study, stored_id
 from annotate.domain.crowd.payment_rules import major_units, payment_rules
 from annotate.domain.exports.pseudonyms import pseudonym, secret_key
 from annotate.domain.exports.spreadsheet import inert_csv
@@ -179,9 +179,10 @@ def sync(
         change.after = {"actions": _counts(actions)}
         change.changed = any(a.kind != plan.NONE for a in actions)
     result = SyncResult(study, name, True, currency, [], sent=True)
+    sender = _Sender(engine, actor, study, client, platform_study)
     for action in actions:
         if action.kind != plan.NONE:
-            _send(engine, actor, study, client, platform_study, action, result)
+            sender.send(action, result)
         result.lines.append(_line(action))
     return result
 
@@ -193,59 +194,115 @@ def _counts(actions: list[Action]) -> dict[str, int]:
     return counts
 
 
-def _step(
-    engine: Engine,
-    actor: Actor,
-    study: str,
-    action: Action,
-    state: str,
-    *,
-    error: str = "",
-    ref: str | None = None,
-    attempt: bool = False,
-    audited: bool = True,
-) -> None:
-    """Move the action to `state` in a transaction of its own (audited: what, whom by
-    pseudonym, how much; never a platform id or the error's text)."""
-    assert action.action_id is not None
-    with admin_change(engine, actor, f"platform.{action.kind}", study) as change:
-        assert change.study is not None
-        ledger.move(change.session, action.action_id, state, error=error, ref=ref, attempt=attempt)
-        action.state = state
-        who: dict[str, object] = {}
-        if action.annotator_id is not None:
-            key = secret_key(change.session)
-            who = {"participant": pseudonym(key, stored_id(change.study), action.annotator_id)}
-        if action.kind == plan.BONUS:
-            who = {"participants": len(action.payload.get("entries", []))}
-        change.after = {"action_id": action.action_id, "state": state, **who}
-        if action.amount:
-            change.after["amount"] = action.amount
-        change.changed = audited
+@dataclass(frozen=True)
+class _Sender:
+    """Sends one study's actions, each state change a transaction of its own."""
+
+    engine: Engine
+    actor: Actor
+    study: str
+    client: Platform
+    platform_study: str
+
+    def send(self, action: Action, result: SyncResult) -> None:
+        try:
+            if action.kind == plan.RELEASE:
+                self._release(action)
+            elif action.kind == plan.BONUS:
+                self._bonus(action)
+            else:  # a decision: Prolific's transitions are idempotent, so sent again if need be
+                self._step(action, "sending", attempt=True, audited=False)
+                _decide(self.client, action)
+                self._step(action, ledger.SENT)
+        except (PlatformUnavailable, PlatformRefused) as error:
+            result.problems.append(f"{WORDS.get(action.kind, action.kind)}: {error}")
+            if action.kind != plan.BONUS:
+                self._step(action, ledger.FAILED, error=str(error))
+
+    def _step(
+        self,
+        action: Action,
+        state: str,
+        *,
+        error: str = "",
+        ref: str | None = None,
+        attempt: bool = False,
+        audited: bool = True,
+    ) -> None:
+        """Move the action to `state` (audited: what, whom by pseudonym, how much; never a
+        platform id or the error's text)."""
+        assert action.action_id is not None
+        with admin_change(self.engine, self.actor, f"platform.{action.kind}", self.study) as change:
+            assert change.study is not None
+            ledger.move(
+                change.session, action.action_id, state, error=error, ref=ref, attempt=attempt
+            )
+            action.state = state
+            change.after = {"action_id": action.action_id, "state": state}
+            change.after |= _whom(change.session, change.study, action)
+            if action.amount:
+                change.after["amount"] = action.amount
+            change.changed = audited
+
+    def _release(self, action: Action) -> None:
+        assert action.action_id is not None
+        assert action.annotator_id is not None
+        status = "returned" if action.why.startswith("returned") else "timed out"
+        with admin_change(self.engine, self.actor, "platform.release", self.study) as change:
+            assert change.study is not None
+            released = standing.settle_exit(
+                change.session, change.study, action.annotator_id, status
+            )
+            ledger.move(change.session, action.action_id, ledger.SENT, attempt=True)
+            action.state = ledger.SENT
+            change.after = {"action_id": action.action_id, "status": status}
+            change.after |= _whom(change.session, change.study, action)
+            change.after["pairs_released"] = released
+
+    def _bonus(self, action: Action) -> None:
+        """Set the bulk bonus up (again, if need be: nothing is paid by that), then pay it
+        once; a payment that may have gone through is `unknown` until the admin says."""
+        if action.state == ledger.PAYING:  # the last sync stopped during the payment
+            self._step(action, ledger.UNKNOWN, error="stopped while paying")
+        if action.state == ledger.UNKNOWN:
+            return  # paid or not: the admin checks on the platform first (`resolve_bonus`)
+        if action.state != ledger.CREATED:
+            self._step(action, "creating", attempt=True, audited=False)
+            try:
+                ref = self.client.create_bonus(self.platform_study, action.entries)
+            except (PlatformUnavailable, PlatformRefused) as error:
+                self._step(action, ledger.FAILED, error=str(error))
+                raise
+            self._step(action, ledger.CREATED, ref=ref, audited=False)
+        self._step(action, ledger.PAYING, attempt=True, audited=False)
+        try:
+            self.client.pay_bonus(self._ref(action))
+        except PlatformUnavailable as error:
+            state = ledger.UNKNOWN if error.maybe_done else ledger.CREATED
+            self._step(action, state, error=str(error))
+            raise
+        except PlatformRefused as error:
+            self._step(action, ledger.CREATED, error=str(error))
+            raise
+        self._step(action, ledger.SENT)
+
+    def _ref(self, action: Action) -> str:
+        """The platform's id of the bulk bonus the action set up."""
+        with read_session(self.engine) as session:
+            row = session.get(PlatformAction, action.action_id)
+            if row is None or not row.platform_ref:
+                raise PrbError(f"bonus payment {action.action_id} has no platform id")
+            return row.platform_ref
 
 
-def _send(
-    engine: Engine,
-    actor: Actor,
-    study: str,
-    client: Platform,
-    platform_study: str,
-    action: Action,
-    result: SyncResult,
-) -> None:
-    try:
-        if action.kind == plan.RELEASE:
-            _release(engine, actor, study, action)
-        elif action.kind == plan.BONUS:
-            _bonus(engine, actor, study, client, platform_study, action)
-        elif action.state not in (ledger.SENT,):
-            _step(engine, actor, study, action, "sending", attempt=True, audited=False)
-            _decide(client, action)
-            _step(engine, actor, study, action, ledger.SENT)
-    except (PlatformUnavailable, PlatformRefused) as error:
-        result.problems.append(f"{WORDS.get(action.kind, action.kind)}: {error}")
-        if action.kind != plan.BONUS:
-            _step(engine, actor, study, action, ledger.FAILED, error=str(error))
+def _whom(session: Session, study: Study, action: Action) -> dict[str, object]:
+    """Whom the action concerns, for the audit log: a pseudonym, or a bonus's head count."""
+    if action.kind == plan.BONUS:
+        return {"participants": len(action.payload.get("entries", []))}
+    if action.annotator_id is None:
+        return {}
+    key = secret_key(session)
+    return {"participant": pseudonym(key, stored_id(study), action.annotator_id)}
 
 
 def _decide(client: Platform, action: Action) -> None:
@@ -258,69 +315,6 @@ def _decide(client: Platform, action: Action) -> None:
         client.complete(sub, action.payload["completion_code"])
     elif action.kind == plan.REQUEST_RETURN:
         client.request_return(sub, action.payload["reasons"])
-
-
-def _release(engine: Engine, actor: Actor, study: str, action: Action) -> None:
-    assert action.action_id is not None
-    assert action.annotator_id is not None
-    status = "returned" if action.why.startswith("returned") else "timed out"
-    with admin_change(engine, actor, "platform.release", study) as change:
-        assert change.study is not None
-        released = standing.settle_exit(change.session, change.study, action.annotator_id, status)
-        ledger.move(change.session, action.action_id, ledger.SENT, attempt=True)
-        action.state = ledger.SENT
-        key = secret_key(change.session)
-        change.after = {
-            "action_id": action.action_id,
-            "participant": pseudonym(key, stored_id(change.study), action.annotator_id),
-            "status": status,
-            "pairs_released": released,
-        }
-
-
-def _bonus(
-    engine: Engine,
-    actor: Actor,
-    study: str,
-    client: Platform,
-    platform_study: str,
-    action: Action,
-) -> None:
-    """Set the bulk bonus up (again, if need be: nothing is paid by that), then pay it once."""
-    if action.state == ledger.UNKNOWN:
-        return  # paid or not: the admin checks on the platform first (`resolve_bonus`)
-    ref: str | None = None
-    if action.state != ledger.CREATED:
-        _step(engine, actor, study, action, "creating", attempt=True, audited=False)
-        try:
-            ref = client.create_bonus(platform_study, action.entries)
-        except (PlatformUnavailable, PlatformRefused) as error:
-            _step(engine, actor, study, action, ledger.FAILED, error=str(error))
-            raise
-        _step(engine, actor, study, action, ledger.CREATED, ref=ref, audited=False)
-    with read_session(engine) as session:
-        assert action.action_id is not None
-        ref = ref or _ref(session, action.action_id)
-    _step(engine, actor, study, action, "paying", attempt=True, audited=False)
-    try:
-        client.pay_bonus(ref)
-    except PlatformUnavailable as error:
-        state = ledger.UNKNOWN if error.maybe_done else ledger.CREATED
-        _step(engine, actor, study, action, state, error=str(error))
-        raise
-    except PlatformRefused as error:
-        _step(engine, actor, study, action, ledger.CREATED, error=str(error))
-        raise
-    _step(engine, actor, study, action, ledger.SENT)
-
-
-def _ref(session: Session, action_id: int) -> str:
-    from annotate.db.tables import PlatformAction
-
-    row = session.get(PlatformAction, action_id)
-    if row is None or not row.platform_ref:
-        raise PrbError(f"bonus payment {action_id} has no platform id")
-    return row.platform_ref
 
 
 def resolve_bonus(engine: Engine, actor: Actor, study: str, action_id: int, paid: bool) -> None:

@@ -8,7 +8,7 @@ import logging
 import pytest
 from sqlmodel import select
 
-from annotate.db import read_session
+from annotate.db import read_session, write_session
 from annotate.db.tables import Assignment, AuditEntry, PlatformAction
 from annotate.domain.platforms import PlatformRefused
 from annotate.domain.platforms.prolific import Prolific
@@ -239,3 +239,17 @@ def test_erasing_a_participant_takes_their_platform_ids_out_of_the_ledger(engine
 
 def _quick(world):
     return Prolific(world.fake.url, TOKEN, sleep=lambda _: None)
+
+
+def test_a_sync_that_stopped_while_paying_never_pays_again(engine, monkeypatch):
+    with prolific_world(engine, monkeypatch) as world:
+        sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: _quick(world))
+        assert world.fake.paid_total == BONUS
+        with write_session(engine) as session:  # as if the process died during the payment
+            row = session.exec(select(PlatformAction).where(PlatformAction.kind == "bonus")).one()
+            row.state = "paying"
+            session.add(row)
+        again = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: _quick(world))
+        assert world.fake.paid_total == BONUS
+        assert world.fake.calls["pay_bonus"] == 1
+        assert [(line.kind, line.state) for line in again.to_send] == [("bonus", "unknown")]

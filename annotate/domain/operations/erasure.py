@@ -226,9 +226,7 @@ def erase(
     for table in (Participation, Training):
         session.execute(delete(table).where(*_mine(table, annotator_id, study_id)))
     words = _person_words(account)
-    scrub_platform_actions(
-        session, study_id, annotator_id, words, erased_alias(key, annotator_id)
-    )
+    scrub_platform_actions(session, study_id, annotator_id, words, erased_alias(key, annotator_id))
     removed = not _holds_elsewhere(session, annotator_id)
     if removed:
         scrub_audit(session, words, erased_alias(key, annotator_id))

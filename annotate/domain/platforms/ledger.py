@@ -7,7 +7,8 @@ States: `planned` -> `sending` -> `sent` | `failed` (a decision: sent again on t
 Prolific's transitions are idempotent). A bulk bonus: `planned` -> `creating` -> `created`
 (the platform's id kept) -> `paying` -> `sent`; a failure while setting it up is `failed`
 (set up again: nothing is paid until it is paid), a payment the platform refused for its rate
-goes back to `created`, and one that may have gone through (a 5xx, no answer) is `unknown`:
+goes back to `created`, and one that may have gone through (a 5xx, no answer, or a sync that
+stopped while `paying`) is `unknown`:
 never paid again by the sync; the admin checks on the platform and says paid or not
 (`resolve`).
 """
@@ -20,7 +21,7 @@ from annotate.db.tables import PlatformAction, stored_id, utcnow
 from annotate.domain.platforms.plan import BONUS, Action
 from annotate.errors import Conflict, NotFound
 
-SENT, FAILED, UNKNOWN, CREATED = "sent", "failed", "unknown", "created"
+SENT, FAILED, UNKNOWN, CREATED, PAYING = "sent", "failed", "unknown", "created", "paying"
 DONE = (SENT, "erased")
 """States the sync never sends again (`erased`: the participant's data were erased)."""
 MAX_ERROR_CHARS = 500
