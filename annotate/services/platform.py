@@ -55,7 +55,7 @@ WORDS = {
     plan.RELEASE: "release the pairs",
     plan.APPROVE: "approve",
     plan.REJECT: "reject (failed checks)",
-    plan.COMPLETE: "complete with the screen-out code",
+    plan.COMPLETE: "screen out (code)",
     plan.REQUEST_RETURN: "ask to return",
     plan.BONUS: "bonus",
     plan.NONE: "nothing",
@@ -96,7 +96,8 @@ class SyncResult:
 def _line(action: Action) -> SyncLine:
     who = action.participant_id
     if action.kind == plan.BONUS:
-        who = f"{len(action.payload.get('entries', []))} participants"
+        n = len(action.payload.get("entries", []))
+        who = f"{n} participant" + ("s" if n != 1 else "")
     return SyncLine(
         action.action_id,
         action.kind,

@@ -35,7 +35,7 @@ def _expected(world):
             ("approve", world.pid("three")),
             ("complete", world.pid("decliner")),
             ("request_return", world.pid("leaver")),
-            ("bonus", "1 participants"),
+            ("bonus", "1 participant"),
         ]
     )
 

@@ -52,7 +52,7 @@ def test_sync_shows_the_table_then_sends_it_once(engine, db_url, monkeypatch, tm
         assert dry.exit_code == 0, dry.output
         assert "7 action(s) planned, none sent: send with --send" in dry.stdout
         assert f"approve {IDS['full'][0]}" in _words(dry.stdout)
-        assert "bonus 1 participants 0.40 GBP" in _words(dry.stdout)
+        assert "bonus 1 participant 0.40 GBP" in _words(dry.stdout)
         assert fake.calls["list"] == 4
         assert set(fake.calls) == {"list"}
         assert IDS["full"][0] in table.read_text()
