@@ -13,6 +13,7 @@ import json
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -60,6 +61,8 @@ class FakeState:
     screenout_codes: set[str] = field(default_factory=set)
     page_size: int = 50
     seen_tokens: list[str] = field(default_factory=list)
+    hooks: dict[str, Callable[[], None]] = field(default_factory=dict)
+    """Run once before the next call to an endpoint (e.g. a second sync, to race the first)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -160,6 +163,10 @@ def _handler(state: FakeState) -> type[BaseHTTPRequestHandler]:
         def _run(
             self, name: str, args: tuple[str, ...], query: dict[str, list[str]], body: Any
         ) -> None:
+            with state.lock:
+                hook = state.hooks.pop(name, None)
+            if hook is not None:
+                hook()
             with state.lock:
                 state.calls[name] += 1
                 queued = state.faults.get(name) or []

@@ -219,6 +219,8 @@ class _Sender:
             result.problems.append(f"{WORDS.get(action.kind, action.kind)}: {error}")
             if action.kind != plan.BONUS:
                 self._step(action, ledger.FAILED, error=str(error))
+        except ledger.Taken as error:
+            result.problems.append(f"{WORDS.get(action.kind, action.kind)}: {error}")
 
     def _step(
         self,
@@ -229,6 +231,7 @@ class _Sender:
         ref: str | None = None,
         attempt: bool = False,
         audited: bool = True,
+        expect: tuple[str, ...] | None = None,
     ) -> None:
         """Move the action to `state` (audited: what, whom by pseudonym, how much; never a
         platform id or the error's text)."""
@@ -236,7 +239,13 @@ class _Sender:
         with admin_change(self.engine, self.actor, f"platform.{action.kind}", self.study) as change:
             assert change.study is not None
             ledger.move(
-                change.session, action.action_id, state, error=error, ref=ref, attempt=attempt
+                change.session,
+                action.action_id,
+                state,
+                error=error,
+                ref=ref,
+                attempt=attempt,
+                expect=expect,
             )
             action.state = state
             change.after = {"action_id": action.action_id, "state": state}
@@ -263,19 +272,22 @@ class _Sender:
     def _bonus(self, action: Action) -> None:
         """Set the bulk bonus up (again, if need be: nothing is paid by that), then pay it
         once; a payment that may have gone through is `unknown` until the admin says."""
-        if action.state == ledger.PAYING:  # the last sync stopped during the payment
-            self._step(action, ledger.UNKNOWN, error="stopped while paying")
+        if action.state == ledger.PAYING:  # a sync stopped during the payment (or pays now)
+            self._step(
+                action, ledger.UNKNOWN, error="stopped while paying", expect=(ledger.PAYING,)
+            )
         if action.state == ledger.UNKNOWN:
             return  # paid or not: the admin checks on the platform first (`resolve_bonus`)
         if action.state != ledger.CREATED:
-            self._step(action, "creating", attempt=True, audited=False)
+            again = ("planned", ledger.FAILED, "creating")
+            self._step(action, "creating", attempt=True, audited=False, expect=again)
             try:
                 ref = self.client.create_bonus(self.platform_study, action.entries)
             except (PlatformUnavailable, PlatformRefused) as error:
                 self._step(action, ledger.FAILED, error=str(error))
                 raise
             self._step(action, ledger.CREATED, ref=ref, audited=False)
-        self._step(action, ledger.PAYING, attempt=True, audited=False)
+        self._step(action, ledger.PAYING, attempt=True, audited=False, expect=(ledger.CREATED,))
         try:
             self.client.pay_bonus(self._ref(action))
         except PlatformUnavailable as error:

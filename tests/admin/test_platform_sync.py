@@ -4,6 +4,7 @@ actions planned as a dry-run table, then sent once, against a local fake of Prol
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 import pytest
 from sqlmodel import select
@@ -247,9 +248,35 @@ def test_a_sync_that_stopped_while_paying_never_pays_again(engine, monkeypatch):
         assert world.fake.paid_total == BONUS
         with write_session(engine) as session:  # as if the process died during the payment
             row = session.exec(select(PlatformAction).where(PlatformAction.kind == "bonus")).one()
-            row.state = "paying"
+            row.state, row.updated_at = "paying", row.updated_at - timedelta(minutes=11)
             session.add(row)
         again = sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: _quick(world))
         assert world.fake.paid_total == BONUS
         assert world.fake.calls["pay_bonus"] == 1
         assert [(line.kind, line.state) for line in again.to_send] == [("bonus", "unknown")]
+
+
+def test_two_syncs_at_once_set_up_and_pay_a_bonus_once(engine, monkeypatch):
+    with prolific_world(engine, monkeypatch) as world:
+        fake, second = world.fake, []
+
+        def send():
+            return sync(engine, SYSTEM, STUDY, send=True, platform=lambda _: _quick(world))
+
+        def race() -> None:  # a second admin sends while the first waits for Prolific
+            second.append(send())
+
+        fake.state.hooks["create_bonus"] = race
+        fake.fail_next("pay_bonus", 1, status=503)  # refused: set up, not paid
+        send()
+        assert fake.calls["create_bonus"] == 1
+        assert fake.paid_total == 0
+        (line,) = sync(engine, SYSTEM, STUDY).to_send
+        resolve_bonus(engine, SYSTEM, STUDY, line.action_id, paid=False)
+        fake.state.hooks["pay_bonus"] = race
+        send()
+        assert fake.calls["create_bonus"] == 1
+        assert fake.calls["pay_bonus"] == 2  # the refused one, then the one that paid
+        assert fake.paid_total == BONUS
+        taken = [p for r in second for p in r.problems if "another sync is sending it" in p]
+        assert len(taken) == 2

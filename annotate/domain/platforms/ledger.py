@@ -15,13 +15,20 @@ never paid again by the sync; the admin checks on the platform and says paid or 
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import PlatformAction, stored_id, utcnow
+from annotate.domain.assignment import as_utc
 from annotate.domain.platforms.plan import BONUS, Action
 from annotate.errors import Conflict, NotFound
 
 SENT, FAILED, UNKNOWN, CREATED, PAYING = "sent", "failed", "unknown", "created", "paying"
+IN_FLIGHT = ("sending", "creating", PAYING)
+"""States a sync holds while it waits for the platform's answer."""
+STALE_AFTER = timedelta(minutes=10)
+"""An action in flight this long ago belongs to a sync that stopped."""
 DONE = (SENT, "erased")
 """States the sync never sends again (`erased`: the participant's data were erased)."""
 MAX_ERROR_CHARS = 500
@@ -85,6 +92,10 @@ def record(session: Session, study_id: int, action: Action) -> PlatformAction:
     return row
 
 
+class Taken(Conflict):
+    """Another sync holds the action (it is waiting for the platform's answer)."""
+
+
 def move(
     session: Session,
     action_id: int,
@@ -93,11 +104,24 @@ def move(
     error: str = "",
     ref: str | None = None,
     attempt: bool = False,
+    expect: tuple[str, ...] | None = None,
+    now: datetime | None = None,
 ) -> PlatformAction:
-    """Set the action's state (with the platform's id of what it created, the error)."""
+    """Set the action's state (with the platform's id of what it created, the error). With
+    `expect`, only from one of those states, and from a state in flight only when the sync
+    that set it stopped (`STALE_AFTER`): else `Taken`, so two syncs at once (two admins, two
+    servers) never both set up or pay one bonus."""
     row = session.get(PlatformAction, action_id)
     if row is None:
         raise NotFound(f"no platform action {action_id}")
+    if expect is not None:
+        moment = now or utcnow()
+        busy = row.state in IN_FLIGHT and as_utc(row.updated_at) > moment - STALE_AFTER
+        if row.state not in expect or busy:
+            raise Taken(
+                f"platform action {action_id} is {row.state}: another sync is sending it (or "
+                f"one stopped: it can be sent again {STALE_AFTER.seconds // 60} minutes after)"
+            )
     row.state, row.error, row.updated_at = state, error[:MAX_ERROR_CHARS], utcnow()
     if ref is not None:
         row.platform_ref = ref
