@@ -16,6 +16,7 @@ from annotate.domain.platforms.prolific import Prolific
 from annotate.domain.study.permissions import SYSTEM
 from annotate.services.platform import actions_csv, resolve_bonus, sync
 from annotate.services.studies import update_study
+from annotate.services.work import pull_for_annotator
 from annotate.vocabulary import AssignmentStatus
 from tests.admin.platform_world import IDS, PER_EXTRA, TOKEN, prolific_world
 from tests.security.participants_world import STUDY
@@ -79,6 +80,8 @@ def test_send_does_each_action_once_and_a_second_sync_sends_nothing(engine, monk
         assert fake.paid_total == BONUS == fake.paid_to(world.pid("full"))
         assert _pending(engine, world.people["returner"]) == 0
         assert _pending(engine, world.people["late"]) == 0
+        for who in ("returner", "late"):  # the pool gives them nothing more
+            assert pull_for_annotator(engine, world.people[who]) is None
         calls = dict(fake.calls)
         again = sync(engine, SYSTEM, STUDY, send=True)
         assert again.to_send == []

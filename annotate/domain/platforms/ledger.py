@@ -10,7 +10,8 @@ Prolific's transitions are idempotent). A bulk bonus: `planned` -> `creating` ->
 goes back to `created`, and one that may have gone through (a 5xx, no answer, or a sync that
 stopped while `paying`) is `unknown`:
 never paid again by the sync; the admin checks on the platform and says paid or not
-(`resolve`).
+(`resolve`). A bonus's set-up and payment are claimed (`move` with `expect`): two syncs at
+once never both set up or pay one bonus.
 """
 
 from __future__ import annotations
