@@ -30,6 +30,10 @@ SESSION_SECRET_ENV = "PRB_SESSION_SECRET"
 SESSION_SECRET_FILE_ENV = "PRB_SESSION_SECRET_FILE"
 SESSION_SECRET_MIN_CHARS = 43  # 32 random bytes: 43 characters in URL-safe base64, 64 in hex
 SESSION_SECRET_MIN_DISTINCT = 10  # refuses "aaaa..." and "0123456789" repeated
+PROLIFIC_TOKEN_ENV = "PRB_PROLIFIC_TOKEN"
+PROLIFIC_TOKEN_FILE_ENV = "PRB_PROLIFIC_TOKEN_FILE"
+PROLIFIC_API_ENV = "PRB_PROLIFIC_API_URL"
+DEFAULT_PROLIFIC_API = "https://api.prolific.com"
 
 
 @dataclass(frozen=True)
@@ -126,20 +130,47 @@ def _check_strength(value: str, source: str) -> None:
         )
 
 
-def _secret_file(path: Path) -> str:
+def _secret_file(
+    path: Path, what: str = "session secret", error: type[Exception] = SessionSecretError
+) -> str:
     """The secret in `path`, refused when the group or others may read or write it."""
     try:
         mode = path.stat().st_mode
         if mode & 0o077:
-            raise SessionSecretError(
-                f"{path}: the session secret file is readable or writable by others "
+            raise error(
+                f"{path}: the {what} file is readable or writable by others "
                 f"(mode {stat.filemode(mode)}); expected the owner only: chmod 600 {path}"
             )
         return path.read_text(encoding="utf-8").strip()
-    except OSError as error:
-        raise SessionSecretError(
-            f"{path}: cannot read the session secret file ({error.strerror})"
-        ) from error
+    except OSError as problem:
+        raise error(f"{path}: cannot read the {what} file ({problem.strerror})") from problem
+
+
+class PlatformTokenError(Exception):
+    """The crowd platform's API token is missing or its file is readable by others (the
+    message says what to do, never the token)."""
+
+
+def prolific_token() -> str:
+    """Prolific's API token: $PRB_PROLIFIC_TOKEN, else the file named by
+    $PRB_PROLIFIC_TOKEN_FILE (readable by its owner only), read the way the session secret is.
+    Never stored in the database, never logged, never in a message. Raises
+    `PlatformTokenError` when there is none."""
+    value = os.environ.get(PROLIFIC_TOKEN_ENV, "").strip()
+    file_name = os.environ.get(PROLIFIC_TOKEN_FILE_ENV, "").strip()
+    if not value and file_name:
+        value = _secret_file(Path(file_name), "Prolific API token", PlatformTokenError)
+    if not value:
+        raise PlatformTokenError(
+            f"no Prolific API token: set ${PROLIFIC_TOKEN_ENV} or ${PROLIFIC_TOKEN_FILE_ENV} "
+            "(a file readable by its owner only) to a token made in Prolific's settings"
+        )
+    return value
+
+
+def prolific_api_url() -> str:
+    """Where Prolific's API answers: $PRB_PROLIFIC_API_URL (tests: a local fake) or Prolific's."""
+    return os.environ.get(PROLIFIC_API_ENV, DEFAULT_PROLIFIC_API).rstrip("/")
 
 
 def ensure_secret_file(path: Path) -> Path:

@@ -181,6 +181,30 @@ class PoolOrder(StrEnum):
 
 POOL_ORDERS: tuple[str, ...] = tuple(o.value for o in PoolOrder)
 RATIONALE_MODES: tuple[str, ...] = ("off", "optional", "required")
+PLATFORM_NAMES: tuple[str, ...] = ("prolific", "completion_url")
+"""The crowd platforms a study may name (`annotate.domain.platforms` keeps one module each)."""
+BONUS_PER_EXTRA_PAIR = "per_extra_pair"
+
+
+def parse_bonus_rule(rule: str) -> int:
+    """A study's bonus rule, in minor units per rated pair beyond the finish minimum: '' (no
+    bonus: 0) or 'per_extra_pair:N' with N a whole number of minor units from 1 to 100,000.
+    Raises ValueError saying what is expected."""
+    text = rule.strip()
+    if not text:
+        return 0
+    name, _, amount = text.partition(":")
+    if name.strip() != BONUS_PER_EXTRA_PAIR or not amount.strip().isdigit():
+        raise ValueError(
+            f"bonus rule {rule!r}: expected '' (none) or '{BONUS_PER_EXTRA_PAIR}:N', N minor "
+            "units (pence, cents) per rated pair beyond the minimum before Finish"
+        )
+    value = int(amount.strip())
+    if not 1 <= value <= 100_000:
+        raise ValueError(f"bonus rule {rule!r}: N must be 1 to 100,000 minor units")
+    return value
+
+
 """Whether a rationale goes with the direct preference."""
 SURVEY_KINDS: tuple[str, ...] = ("choice", "text")
 """A survey question is answered by picking one of its options, or in free text."""

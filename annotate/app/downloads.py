@@ -44,6 +44,7 @@ DOWNLOADS: dict[str, Download] = {
     "label_audit": Download("pairs against their label, with scores and comments", personal=True),
     "assignments": Download("the assignment plan, with annotators' names", personal=True),
     "payments": Download("participants' platform ids and completion codes", personal=True),
+    "platform_actions": Download("the platform's actions, with platform ids", personal=True),
     "publish_card": Download("the validation card (pseudonymous ratings)", personal=True),
     "settings_file": Download("a study's settings file", personal=False),
 }
@@ -60,7 +61,7 @@ GRIDS: dict[str, int] = {
     "annotate.app.app_pages.admin_assign": 1,
     "annotate.app.app_pages.admin_adjudication": 1,
     "annotate.app.app_pages.admin_flags": 1,
-    "annotate.app.app_pages.admin_participants": 2,
+    "annotate.app.app_pages.admin_participants": 3,
     "annotate.app.app_pages.admin_publish": 2,
     "annotate.app.app_pages.admin_common": 3,
 }

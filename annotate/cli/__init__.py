@@ -20,6 +20,7 @@ from annotate.cli import participants  # noqa: F401
 from annotate.cli import downstream  # noqa: F401
 from annotate.cli import crowd  # noqa: F401
 from annotate.cli import monitor  # noqa: F401
+from annotate.cli import platform  # noqa: F401
 
 # isort: on
 from annotate.cli.common import app

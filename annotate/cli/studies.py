@@ -25,6 +25,7 @@ from annotate.cli.common import (
 )
 from annotate.db.tables import Study
 from annotate.domain.crowd.enrolment import enrolment_link
+from annotate.domain.crowd.payment_rules import major_units
 from annotate.domain.operations.monitor import closed_words
 from annotate.domain.study.plan import PLAN_SETTINGS, sequential_words
 from annotate.domain.study.study_settings import read_settings
@@ -173,6 +174,29 @@ AdjudicationThreshold = Annotated[
         "(clear it with `prb-annotate adjudication threshold`).",
     ),
 ]
+PlatformName = Annotated[
+    str | None,
+    Opt("--platform", help="Crowd: the platform, prolific or completion_url ('': none)."),
+]
+PlatformStudy = Annotated[
+    str | None, Opt("--platform-study-id", help="Crowd: the study's id on the platform.")
+]
+Reward = Annotated[
+    int | None,
+    Opt("--reward", help="Crowd: pay per completed participant in minor units (pence, cents)."),
+]
+Currency = Annotated[str | None, Opt("--currency", help="Crowd: GBP, USD, ... (default GBP).")]
+PlatformFee = Annotated[
+    float | None, Opt("--platform-fee", help="Crowd: the platform's fee, in percent.")
+]
+BonusRule = Annotated[
+    str | None,
+    Opt(
+        "--bonus-rule",
+        help="Crowd: 'per_extra_pair:N' (N minor units per rated pair beyond the minimum "
+        "before Finish) or '' (no bonus).",
+    ),
+]
 SettingsFile = Annotated[
     Path | None,
     Opt(
@@ -226,6 +250,31 @@ def _design(
             raise fail(f"{survey_file}, line {error.lineno}: not JSON ({error.msg})") from None
     return {k: v for k, v in settings.items() if v is not None}
 
+
+def _platform(
+    platform: str | None,
+    platform_study_id: str | None,
+    reward: int | None,
+    currency: str | None,
+    platform_fee: float | None,
+    bonus_rule: str | None,
+) -> dict[str, Any]:
+    """The crowd platform and the study's money (issue 34.3); '' clears the platform."""
+    given: dict[str, Any] = {
+        "reward": reward,
+        "currency": currency.strip().upper() if currency is not None else None,
+        "platform_fee_percent": platform_fee,
+        "bonus_rule": bonus_rule,
+    }
+    settings = {k: v for k, v in given.items() if v is not None}
+    if platform is not None:
+        settings["platform"] = platform.strip() or None
+    if platform_study_id is not None:
+        settings["platform_study_id"] = platform_study_id.strip() or None
+    return settings
+
+
+_PLATFORM = _platform.__code__.co_varnames[: _platform.__code__.co_argcount]
 
 DESIGN_SETTINGS = frozenset({"overlap", "count_simulated", *PLAN_SETTINGS, "exclusion_rules"})
 """Settings whose change alters a study's design after the fact: confirmed first (--yes)."""
@@ -414,13 +463,20 @@ def _study_options(
     rationale: Rationale = None,
     aspect_checklist: AspectChecklist = None,
     adjudication_threshold: AdjudicationThreshold = None,
+    platform: PlatformName = None,
+    platform_study_id: PlatformStudy = None,
+    reward: Reward = None,
+    currency: Currency = None,
+    platform_fee: PlatformFee = None,
+    bonus_rule: BonusRule = None,
     settings_file: SettingsFile = None,
 ) -> dict[str, Any]:
     """The settings a study command was given: its options, over those of its --settings file.
 
     The options of `studies create` and `studies edit` (`_with_study_options`)."""
     given = {k: v for k, v in locals().items() if k != "settings_file"}
-    settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given)
+    money = _platform(**{k: given.pop(k) for k in _PLATFORM})
+    settings = _settings(**{k: given.pop(k) for k in _SETTINGS}) | _design(**given) | money
     return _from_file(settings_file) | settings
 
 
@@ -532,12 +588,21 @@ def _show(study: Study) -> None:
         ("aspect checklist", "on" if study.aspect_checklist else "off"),
         ("adjudication threshold", _number(study.adjudication_threshold)),
         ("training", _training(study)),
+        ("platform", study.platform or "-"),
+        ("platform study id", study.platform_study_id or "-"),
+        ("reward", _money(study.reward, study.currency)),
+        ("platform fee", f"{study.platform_fee_percent:g}%"),
+        ("bonus rule", study.bonus_rule or "-"),
     ]
     for key, value in rows:
         out.print(f"{key}\t{value}", highlight=False, markup=False)
     if study.enrolment_open:
         link = enrolment_link(study.name, study.enrolment_key or "")
         out.print(f"enrolment link\t{link}", highlight=False, markup=False)
+
+
+def _money(minor: int | None, currency: str) -> str:
+    return "-" if minor is None else f"{major_units(minor)} {currency}"
 
 
 def _training(study: Study) -> str:

@@ -199,6 +199,28 @@ class Study(SQLModel, table=True):
         description="participants' platform ids and free text older than this many days are "
         "listed and erased by `prb-annotate retention` (None: kept until erased)",
     )
+    platform: str | None = Field(
+        default=None,
+        description="crowd: the platform the participants come from ('prolific', "
+        "'completion_url'; None: none) (annotate.domain.platforms)",
+    )
+    platform_study_id: str | None = Field(
+        default=None, description="crowd: the study's id on its platform (None: not set)"
+    )
+    reward: int | None = Field(
+        default=None,
+        description="crowd: pay per completed participant, in minor units of `currency` "
+        "(pence, cents) (None: not set)",
+    )
+    currency: str = Field(default="GBP", description="crowd: the currency of reward and bonuses")
+    platform_fee_percent: float = Field(
+        default=0.0, description="crowd: the platform's fee on rewards and bonuses, in percent"
+    )
+    bonus_rule: str = Field(
+        default="",
+        description="crowd: the bonus rule (annotate.domain.crowd.payment_rules): '' none, "
+        "'per_extra_pair:N' N minor units per rated pair beyond the finish minimum",
+    )
     comparison: dict[str, Any] = _json(
         default_factory=dict,
         description="a comparison study of two downstream conditions (annotate.domain."
@@ -592,3 +614,32 @@ class Erasure(SQLModel, table=True):
     after_ratings: bool = Field(
         default=False, description="the study had other people's ratings then (a verdict)"
     )
+
+
+class PlatformAction(SQLModel, table=True):
+    """One action on a study's crowd platform (annotate.domain.platforms.ledger), recorded before
+    it is sent so that a retry never sends it twice: an approval, a rejection, a completion
+    with a code, a return requested, a released returned or timed-out submission, or a bulk
+    bonus payment. `state`: planned, sending, sent, failed; a bonus also creating, created,
+    paying and unknown (paid or not: the platform must be checked)."""
+
+    __table_args__ = (UniqueConstraint("study_id", "key", name="uq_platformaction_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    key: str = Field(description="what makes it one action: e.g. 'approve:<submission id>'")
+    kind: str = Field(description="approve, reject, complete, request_return, release, bonus")
+    annotator_id: int | None = Field(default=None, foreign_key="annotator.id", index=True)
+    submission_id: str | None = Field(default=None, description="the platform's submission id")
+    payload: dict[str, Any] = _json(
+        default_factory=dict, description="what is sent (a bonus: its entries and their total)"
+    )
+    amount: int = Field(default=0, description="a bonus: its total, in minor units")
+    state: str = Field(default="planned")
+    platform_ref: str | None = Field(
+        default=None, description="the platform's id of what was created (a bulk bonus)"
+    )
+    attempts: int = Field(default=0)
+    error: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -31,6 +31,7 @@ from annotate.db.tables import (
     AuditEntry,
     FlagResolution,
     Participation,
+    PlatformAction,
     Rating,
     RatingRevision,
     Study,
@@ -58,6 +59,7 @@ ERASED_TABLES = tuple(
         Participation,
         Training,
         AuditEntry,
+        PlatformAction,
     )
 )
 """The tables an erasure deletes from or rewrites (the ones `reclaim_erased` compacts)."""

@@ -21,6 +21,7 @@ from analysis.renderers.html_report import render_html
 from analysis.renderers.render import render_json, render_markdown
 from analysis.schema.report_types import Report
 from annotate.db import read_session
+from annotate.domain.crowd.payment_rules import pay_words, payment_rules
 from annotate.domain.exports import publish
 from annotate.domain.exports.published import (
     HISTORY_COLUMNS,
@@ -105,6 +106,7 @@ def card_files(
         free_text=data.free_text,
         disclosed=sorted(disclosure.free_text),
         erasures=data.erasures,
+        pay=pay_words(payment_rules(target), target.platform),
     )
     return _files(data, disclosure, published_times(report), protocol, mask_emails)
 

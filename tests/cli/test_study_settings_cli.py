@@ -82,6 +82,12 @@ def _designed(run, tmp_path: Path) -> None:
         "aspect_checklist": True,
         "adjudication_threshold": 2.0,
         "retention_days": 90,
+        "platform": "prolific",
+        "platform_study_id": "65a1b2c3d4e5f60718293a4b",
+        "reward": 150,
+        "currency": "USD",
+        "platform_fee_percent": 42.8,
+        "bonus_rule": "per_extra_pair:20",
         "exclusion_rules": {"max_gold_failures": 1, "min_median_seconds": 5.0},
     }
     assert set(source) == set(SETTINGS)  # every setting of the file is exercised

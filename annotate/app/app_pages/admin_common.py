@@ -292,6 +292,12 @@ SETTING_WORDS = {
     "comprehension_questions": "comprehension questions",
     "comprehension_attempts": "attempts at the comprehension check",
     "adjudication_threshold": "adjudication threshold",
+    "platform": "crowd platform",
+    "platform_study_id": "the platform's study id",
+    "reward": "reward (minor units)",
+    "currency": "currency",
+    "platform_fee_percent": "platform fee (%)",
+    "bonus_rule": "bonus rule",
     "exclusion_rules": "exclusion rules",
     **RULE_WORDS,
 }

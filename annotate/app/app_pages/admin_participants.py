@@ -1,5 +1,6 @@
 """Admin: a study's participants (issue 24): paying and approving them (the one download that
-holds platform ids), erasing a person's data, and the study's retention period."""
+holds platform ids), the crowd platform's actions (issue 34.3: read, shown, then sent once),
+erasing a person's data, and the study's retention period."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from annotate.app.app_pages.admin_common import act, actor_id, choose_study, don
 from annotate.app.downloads import offer_download
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
-from annotate.services import erasure, payments
+from annotate.services import erasure, payments, platform
 
 
 def draw() -> None:
@@ -22,6 +23,7 @@ def draw() -> None:
     if study is None:
         return
     _draw_payments(study)
+    _draw_platform(study)
     _draw_erase(study)
     _draw_retention(study)
 
@@ -68,6 +70,78 @@ def _draw_payments(study: str) -> None:
         file_name=f"payments-{study}.csv",
         mime="text/csv",
         key="payments_download",
+    )
+
+
+PLATFORM_HELP = (
+    "Reads the study's submissions on its platform and lists what to do with each: release "
+    "the pairs of those who returned or timed out, approve those who completed, reject only "
+    "those who failed the instructed-response checks, complete the screened-out with the "
+    "screen-out code, ask those who withdrew to return, and pay bonuses (the study's rule, or "
+    "a file of participant_id,amount lines). Nothing is sent until you press Send; each "
+    "action is recorded before it is sent, so sending again never sends one twice."
+)
+
+
+def _draw_platform(study: str) -> None:
+    st.subheader("Crowd platform")
+    st.caption(PLATFORM_HELP)
+    upload = st.file_uploader(
+        "Bonuses from a file (optional: participant_id,amount)", type=["csv"], key="bonus_csv"
+    )
+    bonus_csv = upload.getvalue().decode("utf-8", "replace") if upload is not None else None
+    key = f"platform_table_{study}"
+    if st.button("Read the platform (nothing is sent)", key="platform_read"):
+        st.session_state[key] = act(
+            lambda: platform.sync(engine(), actor_id(), study, bonus_csv=bonus_csv)
+        )
+    result = st.session_state.get(key)
+    if result is None:
+        return
+    _platform_table(result)
+    if not result.to_send:
+        st.caption("Nothing to send.")
+        return
+    offer_download(
+        st,
+        "platform_actions",
+        "Download the table (CSV)",
+        partial(platform.actions_csv, result),
+        file_name=f"platform-actions-{study}.csv",
+        mime="text/csv",
+        key="platform_actions_download",
+    )
+    if not result.sends:
+        st.info("This platform has no API: apply the table on the platform by hand.")
+        return
+    sure = st.checkbox(f"Send these {len(result.to_send)} action(s)", key="platform_sure")
+    if st.button("Send", key="platform_send", disabled=not sure, type="primary"):
+        sent = act(
+            lambda: platform.sync(engine(), actor_id(), study, send=True, bonus_csv=bonus_csv)
+        )
+        st.session_state[key] = sent
+        if sent is not None:
+            for problem in sent.problems:
+                st.error(f"Not sent: {problem}")
+            st.success(f"Sent: {sum(1 for x in sent.to_send if x.state == 'sent')} action(s).")
+
+
+def _platform_table(result: platform.SyncResult) -> None:
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "action": line.words,
+                    "participant id": line.participant_id,
+                    "amount": f"{line.amount / 100:.2f} {result.currency}" if line.amount else "",
+                    "why": line.why,
+                    "state": line.state,
+                }
+                for line in result.lines
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
     )
 
 

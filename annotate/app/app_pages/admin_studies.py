@@ -30,7 +30,7 @@ from annotate.db.tables import Study
 from annotate.domain.operations.monitor import closed_words
 from annotate.domain.study.studies import DEFAULT_CROWD_QUOTA
 from annotate.services import studies
-from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, RATIONALE_MODES
+from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, PLATFORM_NAMES, RATIONALE_MODES
 
 SURVEY_HELP = (
     'A JSON list, e.g. [{"id": "age", "text": "Your age band", "kind": "choice", '
@@ -82,6 +82,7 @@ def _draw_settings(study: Study) -> None:
         changes |= study_plan.plan_inputs(study, key, plan)
         force = study_plan.force_box(key, plan)
         changes |= _design_inputs(study, key)
+        changes |= _platform_inputs(study, key)
         saved = st.form_submit_button("Save settings", type="primary")
     if saved and isinstance(changes["survey_questions"], str):
         st.error(changes["survey_questions"])  # the survey's JSON, located
@@ -305,6 +306,61 @@ def _design_inputs(study: Study, key: str) -> dict[str, Any]:
         "completion_url": url,
         "ask_preference": ask,
         "rationale": rationale,
+    }
+
+
+NO_PLATFORM = "none"
+
+
+def _platform_inputs(study: Study, key: str) -> dict[str, Any]:
+    """The crowd platform and the study's money (issue 34.3): what the Participants page's
+    platform section sends and what the cost is reckoned from."""
+    st.markdown("##### Crowd platform and pay")
+    where, study_id, currency = st.columns(3)
+    options = [NO_PLATFORM, *PLATFORM_NAMES]
+    name = where.selectbox(
+        "Platform",
+        options,
+        index=options.index(study.platform or NO_PLATFORM),
+        format_func=lambda n: {"completion_url": "other (completion URL, no API)"}.get(n, n),
+        key=f"{key}_platform",
+    )
+    platform_study = study_id.text_input(
+        "The study's id on the platform",
+        value=study.platform_study_id or "",
+        key=f"{key}_platform_study_id",
+    )
+    money = currency.text_input("Currency", value=study.currency, key=f"{key}_currency")
+    reward_box, fee_box, bonus_box = st.columns(3)
+    reward = reward_box.number_input(
+        "Reward per completed participant (pence, cents; 0: not set)",
+        value=study.reward or 0,
+        min_value=0,
+        step=10,
+        key=f"{key}_reward",
+    )
+    fee = fee_box.number_input(
+        "Platform fee (%)",
+        value=float(study.platform_fee_percent),
+        min_value=0.0,
+        max_value=100.0,
+        step=0.5,
+        key=f"{key}_platform_fee",
+    )
+    bonus = bonus_box.text_input(
+        "Bonus rule ('' or per_extra_pair:N)",
+        value=study.bonus_rule,
+        key=f"{key}_bonus_rule",
+        help="per_extra_pair:N pays N pence (cents) for each rated pair beyond the pairs asked "
+        "before Finish, to those approved.",
+    )
+    return {
+        "platform": None if name == NO_PLATFORM else name,
+        "platform_study_id": platform_study.strip() or None,
+        "currency": money.strip().upper(),
+        "reward": int(reward) or None,
+        "platform_fee_percent": float(fee),
+        "bonus_rule": bonus.strip(),
     }
 
 

@@ -79,6 +79,7 @@ class Protocol:
     free_text: Mapping[str, str] = field(default_factory=dict)  # field -> what it holds
     disclosed: Sequence[str] = ()  # the free-text fields the admin chose to publish
     erasures: Sequence[Mapping[str, object]] = ()  # participants' data erased, oldest first
+    pay: str = ""  # crowd studies: the pay in words (payment_rules.pay_words); '' not said
 
 
 def size_category(n_rows: int) -> str:
@@ -183,6 +184,7 @@ def _protocol_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
         "rubric_alignment (the benchmark's personalised criterion).",
         f"- **Equivalence margin**: {_margin_text(p, report)}.",
         f"- **Annotator pool**: {pool}.",
+        *([f"- **Pay**: {p.pay}."] if p.pay else []),
     ]
 
 

@@ -41,6 +41,7 @@ from annotate.db.tables import (
     Erasure,
     FlagResolution,
     Participation,
+    PlatformAction,
     Rating,
     RatingRevision,
     Study,
@@ -139,6 +140,61 @@ def scrub_audit(session: Session, words: Iterable[str], alias: str) -> int:
     return changed
 
 
+ERASED_ACTION = "erased"
+
+
+def scrub_platform_actions(
+    session: Session, study_id: int, annotator_id: int, words: Iterable[str], alias: str
+) -> int:
+    """The person's traces in the study's platform ledger (issue 34.3) go: their own actions
+    keep what was done and paid but lose the account, the submission id and the platform id
+    (an action not sent yet is never sent: `erased`), and a bulk bonus names them by `alias`.
+    Returns the actions changed."""
+    found = frozenset(w for w in words if w)
+    changed = 0
+    rows = session.exec(select(PlatformAction).where(col(PlatformAction.study_id) == study_id))
+    for row in rows.all():
+        mine = row.annotator_id == annotator_id
+        payload = _scrub(_unset_up(row, found), found, alias)
+        if not mine and payload == row.payload:
+            continue
+        row.payload = payload
+        if mine:
+            row.annotator_id, row.submission_id = None, None
+            row.key = f"{ERASED_ACTION}:{row.id}"
+            if row.state != "sent":
+                row.state = ERASED_ACTION
+        session.add(row)
+        changed += 1
+    return changed
+
+
+NOT_SET_UP = ("planned", "creating", "failed")
+"""A bulk bonus in these states is not on the platform yet: an erased person's line leaves it
+(one already set up keeps it, by alias here: the platform's copy is what gets paid)."""
+
+
+def _unset_up(row: PlatformAction, words: frozenset[str]) -> dict[str, Any]:
+    """The action's payload, without the person's lines of a bulk bonus not set up yet (the
+    amount follows; with no line left the bonus is `erased`)."""
+    entries = row.payload.get("entries")
+    if row.kind != "bonus" or row.state not in NOT_SET_UP or not entries:
+        return dict(row.payload)
+    kept = [e for e in entries if str(e[0]) not in words]
+    if len(kept) == len(entries):
+        return dict(row.payload)
+    row.amount = sum(int(e[1]) for e in kept)
+    if not kept:
+        row.state = ERASED_ACTION
+    return {**row.payload, "entries": kept}
+
+
+def _person_words(account: Annotator) -> list[str]:
+    """What names the person: the account's name, the stored platform id and the bare id."""
+    external = account.external_id or ""
+    return [account.name, external, external.partition(":")[2]]
+
+
 def _others_rated(session: Session, study_id: int, annotator_id: int) -> bool:
     query = (
         select(func.count())
@@ -169,7 +225,8 @@ def erase(
     n_scores = _remove_work(session, work)
     for table in (Participation, Training):
         session.execute(delete(table).where(*_mine(table, annotator_id, study_id)))
-    words = [account.name, account.external_id or ""]
+    words = _person_words(account)
+    scrub_platform_actions(session, study_id, annotator_id, words, erased_alias(key, annotator_id))
     removed = not _holds_elsewhere(session, annotator_id)
     if removed:
         scrub_audit(session, words, erased_alias(key, annotator_id))
@@ -322,7 +379,9 @@ def forget(session: Session, study: Study, due: Sequence[Due], *, key: bytes) ->
         account = session.get(Annotator, item.account_id)
         if account is None:
             continue
-        words = [account.name, account.external_id or ""]
+        words = _person_words(account)
+        alias = erased_alias(key, item.account_id)
+        scrub_platform_actions(session, stored_id(study), item.account_id, words, alias)
         account.name = f"{RETENTION_PREFIX}{item.account_id}"
         account.external_id = None
         account.enrolment_session_hash = None

@@ -25,9 +25,11 @@ from annotate.errors import Invalid, NotFound
 from annotate.vocabulary import (
     DIMENSIONS,
     MARGIN_UNITS,
+    PLATFORM_NAMES,
     POOL_ORDERS,
     RATIONALE_MODES,
     check_sequential_plan,
+    parse_bonus_rule,
 )
 
 DEFAULT_STUDY = "default"
@@ -75,6 +77,12 @@ EDITABLE = (
     "comprehension_attempts",
     "adjudication_threshold",
     "retention_days",
+    "platform",
+    "platform_study_id",
+    "reward",
+    "currency",
+    "platform_fee_percent",
+    "bonus_rule",
 )
 """Settings an admin may change; the dict-valued ones are merged key by key."""
 
@@ -331,6 +339,7 @@ def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str
         problems.append("adjudication threshold must be 0 or more (or empty: flags only)")
     if study.retention_days is not None and not 1 <= study.retention_days <= 36_500:
         problems.append("retention must be 1 to 36,500 days (or empty: kept until erased)")
+    problems += _platform_problems(study)
     problems += survey_problems(study.survey_questions)
     problems += completion_url_problems(study.completion_url)
     problems += training_problems(
@@ -339,6 +348,28 @@ def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str
         study.comprehension_attempts,
         (study.scale_min, study.scale_max),
     )
+    return problems
+
+
+def _platform_problems(study: Study) -> list[str]:
+    """The crowd platform and the study's money (issue 34.3)."""
+    problems = []
+    if study.platform is not None and study.platform not in PLATFORM_NAMES:
+        problems.append(f"platform must be one of {', '.join(PLATFORM_NAMES)} (or empty: none)")
+    if study.platform_study_id is not None and not re.fullmatch(
+        r"[A-Za-z0-9_-]{1,64}", study.platform_study_id
+    ):
+        problems.append("the platform's study id: 1 to 64 letters, digits, '-' or '_'")
+    if study.reward is not None and not 0 <= study.reward <= 10**7:
+        problems.append("reward must be 0 to 10,000,000 minor units (pence, cents)")
+    if not re.fullmatch(r"[A-Z]{3}", study.currency or ""):
+        problems.append("currency must be a three-letter code such as GBP or USD")
+    if not 0 <= study.platform_fee_percent <= 100:
+        problems.append("the platform's fee must be 0 to 100 percent")
+    try:
+        parse_bonus_rule(study.bonus_rule or "")
+    except ValueError as error:
+        problems.append(str(error))
     return problems
 
 

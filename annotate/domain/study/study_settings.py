@@ -94,6 +94,12 @@ class StudySettings(BaseModel):
     aspect_checklist: bool = False
     adjudication_threshold: float | None = None
     retention_days: int | None = None
+    platform: str | None = Field(default=None, description="prolific, completion_url or empty")
+    platform_study_id: str | None = None
+    reward: int | None = Field(default=None, description="per completed participant, minor units")
+    currency: str = "GBP"
+    platform_fee_percent: float = 0.0
+    bonus_rule: str = Field(default="", description="'' or 'per_extra_pair:N' (minor units)")
     exclusion_rules: dict[str, int | float] = Field(
         default_factory=dict,
         description="pre-registered: set through annotate.domain.operations.exclusion_rules "
