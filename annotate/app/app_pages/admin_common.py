@@ -281,6 +281,7 @@ SETTING_WORDS = {
     "enrolment_open": "crowd enrolment",
     "consent_text": "consent page",
     "survey_questions": "survey questions",
+    "instructed_checks": "instructed-response checks",
     "screenout_code": "screen-out code",
     "completion_url": "completion URL",
     "ask_preference": "ask which response fits better",
