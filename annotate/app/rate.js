@@ -1,6 +1,8 @@
 // prb-annotate rating page: keyboard rating, a new pair opened at its top, errors where the eye is,
 // and the pair's quality signals (focus losses, pastes into the rationale: counts only).
 // Injected once per browser tab by annotate/app/keyboard.py; it reads only the page's own elements.
+// Never write a less-than sign right before a letter, a slash or "!" here, not even in a comment:
+// Streamlit's sanitiser (DOMPurify) then drops the whole script.
 (() => {
   if (window.__prbRate) return;
   window.__prbRate = true;
@@ -90,7 +92,7 @@
   // Quality signals of the pair shown (annotate/domain/rating/signals.py): how often the page
   // lost focus (tab hidden or window left; one loss per time away) and how many pastes went into
   // the rationale (never the text). Written into the pair's hidden field as
-  // "<pair>:<losses>:<pastes>", which the form sends with that pair's submit; a new pair (the
+  // "PAIR:LOSSES:PASTES", which the form sends with that pair's submit; a new pair (the
   // token changes, or the pair leaves the page) starts again from zero.
   const signals = { pair: null, losses: 0, pastes: 0, away: false };
   const setInput = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
