@@ -117,7 +117,8 @@ def test_focus_losses_and_pastes_are_stored_with_their_pair(world, new_page):
     with read_session(world.engine) as session:
         rated = session.get(Assignment, first)
         shown = session.get(Assignment, second)
-    assert rated is not None and shown is not None
+    assert rated is not None
+    assert shown is not None
     assert (rated.status, rated.focus_losses, rated.pastes) == ("done", 2, 1)
     assert rated.rationale == PASTED  # the text is the rationale's; the signal only counts
     assert (shown.focus_losses, shown.pastes) == (None, None)

@@ -73,7 +73,9 @@ def test_signals_are_stored_with_their_pair_added_over_submits_and_exported(engi
     assert str(frame["pastes"].dtype) == "Int64"
     by_pair = frame.groupby("pair_id")
     rows = by_pair.get_group(one)
-    assert len(rows) == 8 and set(rows["focus_losses"]) == {3} and set(rows["pastes"]) == {1}
+    assert len(rows) == 8
+    assert set(rows["focus_losses"]) == {3}
+    assert set(rows["pastes"]) == {1}
     assert set(rows["seconds"]) == {12.5}  # the time on the pair: one source, the rating's
     assert by_pair.get_group(two)["focus_losses"].isna().all()
     assert by_pair.get_group(three)["status"].tolist() == ["skipped"]

@@ -5,9 +5,9 @@ This is the one export that holds platform ids; it is for the admin's bulk appro
 platform (on Prolific: the participant ids of the submissions to approve), never published.
 `status` is, in this order of precedence: `withdrawn` (the participant left), `failed checks`
 (two instructed-response checks answered wrong: `annotate.domain.crowd.checks`, no code),
-`screened out` (declined consent or failed the training), `completed` (pairs done, none pending), `in
-progress` (a pair pending) or `not started`; the caller adds `excluded` with the rules'
-reasons. Time taken runs from the first thing the participant did in the study (consent, or
+`screened out` (declined consent or failed the training), `completed` (pairs done, none
+pending), `in progress` (a pair pending) or `not started`; the caller adds `excluded` with the
+rules' reasons. Time taken runs from the first thing the participant did in the study (consent, or
 their first pair) to their last submit.
 """
 
