@@ -105,6 +105,7 @@ def card_files(
         free_text=data.free_text,
         disclosed=sorted(disclosure.free_text),
         erasures=data.erasures,
+        instructed_checks=len(target.instructed_checks),
     )
     return _files(data, disclosure, published_times(report), protocol, mask_emails)
 

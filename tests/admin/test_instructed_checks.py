@@ -206,3 +206,14 @@ def test_the_rating_page_asks_the_check_warns_then_ends_without_a_code(page_engi
     again = open_page(visit.token)  # a reload: still ended, no new pair, no code
     assert "All done, thank you!" in [t.value for t in again.title]
     assert "DONE-1" not in page_texts(again)
+
+
+def test_the_card_s_protocol_states_the_checks_only_when_the_study_has_them():
+    from annotate.domain.exports.publish import Protocol, protocol_lines
+
+    base = {"study": "crowd", "scale_min": 1, "scale_max": 5, "anchors": {}, "margin": 0.5,
+            "overlap": 3, "n_annotators": 4, "n_simulated": 0, "n_rows": 96}  # fmt: skip
+    with_checks = "\n".join(protocol_lines(Protocol(**base, instructed_checks=2), {}))
+    assert "**Instructed-response checks**: 2 item(s)" in with_checks
+    assert "failed checks" in with_checks
+    assert "Instructed" not in "\n".join(protocol_lines(Protocol(**base), {}))

@@ -92,14 +92,20 @@ def due_check(session: Session, annotator_id: int) -> DueCheck | None:
     if person is None or person.external_id is None:
         return None
     mine = select(Assignment.study_id).where(Assignment.annotator_id == annotator_id)
-    for study in session.exec(select(Study).where(col(Study.id).in_(mine))).all():
-        if not study.instructed_checks or has_finished(session, annotator_id, stored_id(study)):
+    studies = session.exec(  # only the columns needed: a Study row carries large JSON
+        select(Study.id, Study.name, Study.instructed_checks).where(col(Study.id).in_(mine))
+    ).all()
+    for study_id, name, listed in studies:  # each query only when the one before leaves a check
+        if not listed:
             continue
-        done = handled(session, annotator_id, stored_id(study))
-        answered = {a.check_index for a in _answered(session, annotator_id, stored_id(study))}
-        for check in checks_of(study.instructed_checks):
-            if check.after <= done and check.index not in answered:
-                return DueCheck(study.name, check)
+        done = handled(session, annotator_id, study_id)
+        reached = [check for check in checks_of(listed) if check.after <= done]
+        if not reached:
+            continue
+        answered = {a.check_index for a in _answered(session, annotator_id, study_id)}
+        left = [check for check in reached if check.index not in answered]
+        if left and not has_finished(session, annotator_id, study_id):
+            return DueCheck(name, left[0])
     return None
 
 
