@@ -95,9 +95,10 @@ def due_check(session: Session, annotator_id: int) -> DueCheck | None:
     studies = session.exec(  # only the columns needed: a Study row carries large JSON
         select(Study.id, Study.name, Study.instructed_checks).where(col(Study.id).in_(mine))
     ).all()
-    for study_id, name, listed in studies:  # each query only when the one before leaves a check
-        if not listed:
+    for found_id, name, listed in studies:  # each query only when the one before leaves a check
+        if not listed or found_id is None:
             continue
+        study_id = int(found_id)
         done = handled(session, annotator_id, study_id)
         reached = [check for check in checks_of(listed) if check.after <= done]
         if not reached:

@@ -11,6 +11,7 @@ how many of the participant's pairs (rated or set aside) it is shown. The partic
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ class InstructedCheck:
     after: int
 
 
-def checks_of(checks: list[dict[str, Any]]) -> list[InstructedCheck]:
+def checks_of(checks: Sequence[Mapping[str, Any]]) -> list[InstructedCheck]:
     """A study's stored checks (already checked by `check_problems`), in the order they are
     shown: by `after`, then by their place in the list."""
     found = [
