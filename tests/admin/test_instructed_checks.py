@@ -26,6 +26,7 @@ from annotate.domain.crowd.checks import (
     due_check,
 )
 from annotate.domain.crowd.participants import participant_rows
+from annotate.domain.exports.export import ratings_dataframe
 from annotate.domain.rating.queue import finished_studies
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import StudyError, get_study, update_study
@@ -33,6 +34,8 @@ from annotate.domain.study.study_settings import read_settings, settings_text
 from annotate.services.checks import answer_check
 from annotate.services.enrolment import enrol, finish_offers, start
 from annotate.services.work import pull_next
+from annotate.vocabulary import PROVENANCE_EXPORT_COLUMNS
+from tests.app.apptest_helpers import sent_elements
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
 SESSION = "6a7b8c9d0e1f2a3b4c5d6e7f"
@@ -157,6 +160,10 @@ def test_the_second_failure_ends_the_work_with_no_code_and_no_further_pair(engin
         assert check_failures(session, study_id) == {me: 2}
         (row,) = participant_rows(session, get_study(session, "crowd"))
     assert (row.status, row.completion_code) == (FAILED_CHECKS, "")
+    frame = ratings_dataframe(engine, "crowd")  # the two pairs rated, 8 rows each
+    assert len(frame) == 16
+    assert frame["checks_failed"].tolist() == [2] * 16
+    assert frame.columns[-len(PROVENANCE_EXPORT_COLUMNS) - 1] == "checks_failed"
     assert "failed checks" in ENDED
     assert "No completion code" in ENDED
 
@@ -188,6 +195,9 @@ def test_the_rating_page_asks_the_check_warns_then_ends_without_a_code(page_engi
     (radio,) = [r for r in at.radio if r.key == "check_answer_0"]
     assert list(radio.options) == OPTIONS
     assert not [t for t in at.text_input if t.key == "pair_token"]  # no pair drawn with it
+    sent = " ".join(sent_elements(at._tree)).lower()  # what the check page sends the browser
+    assert "chosen" not in sent
+    assert "rejected" not in sent
     radio.set_value("Very much")
     next(b for b in at.button if b.label == "Continue").click().run()
     assert not at.exception, [e.value for e in at.exception]
