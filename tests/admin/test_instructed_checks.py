@@ -227,3 +227,24 @@ def test_the_card_s_protocol_states_the_checks_only_when_the_study_has_them():
     assert "**Instructed-response checks**: 2 item(s)" in with_checks
     assert "failed checks" in with_checks
     assert "Instructed" not in "\n".join(protocol_lines(Protocol(**base), {}))
+
+
+def test_the_admin_sets_the_checks_on_the_studies_page_and_confirms_them(page_engine, open_page):
+    _crowd_study(page_engine, finish_minimum=None)
+    with write_session(page_engine) as session:
+        update_study(session, "crowd", instructed_checks=[])
+        _, token = accounts.create_account(session, "boss", role="admin")
+        key = f"study_{get_study(session, 'crowd').id}"
+    at = open_page(token, page="admin_studies.py", pick="crowd")
+    at.text_area(key=f"{key}_checks").input('[{"text": "Pick Somewhat",')
+    next(b for b in at.button if b.label == "Save settings").click().run()
+    assert "Instructed-response checks, line 1, column" in page_texts(at)
+    at.text_area(key=f"{key}_checks").input(json.dumps(CHECKS))
+    next(b for b in at.button if b.label == "Save settings").click().run()
+    (shown,) = at.dataframe  # the confirmation's table: what will change
+    assert list(shown.value["setting"]) == ["instructed-response checks"]
+    assert "The design settings" not in page_texts(at)  # no module text drawn by Streamlit
+    next(b for b in at.button if b.label == "Confirm").click().run()
+    assert "Settings of crowd saved." in page_texts(at)
+    with read_session(page_engine) as session:
+        assert get_study(session, "crowd").instructed_checks == CHECKS

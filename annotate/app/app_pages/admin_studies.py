@@ -312,8 +312,7 @@ def _design_inputs(study: Study, key: str) -> dict[str, Any]:
     }
 
 
-JSON_LISTS = ("survey_questions", "instructed_checks")
-"""The design settings typed as JSON lists."""
+JSON_LISTS = ("survey_questions", "instructed_checks")  # the design settings typed as JSON
 
 
 def _questions(text: str, what: str) -> list[Any] | str:
