@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from annotate.cli import app
 from annotate.cli.common import State
 from annotate.db import read_session, write_session
-from annotate.db.tables import CheckAnswer
+from annotate.db.tables import Annotator, CheckAnswer
 from annotate.domain.crowd.checks import (
     ENDED,
     FAILED_CHECKS,
@@ -248,3 +248,21 @@ def test_the_admin_sets_the_checks_on_the_studies_page_and_confirms_them(page_en
     assert "Settings of crowd saved." in page_texts(at)
     with read_session(page_engine) as session:
         assert get_study(session, "crowd").instructed_checks == CHECKS
+
+
+def test_an_erased_participant_s_check_answers_go_with_them(engine):
+    from annotate.domain.study.permissions import SYSTEM
+    from annotate.services.erasure import erase_person
+
+    study_id = _crowd_study(engine)
+    visit = _participant(engine)
+    me = visit.annotator_id
+    rate(engine, me, pull_next(engine, me, study_id))
+    _answer(engine, visit, 0, "Not at all")
+    with read_session(engine) as session:
+        name = session.get(Annotator, me).name
+    done = erase_person(engine, SYSTEM, name, "crowd")
+    assert done.account_removed
+    with read_session(engine) as session:
+        assert session.exec(select(CheckAnswer)).all() == []
+        assert check_failures(session, study_id) == {}
