@@ -252,6 +252,8 @@ PROVENANCE_EXPORT_COLUMNS: tuple[str, ...] = (
     "skip_reason",
     "queue_position",
     "shown_at",
+    "focus_losses",
+    "pastes",
     "pair_excluded",
     "exclusion_reason",
 )

@@ -1,5 +1,8 @@
-// prb-annotate rating page: keyboard rating, a new pair opened at its top, errors where the eye is.
+// prb-annotate rating page: keyboard rating, a new pair opened at its top, errors where the eye is,
+// and the pair's quality signals (focus losses, pastes into the rationale: counts only).
 // Injected once per browser tab by annotate/app/keyboard.py; it reads only the page's own elements.
+// Never write a less-than sign right before a letter, a slash or "!" here, not even in a comment:
+// Streamlit's sanitiser (DOMPurify) then drops the whole script.
 (() => {
   if (window.__prbRate) return;
   window.__prbRate = true;
@@ -86,6 +89,53 @@
     true,
   );
 
+  // Quality signals of the pair shown (annotate/domain/rating/signals.py): how often the page
+  // lost focus (tab hidden or window left; one loss per time away) and how many pastes went into
+  // the rationale (never the text). Written into the pair's hidden field as
+  // "PAIR:LOSSES:PASTES", which the form sends with that pair's submit; a new pair (the
+  // token changes, or the pair leaves the page) starts again from zero.
+  const signals = { pair: null, losses: 0, pastes: 0, away: false };
+  const setInput = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+  function writeSignals() {
+    const box = document.querySelector(".st-key-pair_signals input");
+    if (!box || signals.pair === null) return;
+    const text = `${signals.pair}:${signals.losses}:${signals.pastes}`;
+    if (box.value === text) return;
+    setInput.call(box, text); // as typed: React sees an input event
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  function trackPair(token) {
+    const pair = token && token.value ? token.value : null;
+    if (pair !== signals.pair) {
+      signals.pair = pair;
+      signals.losses = 0;
+      signals.pastes = 0;
+    }
+    writeSignals();
+  }
+  function leave() {
+    if (signals.away || signals.pair === null) return;
+    signals.away = true;
+    signals.losses += 1;
+    writeSignals();
+  }
+  const back = () => { signals.away = false; };
+  window.addEventListener("blur", leave);
+  window.addEventListener("focus", back);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") leave();
+    else if (document.hasFocus()) back();
+  });
+  document.addEventListener(
+    "paste",
+    (event) => {
+      if (!event.target.closest || !event.target.closest(".st-key-rationale")) return;
+      signals.pastes += 1;
+      writeSignals();
+    },
+    true,
+  );
+
   // Watch the page: a new pair (the hidden token changed) opens at its top with the focus on its
   // first score; a new missing-score error is scrolled into view and the empty groups marked.
   let shownPair = null;
@@ -129,6 +179,7 @@
       }
     }
     const token = document.querySelector(".st-key-pair_token input");
+    trackPair(token);
     if (token && token.value && token.value !== shownPair && groups().length) {
       shownPair = token.value;
       settleUntil = Date.now() + 1500;

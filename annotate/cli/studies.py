@@ -27,6 +27,7 @@ from annotate.db.tables import Study
 from annotate.domain.crowd.enrolment import enrolment_link
 from annotate.domain.crowd.payment_rules import major_units
 from annotate.domain.operations.monitor import closed_words
+from annotate.domain.study.instructed_checks import checks_words
 from annotate.domain.study.plan import PLAN_SETTINGS, sequential_words
 from annotate.domain.study.study_settings import read_settings
 from annotate.services import studies
@@ -141,6 +142,15 @@ SurveyFile = Annotated[
         " ('[]' removes the survey).",
     ),
 ]
+ChecksFile = Annotated[
+    Path | None,
+    Opt(
+        "--checks-file",
+        help="Crowd: instructed-response checks, a JSON list of {text, options, expected, "
+        "after} (shown after that many pairs; two failed end the participant's work, no code; "
+        "'[]' removes them).",
+    ),
+]
 Screenout = Annotated[
     str | None, Opt("--screenout-code", help="Crowd: code for people screened out.")
 ]
@@ -229,6 +239,7 @@ def _design(
     rationale: str | None,
     aspect_checklist: bool | None = None,
     adjudication_threshold: float | None = None,
+    checks_file: Path | None = None,
 ) -> dict[str, Any]:
     """The study design options given on the command line (issue 14)."""
     settings: dict[str, Any] = {
@@ -243,11 +254,9 @@ def _design(
         settings["consent_text"] = _read(consent_file)
     if no_consent:
         settings["consent_text"] = ""
-    if survey_file is not None:
-        try:
-            settings["survey_questions"] = json.loads(_read(survey_file))
-        except json.JSONDecodeError as error:
-            raise fail(f"{survey_file}, line {error.lineno}: not JSON ({error.msg})") from None
+    for key, path in (("survey_questions", survey_file), ("instructed_checks", checks_file)):
+        if path is not None:
+            settings[key] = _json_list(path)
     return {k: v for k, v in settings.items() if v is not None}
 
 
@@ -278,6 +287,13 @@ _PLATFORM = _platform.__code__.co_varnames[: _platform.__code__.co_argcount]
 
 DESIGN_SETTINGS = frozenset({"overlap", "count_simulated", *PLAN_SETTINGS, "exclusion_rules"})
 """Settings whose change alters a study's design after the fact: confirmed first (--yes)."""
+
+
+def _json_list(path: Path) -> Any:
+    try:
+        return json.loads(_read(path))
+    except json.JSONDecodeError as error:
+        raise fail(f"{path}, line {error.lineno}: not JSON ({error.msg})") from None
 
 
 def _value(value: object) -> str:
@@ -469,6 +485,7 @@ def _study_options(
     currency: Currency = None,
     platform_fee: PlatformFee = None,
     bonus_rule: BonusRule = None,
+    checks_file: ChecksFile = None,
     settings_file: SettingsFile = None,
 ) -> dict[str, Any]:
     """The settings a study command was given: its options, over those of its --settings file.
@@ -582,6 +599,7 @@ def _show(study: Study) -> None:
         ("enrolment closed by the plan", closed_words(study) or "-"),
         ("consent page", _shortened(study.consent_text) or "-"),
         ("survey questions", ", ".join(q["id"] for q in study.survey_questions) or "-"),
+        ("instructed checks", checks_words(study.instructed_checks)),
         ("screen-out code", study.screenout_code or "-"),
         ("completion URL", study.completion_url or "-"),
         ("preference", f"asked, rationale {study.rationale}" if study.ask_preference else "-"),

@@ -111,6 +111,10 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ),
     ("0018_logout", (("annotator", "session_epoch"),)),
     ("0019_forced_after_data", (("study", "sequential"),)),
+    (
+        "0021_signals",
+        (("assignment", "focus_losses"), ("study", "instructed_checks"), ("checkanswer", "id")),
+    ),
     ("0022_platform", (("study", "platform"), ("platformaction", "id"))),
     ("0023_monitor", (("study", "close_at_stop"),)),
 )

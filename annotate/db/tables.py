@@ -221,6 +221,11 @@ class Study(SQLModel, table=True):
         description="crowd: the bonus rule (annotate.domain.crowd.payment_rules): '' none, "
         "'per_extra_pair:N' N minor units per rated pair beyond the finish minimum",
     )
+    instructed_checks: list[dict[str, Any]] = _json(
+        default_factory=list,
+        description="crowd: instructed-response checks in the rating flow: {text, options, "
+        "expected, after} (annotate.domain.study.instructed_checks)",
+    )
     comparison: dict[str, Any] = _json(
         default_factory=dict,
         description="a comparison study of two downstream conditions (annotate.domain."
@@ -324,6 +329,16 @@ class Assignment(SQLModel, table=True):
         default=Purpose.RATING,
         description="'rating' (one of the pair's k) or 'adjudication' (of a disputed pair)",
     )
+    focus_losses: int | None = Field(
+        default=None,
+        description="times the page lost focus (tab hidden, window left) while the pair was "
+        "shown, counted in the browser, summed over the submits of the pair (None: not sent)",
+    )
+    pastes: int | None = Field(
+        default=None,
+        description="paste events into the rationale while the pair was shown, summed over "
+        "its submits (the count only, never the text; None: not sent)",
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -371,6 +386,24 @@ class Training(SQLModel, table=True):
     )
     ended_at: datetime | None = Field(default=None, description="when it was passed or failed")
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class CheckAnswer(SQLModel, table=True):
+    """A participant's answer to one of the study's instructed-response checks (an item that
+    tells them which option to pick): one per annotator, study and check, with whether it was
+    the option asked for (annotate.domain.crowd.checks)."""
+
+    __table_args__ = (
+        UniqueConstraint("study_id", "annotator_id", "check_index", name="uq_checkanswer_check"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    annotator_id: int = Field(foreign_key="annotator.id")
+    check_index: int = Field(description="the check's place in `study.instructed_checks`, from 0")
+    answer: str
+    passed: bool
+    at: datetime = Field(default_factory=utcnow)
 
 
 class Rating(SQLModel, table=True):

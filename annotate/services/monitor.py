@@ -41,6 +41,7 @@ from sqlmodel import Session, col, select
 from analysis.inference.sequential import read_look
 from annotate.db import read_session
 from annotate.db.tables import Annotator, stored_id, utcnow
+from annotate.domain.crowd.checks import check_failures
 from annotate.domain.operations import monitor as figures
 from annotate.domain.rating.quality import annotator_quality
 from annotate.domain.study.permissions import SYSTEM, Actor, require_admin
@@ -57,15 +58,6 @@ NO_PLAN = (
     "before the planned size without such a plan inflates the error); the Results page gives "
     "the interim report, labelled INTERIM"
 )
-
-
-# INTEGRATE: signals.check_failures -- replace this stand-in with the signals helper's function
-def check_failures(session: Session, study_id: int) -> dict[int, int]:
-    """Each annotator's failed instructed-response checks (annotator id -> failures).
-    INTEGRATE: signals.check_failures -- another helper's `check_failures(session, study_id)`
-    replaces this stand-in at merge."""
-    del session, study_id
-    return {}
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,7 @@ def card_files(
         disclosed=sorted(disclosure.free_text),
         erasures=data.erasures,
         pay=pay_words(payment_rules(target), target.platform),
+        instructed_checks=len(target.instructed_checks),
     )
     return _files(data, disclosure, published_times(report), protocol, mask_emails)
 

@@ -15,6 +15,7 @@ from annotate.domain.crowd import training
 from annotate.domain.rating import ratings
 from annotate.domain.rating.aspects import AspectMarks
 from annotate.domain.rating.ratings import Scores, Submission, SubmitResult
+from annotate.domain.rating.signals import Signals
 from annotate.domain.study import accounts
 
 
@@ -31,17 +32,19 @@ def submit_rating(
     side_preference: int | None = None,
     rationale: str | None = None,
     aspect_marks: AspectMarks | None = None,
+    signals: Signals | None = None,
 ) -> SubmitResult:
     """Save the 8 scores of one pair. Resubmitting the same scores changes nothing.
 
     `side_preference` and `rationale`: the direct preference by side, for a study that asks
     for it; `aspect_marks`: each rubric aspect's coverage by side, for a study with the aspect
-    checklist (all saved in the same transaction as the scores, or none). With `token` (the
+    checklist; `signals`: the focus losses and pastes the browser counted on this showing of
+    the pair (all saved in the same transaction as the scores, or none). With `token` (the
     page's login token), the save is refused (`LoginNoLongerValid`, nothing written) unless,
     inside the same transaction, it is still this active account's token.
     """
     sent = Submission(
-        scores, seconds, comment, flag_reason, side_preference, rationale, aspect_marks
+        scores, seconds, comment, flag_reason, side_preference, rationale, aspect_marks, signals
     )
     try:
         return _submit_once(engine, annotator_id, assignment_id, sent, token)

@@ -108,7 +108,7 @@ def filled_in(page: Any) -> dict[str, Any]:
                 shown[el.closest("[class*='st-key-']").className] = el.value;
             const boxes = `${form}textarea, ${form}input[type=text]`;
             for (const el of document.querySelectorAll(boxes))
-                if (el.value && !el.closest(".st-key-pair_token"))
+                if (el.value && !el.closest(".st-key-pair_token, .st-key-pair_signals"))
                     shown[el.getAttribute("aria-label")] = el.value;
             return shown;
         }"""

@@ -30,7 +30,15 @@ from annotate.services.demo import DEMO_STUDY, set_up_demo
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.vocabulary import EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS, FlagAction
 
-READ_OPTIONS = {"dtype": {"pair_id": "str", "score": "Int64", "revision": "Int64"}}
+READ_OPTIONS = {
+    "dtype": {
+        "pair_id": "str",
+        "score": "Int64",
+        "revision": "Int64",
+        "focus_losses": "Int64",
+        "pastes": "Int64",
+    }
+}
 """What the manual (docs/reference/export.md) tells pandas users to pass to `read_csv`."""
 
 DOCUMENTED = {  # the manual's table: column -> pandas (3) dtype after read_csv(**READ_OPTIONS)
@@ -56,6 +64,8 @@ DOCUMENTED = {  # the manual's table: column -> pandas (3) dtype after read_csv(
     "skip_reason": "str",
     "queue_position": "int64",
     "shown_at": "str",
+    "focus_losses": "Int64",
+    "pastes": "Int64",
     "pair_excluded": "bool",
     "exclusion_reason": "str",
 }

@@ -283,6 +283,7 @@ SETTING_WORDS = {
     "close_at_stop": "close enrolment when the plan says stop",
     "consent_text": "consent page",
     "survey_questions": "survey questions",
+    "instructed_checks": "instructed-response checks",
     "screenout_code": "screen-out code",
     "completion_url": "completion URL",
     "ask_preference": "ask which response fits better",

@@ -36,6 +36,12 @@ SURVEY_HELP = (
     'A JSON list, e.g. [{"id": "age", "text": "Your age band", "kind": "choice", '
     '"options": ["18-29", "30-49", "50+"]}, {"id": "field", "text": "Your field", "kind": "text"}]'
 )
+CHECKS_HELP = (
+    'A JSON list, e.g. [{"text": "For this item, select Somewhat.", "options": ["Not at all", '
+    '"Somewhat", "Very much"], "expected": "Somewhat", "after": 2}]: shown to crowd participants '
+    "after that many pairs; a first wrong answer is warned, a second ends their work with the "
+    'status "failed checks" and no completion code.'
+)
 
 
 def draw() -> None:
@@ -84,8 +90,10 @@ def _draw_settings(study: Study) -> None:
         changes |= _design_inputs(study, key)
         changes |= _platform_inputs(study, key)
         saved = st.form_submit_button("Save settings", type="primary")
-    if saved and isinstance(changes["survey_questions"], str):
-        st.error(changes["survey_questions"])  # the survey's JSON, located
+    unread = [v for k in JSON_LISTS if isinstance(v := changes[k], str)]
+    if saved and unread:
+        for problem in unread:
+            st.error(problem)  # the list's JSON, located
     elif saved:
         ask_settings_change(
             "settings",
@@ -298,10 +306,18 @@ def _design_inputs(study: Study, key: str) -> dict[str, Any]:
         value=study.aspect_checklist,
         key=f"{key}_aspect_checklist",
     )
+    checks = st.text_area(
+        "Instructed-response checks between pairs (JSON; empty: none)",
+        value=json.dumps(study.instructed_checks, indent=1) if study.instructed_checks else "",
+        height=100,
+        key=f"{key}_checks",
+        help=CHECKS_HELP,
+    )
     return {
         "aspect_checklist": checklist,
         "consent_text": consent,
-        "survey_questions": _questions(survey),
+        "survey_questions": _questions(survey, "Survey questions"),
+        "instructed_checks": _questions(checks, "Instructed-response checks"),
         "screenout_code": screenout,
         "completion_url": url,
         "ask_preference": ask,
@@ -364,14 +380,17 @@ def _platform_inputs(study: Study, key: str) -> dict[str, Any]:
     }
 
 
-def _questions(text: str) -> list[Any] | str:
-    """The survey questions typed as JSON, or the located reason they cannot be read."""
+JSON_LISTS = ("survey_questions", "instructed_checks")  # the design settings typed as JSON
+
+
+def _questions(text: str, what: str) -> list[Any] | str:
+    """A list typed as JSON (`what`: its name), or the located reason it cannot be read."""
     if not text.strip():
         return []
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as error:
-        return f"Survey questions, line {error.lineno}, column {error.colno}: {error.msg}"
+        return f"{what}, line {error.lineno}, column {error.colno}: {error.msg}"
     return parsed if isinstance(parsed, list) else [parsed]
 
 

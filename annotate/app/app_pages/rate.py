@@ -11,7 +11,14 @@ script, the style and the tests find a question by it. A new pair's fields get i
 
 Speed: the pair and its form are one fragment (a submit redraws only them). A hidden widget in
 the form holds the pair the browser shows (`PAIR_TOKEN`): a submit sent by a page still showing
-an earlier pair (a double click) is recognised and ignored, never saved to the new pair.
+an earlier pair (a double click) is recognised and ignored, never saved to the new pair. Another
+hidden field of the pair (`SIGNALS`) carries what the page script counted while the pair was
+shown (focus losses, pastes into the rationale: `annotate.domain.rating.signals`); it is sent
+with the submit, so it costs no run of its own.
+
+Between two pairs a crowd participant may be asked an instructed-response check
+(`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work
+with "failed checks" and no completion code (the done page's `_draw_way_out`).
 
 Why one module of ~560 lines: the pair, its form, the callbacks that save or skip it and the
 navigation share one set of widget keys and session-state entries; kept together, a newcomer sees
@@ -40,6 +47,9 @@ from annotate.app.score_widgets import (
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
+from annotate.db.tables import Study, stored_id
+from annotate.domain.crowd.checks import ENDED as CHECKS_ENDED
+from annotate.domain.crowd.checks import WARNING, DueCheck, due_check, failed_checks
 from annotate.domain.crowd.consent import completion_link
 from annotate.domain.rating import preference
 from annotate.domain.rating.queue import (
@@ -54,8 +64,10 @@ from annotate.domain.rating.queue import (
     step,
 )
 from annotate.domain.rating.ratings import RatingError, missing_scores
+from annotate.domain.rating.signals import read_signals
 from annotate.domain.study.accounts import LoginNoLongerValid
 from annotate.errors import PrbError, Unavailable
+from annotate.services.checks import answer_check
 from annotate.services.enrolment import finish_offers, finish_study
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
@@ -69,6 +81,8 @@ SUBMIT_ERROR = "submit_error"
 SKIP_ERROR = "skip_error"
 ERRORS_SHOWN = "errors_shown"  # a new number for every error: the page script scrolls to it
 SCALE_SHOWN = "scale_shown"  # the scale of the pair shown, for the list of keys
+CHECK_ERROR = "check_error"  # an instructed-response check's answer refused
+CHECK_WARNING = "check_warning"  # said above the next pair after a first failed check
 
 # Keys the same for every pair: the hidden pair token and the navigation.
 PAIR_TOKEN = "pair_token"
@@ -78,6 +92,7 @@ COMMENT = "comment"
 FLAG = "flag"
 SKIP_REASON = "skip_reason"
 SKIP_POPOVER = "skip_popover"
+SIGNALS = "pair_signals"  # hidden: '<pair>:<focus losses>:<pastes>', filled by the page script
 PREFERENCE = "preference"  # by side only: -2 A much better .. +2 B much better
 RATIONALE = "rationale"
 TASK = (
@@ -142,6 +157,10 @@ def _load(account_id: int) -> tuple[list[QueueEntry], PairView] | None:
         st.rerun()  # the whole app: the entry script finds no account
     with read_session(engine()) as session:
         entries = queue(session, account_id)
+        due = due_check(session, account_id)
+    if due is not None:
+        _draw_check(account_id, due)
+        return None
     if next_open(entries) is None and pull_for_annotator(engine(), account_id) is not None:
         with read_session(engine()) as session:
             entries = queue(session, account_id)  # an open pool gave the next pair
@@ -201,6 +220,7 @@ def _reset_widgets(view: PairView) -> None:
     state[field_key(COMMENT, key)] = view.comment
     state[field_key(FLAG, key)] = view.flag_reason
     state[field_key(SKIP_REASON, key)] = ""
+    state[field_key(SIGNALS, key)] = ""
     if view.scale is not None and view.scale.ask_preference:
         state[field_key(PREFERENCE, key)] = view.side_preference
         state[field_key(RATIONALE, key)] = view.rationale
@@ -213,6 +233,9 @@ def _draw_notice() -> None:
     notice = st.session_state.pop(NOTICE, None)
     if notice:
         st.success(notice, icon=":material/check_circle:")
+    warning = st.session_state.pop(CHECK_WARNING, None)
+    if warning:
+        st.warning(warning, icon=":material/warning:")
 
 
 def _draw_progress(view: PairView) -> None:
@@ -353,6 +376,9 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         )
         _draw_error(SUBMIT_ERROR, view)
         st.text_input("pair", key=PAIR_TOKEN, label_visibility="collapsed")  # hidden by CSS
+        st.container(key=SIGNALS).text_input(  # hidden by CSS; rate.js fills it
+            "signals", key=field_key(SIGNALS, view.assignment_id), label_visibility="collapsed"
+        )
 
 
 def _draw_error(name: str, view: PairView) -> None:
@@ -412,6 +438,7 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             side_preference=side_preference,
             rationale=rationale,
             aspect_marks=aspect_checklist.marks(view),
+            signals=read_signals(value(SIGNALS), view.assignment_id),
         ),
     )
     if result is None:
@@ -569,18 +596,86 @@ def _draw_finish(account_id: int) -> None:
                 st.rerun()
 
 
+def _draw_check(account_id: int, due: DueCheck) -> None:
+    """An instructed-response check between two pairs: one question, its options, Continue."""
+    key = f"check_answer_{due.check.index}"
+    with st.form("instructed_check", border=True, enter_to_submit=False):
+        st.markdown("**Before the next pair, one question.**")
+        st.radio(
+            inert_markdown(due.check.text),
+            due.check.options,
+            index=None,
+            format_func=inert_markdown,
+            key=key,
+        )
+        st.form_submit_button(
+            "Continue",
+            type="primary",
+            key="check_submit",
+            on_click=_answer_check,
+            args=(account_id, due, key),
+        )
+    failed = st.session_state.pop(CHECK_ERROR, None)
+    st.session_state.pop(REFUSED, None)  # said here, not again on the login page
+    if failed:
+        st.error(failed)
+
+
+def _answer_check(account_id: int, due: DueCheck, key: str) -> None:
+    """Check form callback: store and act on the answer; a first failure leaves the warning
+    for the next pair, a second ends the work (the done page says so)."""
+    state = st.session_state
+    answer = state.get(key)
+    if answer is None:
+        state[CHECK_ERROR] = "Please pick one of the options."
+        return
+    try:
+        result = answer_check(
+            engine(),
+            account_id,
+            study=due.study,
+            index=due.check.index,
+            answer=str(answer),
+            token=login_token() or "",
+        )
+    except LoginNoLongerValid as error:
+        state[CHECK_ERROR] = state[REFUSED] = str(error)
+        return
+    except Unavailable:
+        state[CHECK_ERROR] = OFFLINE
+        return
+    except PrbError as error:
+        state[CHECK_ERROR] = str(error)
+        return
+    if result.ended:
+        state.pop(CURRENT, None)
+    elif not result.passed:
+        state[CHECK_WARNING] = WARNING
+
+
+def _draw_way_out(study: Study, *, failed: bool) -> None:
+    """The done page's way out of one study: the completion code and the platform's link, or,
+    for a participant whose work ended after failed checks, that status and no code."""
+    # INTEGRATE: outcomes.settle (crowd-core) stores each participant's status and code; draw
+    # this from the stored outcome instead of `failed_checks`.
+    if failed:
+        st.warning(CHECKS_ENDED, icon=":material/block:")
+    elif study.completion_code:
+        link = completion_link(study, study.completion_code)
+        draw_exit(study.completion_code, link)  # they may review first: no redirect
+
+
 def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
     with read_session(engine()) as session:  # read before anything is drawn
         finished = finished_studies(session, account_id)
+        failed = {s.id for s in finished if failed_checks(session, account_id, stored_id(s))}
     st.title("All done, thank you!")
     done = sum(e.status == "done" for e in entries)
     skipped = sum(e.status == "skipped" for e in entries)
     pairs = "pair" if done == 1 else "pairs"
     st.markdown(f"You rated **{done}** {pairs}" + (f" and skipped {skipped}." if skipped else "."))
     for study in finished:
-        if study.completion_code:
-            link = completion_link(study, study.completion_code)
-            draw_exit(study.completion_code, link)  # they may review first: no redirect
+        _draw_way_out(study, failed=study.id in failed)
     st.caption("You can look through your ratings and change any of them before you leave.")
     st.button(
         "Review my ratings",

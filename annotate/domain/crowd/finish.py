@@ -84,9 +84,16 @@ def finish(session: Session, annotator: Annotator, study: Study) -> int:
             f"Finish is not open to you in this study yet: please rate at least "
             f"{minimum(study) or 'the asked number of'} pairs first."
         )
+    return close(session, stored_id(annotator), study)
+
+
+def close(session: Session, annotator_id: int, study: Study) -> int:
+    """End the annotator's work in the study, whatever they have rated: their pending ordinary
+    pairs go back to the pool and the pool gives them nothing more (Finish, and the end after
+    failed checks, `annotate.domain.crowd.checks`). Returns how many pairs were released."""
     open_items = session.exec(
         select(Assignment).where(
-            Assignment.annotator_id == stored_id(annotator),
+            Assignment.annotator_id == annotator_id,
             Assignment.study_id == stored_id(study),
             Assignment.purpose == Purpose.RATING,
             Assignment.status == AssignmentStatus.PENDING,
@@ -96,10 +103,10 @@ def finish(session: Session, annotator: Annotator, study: Study) -> int:
     for item in open_items:
         item.status = AssignmentStatus.RELEASED
         session.add(item)
-    found = participation(session, stored_id(annotator), stored_id(study))
+    found = participation(session, annotator_id, stored_id(study))
     if found is None:  # a study without a consent page or survey
         found = Participation(
-            annotator_id=stored_id(annotator), study_id=stored_id(study), consent=ACCEPTED
+            annotator_id=annotator_id, study_id=stored_id(study), consent=ACCEPTED
         )
     found.finished_at = utcnow()
     session.add(found)

@@ -3,10 +3,11 @@ their platform id, what became of them, the code they were given and the time th
 
 This is the one export that holds platform ids; it is for the admin's bulk approval on the
 platform (on Prolific: the participant ids of the submissions to approve), never published.
-`status` is, in this order of precedence: `withdrawn` (the participant left), `screened out`
-(declined consent or failed the training), `completed` (pairs done, none pending), `in
-progress` (a pair pending) or `not started`; the caller adds `excluded` with the rules'
-reasons. Time taken runs from the first thing the participant did in the study (consent, or
+`status` is, in this order of precedence: `withdrawn` (the participant left), `failed checks`
+(two instructed-response checks answered wrong: `annotate.domain.crowd.checks`, no code),
+`screened out` (declined consent or failed the training), `completed` (pairs done, none
+pending), `in progress` (a pair pending) or `not started`; the caller adds `excluded` with the
+rules' reasons. Time taken runs from the first thing the participant did in the study (consent, or
 their first pair) to their last submit.
 """
 
@@ -20,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Participation, Study, Training, stored_id
 from annotate.domain.assignment import as_utc
+from annotate.domain.crowd.checks import FAILED_CHECKS, FAILURES_TO_END, check_failures
 from annotate.domain.crowd.consent import DECLINED
 from annotate.domain.study.training_rules import FAILED
 from annotate.vocabulary import AssignmentStatus
@@ -71,9 +73,17 @@ def platform_id(external: str) -> str:
     return external.partition(":")[2] or external
 
 
-def _status(record: Participation | None, trained: Training | None, done: int, pending: int) -> str:
+def _status(
+    record: Participation | None,
+    trained: Training | None,
+    done: int,
+    pending: int,
+    failed_checks: bool = False,
+) -> str:
     if record is not None and record.withdrawn_at is not None:
         return WITHDRAWN
+    if failed_checks:  # INTEGRATE: outcomes (crowd-core) store this status; read it there
+        return FAILED_CHECKS
     if (record is not None and record.consent == DECLINED) or (
         trained is not None and trained.status == FAILED
     ):
@@ -103,6 +113,7 @@ def participant_rows(session: Session, study: Study) -> list[ParticipantRow]:
         t.annotator_id: t
         for t in session.exec(select(Training).where(col(Training.study_id) == study_id))
     }
+    failures = check_failures(session, study_id)
     ids = {a.annotator_id for a in work} | set(records) | set(trainings)
     people = session.exec(
         select(Annotator).where(col(Annotator.id).in_(ids), col(Annotator.external_id).is_not(None))
@@ -113,7 +124,8 @@ def participant_rows(session: Session, study: Study) -> list[ParticipantRow]:
         done = [a for a in mine if a.status == AssignmentStatus.DONE]
         pending = sum(1 for a in mine if a.status == AssignmentStatus.PENDING)
         record, trained = records.get(stored_id(person)), trainings.get(stored_id(person))
-        status = _status(record, trained, len(done), pending)
+        failed = failures.get(stored_id(person), 0) >= FAILURES_TO_END
+        status = _status(record, trained, len(done), pending, failed)
         starts = [as_utc(a.created_at) for a in mine]
         starts += [as_utc(r.consent_at) for r in (record,) if r is not None]
         ends = [as_utc(a.completed_at) for a in done if a.completed_at is not None]

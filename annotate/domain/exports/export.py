@@ -2,8 +2,9 @@
 
 A study's design options add columns after the fixed ones (`annotate.vocabulary`): the direct
 preference (mapped to the responses here, on the server) when a study asks for it, and each
-survey question's answer as an annotator attribute (`survey_<id>`), and in a comparison study
-the downstream condition of each response (`condition`). The provenance columns come last, in
+survey question's answer as an annotator attribute (`survey_<id>`), with instructed-response
+checks the annotator's failed checks (`checks_failed`), and in a comparison study the downstream
+condition of each response (`condition`). The provenance columns come last, in
 every export (`annotate.domain.exports.provenance`: revisions, comment, flag, skip, queue
 position, display time, exclusion, adjudication), with one row per skipped assignment.
 """
@@ -20,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from annotate.db.queries import export_rows, side_shown
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
+from annotate.domain.crowd.checks import check_failures
 from annotate.domain.crowd.consent import survey_answers
 from annotate.domain.exports.provenance import HIDDEN_COLUMNS, add_provenance
 from annotate.domain.exports.spreadsheet import CSV_LINE_END, inert_frame
@@ -41,6 +43,8 @@ _DESIGN_COLUMNS = (
 )
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
+CHECKS_COLUMN = "checks_failed"
+"""With instructed-response checks: the annotator's failed checks in the study."""
 CONDITION_COLUMN = "condition"
 """A comparison study's export: the downstream condition each response stands for."""
 
@@ -92,12 +96,19 @@ def ratings_dataframe(
         answers = {
             s.id: survey_answers(session, stored_id(s)) for s in exported if s.survey_questions
         }
+        failures = {
+            stored_id(s): check_failures(session, stored_id(s))
+            for s in exported
+            if s.instructed_checks
+        }
     surveyed = [s for s in exported if s.survey_questions]
     _add_preference(frame, [s for s in exported if s.ask_preference])
     _add_survey_columns(frame, surveyed)
+    _add_checks_column(frame, [s for s in exported if s.instructed_checks])
     _add_condition(frame, [s for s in exported if s.comparison])
     frame = add_provenance(engine, frame, study)
     _fill_survey(frame, surveyed, answers)  # after the skip rows are added: theirs too
+    _fill_checks(frame, failures)
     return frame.drop(columns=list(_DESIGN_COLUMNS))
 
 
@@ -159,6 +170,23 @@ def _fill_survey(
             column = SURVEY_COLUMN_PREFIX + question["id"]
             values = {a: g[question["id"]] for a, g in given.items() if question["id"] in g}
             frame.loc[here, column] = frame.loc[here, "_annotator_id"].map(values)
+
+
+def _add_checks_column(frame: pd.DataFrame, checked: list[Study]) -> None:
+    """`checks_failed`, in the design options' place (before provenance): a study with
+    instructed-response checks only."""
+    if checked:
+        frame[CHECKS_COLUMN] = pd.Series(pd.NA, index=frame.index, dtype="Int64")
+
+
+def _fill_checks(frame: pd.DataFrame, failures: dict[int, dict[int, int]]) -> None:
+    """Each annotator's failed instructed-response checks in the study, on every row of theirs
+    (0: every check answered was passed; empty: none answered)."""
+    for study_id, counts in failures.items():
+        here = frame["_study_id"] == study_id
+        frame.loc[here, CHECKS_COLUMN] = (
+            frame.loc[here, "_annotator_id"].map(counts).astype("Int64")
+        )
 
 
 def _add_condition(frame: pd.DataFrame, comparing: list[Study]) -> None:

@@ -3,8 +3,10 @@
 `add_provenance` appends `vocabulary.PROVENANCE_EXPORT_COLUMNS` to the ratings export, after
 the fixed and design columns: the assignment's purpose and status, the score's revision and its
 earlier values (JSON), the annotator's comment and flag, what an admin did with the flag, the
-skip reason, the pair's place in the annotator's queue, when the pair was shown, and whether the
-pair is excluded from the analysis (with the reason). A skipped assignment has no scores, so it
+skip reason, the pair's place in the annotator's queue, when the pair was shown, the quality
+signals the browser counted while it was shown (focus losses, pastes into the rationale:
+`annotate.domain.rating.signals`; the time on the pair is `seconds`), and whether the pair is
+excluded from the analysis (with the reason). A skipped assignment has no scores, so it
 is one row of its own: `status` 'skipped', the skip reason, and empty response, side, dimension,
 score, seconds and created_at. The analysis leaves skip rows and adjudications out of its
 ordinary figures (`analysis.core.ratings.ordinary_rows`).
@@ -55,6 +57,10 @@ COLUMN_NOTES: dict[str, str] = {
     "skip_reason": "why the annotator skipped the pair (skip rows)",
     "queue_position": "the pair's place in the annotator's shuffled queue, from 0",
     "shown_at": "when the pair was shown for the submit that gave the score (UTC)",
+    "focus_losses": "times the page lost focus (tab hidden, window left) while the pair was "
+    "shown, summed over its saved submits; empty: not counted",
+    "pastes": "pastes into the rationale while the pair was shown (the count, never the text), "
+    "summed over its saved submits; empty: not counted",
     "pair_excluded": "true when an admin left the pair out of the analysis",
     "exclusion_reason": "the admin's reason for leaving the pair out",
 }
@@ -68,6 +74,8 @@ _ASSIGNMENT_FIELDS = (
     "flag_reason",
     "skip_reason",
     "queue_position",
+    "focus_losses",
+    "pastes",
 )
 
 
@@ -89,6 +97,8 @@ def _assignments(engine: Engine, study: str | None) -> pd.DataFrame:
         col(Assignment.flag_reason),
         col(Assignment.skip_reason),
         col(Assignment.position).label("queue_position"),
+        col(Assignment.focus_losses),
+        col(Assignment.pastes),
         col(Assignment.created_at).label("_assigned_at"),
         col(FlagResolution.action).label("flag_resolution"),
         col(FlagResolution.note).label("flag_note"),
@@ -193,5 +203,7 @@ def add_provenance(engine: Engine, frame: pd.DataFrame, study: str | None) -> pd
     )
     frame["flagged"] = frame["flagged"].astype(bool)
     frame["queue_position"] = frame["queue_position"].astype("int64")
+    for count in ("focus_losses", "pastes"):
+        frame[count] = frame[count].astype("Int64")
     rest = [c for c in frame.columns if c not in PROVENANCE_EXPORT_COLUMNS + HIDDEN_COLUMNS]
     return frame[[*rest, *PROVENANCE_EXPORT_COLUMNS]]

@@ -80,6 +80,7 @@ class Protocol:
     disclosed: Sequence[str] = ()  # the free-text fields the admin chose to publish
     erasures: Sequence[Mapping[str, object]] = ()  # participants' data erased, oldest first
     pay: str = ""  # crowd studies: the pay in words (payment_rules.pay_words); '' not said
+    instructed_checks: int = 0  # the study's instructed-response checks (crowd participants)
 
 
 def size_category(n_rows: int) -> str:
@@ -164,7 +165,8 @@ def _margin_text(p: Protocol, report: Mapping[str, Any]) -> str:
     return text + (f"; in scale points: {per_dim}" if per_dim else "")
 
 
-def _protocol_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
+def protocol_lines(p: Protocol, report: Mapping[str, Any]) -> list[str]:
+    """The card's Protocol section (its lines)."""
     anchors = ", ".join(
         f"{k} = {markdown_text(v)}" for k, v in sorted(p.anchors.items(), key=lambda i: int(i[0]))
     )
@@ -185,6 +187,17 @@ def _protocol_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
         f"- **Equivalence margin**: {_margin_text(p, report)}.",
         f"- **Annotator pool**: {pool}.",
         *([f"- **Pay**: {p.pay}."] if p.pay else []),
+        *_checks_line(p.instructed_checks),
+    ]
+
+
+def _checks_line(n_checks: int) -> list[str]:
+    if not n_checks:
+        return []
+    return [
+        f"- **Instructed-response checks**: {n_checks} item(s) between pairs telling crowd "
+        "participants which option to pick; a participant's second wrong answer ended their "
+        "work (status 'failed checks'). Gold pairs, speed and disagreement ended no one's work."
     ]
 
 
@@ -536,7 +549,7 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         f"annotators ({report['n_scores']} scores), collected with prb-annotate, and the "
         "validation report computed from them.",
         "",
-        *_protocol_section(protocol, report),
+        *protocol_lines(protocol, report),
         "",
         *_verdict_section(report),
         "",

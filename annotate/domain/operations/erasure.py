@@ -2,11 +2,12 @@
 
 `erase` removes everything a person left in a study: their scores and the scores' revisions,
 aspect marks and theirs, the direct preferences and rationales (on the assignments), comments,
-flags and skip reasons, the admins' resolutions of their flags, their survey answers and
-consent (participation), their training, and, when no other study holds anything of theirs,
-the account (name, platform id, session hash, token hash). Audit entries that named them keep
-their action with the name (or platform id), where it is a whole value, replaced by one alias of
-the account (`annotate.domain.study.audit.erased_alias`); every other entry is left as it was.
+flags and skip reasons, the admins' resolutions of their flags, their survey answers and consent
+(participation), their training, their answers to instructed-response checks, and, when no other
+study holds anything of theirs, the account (name, platform id, session hash, token hash). Audit
+entries that named them keep their action with the name (or platform id), where it is a whole
+value, replaced by one alias of the account (`annotate.domain.study.audit.erased_alias`); every
+other entry is left as it was.
 The last active admin is never erased, withdrawn or forgotten (`permissions.keep_an_admin`).
 The study's erasure log (`Erasure`) records that a person's data went, when, why and how many
 scores, nothing about who: the report and the card read it. A
@@ -38,6 +39,7 @@ from annotate.db.tables import (
     AspectMarkRevision,
     Assignment,
     AuditEntry,
+    CheckAnswer,
     Erasure,
     FlagResolution,
     Participation,
@@ -103,7 +105,7 @@ def _remove_work(session: Session, assignment_ids: Sequence[int]) -> int:
 
 def _holds_elsewhere(session: Session, annotator_id: int) -> bool:
     """Whether any study still holds an assignment, participation or training of the account."""
-    for table in (Assignment, Participation, Training):
+    for table in (Assignment, *RECORDS):
         query = select(func.count()).where(col(table.annotator_id) == annotator_id)
         if session.exec(query).one():
             return True
@@ -205,7 +207,12 @@ def _others_rated(session: Session, study_id: int, annotator_id: int) -> bool:
     return bool(session.exec(query).one())
 
 
-def _mine(table: type[Participation] | type[Training], annotator_id: int, study_id: int) -> Any:
+Record = Participation | Training | CheckAnswer
+RECORDS: tuple[type[Record], ...] = (Participation, Training, CheckAnswer)
+"""A person's records in a study besides their work (assignments and what hangs on them)."""
+
+
+def _mine(table: type[Record], annotator_id: int, study_id: int) -> Any:
     """The WHERE clauses of one person's row of `table` in one study."""
     return (col(table.annotator_id) == annotator_id, col(table.study_id) == study_id)
 
@@ -223,7 +230,7 @@ def erase(
         raise Invalid(f"{account.name!r} has no data in study {study.name!r}: nothing to erase")
     after_ratings = _others_rated(session, study_id, annotator_id)
     n_scores = _remove_work(session, work)
-    for table in (Participation, Training):
+    for table in RECORDS:
         session.execute(delete(table).where(*_mine(table, annotator_id, study_id)))
     words = _person_words(account)
     scrub_platform_actions(session, study_id, annotator_id, words, erased_alias(key, annotator_id))
@@ -242,7 +249,7 @@ def _has_records(session: Session, annotator_id: int, study_id: int) -> bool:
     """Whether the person has a participation or a training row in the study."""
     return any(
         session.exec(select(table.id).where(*_mine(table, annotator_id, study_id))).first()
-        for table in (Participation, Training)
+        for table in RECORDS
     )
 
 

@@ -27,6 +27,7 @@ from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit
 from annotate.domain.assignment.blinding import response_on
 from annotate.domain.rating import aspects, preference
 from annotate.domain.rating.revisions import AnswerTable, save_answers
+from annotate.domain.rating.signals import Signals, add_signals
 from annotate.errors import Forbidden, Invalid
 from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, SIDES, AssignmentStatus
 
@@ -100,8 +101,8 @@ def owned_assignment(session: Session, annotator_id: int, assignment_id: int) ->
 @dataclass(frozen=True)
 class Submission:
     """Everything an annotator sends for one pair, by side: the 8 scores, the time spent,
-    an optional comment or flag, and (for a study that asks for them) the direct preference
-    with its rationale and the aspect marks."""
+    an optional comment or flag, (for a study that asks for them) the direct preference
+    with its rationale and the aspect marks, and the quality signals the browser counted."""
 
     scores: Scores
     seconds: float
@@ -110,6 +111,7 @@ class Submission:
     side_preference: int | None = None
     rationale: str | None = None
     aspect_marks: aspects.AspectMarks | None = None
+    signals: Signals | None = None
 
 
 def save_scores(session: Session, assignment: Assignment, sent: Submission) -> SubmitResult:
@@ -132,6 +134,7 @@ def save_scores(session: Session, assignment: Assignment, sent: Submission) -> S
         changed += _save_preference(assignment, study, sent.side_preference, sent.rationale, now)
     if study.aspect_checklist and sent.aspect_marks is not None:
         changed += aspects.save_marks(session, assignment, sent.aspect_marks, now)[1]
+    add_signals(assignment, sent.signals)
     _mark_done(session, assignment, sent.comment, sent.flag_reason, now)
     status = "saved" if not had_scores else ("revised" if changed else "unchanged")
     return SubmitResult(status, stored_id(assignment))

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, func, select
 from annotate.db.tables import Assignment, Pair, Rating, Study
 from annotate.domain.study import plan
 from annotate.domain.study.crowd_settings import completion_url_problems, survey_problems
+from annotate.domain.study.instructed_checks import check_problems
 from annotate.domain.study.training_rules import training_problems
 from annotate.domain.untrusted.values import text_problem, value_problem
 from annotate.errors import Invalid, NotFound
@@ -75,6 +76,7 @@ EDITABLE = (
     "practice_pairs",
     "comprehension_questions",
     "comprehension_attempts",
+    "instructed_checks",
     "adjudication_threshold",
     "retention_days",
     "platform",
@@ -342,6 +344,7 @@ def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str
     problems += _platform_problems(study)
     problems += survey_problems(study.survey_questions)
     problems += completion_url_problems(study.completion_url)
+    problems += check_problems(study.instructed_checks, study.pool_quota)
     problems += training_problems(
         study.practice_pairs,
         study.comprehension_questions,

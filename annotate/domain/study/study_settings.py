@@ -91,6 +91,11 @@ class StudySettings(BaseModel):
     practice_pairs: list[PracticePair] = Field(default_factory=list)
     comprehension_questions: list[ComprehensionQuestion] = Field(default_factory=list)
     comprehension_attempts: int = 2
+    instructed_checks: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="crowd: instructed-response checks in the rating flow: {text, options, "
+        "expected, after (pairs)}; a participant who fails two ends with 'failed checks'",
+    )
     aspect_checklist: bool = False
     adjudication_threshold: float | None = None
     retention_days: int | None = None

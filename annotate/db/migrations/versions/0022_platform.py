@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0022_platform"
-down_revision: str | None = "0019_forced_after_data"
+down_revision: str | None = "0021_signals"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
