@@ -40,13 +40,13 @@ from annotate.app.score_widgets import (
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
-from annotate.domain.crowd.consent import completion_link
+from annotate.domain.crowd.finish import EndingNote, ending_notes
+from annotate.domain.crowd.outcomes import PLATFORM
 from annotate.domain.rating import preference
 from annotate.domain.rating.queue import (
     PROFILE_PREVIEW,
     PairView,
     QueueEntry,
-    finished_studies,
     next_open,
     next_open_after,
     pair_view,
@@ -570,17 +570,18 @@ def _draw_finish(account_id: int) -> None:
 
 
 def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
+    """The end of the queue: what the participant did and, for each study that has ended for
+    them, its stored outcome (`finish.ending_notes`): the code and the way back to the platform
+    only when the outcome carries a code, the reason when there is one."""
     with read_session(engine()) as session:  # read before anything is drawn
-        finished = finished_studies(session, account_id)
-    st.title("All done, thank you!")
+        notes = ending_notes(session, account_id)
+    st.title("All done, thank you!" if all(n.paid for n in notes) else "Thank you")
     done = sum(e.status == "done" for e in entries)
     skipped = sum(e.status == "skipped" for e in entries)
     pairs = "pair" if done == 1 else "pairs"
     st.markdown(f"You rated **{done}** {pairs}" + (f" and skipped {skipped}." if skipped else "."))
-    for study in finished:
-        if study.completion_code:
-            link = completion_link(study, study.completion_code)
-            draw_exit(study.completion_code, link)  # they may review first: no redirect
+    for note in notes:
+        _draw_note(note)
     st.caption("You can look through your ratings and change any of them before you leave.")
     st.button(
         "Review my ratings",
@@ -589,3 +590,22 @@ def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
         on_click=_go_to,
         args=(entries[0],),
     )
+
+
+def _draw_note(note: EndingNote) -> None:
+    if note.reason and not note.paid:
+        st.warning(note.reason)
+    elif note.reason:
+        st.markdown(note.reason)
+    if note.paid and note.code:
+        draw_exit(note.code, note.link)  # they may review first: no redirect
+    elif note.code:
+        draw_exit(note.code, note.link, label="Your screen-out code")
+    elif note.status not in PLATFORM:  # (the platform knows already)
+        st.markdown(NO_CODE)
+
+
+NO_CODE = (
+    "No completion code is given. On the study platform, please **return your submission**, "
+    "so that leaving does not count against you."
+)

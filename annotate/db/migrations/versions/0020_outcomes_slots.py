@@ -50,10 +50,14 @@ SETTLE_EXISTING = (
 def upgrade() -> None:
     with op.batch_alter_table("study") as batch:
         batch.add_column(
-            sa.Column("finish_counts_flags", sa.Boolean(), nullable=False, server_default=sa.false())
+            sa.Column(
+                "finish_counts_flags", sa.Boolean(), nullable=False, server_default=sa.false()
+            )
         )
         batch.add_column(
-            sa.Column("finish_counts_skips", sa.Boolean(), nullable=False, server_default=sa.false())
+            sa.Column(
+                "finish_counts_skips", sa.Boolean(), nullable=False, server_default=sa.false()
+            )
         )
         batch.add_column(sa.Column("skip_limit", sa.Integer(), nullable=True))
     with op.batch_alter_table("study") as batch:
