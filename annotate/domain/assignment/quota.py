@@ -96,3 +96,11 @@ def limit_reached(study: Study, found: Tally) -> bool:
     """The person has set aside as many pairs as the study allows."""
     limit = skip_limit(study)
     return limit is not None and found.set_aside >= limit
+
+
+def counts_words(study: Study) -> str:
+    """What the finish rule counts, in words: 'rated pairs', '... and skips'."""
+    counted = ["rated pairs"]
+    counted += ["flags without scores"] if study.finish_counts_flags else []
+    counted += ["skips"] if study.finish_counts_skips else []
+    return ", ".join(counted[:-1]) + " and " + counted[-1] if len(counted) > 1 else counted[0]

@@ -377,8 +377,9 @@ def _adjudicator(session: Session, annotator_id: int) -> bool:
 
 
 def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
-    """The studies the annotator has work in (in queue order) whose training they have not
-    passed: the rating page sends them to it before the real queue."""
+    """The studies the annotator has work in (in queue order), or failed the training of,
+    whose training they have not passed: the rating page sends them to it before the real
+    queue."""
     query = (
         select(Assignment.study_id)
         .where(
@@ -390,7 +391,15 @@ def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
     )  # (ids: PostgreSQL cannot compare the study rows' JSON columns for DISTINCT)
     if _adjudicator(session, annotator_id):
         return []  # an adjudicator is an expert who gets only adjudication work: no training
-    found = [session.get(Study, study_id) for study_id in session.exec(query).all()]
+    ids = set(session.exec(query).all())
+    ids |= set(  # a failed training's pairs went back to the pool; its end page stays
+        session.exec(
+            select(Training.study_id).where(
+                Training.annotator_id == annotator_id, Training.status == FAILED
+            )
+        ).all()
+    )
+    found = [session.get(Study, study_id) for study_id in sorted(ids)]
     return [
         study
         for study in found

@@ -60,6 +60,9 @@ EDITABLE = (
     "pool_open",
     "pool_quota",
     "finish_minimum",
+    "finish_counts_flags",
+    "finish_counts_skips",
+    "skip_limit",
     "pool_order",
     "enrolment_open",
     "consent_text",
@@ -317,6 +320,8 @@ def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str
             f"the minimum before Finish ({minimum}) cannot exceed the pairs per person "
             f"({study.pool_quota})"
         )
+    if study.skip_limit is not None and study.skip_limit < 0:
+        problems.append("the skip-and-flag limit must be 0 or more (empty: the pairs per person)")
     if study.enrolment_open and not study.pool_open:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
     if study.rationale not in RATIONALE_MODES:
