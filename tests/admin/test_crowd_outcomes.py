@@ -102,7 +102,8 @@ class Person:
             if pulled is None:
                 break
             why = "broken pair" if flag else "not sure"
-            skip_pair(self.engine, annotator_id=self.id, assignment_id=pulled, reason=why, flag=flag)
+            mine = {"annotator_id": self.id, "assignment_id": pulled}
+            skip_pair(self.engine, **mine, reason=why, flag=flag)
             aside += 1
         return aside
 
@@ -160,7 +161,13 @@ WAYS = {
         "",
         0.0,
     ),
-    "returned": (12, lambda p: (p.rate(1), p.platform(outcomes.RETURNED)), outcomes.RETURNED, "", 0),
+    "returned": (
+        12,
+        lambda p: (p.rate(1), p.platform(outcomes.RETURNED)),
+        outcomes.RETURNED,
+        "",
+        0.0,
+    ),
     "timed out": (12, lambda p: p.platform(outcomes.TIMED_OUT), outcomes.TIMED_OUT, "", 0.0),
 }
 
@@ -202,10 +209,12 @@ def test_skipping_short_of_the_limit_gives_more_pairs_and_the_code(engine):
     stored, _ = _agree(person)
     assert (stored.status, stored.code) == (outcomes.COMPLETED, DONE)
     other = Person(engine, 2)
-    assert other.rate(1) == 1 and other.set_aside(6) == 5  # the limit: 5 set aside
+    assert other.rate(1) == 1
+    assert other.set_aside(6) == 5
     stored, _ = _agree(other)
     assert stored.status == outcomes.SCREENED_OUT
-    assert "set aside 5 pairs" in stored.reason and "rated 1 of the 5" in stored.reason
+    assert "set aside 5 pairs" in stored.reason
+    assert "rated 1 of the 5" in stored.reason
 
 
 def test_counting_flags_and_skips_is_the_study_s_choice(engine):
@@ -245,13 +254,16 @@ def test_the_done_page_shows_the_screen_out_not_the_completion_code(page_engine,
     at = open_page(person.token)
     assert not at.exception, [e.value for e in at.exception]
     texts = page_texts(at)
-    assert OUT in texts and DONE not in texts
-    assert "set aside 5 pairs" in texts and "Your screen-out code" in texts
+    assert OUT in texts
+    assert DONE not in texts
+    assert "set aside 5 pairs" in texts
+    assert "Your screen-out code" in texts
     finisher = Person(page_engine, 2)
     finisher.rate(5)
     at = open_page(finisher.token)
     assert "All done, thank you!" in [t.value for t in at.title]
-    assert DONE in page_texts(at) and OUT not in page_texts(at)
+    assert DONE in page_texts(at)
+    assert OUT not in page_texts(at)
 
 
 # ---------------------------------------------------------------- every slot comes back
@@ -306,11 +318,13 @@ def test_ten_pairs_at_k3_all_reach_3_whoever_gives_up(engine):
         number += 1
     rows = assignments(engine, study_id)
     done = Counter(a.pair_id for a in rows if a.status == "done")
-    assert len(done) == 10 and set(done.values()) == {k}  # every pair at 3
+    assert len(done) == 10
+    assert set(done.values()) == {k}
     given = Counter((a.annotator_id, a.pair_id) for a in rows)
     assert max(given.values()) == 1  # no pair given twice to one person
     kept = [a for a in rows if a.status == "skipped"]
-    assert len(kept) == 5 and all(a.released_at is not None for a in kept)  # 4 skips + 1 flag
+    assert len(kept) == 5
+    assert all(a.released_at is not None for a in kept)
     assert sum(a.flagged for a in kept) == 1
     with read_session(engine) as session:
         study = get_study(session, STUDY)

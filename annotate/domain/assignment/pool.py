@@ -117,14 +117,8 @@ def _never_had(annotator: Annotator) -> ColumnElement[bool]:
 def _next_pair(session: Session, study: Study, annotator: Annotator, now: datetime) -> Pair | None:
     """The ordinary pair below k that the annotator never had, in the study's pool order."""
     slots = func.count(col(Assignment.id))
-    given = (
-        select(func.count())
-        .where(col(Assignment.pair_id) == col(Pair.id), Assignment.purpose == Purpose.RATING)
-        .correlate(Pair)
-        .scalar_subquery()
-    )
     rows = session.exec(
-        select(Pair.id, Pair.record_id, slots, given)
+        select(Pair.id, Pair.record_id, slots)
         .outerjoin(Assignment, and_(col(Assignment.pair_id) == col(Pair.id), slot_clause(now)))
         .where(
             Pair.study_id == study.id,
@@ -136,14 +130,23 @@ def _next_pair(session: Session, study: Study, annotator: Annotator, now: dateti
     ).all()
     if not rows:
         return None
+    started = _started(session, study) if study.pool_order != PoolOrder.BREADTH else set()
     best = min(
         rows,
         key=lambda r: (
-            pool_rank(study.pool_order, r[2], started=r[3] > 0),
+            pool_rank(study.pool_order, r[2], started=r[0] in started),
             blinding.draw(study.seed, "pool", annotator.name, r[1]),
         ),
     )
     return session.get(Pair, best[0])
+
+
+def _started(session: Session, study: Study) -> set[int]:
+    """The study's pairs anyone ever had, a slot given back included."""
+    query = select(Assignment.pair_id).where(
+        Assignment.study_id == study.id, Assignment.purpose == Purpose.RATING
+    )
+    return set(session.exec(query.distinct()).all())
 
 
 def pool_rank(order: str, slots: int, *, started: bool = False) -> int:
