@@ -81,6 +81,9 @@ def _designed(run, tmp_path: Path) -> None:
         "aspect_checklist": True,
         "adjudication_threshold": 2.0,
         "retention_days": 90,
+        "finish_counts_flags": True,
+        "finish_counts_skips": True,
+        "skip_limit": 2,
         "exclusion_rules": {"max_gold_failures": 1, "min_median_seconds": 5.0},
     }
     assert set(source) == set(SETTINGS)  # every setting of the file is exercised
