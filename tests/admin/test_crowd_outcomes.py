@@ -326,6 +326,10 @@ def test_ten_pairs_at_k3_all_reach_3_whoever_gives_up(engine):
     assert len(kept) == 5
     assert all(a.released_at is not None for a in kept)
     assert sum(a.flagged for a in kept) == 1
+    (lapsed,) = [a for a in rows if a.annotator_id == lapser.id]
+    assert (lapsed.status, lapsed.release_reason) == ("released", "lapsed")
+    returned = [a for a in rows if a.annotator_id in (returner_1.id, returner_2.id)]
+    assert [a.release_reason for a in returned if a.status == "released"] == ["returned"] * 2
     with read_session(engine) as session:
         study = get_study(session, STUDY)
         end = totals(session, study)
