@@ -29,6 +29,11 @@ slots (`annotate.domain.assignment.release.release_unfinished`) and the pool giv
 more (`assignment.crowd.has_finished`).
 
 These functions work in the caller's transaction and do not commit.
+
+INTEGRATE: the instructed-response checks (issue 34.6) end a participant with
+`settle(session, study, annotator, FAILED_CHECKS, reason)`; the platform adapter (34.3) reads
+`outcome_of` to approve (`PAID`) and calls `settle(..., RETURNED | TIMED_OUT)` for submissions
+returned or timed out on the platform, in its own write transaction.
 """
 
 from __future__ import annotations
