@@ -28,6 +28,7 @@ from annotate.domain.crowd import outcomes
 from annotate.domain.crowd.finish import ending_notes
 from annotate.domain.crowd.outcomes import outcome_of, settle
 from annotate.domain.rating.progress import short_pairs, totals
+from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_study
 from annotate.services.consent import decide
@@ -343,17 +344,23 @@ def test_ten_pairs_at_k3_all_reach_3_whoever_gives_up(engine):
     assert _agree(leaver)[0].status == outcomes.WITHDRAWN
 
 
-def test_a_pair_that_cannot_reach_k_is_named_with_the_reason(engine):
+def test_a_pair_that_cannot_reach_k_is_named_with_the_reason(page_engine, open_page):
     """Enrolment closed: a pair skipped by one of two annotators who may still pull, at k = 2,
-    cannot reach k; Progress says why."""
-    _study(engine, 2, overlap=2, finish_minimum=None, pool_quota=2)
-    one, two = Person(engine, 1), Person(engine, 2)
+    cannot reach k; the Progress page says which and why."""
+    _study(page_engine, 2, overlap=2, finish_minimum=None, pool_quota=2)
+    one, two = Person(page_engine, 1), Person(page_engine, 2)
     one.set_aside(1)
     one.rate(1)
     two.rate(2)
-    with write_session(engine) as session:
+    with write_session(page_engine) as session:
         session.execute(update(Study).values(enrolment_open=False))
-    with read_session(engine) as session:
+        _, token = accounts.create_account(session, "boss", role="admin")
+    with read_session(page_engine) as session:
         (short,) = short_pairs(session, get_study(session, STUDY))
     assert (short.done, short.held, short.missing, short.eligible) == (1, 0, 1, 0)
     assert "everyone else who could has had it" in short.reason
+    at = open_page(token, page="admin_progress.py", pick=STUDY)
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Pairs that cannot reach k = 2 (1)" in [h.value for h in at.subheader]
+    (table,) = [t for t in at.dataframe if "why" in t.value.columns]
+    assert list(table.value["pair"]) == [short.record_id]
