@@ -145,7 +145,8 @@ def reassign_command(
 
 @app.command("progress")
 def progress_command(study: StudyOption = DEFAULT_STUDY) -> None:
-    """Progress per annotator and per domain, quality figures and flags."""
+    """Progress per annotator and per domain, quality figures, flags, and the pairs that
+    cannot reach k with the reason."""
     with refusals():
         board = progress.dashboard(State.engine(), ACTOR, study)
     checks = {q.annotator: q for q in board.quality}
@@ -165,6 +166,11 @@ def progress_command(study: StudyOption = DEFAULT_STUDY) -> None:
         _tsv(["flagged_pair", "annotator", "reason"])
     for flag in board.flagged:
         _tsv([flag.pair_id, flag.annotator, flag.reason])
+    if board.short:
+        out.print()
+        _tsv(["short_pair", "rated", "being_rated", "missing", "why"])
+    for short in board.short:
+        _tsv([short.record_id, str(short.done), str(short.held), str(short.missing), short.reason])
 
 
 def _tsv(values: list[str]) -> None:

@@ -24,6 +24,7 @@ from annotate.cli.common import (
     refusals,
 )
 from annotate.db.tables import Study
+from annotate.domain.assignment.quota import counts_words
 from annotate.domain.crowd.enrolment import enrolment_link
 from annotate.domain.crowd.payment_rules import major_units
 from annotate.domain.operations.monitor import closed_words
@@ -108,6 +109,29 @@ FinishMinimum = Annotated[
         "--finish-minimum",
         help="Crowd: pairs a participant rates before Finish gives the completion code (at "
         "most --pool-quota; 0: the pool quota).",
+    ),
+]
+FinishCountsFlags = Annotated[
+    bool | None,
+    Opt(
+        "--finish-counts-flags/--no-finish-counts-flags",
+        help="Crowd: a pair flagged without scores counts towards the finish rule (default: no).",
+    ),
+]
+FinishCountsSkips = Annotated[
+    bool | None,
+    Opt(
+        "--finish-counts-skips/--no-finish-counts-skips",
+        help="Crowd: a skipped pair counts towards the finish rule (default: no).",
+    ),
+]
+SkipLimit = Annotated[
+    int | None,
+    Opt(
+        "--skip-limit",
+        help="Crowd: pairs a participant may set aside (skip, or flag without scores) before "
+        "the pool stops; short of the finish rule they are then screened out (-1: the pool "
+        "quota, the default).",
     ),
 ]
 PoolOrderOpt = Annotated[
@@ -345,6 +369,9 @@ def _settings(
     pool: bool | None,
     pool_quota: int | None,
     finish_minimum: int | None,
+    finish_counts_flags: bool | None,
+    finish_counts_skips: bool | None,
+    skip_limit: int | None,
     pool_order: str | None,
     enrolment: bool | None,
     close_at_stop: bool | None,
@@ -376,12 +403,16 @@ def _settings(
         "pool_order": pool_order,
         "enrolment_open": enrolment,
         "close_at_stop": close_at_stop,
+        "finish_counts_flags": finish_counts_flags,
+        "finish_counts_skips": finish_counts_skips,
     }
     settings = {k: v for k, v in settings.items() if v is not None}
     if pool_quota is not None:
         settings["pool_quota"] = pool_quota or None
     if finish_minimum is not None:
         settings["finish_minimum"] = finish_minimum or None
+    if skip_limit is not None:
+        settings["skip_limit"] = None if skip_limit < 0 else skip_limit
     if planned_pairs is not None:
         settings["planned_pairs"] = planned_pairs or None
     if smallest_effect is not None:
@@ -389,6 +420,10 @@ def _settings(
     if sequential is not None:
         settings["sequential"] = sequential_plan(sequential)
     return settings
+
+
+def _or(value: int | None, default: str) -> int | str:
+    return default if value is None else value
 
 
 SEQUENTIAL_WORDS = {"looks": "looks", "unit": "unit", "alpha": "alpha_spending",
@@ -467,6 +502,9 @@ def _study_options(
     pool: Pool = None,
     pool_quota: Quota = None,
     finish_minimum: FinishMinimum = None,
+    finish_counts_flags: FinishCountsFlags = None,
+    finish_counts_skips: FinishCountsSkips = None,
+    skip_limit: SkipLimit = None,
     pool_order: PoolOrderOpt = None,
     enrolment: Enrolment = None,
     close_at_stop: CloseAtStop = None,
@@ -593,6 +631,8 @@ def _show(study: Study) -> None:
         ("pool quota", study.pool_quota or "no limit"),
         ("pool order", study.pool_order),
         ("pairs before Finish", study.finish_minimum or "the pool quota"),
+        ("finish rule counts", counts_words(study)),
+        ("skip-and-flag limit", _or(study.skip_limit, "the pool quota")),
         ("gold rate", study.gold_rate),
         ("crowd enrolment", "open" if study.enrolment_open else "closed"),
         ("close enrolment at a stop", "on" if study.close_at_stop else "off"),

@@ -112,6 +112,10 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("0018_logout", (("annotator", "session_epoch"),)),
     ("0019_forced_after_data", (("study", "sequential"),)),
     (
+        "0020_outcomes_slots",
+        (("study", "skip_limit"), ("assignment", "released_at"), ("participation", "outcome")),
+    ),
+    (
         "0021_signals",
         (("assignment", "focus_losses"), ("study", "instructed_checks"), ("checkanswer", "id")),
     ),

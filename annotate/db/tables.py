@@ -121,6 +121,19 @@ class Study(SQLModel, table=True):
         description="crowd: pairs a participant rates before they may finish early with the "
         "completion code (None: at the pool quota)",
     )
+    finish_counts_flags: bool = Field(
+        default=False,
+        description="crowd: a pair flagged without scores counts towards the finish rule",
+    )
+    finish_counts_skips: bool = Field(
+        default=False, description="crowd: a skipped pair counts towards the finish rule"
+    )
+    skip_limit: int | None = Field(
+        default=None,
+        description="crowd: pairs a participant may set aside (skip or flag without scores, "
+        "when they do not count) before the pool stops; short of the finish rule then: screened "
+        "out (None: the pool quota)",
+    )
     pool_order: str = Field(
         default=PoolOrder.DEPTH,
         description="open pool: 'depth' (partly rated pairs first, to k) or 'breadth' (fewest "
@@ -339,6 +352,14 @@ class Assignment(SQLModel, table=True):
         description="paste events into the rationale while the pair was shown, summed over "
         "its submits (the count only, never the text; None: not sent)",
     )
+    released_at: datetime | None = Field(
+        default=None,
+        description="when its slot went back to the pool (annotate.domain.assignment.release); "
+        "a skipped or flagged row keeps its status as data but holds no slot",
+    )
+    release_reason: str | None = Field(
+        default=None, description="why: skipped, flagged, lapsed, or the participant's outcome"
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -364,6 +385,21 @@ class Participation(SQLModel, table=True):
     finished_at: datetime | None = Field(
         default=None, description="when the participant chose Finish (no further pairs)"
     )
+    outcome: str | None = Field(
+        default=None,
+        description="how the participation ended (annotate.domain.crowd.outcomes; None: not "
+        "ended): completed, completed pool empty, screened out, failed checks, withdrawn, "
+        "returned, timed out",
+    )
+    outcome_code: str = Field(
+        default="", description="the code the participant was given with the outcome (or none)"
+    )
+    outcome_reason: str = Field(
+        default="",
+        sa_column=Column(Text, nullable=False, default=""),
+        description="the outcome's reason, as the participant was shown it",
+    )
+    outcome_at: datetime | None = Field(default=None, description="when the outcome was settled")
 
 
 class Training(SQLModel, table=True):

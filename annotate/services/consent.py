@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import Study, stored_id
 from annotate.domain.crowd import consent
 from annotate.domain.crowd.enrolment import open_study
+from annotate.domain.crowd.outcomes import outcome_of
 
 
 @dataclass(frozen=True)
@@ -31,14 +33,15 @@ def participant_step(engine: Engine, actor_id: int, *, study: str, key: str) -> 
     with read_session(engine) as session:
         target = open_study(session, study, key)
         found = consent.participation(session, actor_id, stored_id(target))
-        return _step(target, consent.next_step(target, found))
+        return _step(target, consent.next_step(target, found), _code(session, target, actor_id))
 
 
 def decide(engine: Engine, actor_id: int, *, study: str, key: str, accept: bool) -> Step:
     """Record the participant's consent decision (the first one stands)."""
     with write_session(engine) as session:
         target = open_study(session, study, key)
-        return _step(target, consent.decide_consent(session, actor_id, target, accept))
+        step = consent.decide_consent(session, actor_id, target, accept)
+        return _step(target, step, _code(session, target, actor_id))
 
 
 def answer_survey(
@@ -47,11 +50,18 @@ def answer_survey(
     """Store the survey answers (ConsentError naming what is missing)."""
     with write_session(engine) as session:
         target = open_study(session, study, key)
-        return _step(target, consent.save_survey(session, actor_id, target, answers))
+        step = consent.save_survey(session, actor_id, target, answers)
+        return _step(target, step, _code(session, target, actor_id))
 
 
-def _step(study: Study, step: str) -> Step:
-    code = study.screenout_code
+def _code(session: Session, study: Study, actor_id: int) -> str | None:
+    """The screen-out code a participant who ended is shown: their stored outcome's (issue
+    34.1), else the study's."""
+    ended = outcome_of(session, stored_id(study), actor_id)
+    return ended.code if ended is not None else study.screenout_code
+
+
+def _step(study: Study, step: str, code: str | None) -> Step:
     return Step(
         step=step,
         consent_text=study.consent_text,

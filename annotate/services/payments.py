@@ -52,7 +52,7 @@ def participant_payments(engine: Engine, actor: Actor, study: str) -> Payments:
     for row in rows:
         row.pseudonym = names.get(row.name, "")
         hits = excluded.get(row.name)
-        if hits and row.status == participants.COMPLETED:
+        if hits and row.status in (participants.COMPLETED, participants.PARTIAL):
             row.status, row.excluded_by = participants.EXCLUDED, "; ".join(hits)
     return Payments(study, rows, participants.median_minutes(rows))
 
@@ -67,6 +67,8 @@ def payments_csv(payments: Payments) -> str:
             r.excluded_by,
             r.completion_code,
             r.pairs_done,
+            r.pro_rata,
+            r.outcome_reason,
             "" if r.minutes_taken is None else r.minutes_taken,
             "" if r.started_at is None else f"{r.started_at:%Y-%m-%dT%H:%M:%SZ}",
             "" if r.finished_at is None else f"{r.finished_at:%Y-%m-%dT%H:%M:%SZ}",

@@ -21,6 +21,7 @@ from sqlmodel import Session
 
 from annotate.db import read_session
 from annotate.db.tables import PlatformAction, Study, stored_id
+from annotate.domain.crowd import outcomes
 from annotate.domain.crowd.payment_rules import major_units, payment_rules
 from annotate.domain.exports.pseudonyms import pseudonym, secret_key
 from annotate.domain.exports.spreadsheet import inert_csv
@@ -257,7 +258,7 @@ class _Sender:
     def _release(self, action: Action) -> None:
         assert action.action_id is not None
         assert action.annotator_id is not None
-        status = "returned" if action.why.startswith("returned") else "timed out"
+        status = outcomes.RETURNED if action.why.startswith("returned") else outcomes.TIMED_OUT
         with admin_change(self.engine, self.actor, "platform.release", self.study) as change:
             assert change.study is not None
             released = standing.settle_exit(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
 
@@ -15,10 +15,12 @@ from annotate.domain.rating.progress import (
     DomainProgress,
     FlaggedPair,
     ProgressRow,
+    ShortPair,
     Totals,
     annotator_progress,
     domain_progress,
     flagged_pairs,
+    short_pairs,
     totals,
 )
 from annotate.domain.rating.quality import AnnotatorQuality, GoldPair
@@ -56,6 +58,7 @@ class Dashboard:
     gold: list[GoldPair]
     coverage: dict[str, int]  # record id -> slots taken
     totals: Totals
+    short: list[ShortPair] = field(default_factory=list)  # pairs that cannot reach k, and why
 
 
 def dashboard(engine: Engine, actor: Actor, study: str) -> Dashboard:
@@ -73,4 +76,5 @@ def dashboard(engine: Engine, actor: Actor, study: str) -> Dashboard:
             gold=quality.list_gold(session, study_id),
             coverage=assignment.pair_coverage(session, study_id),
             totals=totals(session, target),
+            short=short_pairs(session, target),
         )

@@ -17,6 +17,7 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Study, stored_id
 from annotate.domain.crowd import training
 from annotate.domain.crowd.consent import completion_link
+from annotate.domain.crowd.outcomes import outcome_of
 from annotate.domain.crowd.training import (
     CheckResult,
     Outcome,
@@ -77,7 +78,8 @@ def pending_training(engine: Engine, actor_id: int) -> TrainingStep | None:
 def _step(session: Session, actor_id: int, study: Study) -> TrainingStep:
     found = training.training_of(session, actor_id, stored_id(study))
     now = training.step(study, found)
-    code = study.screenout_code
+    ended = outcome_of(session, stored_id(study), actor_id)  # what the participant was shown
+    code = ended.code if ended is not None else study.screenout_code
     return TrainingStep(
         study=study.name,
         step=now,

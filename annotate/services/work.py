@@ -14,15 +14,22 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 
 from annotate.db import read_session, write_session
+from annotate.db.tables import Annotator, Study
 from annotate.domain.assignment import pool
+from annotate.domain.crowd import finish
 
 
 def pull_next(
     engine: Engine, actor_id: int, study_id: int, *, now: datetime | None = None
 ) -> int | None:
-    """Reserve the next pair of this open-pool study for the actor; return the assignment id."""
+    """Reserve the next pair of this open-pool study for the actor; return the assignment id.
+    None: nothing for them, and a crowd participant's outcome is concluded."""
     with write_session(engine) as session:
-        return pool.pull_next(session, actor_id, study_id, now=now)
+        pulled = pool.pull_next(session, actor_id, study_id, now=now)
+        person = session.get(Annotator, actor_id)
+        if pulled is None and person is not None and person.external_id is not None:
+            finish.conclude(session, session.get_one(Study, study_id), person, now)
+        return pulled
 
 
 def pull_for_annotator(engine: Engine, actor_id: int, *, now: datetime | None = None) -> int | None:

@@ -39,7 +39,7 @@ DECLINER, LEAVER = "61bb22cc33dd44ee55ff6677", "62cc33dd44ee55ff66778899"
 
 
 def _crowd(engine):
-    crowd_study(engine, pairs=6, screenout_code="NO-CONSENT")
+    crowd_study(engine, pairs=6, screenout_code="NO-CONSENT", pool_quota=5)
     fast = take_part(engine, Person(FAST, "s" * 24), 5, "a", pace=2.0)
     slow = take_part(engine, Person(SLOW, "t" * 24), 5, "b", pace=30.0)
     link = {"study": STUDY, "key": study_key(engine)}

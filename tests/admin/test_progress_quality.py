@@ -110,7 +110,8 @@ def test_a_fixed_plan_s_still_to_rate_is_what_is_planned_and_not_done(rated):
     totals = progress.dashboard(engine, boss, "s").totals
     planned = sum(1 for i in assignments(engine, _study_id) if not _gold(engine, i.pair_id))
     assert totals.pool is False
-    assert totals.in_progress == totals.to_rate == planned - totals.ratings
+    assert totals.to_rate == planned - totals.ratings
+    assert totals.in_progress == totals.to_rate - 1  # the skip gave its slot back (issue 34.2)
 
 
 def _gold(engine, pair_id: int) -> bool:

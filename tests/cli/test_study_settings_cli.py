@@ -88,6 +88,9 @@ def _designed(run, tmp_path: Path) -> None:
         "currency": "USD",
         "platform_fee_percent": 42.8,
         "bonus_rule": "per_extra_pair:20",
+        "finish_counts_flags": True,
+        "finish_counts_skips": True,
+        "skip_limit": 2,
         "exclusion_rules": {"max_gold_failures": 1, "min_median_seconds": 5.0},
     }
     assert set(source) == set(SETTINGS)  # every setting of the file is exercised

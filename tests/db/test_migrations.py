@@ -245,6 +245,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0017_downstream",
         "0018_logout",
         "0019_forced_after_data",
+        "0020_outcomes_slots",
         "0021_signals",
         "0022_platform",
         "0023_monitor",

@@ -15,6 +15,7 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Training
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.crowd import training
+from annotate.domain.crowd.outcomes import SCREENED_OUT, outcome_of
 from annotate.domain.crowd.training import FeedbackLine, TrainingError
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import StudyError, create_study, get_study, update_study
@@ -247,6 +248,9 @@ def test_the_last_wrong_attempt_screens_out(engine, trained):
     with read_session(engine) as session, pytest.raises(TrainingError, match="has ended"):
         training.require_passed(session, trained, _study(engine))
     assert service.pending_training(engine, trained).step == FAILED
+    with read_session(engine) as session:  # the one stored outcome (issue 34.1)
+        stored = outcome_of(session, _study(engine).id, trained)
+    assert (stored.status, stored.reason) == (SCREENED_OUT, training.FAILED_TRAINING)
 
 
 def test_failing_one_study_leaves_the_annotator_s_other_work_open(engine, trained):

@@ -47,6 +47,7 @@ def crowd_study(engine, pairs: int = 6, **settings) -> int:
         "ask_preference": True,
         "rationale": "optional",
         "completion_code": COMPLETED,
+        "finish_minimum": 5,  # the five each participant rates (issue 34.1: the finish rule)
         **settings,
     }
     return make_study(engine, STUDY, pairs=pairs, pool_open=True, enrolment_open=True, **settings)
@@ -90,6 +91,7 @@ def take_part(engine, person: Person, n: int, tag: str, pace: float = 12.5) -> P
         assignment = pull_for_annotator(engine, person.annotator_id)
     if assignment is not None:
         skip_pair(engine, annotator_id=person.annotator_id, assignment_id=assignment, reason=skip)
+        pull_for_annotator(engine, person.annotator_id)  # the page: the pool gives no more
     return person
 
 

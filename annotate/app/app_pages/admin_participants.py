@@ -45,6 +45,8 @@ def _draw_payments(study: str) -> None:
                     "excluded by": r.excluded_by,
                     "code": r.completion_code,
                     "pairs": r.pairs_done,
+                    "pro rata": r.pro_rata,
+                    "reason": r.outcome_reason,
                     "minutes": r.minutes_taken,
                 }
                 for r in found.rows

@@ -44,7 +44,26 @@ def draw() -> None:
         )
     st.subheader("Per domain")
     wide_table(_domain_table(board), pinned="domain")
+    _draw_short(board)
     _draw_flags(board)
+
+
+def _draw_short(board: progress.Dashboard) -> None:
+    """The pairs that cannot reach k as things stand, and why (issue 34.2)."""
+    if not board.short:
+        return
+    st.subheader(f"Pairs that cannot reach k = {board.overlap} ({len(board.short)})")
+    rows = [
+        {"pair": p.record_id, "domain": p.domain, "rated": p.done, "being rated": p.held,
+         "missing": p.missing, "why": p.reason}
+        for p in board.short[:MAX_SHORT]
+    ]  # fmt: skip
+    wide_table(pd.DataFrame(rows), pinned="pair")
+    if len(board.short) > MAX_SHORT:
+        st.caption(f"The first {MAX_SHORT} of {len(board.short)} are listed.")
+
+
+MAX_SHORT = 500
 
 
 def _draw_totals(board: progress.Dashboard) -> None:
@@ -68,7 +87,8 @@ def _draw_totals(board: progress.Dashboard) -> None:
     cols[1].metric(
         "Being rated" if totals.pool else "In queues",
         totals.in_progress,
-        help="Ratings given out and not finished yet",
+        help="Pairs held for someone now (a live reservation, shown or not yet shown, or a "
+        "planned item); skipped and flagged pairs have gone back to the pool",
     )
     cols[2].metric(
         "Adjudications",

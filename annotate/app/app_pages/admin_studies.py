@@ -234,6 +234,27 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         step=0.05,
         key=f"{key}_gold",
     )
+    limit_box, flags_box, skips_box = st.columns(3)
+    limit = limit_box.number_input(
+        "Crowd: pairs one may set aside (-1: the pairs per person)",
+        value=-1 if study.skip_limit is None else study.skip_limit,
+        min_value=-1,
+        step=1,
+        key=f"{key}_skip_limit",
+        help="Skipped pairs and flags without scores that the finish rule does not count are "
+        "replaced by new pairs up to this many; then, short of the rule, the participant is "
+        "screened out with the screen-out code.",
+    )
+    counts_flags = flags_box.toggle(
+        "Crowd: flags without scores count towards Finish",
+        value=study.finish_counts_flags,
+        key=f"{key}_counts_flags",
+    )
+    counts_skips = skips_box.toggle(
+        "Crowd: skips count towards Finish",
+        value=study.finish_counts_skips,
+        key=f"{key}_counts_skips",
+    )
     toggles = st.columns(4)
     pool = toggles[0].toggle("Open pool", value=study.pool_open, key=f"{key}_pool")
     enrolment = toggles[1].toggle(
@@ -255,6 +276,9 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         "reservation_minutes": int(reservation),
         "pool_quota": int(quota) or None,
         "finish_minimum": int(minimum) or None,
+        "skip_limit": None if int(limit) < 0 else int(limit),
+        "finish_counts_flags": counts_flags,
+        "finish_counts_skips": counts_skips,
         "gold_rate": float(gold_rate),
         "pool_open": pool,
         "pool_order": order,

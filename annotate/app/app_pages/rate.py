@@ -18,7 +18,7 @@ with the submit, so it costs no run of its own.
 
 Between two pairs a crowd participant may be asked an instructed-response check
 (`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work
-with "failed checks" and no completion code (the done page's `_draw_way_out`).
+with "failed checks" and no completion code (its stored outcome, drawn by the done page).
 
 Why one module of ~560 lines: the pair, its form, the callbacks that save or skip it and the
 navigation share one set of widget keys and session-state entries; kept together, a newcomer sees
@@ -47,16 +47,14 @@ from annotate.app.score_widgets import (
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
-from annotate.db.tables import Study, stored_id
-from annotate.domain.crowd.checks import ENDED as CHECKS_ENDED
-from annotate.domain.crowd.checks import WARNING, DueCheck, due_check, failed_checks
-from annotate.domain.crowd.consent import completion_link
+from annotate.domain.crowd.checks import WARNING, DueCheck, due_check
+from annotate.domain.crowd.finish import EndingNote, ending_notes
+from annotate.domain.crowd.outcomes import PLATFORM
 from annotate.domain.rating import preference
 from annotate.domain.rating.queue import (
     PROFILE_PREVIEW,
     PairView,
     QueueEntry,
-    finished_studies,
     next_open,
     next_open_after,
     pair_view,
@@ -653,29 +651,19 @@ def _answer_check(account_id: int, due: DueCheck, key: str) -> None:
         state[CHECK_WARNING] = WARNING
 
 
-def _draw_way_out(study: Study, *, failed: bool) -> None:
-    """The done page's way out of one study: the completion code and the platform's link, or,
-    for a participant whose work ended after failed checks, that status and no code."""
-    # INTEGRATE: outcomes.settle (crowd-core) stores each participant's status and code; draw
-    # this from the stored outcome instead of `failed_checks`.
-    if failed:
-        st.warning(CHECKS_ENDED, icon=":material/block:")
-    elif study.completion_code:
-        link = completion_link(study, study.completion_code)
-        draw_exit(study.completion_code, link)  # they may review first: no redirect
-
-
 def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
+    """The end of the queue: what the participant did and, for each study that has ended for
+    them, its stored outcome (`finish.ending_notes`): the code and the way back to the platform
+    only when the outcome carries a code, the reason when there is one."""
     with read_session(engine()) as session:  # read before anything is drawn
-        finished = finished_studies(session, account_id)
-        failed = {s.id for s in finished if failed_checks(session, account_id, stored_id(s))}
-    st.title("All done, thank you!")
+        notes = ending_notes(session, account_id)
+    st.title("All done, thank you!" if all(n.paid for n in notes) else "Thank you")
     done = sum(e.status == "done" for e in entries)
     skipped = sum(e.status == "skipped" for e in entries)
     pairs = "pair" if done == 1 else "pairs"
     st.markdown(f"You rated **{done}** {pairs}" + (f" and skipped {skipped}." if skipped else "."))
-    for study in finished:
-        _draw_way_out(study, failed=study.id in failed)
+    for note in notes:
+        _draw_note(note)
     st.caption("You can look through your ratings and change any of them before you leave.")
     st.button(
         "Review my ratings",
@@ -684,3 +672,22 @@ def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
         on_click=_go_to,
         args=(entries[0],),
     )
+
+
+def _draw_note(note: EndingNote) -> None:
+    if note.reason and not note.paid:
+        st.warning(note.reason)
+    elif note.reason:
+        st.markdown(note.reason)
+    if note.paid and note.code:
+        draw_exit(note.code, note.link)  # they may review first: no redirect
+    elif note.code:
+        draw_exit(note.code, note.link, label="Your screen-out code")
+    elif note.status not in PLATFORM:  # (the platform knows already)
+        st.markdown(NO_CODE)
+
+
+NO_CODE = (
+    "No completion code is given. On the study platform, please **return your submission**, "
+    "so that leaving does not count against you."
+)

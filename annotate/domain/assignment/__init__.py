@@ -12,6 +12,8 @@ The package, one concern per module:
 - `planner`: the fixed-plan rules on plain data (record ids, names), with no database.
 - `fixed`: the fixed plan (`plan_fixed`) read from and written to the database via the planner.
 - `pool`: the open pool (`pull_next`) and its reservations.
+- `quota`: a person's pairs counted against the quota, the finish rule and the skip limit.
+- `release`: the one way a slot goes back to the pool (`release_unfinished`, skips, lapses).
 - `reassign`: an annotator's unfinished work handed to others.
 - `listings`: a study's pairs, members, assignment rows and coverage.
 
@@ -31,8 +33,9 @@ from annotate.domain.assignment.listings import (
     study_pairs,
 )
 from annotate.domain.assignment.planner import gold_count
-from annotate.domain.assignment.pool import pool_studies_of, pull_next, release_lapsed
+from annotate.domain.assignment.pool import pool_studies_of, pull_next
 from annotate.domain.assignment.reassign import ReassignResult, reassign
+from annotate.domain.assignment.release import release_lapsed, release_unfinished
 from annotate.domain.assignment.slots import (
     OPEN_STATUSES,
     AssignmentError,
@@ -73,6 +76,7 @@ __all__ = [
     "pull_next",
     "reassign",
     "release_lapsed",
+    "release_unfinished",
     "select_pairs",
     "slot_clause",
     "slots_taken",

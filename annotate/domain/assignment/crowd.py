@@ -121,11 +121,12 @@ def _unproven_count(session: Session, study_id: int, condition: Any) -> int:
 
 
 def has_finished(session: Session, annotator_id: int, study_id: int) -> bool:
-    """Whether the participant chose Finish in the study (`annotate.domain.crowd.finish`):
-    the pool gives them nothing more."""
-    finished = session.exec(
-        select(Participation.finished_at).where(
+    """Whether the participant chose Finish in the study (`annotate.domain.crowd.finish`) or
+    their participation ended (`annotate.domain.crowd.outcomes`): the pool gives them nothing
+    more."""
+    found = session.exec(
+        select(Participation.finished_at, Participation.outcome).where(
             Participation.annotator_id == annotator_id, Participation.study_id == study_id
         )
     ).first()
-    return finished is not None
+    return found is not None and (found[0] is not None or found[1] is not None)

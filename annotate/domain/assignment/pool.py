@@ -8,10 +8,13 @@ annotator's own seeded draw picks (`blinding.draw(seed, "pool", name, record id)
 differ between annotators and can be recomputed; the queue position is stored. The pair is
 reserved for the study's `reservation_minutes` (shorter, and limited, for a crowd participant
 who has submitted nothing yet: `assignment.crowd`). Lapsed reservations are released on every
-pull, so drop-outs do not starve pairs. A late submit of a lapsed reservation is
-accepted if the pair still has a free slot and refused otherwise (`slots.admit_submit`), so no
-pair is ever completed by more than k people. Gold pairs are drawn for a queue place at the
-study's gold rate.
+pull (`release.release_lapsed`), so drop-outs do not starve pairs; in depth order a pair that
+was started (any assignment ever, a released one included) comes before untouched ones, so a
+slot given back is filled first. The per-person quota counts what the finish rule counts, and a
+pair set aside is replaced up to the study's skip-and-flag limit (`assignment.quota`). A late
+submit of a lapsed reservation is accepted if the pair still has a free slot and refused
+otherwise (`slots.admit_submit`), so no pair is ever completed by more than k people. Gold
+pairs are drawn for a queue place at the study's gold rate.
 
 `pull_next` takes a Session and does not commit: `annotate.services.work` owns the transaction.
 """
@@ -20,35 +23,22 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, and_, func, update
+from sqlalchemy import ColumnElement, and_, func
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Pair, Study
-from annotate.domain.assignment import blinding, crowd
+from annotate.domain.assignment import blinding, crowd, quota
+from annotate.domain.assignment.release import release_lapsed
 from annotate.domain.assignment.slots import (
-    OPEN_STATUSES,
     as_utc,
     assign_pairs,
     lock_study,
     row_id,
     slot_clause,
 )
-from annotate.vocabulary import AssignmentStatus, PoolOrder, Role
+from annotate.vocabulary import AssignmentStatus, PoolOrder, Purpose, Role
 
-
-def release_lapsed(session: Session, study_id: int, now: datetime) -> int:
-    """Release the study's pool reservations whose time is up; return how many."""
-    result = session.exec(
-        update(Assignment)
-        .where(
-            col(Assignment.study_id) == study_id,
-            col(Assignment.status).in_(OPEN_STATUSES),
-            col(Assignment.reserved_until).is_not(None),
-            col(Assignment.reserved_until) <= now,
-        )
-        .values(status=AssignmentStatus.RELEASED)
-    )
-    return result.rowcount
+__all__ = ["live_reservation", "pool_rank", "pool_studies_of", "pull_next", "release_lapsed"]
 
 
 def pull_next(
@@ -57,8 +47,9 @@ def pull_next(
     """Reserve the next pair for this annotator in an open-pool study; return the assignment id.
 
     An annotator holds at most one live reservation: while they have one, it is returned again.
-    None when the annotator is unknown, inactive, an adjudicator or finished (chose Finish), the
-    pool is closed, the annotator reached the study's quota, a crowd participant who has
+    None when the annotator is unknown, inactive, an adjudicator or finished (chose Finish, or
+    their participation ended), the pool is closed, the annotator reached the study's quota or
+    its skip-and-flag limit (`assignment.quota`), a crowd participant who has
     submitted nothing is over the study link's limits (`assignment.crowd`), or no pair they
     never had still needs ratings.
     """
@@ -75,9 +66,10 @@ def pull_next(
     live = live_reservation(session, annotator_id, study_id, now)
     if live is not None:
         return live
-    held = _queue_length(session, annotator_id, study_id)
-    if study.pool_quota is not None and held >= study.pool_quota:
+    standing = quota.tally(session, study, annotator_id)
+    if quota.quota_reached(study, standing) or quota.limit_reached(study, standing):
         return None
+    held = _queue_length(session, annotator_id, study_id)
     if crowd.refusal(session, study, annotator, now) is not None:
         return None
     pair = _next_gold(session, study, annotator, held) or _next_pair(session, study, annotator, now)
@@ -106,6 +98,7 @@ def live_reservation(
 
 
 def _queue_length(session: Session, annotator_id: int, study_id: int) -> int:
+    """The annotator's queue places so far (the gold draw's index)."""
     return session.exec(
         select(func.count()).where(
             Assignment.annotator_id == annotator_id,
@@ -137,22 +130,32 @@ def _next_pair(session: Session, study: Study, annotator: Annotator, now: dateti
     ).all()
     if not rows:
         return None
+    started = _started(session, study) if study.pool_order != PoolOrder.BREADTH else set()
     best = min(
         rows,
         key=lambda r: (
-            pool_rank(study.pool_order, r[2]),
+            pool_rank(study.pool_order, r[2], started=r[0] in started),
             blinding.draw(study.seed, "pool", annotator.name, r[1]),
         ),
     )
     return session.get(Pair, best[0])
 
 
-def pool_rank(order: str, slots: int) -> int:
+def _started(session: Session, study: Study) -> set[int]:
+    """The study's pairs anyone ever had, a slot given back included."""
+    query = select(Assignment.pair_id).where(
+        Assignment.study_id == study.id, Assignment.purpose == Purpose.RATING
+    )
+    return set(session.exec(query.distinct()).all())
+
+
+def pool_rank(order: str, slots: int, *, started: bool = False) -> int:
     """Which pairs come first (lowest rank) for a pair holding `slots` of its k: in depth
-    order every partly filled pair before any untouched one; in breadth order the fewest."""
+    order every started pair (holding a slot, or `started`: given to anyone before, a slot
+    given back included) before any untouched one; in breadth order the fewest."""
     if order == PoolOrder.BREADTH:
         return slots
-    return 0 if slots > 0 else 1
+    return 0 if slots > 0 or started else 1
 
 
 def _next_gold(session: Session, study: Study, annotator: Annotator, held: int) -> Pair | None:

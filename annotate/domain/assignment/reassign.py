@@ -1,5 +1,6 @@
 """Reassignment: an annotator's unfinished (pending or skipped) items are released and handed to
-others, least-loaded first (`planner.hand_out`), keeping k distinct annotators per pair."""
+others, least-loaded first (`planner.hand_out`), keeping k distinct annotators per pair. A
+skipped or flagged item keeps its status as data (`release.release_item`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Study
 from annotate.domain.assignment import planner
 from annotate.domain.assignment.listings import study_members
+from annotate.domain.assignment.release import release_item
 from annotate.domain.assignment.slots import (
     OPEN_STATUSES,
     as_utc,
@@ -23,7 +25,9 @@ from annotate.domain.assignment.slots import (
     lock_study,
     row_id,
 )
-from annotate.vocabulary import AssignmentStatus, Purpose
+from annotate.vocabulary import Purpose
+
+REASSIGNED = "reassigned"
 
 
 @dataclass
@@ -56,8 +60,7 @@ def reassign(
     result = ReassignResult()
     to_hand: list[Pair] = []
     for item, pair in _unfinished(session, study, giver):
-        item.status = AssignmentStatus.RELEASED
-        session.add(item)
+        release_item(session, item, REASSIGNED, as_utc(now))  # a skip or flag stays on record
         result.released += 1
         if pair.gold_preference is not None or item.purpose == Purpose.ADJUDICATION:
             continue  # gold items and adjudications are only released (the admin sends again)

@@ -2,8 +2,9 @@
 checks a late submit or skip passes inside its rating transaction.
 
 A pair's **slots** are the assignments that count towards its overlap k: those done, and those
-pending or skipped that are not lapsed (a fixed-plan item never lapses; a pool reservation lapses
-at `reserved_until`). Released assignments never count.
+pending that are not lapsed (a fixed-plan item never lapses; a pool reservation lapses at
+`reserved_until`). Released assignments never count, nor do skipped or flagged ones given back
+(`released_at`, `annotate.domain.assignment.release`).
 
 Concurrency: every write that can change a pair's slot count first locks the study row
 (`lock_study`: `SELECT ... FOR NO KEY UPDATE` on PostgreSQL, which still lets other transactions
@@ -71,6 +72,7 @@ def slot_clause(now: datetime) -> ColumnElement[bool]:
             col(Assignment.status) == AssignmentStatus.DONE,
             and_(
                 col(Assignment.status).in_(OPEN_STATUSES),
+                col(Assignment.released_at).is_(None),
                 or_(
                     col(Assignment.reserved_until).is_(None),
                     col(Assignment.reserved_until) > now,
@@ -85,7 +87,7 @@ def holds_slot(assignment: Assignment, now: datetime) -> bool:
         return False
     if assignment.status == AssignmentStatus.DONE:
         return True
-    if assignment.status not in OPEN_STATUSES:
+    if assignment.status not in OPEN_STATUSES or assignment.released_at is not None:
         return False
     return assignment.reserved_until is None or as_utc(assignment.reserved_until) > now
 

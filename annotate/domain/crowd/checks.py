@@ -21,14 +21,11 @@ from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, CheckAnswer, Study, stored_id, utcnow
 from annotate.domain.assignment.crowd import has_finished
-from annotate.domain.crowd import finish
+from annotate.domain.crowd import outcomes
 from annotate.domain.study.instructed_checks import InstructedCheck, checks_of
 from annotate.errors import Invalid
 from annotate.vocabulary import AssignmentStatus, Purpose
 
-FAILED_CHECKS = "failed checks"
-"""The status of a participant whose work ended after failed checks (crowd-core's
-`outcomes.FAILED_CHECKS` has the same value)."""
 FAILURES_TO_END = 2
 WARNING = (
     "That was not the option the item asked for. Please read every item carefully: another "
@@ -149,9 +146,11 @@ def answer_check(
 
 
 def end_after_failed_checks(session: Session, annotator_id: int, study: Study) -> None:
-    """End the participant's work in the study with the status "failed checks" and no code."""
-    # INTEGRATE: outcomes.settle(session, study, annotator, FAILED_CHECKS)
-    finish.close(session, annotator_id, study)
+    """End the participant's work in the study with the status "failed checks" and no code
+    (their open pair back to the pool, no further pair)."""
+    annotator = session.get(Annotator, annotator_id)
+    assert annotator is not None
+    outcomes.settle(session, study, annotator, outcomes.FAILED_CHECKS, ENDED)
 
 
 def failures_of(session: Session, annotator_id: int, study_id: int) -> int:

@@ -3,9 +3,10 @@
 A study may set a consent text: a participant then accepts or declines it before the Start step
 (`annotate.domain.crowd.enrolment.start` refuses until they accept). The decision is recorded once,
 with its time, in `Participation`; declining ends the participation with the study's screen-out
-code. A study may also define survey questions (choice or free text), answered once after
-consent and joined to the ratings export as annotator attributes. The done page sends people to
-the platform's completion URL (`completion_link`), with the completed or the screen-out code.
+code (`outcomes.settle`: screened out). A study may also define survey questions (choice or
+free text), answered once after consent and joined to the ratings export as annotator
+attributes. The done page sends people to the platform's completion URL (`completion_link`),
+with the code of their stored outcome.
 
 These functions work in the caller's transaction (`annotate.services.consent` opens it).
 """
@@ -17,7 +18,8 @@ from urllib.parse import quote
 
 from sqlmodel import Session, select
 
-from annotate.db.tables import Participation, Study, stored_id, utcnow
+from annotate.db.tables import Annotator, Participation, Study, stored_id, utcnow
+from annotate.domain.crowd import outcomes
 from annotate.errors import Invalid
 from annotate.vocabulary import DIMENSIONS
 
@@ -93,7 +95,13 @@ def decide_consent(session: Session, annotator_id: int, study: Study, accept: bo
         )
         session.add(found)
         session.flush()
+        if not accept:
+            person = session.get_one(Annotator, annotator_id)
+            outcomes.settle(session, study, person, outcomes.SCREENED_OUT, DECLINED_WORDS)
     return next_step(study, found)
+
+
+DECLINED_WORDS = "You declined to take part in this study."
 
 
 def save_survey(
@@ -143,7 +151,7 @@ def require_ready(session: Session, annotator_id: int, study: Study) -> None:
     """Refuse the Start step until consent (and the survey) are done."""
     step = next_step(study, participation(session, annotator_id, stored_id(study)))
     if step == "declined":
-        raise ConsentError("You declined to take part in this study.")
+        raise ConsentError(DECLINED_WORDS)
     if step != "ready":
         raise ConsentError("Please answer the consent question (and the survey) first.")
 

@@ -3,12 +3,12 @@ their platform id, what became of them, the code they were given and the time th
 
 This is the one export that holds platform ids; it is for the admin's bulk approval on the
 platform (on Prolific: the participant ids of the submissions to approve), never published.
-`status` is, in this order of precedence: `withdrawn` (the participant left), `failed checks`
-(two instructed-response checks answered wrong: `annotate.domain.crowd.checks`, no code),
-`screened out` (declined consent or failed the training), `completed` (pairs done, none
-pending), `in progress` (a pair pending) or `not started`; the caller adds `excluded` with the
-rules' reasons. Time taken runs from the first thing the participant did in the study (consent, or
-their first pair) to their last submit.
+`status`, `completion_code` and `outcome_reason` are the participant's stored outcome
+(`crowd.outcomes`: what they were shown), or for one not settled yet `in progress` (any work or
+record in the study) or `not started`; the caller adds `excluded` with the rules' reasons.
+`pro_rata` is the share of the pay the outcome earns: 1 for `completed`, rated / required for
+`completed, pool empty`, 0 otherwise. Time taken runs from the first thing the participant did
+in the study (consent, or their first pair) to their last submit.
 """
 
 from __future__ import annotations
@@ -20,15 +20,11 @@ from statistics import median
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Participation, Study, Training, stored_id
-from annotate.domain.assignment import as_utc
-from annotate.domain.crowd.checks import FAILED_CHECKS, FAILURES_TO_END, check_failures
-from annotate.domain.crowd.consent import DECLINED
-from annotate.domain.study.training_rules import FAILED
+from annotate.domain.assignment import as_utc, quota
+from annotate.domain.crowd.outcomes import COMPLETED, PARTIAL, SCREENED_OUT, WITHDRAWN
 from annotate.vocabulary import AssignmentStatus
 
-WITHDRAWN = "withdrawn"
-SCREENED_OUT = "screened out"
-COMPLETED = "completed"
+__all__ = ["COMPLETED", "PARTIAL", "SCREENED_OUT", "WITHDRAWN"]
 IN_PROGRESS = "in progress"
 NOT_STARTED = "not started"
 EXCLUDED = "excluded"
@@ -38,6 +34,8 @@ PAYMENT_COLUMNS = (
     "excluded_by",
     "completion_code",
     "pairs_done",
+    "pro_rata",
+    "outcome_reason",
     "minutes_taken",
     "started_at",
     "finished_at",
@@ -60,6 +58,8 @@ class ParticipantRow:
     finished_at: datetime | None
     excluded_by: str = ""
     pseudonym: str = ""
+    pro_rata: float = 0.0
+    outcome_reason: str = ""
 
     @property
     def minutes_taken(self) -> float | None:
@@ -73,32 +73,13 @@ def platform_id(external: str) -> str:
     return external.partition(":")[2] or external
 
 
-def _status(
-    record: Participation | None,
-    trained: Training | None,
-    done: int,
-    pending: int,
-    failed_checks: bool = False,
-) -> str:
-    if record is not None and record.withdrawn_at is not None:
-        return WITHDRAWN
-    if failed_checks:  # INTEGRATE: outcomes (crowd-core) store this status; read it there
-        return FAILED_CHECKS
-    if (record is not None and record.consent == DECLINED) or (
-        trained is not None and trained.status == FAILED
-    ):
-        return SCREENED_OUT
-    if pending:
-        return IN_PROGRESS
-    return COMPLETED if done else NOT_STARTED
-
-
-def _code(study: Study, status: str) -> str:
+def _pro_rata(study: Study, status: str, rated: int) -> float:
+    """The share of the pay an outcome earns (see the module)."""
     if status == COMPLETED:
-        return study.completion_code or ""
-    if status == SCREENED_OUT:
-        return study.screenout_code or ""
-    return ""
+        return 1.0
+    if status == PARTIAL:
+        return round(min(rated / (quota.required(study) or rated or 1), 1.0), 3)
+    return 0.0
 
 
 def participant_rows(session: Session, study: Study) -> list[ParticipantRow]:
@@ -113,7 +94,6 @@ def participant_rows(session: Session, study: Study) -> list[ParticipantRow]:
         t.annotator_id: t
         for t in session.exec(select(Training).where(col(Training.study_id) == study_id))
     }
-    failures = check_failures(session, study_id)
     ids = {a.annotator_id for a in work} | set(records) | set(trainings)
     people = session.exec(
         select(Annotator).where(col(Annotator.id).in_(ids), col(Annotator.external_id).is_not(None))
@@ -122,10 +102,11 @@ def participant_rows(session: Session, study: Study) -> list[ParticipantRow]:
     for person in people:
         mine = [a for a in work if a.annotator_id == person.id]
         done = [a for a in mine if a.status == AssignmentStatus.DONE]
-        pending = sum(1 for a in mine if a.status == AssignmentStatus.PENDING)
-        record, trained = records.get(stored_id(person)), trainings.get(stored_id(person))
-        failed = failures.get(stored_id(person), 0) >= FAILURES_TO_END
-        status = _status(record, trained, len(done), pending, failed)
+        record = records.get(stored_id(person))
+        ended = record is not None and record.outcome is not None
+        status = record.outcome if record is not None and record.outcome else NOT_STARTED
+        if not ended and (mine or record or stored_id(person) in trainings):
+            status = IN_PROGRESS
         starts = [as_utc(a.created_at) for a in mine]
         starts += [as_utc(r.consent_at) for r in (record,) if r is not None]
         ends = [as_utc(a.completed_at) for a in done if a.completed_at is not None]
@@ -135,8 +116,10 @@ def participant_rows(session: Session, study: Study) -> list[ParticipantRow]:
                 name=person.name,
                 participant_id=platform_id(person.external_id or ""),
                 status=status,
-                completion_code=_code(study, status),
+                completion_code=record.outcome_code if record is not None and ended else "",
                 pairs_done=len(done),
+                pro_rata=_pro_rata(study, status, len(done)),
+                outcome_reason=record.outcome_reason if record is not None else "",
                 started_at=min(starts) if starts else None,
                 finished_at=max(ends) if ends else None,
             )
@@ -150,6 +133,6 @@ def median_minutes(rows: list[ParticipantRow]) -> float | None:
     times = [
         r.minutes_taken
         for r in rows
-        if r.status in (COMPLETED, EXCLUDED) and r.minutes_taken is not None
+        if r.status in (COMPLETED, PARTIAL, EXCLUDED) and r.minutes_taken is not None
     ]
     return round(median(times), 1) if times else None

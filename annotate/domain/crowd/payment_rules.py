@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from annotate.db.tables import Study
+from annotate.domain.crowd.outcomes import COMPLETED, PAID, PARTIAL
 from annotate.vocabulary import parse_bonus_rule
 
-COMPLETED = "completed"
-PARTIAL = "completed, pool empty"
-PAID_STATUSES = (COMPLETED, PARTIAL)
-"""Outcomes that earn the reward (the names of `annotate.domain.crowd.outcomes`)."""
+PAID_STATUSES = PAID
+"""Outcomes that earn the reward."""
 MAX_AMOUNT = Decimal(1000)
 """The largest bonus one CSV line may give (in the currency's major unit): a typo guard."""
 

@@ -27,6 +27,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Study, Training, stored_id, utcnow
+from annotate.domain.crowd.outcomes import SCREENED_OUT, settle
 from annotate.domain.rating import aspects, preference
 from annotate.domain.rating.ratings import RatingError
 from annotate.domain.study.training_rules import (
@@ -285,6 +286,8 @@ def feedback(pair: PracticePair, number: int, answer: dict[str, Any]) -> Practic
 
 # ---------------------------------------------------------------- the comprehension check
 
+FAILED_TRAINING = "You did not pass the comprehension check of the training."
+
 
 def answer_check(
     session: Session, annotator_id: int, study: Study, answers: dict[str, list[int]]
@@ -309,6 +312,9 @@ def answer_check(
     found.attempts = [*found.attempts, {"answers": given, "wrong": wrong, "at": _iso()}]
     outcome = PASSED if not wrong else FAILED if attempts_left(study, found) == 0 else CHECK
     _save(session, study, found, outcome)
+    if outcome == FAILED:
+        person = session.get_one(Annotator, annotator_id)
+        settle(session, study, person, SCREENED_OUT, FAILED_TRAINING)
     return CheckResult(found.status, wrong, attempts_left(study, found))
 
 
@@ -371,8 +377,9 @@ def _adjudicator(session: Session, annotator_id: int) -> bool:
 
 
 def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
-    """The studies the annotator has work in (in queue order) whose training they have not
-    passed: the rating page sends them to it before the real queue."""
+    """The studies the annotator has work in (in queue order), or failed the training of,
+    whose training they have not passed: the rating page sends them to it before the real
+    queue."""
     query = (
         select(Assignment.study_id)
         .where(
@@ -384,7 +391,15 @@ def studies_in_training(session: Session, annotator_id: int) -> list[Study]:
     )  # (ids: PostgreSQL cannot compare the study rows' JSON columns for DISTINCT)
     if _adjudicator(session, annotator_id):
         return []  # an adjudicator is an expert who gets only adjudication work: no training
-    found = [session.get(Study, study_id) for study_id in session.exec(query).all()]
+    ids = set(session.exec(query).all())
+    ids |= set(  # a failed training's pairs went back to the pool; its end page stays
+        session.exec(
+            select(Training.study_id).where(
+                Training.annotator_id == annotator_id, Training.status == FAILED
+            )
+        ).all()
+    )
+    found = [session.get(Study, study_id) for study_id in sorted(ids)]
     return [
         study
         for study in found

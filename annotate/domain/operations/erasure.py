@@ -13,8 +13,9 @@ The study's erasure log (`Erasure`) records that a person's data went, when, why
 scores, nothing about who: the report and the card read it. A
 card published before and backups made before are not recalled.
 
-`withdraw` is the participant's own way out: their unfinished pairs are released, the account
-is deactivated (its link stops working) and the withdrawal time kept; with `erase_data` the
+`withdraw` is the participant's own way out: their unfinished pairs are released (skipped and
+flagged ones keep their record but give their slot back), the outcome `withdrawn` stored, the
+account is deactivated (its link stops working) and the withdrawal time kept; with `erase_data` the
 data go as above.
 
 `retention_due` lists (and `forget` erases) what a study's retention period (days) says must go:
@@ -52,6 +53,7 @@ from annotate.db.tables import (
     utcnow,
 )
 from annotate.domain.assignment import as_utc
+from annotate.domain.crowd import outcomes
 from annotate.domain.study import accounts
 from annotate.domain.study.audit import erased_alias
 from annotate.domain.study.permissions import keep_an_admin, spare_last_admin
@@ -271,7 +273,7 @@ def withdraw(
         session.delete(account)
         session.flush()
         return Erased(0, 0, True)
-    pending = _ids(
+    released = _ids(  # a pending pair has no scores saved with it
         session,
         select(Assignment.id).where(
             col(Assignment.annotator_id) == annotator_id,
@@ -279,22 +281,23 @@ def withdraw(
             col(Assignment.status) == AssignmentStatus.PENDING,
         ),
     )
-    released = _remove_work(session, pending)  # a pending pair has no scores saved with it
+    # Every unfinished slot back to the pool (issue 34.2), skipped and flagged ones included,
+    # and the outcome stored (a participant who completed before keeps `completed`).
+    outcomes.settle(session, study, account, outcomes.WITHDRAWN, WITHDRAWN_WORDS)
     record = session.exec(
         select(Participation).where(
             col(Participation.annotator_id) == annotator_id,
             col(Participation.study_id) == study_id,
         )
-    ).first()
-    if record is None:  # a study without a consent page: no participation row until now
-        record = Participation(annotator_id=annotator_id, study_id=study_id, consent="not asked")
+    ).one()
     record.withdrawn_at = utcnow()
     session.add(record)
     accounts.set_active(session, account.name, False)
     session.flush()
-    return Erased(len(pending), released, False)
+    return Erased(len(released), 0, False)
 
 
+WITHDRAWN_WORDS = "You withdrew from this study."
 NOT_YOURS = "Only a participant of this study, from their own study link, can withdraw from it."
 
 

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotate.domain.crowd.outcomes import FAILED_CHECKS, SCREENED_OUT, WITHDRAWN
 from annotate.domain.crowd.payment_rules import PAID_STATUSES, PaymentRules, minor_units, rule_bonus
 from annotate.domain.platforms import (
     APPROVED,
@@ -35,12 +36,6 @@ from annotate.domain.platforms import (
     Submission,
 )
 from annotate.errors import Invalid
-
-FAILED_CHECKS = "failed checks"
-SCREENED_OUT = "screened out"
-WITHDRAWN = "withdrawn"
-RETURNED_STATUS = "returned"
-TIMED_OUT_STATUS = "timed out"
 
 RELEASE, APPROVE, REJECT, COMPLETE, REQUEST_RETURN, BONUS, NONE = (
     "release",

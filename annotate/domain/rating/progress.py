@@ -8,7 +8,15 @@ An adjudication is not one of a pair's k ratings (issue 22.6): the per-annotator
 counts are of ordinary ratings, adjudications are counted apart (`adjudications`,
 `adjudicated`), and a pair is complete with k ordinary ratings. What is left (`Totals.to_rate`)
 is, in an open pool, the ratings still missing for every ordinary pair to reach k (lapsed or
-never pulled included), and in a fixed plan the planned ratings not done yet.
+never pulled included), and in a fixed plan the planned ratings not done yet. `in_progress`
+("being rated") counts only live reservations: pending items whose reservation has not lapsed
+(planned items never lapse); a skip or a flag without scores has given its slot back
+(`annotate.domain.assignment.release`) and is not being rated.
+
+`short_pairs` names the pairs that cannot reach k as things stand, and why: the fixed plan
+gave them out fewer than k times, the pool is closed, or (enrolment closed) fewer annotators
+who may still pull have never had the pair than the pair misses: everyone else who could has
+had it.
 """
 
 from __future__ import annotations
@@ -17,13 +25,16 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from annotate.db.queries import joined_assignments
-from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
-from annotate.vocabulary import AssignmentStatus, Purpose
+from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
+from annotate.domain.assignment import as_utc, quota
+from annotate.domain.assignment.crowd import has_finished
+from annotate.vocabulary import AssignmentStatus, Purpose, Role
 
 
 @dataclass(frozen=True)
@@ -61,9 +72,10 @@ class _Item:
     gold: bool
     seconds: float | None
     adjudication: bool
+    live: bool = False  # a pending item holding its slot: reserved (not lapsed) or planned
 
 
-def _items(session: Session, study_id: int) -> list[_Item]:
+def _items(session: Session, study_id: int, now: datetime | None = None) -> list[_Item]:
     seconds = (
         select(Rating.assignment_id, func.max(Rating.seconds).label("seconds"))
         .group_by(col(Rating.assignment_id))
@@ -78,15 +90,27 @@ def _items(session: Session, study_id: int) -> list[_Item]:
         Pair.gold_preference,
         seconds.c.seconds,
         Assignment.purpose,
+        Assignment.reserved_until,
     )
     rows = session.exec(
         joined_assignments(*columns)
         .outerjoin(seconds, seconds.c.assignment_id == col(Assignment.id))
         .where(Assignment.study_id == study_id, Assignment.status != AssignmentStatus.RELEASED)
     ).all()
+    moment = as_utc(now)
     return [
-        _Item(name, domain, pair_id, status, bool(flag), gold is not None, secs, purpose == ADJ)
-        for name, domain, pair_id, status, flag, gold, secs, purpose in rows
+        _Item(
+            name,
+            domain,
+            pair_id,
+            status,
+            bool(flag),
+            gold is not None,
+            secs,
+            purpose == ADJ,
+            live=status == AssignmentStatus.PENDING and (until is None or as_utc(until) > moment),
+        )
+        for name, domain, pair_id, status, flag, gold, secs, purpose, until in rows
     ]
 
 
@@ -175,7 +199,7 @@ class Totals:
     pairs: int  # ordinary pairs (gold left out)
     ratings: int  # done ordinary ratings of ordinary pairs
     complete: int  # ordinary pairs with k of them
-    in_progress: int  # ordinary ratings given out and not done (reserved, planned, skipped)
+    in_progress: int  # live reservations of ordinary pairs (reserved and not lapsed, planned)
     to_rate: int  # ratings still to be done (see the module's docstring)
     adjudications: int  # adjudications given (not released)
     adjudicated: int  # of which done
@@ -185,10 +209,10 @@ class Totals:
         return self.pairs * self.overlap
 
 
-def totals(session: Session, study: Study) -> Totals:
+def totals(session: Session, study: Study, now: datetime | None = None) -> Totals:
     """The study's totals; an adjudication is never counted as one of a pair's k ratings."""
     study_id = study.id or 0
-    items = _items(session, study_id)
+    items = _items(session, study_id, now)
     ordinary = [i for i in items if not i.gold and not i.adjudication]
     pairs = session.exec(
         select(func.count()).where(Pair.study_id == study_id, col(Pair.gold_preference).is_(None))
@@ -207,7 +231,7 @@ def totals(session: Session, study: Study) -> Totals:
         pairs=pairs,
         ratings=sum(done.values()),
         complete=sum(n >= study.overlap for n in done.values()),
-        in_progress=len(open_items),
+        in_progress=sum(i.live for i in open_items),
         to_rate=to_rate,
         adjudications=given,
         adjudicated=adjudicated,
@@ -259,3 +283,90 @@ def flagged_pairs(session: Session, study_id: int) -> list[FlaggedPair]:
         FlaggedPair(pid, domain, name, reason or "", comment or "", status)
         for pid, domain, name, reason, comment, status in rows
     ]
+
+
+@dataclass(frozen=True)
+class ShortPair:
+    """A pair that cannot reach k as things stand, and why."""
+
+    record_id: str
+    domain: str
+    done: int
+    held: int  # live reservations
+    missing: int  # k - done - held
+    eligible: int  # annotators who may still pull and never had it (-1: not counted)
+    reason: str
+
+
+def short_pairs(session: Session, study: Study, now: datetime | None = None) -> list[ShortPair]:
+    """The study's ordinary pairs that cannot reach k as things stand (see the module), by
+    record id. With the pool and crowd enrolment open none: a new participant can take any."""
+    if study.pool_open and study.enrolment_open:
+        return []
+    items = [i for i in _items(session, stored_id(study), now) if not i.gold]
+    items = [i for i in items if not i.adjudication]
+    done = _done_per_pair(items)
+    held: dict[int, int] = defaultdict(int)
+    for item in items:
+        held[item.pair_id] += item.live
+    pairs = session.exec(
+        select(Pair.id, Pair.record_id, Pair.domain).where(
+            Pair.study_id == study.id, col(Pair.gold_preference).is_(None)
+        )
+    ).all()
+    k = study.overlap
+    pool = _could_pull(session, study) if study.pool_open else set()
+    had = _had(session, stored_id(study))
+    found = []
+    for found_id, record_id, domain in sorted(pairs, key=lambda p: p[1]):
+        pair_id = found_id or 0
+        rated, live = done.get(pair_id, 0), held[pair_id]
+        missing = k - rated - live
+        eligible = len(pool - had.get(pair_id, set())) if study.pool_open else -1
+        if missing <= 0 or eligible >= missing:
+            continue
+        found.append(
+            ShortPair(record_id, domain, rated, live, missing, eligible, _why(k, missing, eligible))
+        )
+    return found
+
+
+def _why(k: int, missing: int, eligible: int) -> str:
+    if eligible < 0:
+        return f"given out {k - missing} of {k} times; the fixed plan gives it to no one else"
+    return (
+        f"needs {missing} more; only {eligible} annotator{'' if eligible == 1 else 's'} who may "
+        "still pull never had it: everyone else who could has had it"
+    )
+
+
+def _had(session: Session, study_id: int) -> dict[int, set[int]]:
+    """pair id -> every annotator who ever had it (released included)."""
+    had: dict[int, set[int]] = defaultdict(set)
+    for pair_id, annotator_id in session.exec(
+        select(Assignment.pair_id, Assignment.annotator_id).where(
+            Assignment.study_id == study_id, Assignment.purpose == Purpose.RATING
+        )
+    ).all():
+        had[pair_id].add(annotator_id)
+    return had
+
+
+def _could_pull(session: Session, study: Study) -> set[int]:
+    """The study's annotators (anyone with work in it) whom the pool may still give a pair:
+    active, not adjudicators, not finished or ended, under the quota and the skip limit."""
+    ids = session.exec(
+        select(Assignment.annotator_id).where(Assignment.study_id == study.id).distinct()
+    ).all()
+    people = session.exec(select(Annotator).where(col(Annotator.id).in_(ids))).all()
+    able = set()
+    for person in people:
+        if not person.active or person.role == Role.ADJUDICATOR or person.id is None:
+            continue
+        if has_finished(session, person.id, stored_id(study)):
+            continue
+        standing = quota.tally(session, study, person.id)
+        if quota.quota_reached(study, standing) or quota.limit_reached(study, standing):
+            continue
+        able.add(person.id)
+    return able

@@ -13,6 +13,7 @@ from sqlalchemy import ColumnElement, and_, case, func, tuple_
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, Training
+from annotate.domain.assignment import quota
 from annotate.domain.assignment.blinding import response_on
 from annotate.domain.assignment.crowd import has_finished
 from annotate.domain.rating.aspects import marks_by_side
@@ -129,14 +130,13 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         raise PermissionError("this pair is not in your queue")
     # Place and progress counted in SQL (one index scan), not by loading the whole queue.
     here = tuple_(assignment.study_id, assignment.position, assignment.id)
-    total, done, before, in_study = (
+    total, done, before = (
         session.connection()
         .execute(
             select(
                 func.count(),
                 _count_where(col(Assignment.status) == AssignmentStatus.DONE),
                 _count_where(tuple_(*_QUEUE_ORDER) < here),
-                _count_where(col(Assignment.study_id) == assignment.study_id),
             ).where(_in_queue(annotator_id))
         )
         .one()
@@ -145,7 +145,7 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
     study = session.get(Study, assignment.study_id)
     assert pair is not None
     assert study is not None
-    total += _quota_left(session, study, annotator_id, int(in_study))
+    total += _quota_left(session, study, annotator_id)
     texts = {Response.CHOSEN: pair.chosen, Response.REJECTED: pair.rejected}
     side_of_response: dict[str, str] = {response_on(s, assignment.chosen_side): s for s in SIDES}
     scores: dict[str, dict[str, int]] = {side: {} for side in SIDES}
@@ -178,9 +178,10 @@ def _count_where(condition: ColumnElement[bool]) -> ColumnElement[int]:
     return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
 
-def _quota_left(session: Session, study: Study, annotator_id: int, held: int) -> int:
+def _quota_left(session: Session, study: Study, annotator_id: int) -> int:
     """Pairs an open pool may still give the annotator in the study: its per-person quota
-    less the pairs they hold (one is pulled at a time), so the page counts "Pair 3 of 10"
+    less the pairs they hold or counted (one is pulled at a time; a pair set aside is
+    replaced, `assignment.quota`), so the page counts "Pair 3 of 10"
     against the quota, not against the pairs pulled so far. None left without a quota, once
     they chose Finish, and for an adjudicator (the pool gives them nothing)."""
     if not study.pool_open or study.pool_quota is None:
@@ -190,7 +191,8 @@ def _quota_left(session: Session, study: Study, annotator_id: int, held: int) ->
         return 0
     if study.id is None or has_finished(session, annotator_id, study.id):
         return 0
-    return max(study.pool_quota - held, 0)
+    standing = quota.tally(session, study, annotator_id)  # set-aside pairs are replaced
+    return max(study.pool_quota - standing.counted - standing.held, 0)
 
 
 def completion_codes(session: Session, annotator_id: int) -> list[str]:

@@ -23,7 +23,7 @@ from annotate.db.tables import (
     stored_id,
     utcnow,
 )
-from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit
+from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit, release
 from annotate.domain.assignment.blinding import response_on
 from annotate.domain.rating import aspects, preference
 from annotate.domain.rating.revisions import AnswerTable, save_answers
@@ -199,6 +199,7 @@ def _mark_done(
     assignment.flagged = bool(flag_reason)
     assignment.flag_reason = flag_reason or None
     assignment.skip_reason = None
+    assignment.released_at = assignment.release_reason = None  # rated: it holds its slot again
     if assignment.completed_at is None:
         assignment.completed_at = now
     session.add(assignment)
@@ -216,8 +217,10 @@ def skip(session: Session, assignment: Assignment, reason: str, *, flag: bool = 
     """Mark a pair skipped, with the annotator's reason. Scores already given are kept.
 
     With `flag`, the reason is a flag (a broken or offensive pair) sent without scores (issue
-    22.7): the pair is set aside exactly as a skip sets it aside (its slot held until its
-    reservation lapses, like any skip) and enters the Flags queue as a flag.
+    22.7): the pair is set aside exactly as a skip sets it aside and enters the Flags queue as
+    a flag. Either way its slot goes back to the pool at once (issue 34.2,
+    `assignment.release`), never to this annotator again; rating it later is a late submit,
+    saved while the pair still has a free slot.
     """
     check_skip_reason(reason, flag=flag)
     _admit(admit_skip, session, assignment)
@@ -228,3 +231,6 @@ def skip(session: Session, assignment: Assignment, reason: str, *, flag: bool = 
     assignment.flag_reason = reason.strip() if flag else None
     assignment.skip_reason = None if flag else reason.strip()
     session.add(assignment)
+    why = release.FLAGGED if flag else release.SKIPPED
+    release.release_item(session, assignment, why, utcnow())
+    session.flush()

@@ -87,6 +87,7 @@ def adjudicator_refusal(session: Session, account: Annotator) -> str | None:
             Assignment.annotator_id == account.id,
             Assignment.purpose == Purpose.RATING,
             col(Assignment.status).in_((AssignmentStatus.PENDING, AssignmentStatus.SKIPPED)),
+            col(Assignment.released_at).is_(None),  # a skip given back to the pool holds nothing
         )
     ).first()
     if holding is not None:

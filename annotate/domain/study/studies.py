@@ -63,6 +63,9 @@ EDITABLE = (
     "pool_open",
     "pool_quota",
     "finish_minimum",
+    "finish_counts_flags",
+    "finish_counts_skips",
+    "skip_limit",
     "pool_order",
     "enrolment_open",
     "close_at_stop",
@@ -332,6 +335,8 @@ def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str
         problems.append(
             "closing enrolment at a stop needs a group-sequential plan (its looks say stop)"
         )
+    if study.skip_limit is not None and study.skip_limit < 0:
+        problems.append("the skip-and-flag limit must be 0 or more (empty: the pairs per person)")
     if study.enrolment_open and not study.pool_open:
         problems.append("crowd enrolment needs the open pool (enrolled people pull their pairs)")
     if study.rationale not in RATIONALE_MODES:

@@ -76,6 +76,11 @@ class StudySettings(BaseModel):
     gold_rate: float = 0.0
     pool_quota: int | None = None
     finish_minimum: int | None = None
+    finish_counts_flags: bool = False
+    finish_counts_skips: bool = False
+    skip_limit: int | None = Field(
+        default=None, description="crowd: pairs one may set aside (empty: the pairs per person)"
+    )
     pool_order: str = "depth"
     completion_code: str | None = None
     close_at_stop: bool = Field(

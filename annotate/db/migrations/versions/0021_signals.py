@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0021_signals"
-down_revision: str | None = "0019_forced_after_data"
+down_revision: str | None = "0020_outcomes_slots"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
