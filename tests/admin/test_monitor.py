@@ -281,19 +281,17 @@ def test_the_headline_is_computed_again_only_when_the_ratings_change(engine) -> 
     assert fresh.throughput.rated == first.throughput.rated  # counts are read every time
 
 
-def test_cost_so_far_and_projected_follow_the_payment_rules(engine, monkeypatch) -> None:
-    """The payment rules are a stand-in until `annotate.domain.crowd.payment_rules` is merged
-    (INTEGRATE: payment_rules); the arithmetic over the participants' statuses is the monitor's."""
+def test_cost_so_far_and_projected_follow_the_payment_rules(engine) -> None:
+    """The study's reward and platform fee (`crowd.payment_rules`) over the participants' stored
+    outcomes: 300p with a 33% fee is 399p for each one who completed, nothing for the others."""
     from annotate.domain.crowd.participants import participant_rows
-    from annotate.domain.operations import monitor as figures
     from tests.security.participants_world import STUDY, Person, crowd_study, take_part
 
     crowd_study(engine, pairs=6)
-    take_part(engine, Person("5f8e2b1c9d3a4e0012345678", "s" * 24), 3, "a")
-    take_part(engine, Person("60aa11bb22cc33dd44ee55ff", "t" * 24), 3, "b")
+    take_part(engine, Person("5f8e2b1c9d3a4e0012345678", "s" * 24), 5, "a")  # completes
+    take_part(engine, Person("60aa11bb22cc33dd44ee55ff", "t" * 24), 3, "b")  # in progress
     assert monitor(engine, SYSTEM, STUDY).cost is None  # no rules: "cost: not set"
-    rules = figures.PaymentRules("GBP", 300, 33.0, None)
-    monkeypatch.setattr(figures, "payment_rules", lambda _study: rules)
+    studies.update_study(engine, SYSTEM, STUDY, reward=300, platform_fee_percent=33.0, force=True)
     with read_session(engine) as session:
         statuses = [r.status for r in participant_rows(session, get_study(session, STUDY))]
     expected = sum(399 for status in statuses if status == "completed")

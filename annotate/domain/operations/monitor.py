@@ -38,6 +38,7 @@ from annotate.db.tables import (
 )
 from annotate.domain.assignment import as_utc
 from annotate.domain.crowd.participants import participant_rows
+from annotate.domain.crowd.payment_rules import participant_cost, payment_rules, rule_bonus
 from annotate.domain.rating.quality import AnnotatorQuality
 from annotate.domain.study.plan import plan_values
 from annotate.vocabulary import AssignmentStatus, Purpose
@@ -266,37 +267,6 @@ def quality_signals(
 
 
 # ---------------------------------------------------------------- cost
-# INTEGRATE: payment_rules -- the stand-in below is replaced by
-# `annotate.domain.crowd.payment_rules` (PaymentRules, payment_rules, participant_cost) at merge;
-# until then no study has payment rules and the monitor says "cost: not set".
-
-
-@dataclass(frozen=True)
-class PaymentRules:
-    """Stand-in for `annotate.domain.crowd.payment_rules.PaymentRules`."""
-
-    currency: str
-    reward: int  # minor units per participant who completes
-    fee_percent: float  # the platform's fee on top of rewards and bonuses
-    bonus_rule: str | None
-
-
-def payment_rules(study: Study) -> PaymentRules | None:
-    """Stand-in: the study's payment rules (None: not set). INTEGRATE: payment_rules"""
-    del study
-    return None
-
-
-def participant_cost(rules: PaymentRules, status: str, pro_rata: float | None, bonus: int) -> int:
-    """Stand-in: what one participant costs in minor units (reward, or its pro-rata share, and
-    the bonus, with the platform's fee). INTEGRATE: payment_rules"""
-    if status == "completed":
-        base = rules.reward
-    elif pro_rata is not None:
-        base = round(rules.reward * pro_rata)
-    else:
-        base = 0
-    return round((base + bonus) * (1 + rules.fee_percent / 100))
 
 
 @dataclass(frozen=True)
@@ -308,13 +278,18 @@ class Cost:
 
 
 def cost(session: Session, study: Study, size: PlannedSize) -> Cost | None:
-    """The study's cost so far (every crowd participant by their status) and projected to the
-    planned size at the cost per pair-rating so far; None: no payment rules ("cost: not set")."""
+    """The study's cost so far (every crowd participant by their stored outcome: the reward, its
+    pro-rata share, the rule's bonus and the platform's fee, `crowd.payment_rules`) and projected
+    to the planned size at the cost per pair-rating so far; None: no reward and no bonus rule
+    set ("cost: not set"). Bonuses sent from an uploaded CSV are not counted."""
     rules = payment_rules(study)
-    if rules is None:
+    if not rules.reward and not rules.bonus_per_extra_pair:
         return None
     so_far = sum(
-        participant_cost(rules, row.status, None, 0) for row in participant_rows(session, study)
+        participant_cost(
+            rules, row.status, row.pro_rata, rule_bonus(rules, row.status, row.pairs_done)
+        )
+        for row in participant_rows(session, study)
     )
     projected = None
     if size.target is not None and size.done:
