@@ -92,6 +92,11 @@ DEFAULT_PER_PAIR = (2, 3, 5)
 """k >= 2: the main study then measures agreement, and the reliability caveat can fire."""
 DEFAULT_POOLS = (6, 12, 24, 48)
 MAX_PAIRS = 20_000
+PILOT_LIMIT = "pilot lower limit"
+"""Where the planned rubric difference came from when the pilot's lower limit is used."""
+MAX_POOL_FACTOR = 64
+"""When no design on the grid reaches the target, pools up to this many times the grid's
+largest are tried (:func:`_wider_pools`)."""
 CROSSED_MODEL, PAIR_MODEL, ANNOTATOR_MODEL, T_MODEL = (
     CROSSED,
     PAIR_ONLY,
@@ -614,7 +619,7 @@ def size_study(
     targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
     never = _never_reached(targets)
     designs, unreachable = ([], []) if never else search.run(targets)
-    if not designs and source == "pilot estimate" and not never:
+    if not designs and source == PILOT_LIMIT and not never:
         rubric, source = 2 * sesoi, "twice the smallest effect"
         notes.append(
             f"No design on the grid shows a difference that close to the smallest effect: "
@@ -622,6 +627,8 @@ def size_study(
         )
         targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
         designs, unreachable = search.run(targets)
+    if not designs and not never:
+        designs = _wider_pools(pilot, grid, alpha_halfwidth, targets, notes)
     notes += never
     true_diff = dict(targets.true_diff)
     designs.sort(key=lambda d: (d["ratings"], d["pool"], d["per_pair"]))
@@ -683,6 +690,35 @@ def _targets(
     return Targets(margin, sesoi, alpha, target, true_diff)
 
 
+def _wider_pools(
+    pilot: Pilot,
+    grid: Sequence[tuple[int, int]],
+    alpha_halfwidth: float | None,
+    targets: Targets,
+    notes: list[str],
+) -> list[DesignPower]:
+    """When no design on the grid reaches the target, the same k from pools twice, four
+    times, ... the largest (up to MAX_POOL_FACTOR times): annotators then rate fewer pairs,
+    so the annotator variance, which a pilot of few annotators estimates worst, is averaged
+    over more of them. The first such pool with a design is said in the notes."""
+    largest = max(m for _, m in grid)
+    per_pair = sorted({k for k, _ in grid})
+    factor = 2
+    while factor <= MAX_POOL_FACTOR:
+        pool = largest * factor
+        search = _GridSearch(pilot, [(k, pool) for k in per_pair], alpha_halfwidth)
+        designs, _ = search.run(targets)
+        if designs:
+            notes.append(
+                f"No design with a pool of at most {largest} reaches the target (the pilot's "
+                f"annotator variance, at its upper limit, leaves too little power): widened to "
+                f"a pool of {pool}, whose annotators each rate fewer pairs."
+            )
+            return designs
+        factor *= 2
+    return []
+
+
 @dataclass(frozen=True)
 class _GridSearch:
     """The smallest design per (k, pool) of the grid, each design's variance at its upper
@@ -714,28 +750,32 @@ class _GridSearch:
 
 def planned_rubric_difference(pilot: Pilot, sesoi: float) -> tuple[float, str, str]:
     """The rubric difference to plan for when none is given, where it comes from, and the
-    sentence that says so: the pilot's estimate when it exceeds the smallest effect of
-    interest; otherwise twice the smallest effect (a pilot's estimate at or below it would
-    plan for a difference the study could hardly show, or none at all; its upper confidence
-    limit is said beside it)."""
+    sentence that says so: the pilot's estimate at its lower confidence limit (one-sided at
+    ``pilot.confidence``, t on the pilot's Satterthwaite df) when that exceeds the smallest
+    effect of interest, so that the effect is taken on the cautious side as the variances
+    are (sizes go as 1 / (difference - smallest effect)^2: planning for the estimate itself
+    leaves the study short whenever the pilot overestimates); otherwise twice the smallest
+    effect (a pilot that cannot place the difference above the smallest effect would plan
+    for a difference the study could hardly show, or none at all)."""
     estimate = pilot.mean[PERSONAL_DIMENSION]
-    if estimate > sesoi:
-        return (
-            estimate,
-            "pilot estimate",
-            f"The true rubric difference planned for ({estimate:+.3f}) is the pilot's "
-            "estimate; give one to plan for another.",
-        )
     se = pilot.mean_se.get(PERSONAL_DIMENSION, 0.0)
     df = pilot.mean_df.get(PERSONAL_DIMENSION, 1.0)
-    upper = estimate + float(stats.t.ppf(pilot.confidence, df)) * se
+    lower = estimate - float(stats.t.ppf(pilot.confidence, df)) * se
+    limit = f"{pilot.confidence:.0%} lower confidence limit"
+    if lower > sesoi:
+        return (
+            lower,
+            PILOT_LIMIT,
+            f"The true rubric difference planned for ({lower:+.3f}) is the {limit} of the "
+            f"pilot's estimate ({estimate:+.3f}); give one to plan for another.",
+        )
     return (
         2 * sesoi,
         "twice the smallest effect",
-        f"The pilot's estimate of the rubric difference ({estimate:+.3f}; {pilot.confidence:.0%} "
-        f"upper confidence limit {upper:+.3f}) is not above the smallest effect of interest "
-        f"({sesoi:g}): planned instead for twice the smallest effect ({2 * sesoi:+.3f}); give "
-        "a difference to plan for another.",
+        f"The pilot's estimate of the rubric difference ({estimate:+.3f}; {limit} "
+        f"{lower:+.3f}) is not clearly above the smallest effect of interest ({sesoi:g}): "
+        f"planned instead for twice the smallest effect ({2 * sesoi:+.3f}); give a "
+        "difference to plan for another.",
     )
 
 
