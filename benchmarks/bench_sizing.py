@@ -53,7 +53,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.inference.sizing_check import SCENARIOS, ScenarioSummary, run
+from analysis.inference.sizing_check import SCENARIOS, ScenarioSummary, frontier, run
 
 
 def share(count: int, total: int) -> str:
@@ -83,7 +83,26 @@ def main() -> None:
     parser.add_argument("--pilots", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--scenario", action="append", help="only these (repeatable)")
+    parser.add_argument(
+        "--frontier",
+        type=int,
+        metavar="PILOTS",
+        help="instead: the tightest median ratio any plan scaled from the pilot's estimates "
+        "can have while reaching the need in 90%% of PILOTS pilots (k = 2, pool 48)",
+    )
     args = parser.parse_args()
+    if args.frontier:
+        for scenario in SCENARIOS:
+            if args.scenario and scenario.name not in args.scenario:
+                continue
+            began = time.perf_counter()
+            f = frontier(scenario, args.frontier, args.seed)
+            print(
+                f"{scenario.name}: need {f.need} pairs; n_hat / need q10 {f.q10:.3f}, median "
+                f"{f.median:.3f}; best median ratio at 90% {f.best_median_ratio:.3f} "
+                f"({time.perf_counter() - began:.0f} s)"
+            )
+        return
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
     print(f"bench_sizing: {args.pilots} pilots per scenario, seed {args.seed}")
     print(f"load average at start: {os.getloadavg()}")
