@@ -94,9 +94,9 @@ DEFAULT_POOLS = (6, 12, 24, 48)
 MAX_PAIRS = 20_000
 DEFAULT_DIFFERENCE = (
     "with no difference given, the planner plans for the pilot's estimate of the rubric "
-    "difference at its lower confidence limit (one-sided at the planner's confidence, t on the "
-    "pilot's Satterthwaite df), or for twice the smallest effect of interest when that limit is "
-    "not above it or no design can show it; the output says which"
+    "difference at its 80% lower confidence limit (one-sided, t on the pilot's Satterthwaite "
+    "df), or for twice the smallest effect of interest when that limit is not above it or no "
+    "design on the grid can show it; the output says which"
 )
 WIDER_POOLS = (
     "when no design on the grid reaches the target power, the planner tries pools of two, four, "
@@ -113,6 +113,10 @@ SMALL_PILOT = (
     "the power the study needs in 90% of pilots and asks for at most 1.25 times its pairs at "
     "the median"
 )
+EFFECT_CONFIDENCE = 0.8
+"""One-sided confidence of the pilot's lower limit of the rubric difference planned for by
+default: above the variances' (0.7), because sizes go as 1 / (difference - smallest
+effect)^2, twice as steeply in a relative error of that excess as in one of the variance."""
 PILOT_LIMIT = "pilot lower limit"
 """Where the planned rubric difference came from when the pilot's lower limit is used."""
 MAX_POOL_FACTOR = 16
@@ -645,18 +649,16 @@ def size_study(
     targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
     never = _never_reached(targets)
     designs, unreachable = ([], []) if never else search.run(targets)
-    if not designs and not never:
-        designs = _wider_pools(pilot, grid, alpha_halfwidth, targets, notes)
     if not designs and source == PILOT_LIMIT and not never:
         rubric, source = 2 * sesoi, "twice the smallest effect"
         notes.append(
-            f"No design shows a difference that close to the smallest effect: planned "
-            f"instead for twice the smallest effect ({rubric:+.3f})."
+            f"No design on the grid shows a difference that close to the smallest effect: "
+            f"planned instead for twice the smallest effect ({rubric:+.3f})."
         )
         targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
         designs, unreachable = search.run(targets)
-        if not designs:
-            designs = _wider_pools(pilot, grid, alpha_halfwidth, targets, notes)
+    if not designs and not never:
+        designs = _wider_pools(pilot, grid, alpha_halfwidth, targets, notes)
     notes += never
     true_diff = dict(targets.true_diff)
     designs.sort(key=lambda d: (d["ratings"], d["pool"], d["per_pair"]))
@@ -797,7 +799,7 @@ class _GridSearch:
 def planned_rubric_difference(pilot: Pilot, sesoi: float) -> tuple[float, str, str]:
     """The rubric difference to plan for when none is given, where it comes from, and the
     sentence that says so: the pilot's estimate at its lower confidence limit (one-sided at
-    ``pilot.confidence``, t on the pilot's Satterthwaite df) when that exceeds the smallest
+    EFFECT_CONFIDENCE, t on the pilot's Satterthwaite df) when that exceeds the smallest
     effect of interest, so that the effect is taken on the cautious side as the variances
     are (sizes go as 1 / (difference - smallest effect)^2: planning for the estimate itself
     leaves the study short whenever the pilot overestimates); otherwise twice the smallest
@@ -806,8 +808,8 @@ def planned_rubric_difference(pilot: Pilot, sesoi: float) -> tuple[float, str, s
     estimate = pilot.mean[PERSONAL_DIMENSION]
     se = pilot.mean_se.get(PERSONAL_DIMENSION, 0.0)
     df = pilot.mean_df.get(PERSONAL_DIMENSION, 1.0)
-    lower = estimate - float(stats.t.ppf(pilot.confidence, df)) * se
-    limit = f"{pilot.confidence:.0%} lower confidence limit"
+    lower = estimate - float(stats.t.ppf(EFFECT_CONFIDENCE, df)) * se
+    limit = f"{EFFECT_CONFIDENCE:.0%} lower confidence limit"
     if lower > sesoi:
         return (
             lower,

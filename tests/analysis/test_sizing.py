@@ -360,11 +360,11 @@ def test_size_study_says_what_it_assumed_and_what_cannot_be_reached():
     assert any("must exceed the smallest effect" in n for n in at_sesoi["notes"])
     default = size_study(pilot, margin=0.5, per_pair=(3,), pools=(12,))
     se, df = pilot.mean_se[PERSONAL_DIMENSION], pilot.mean_df[PERSONAL_DIMENSION]
-    lower = pilot.mean[PERSONAL_DIMENSION] - stats.t.ppf(0.7, df) * se
+    lower = pilot.mean[PERSONAL_DIMENSION] - stats.t.ppf(0.8, df) * se
     assert default["true_diff"][PERSONAL_DIMENSION] == pytest.approx(lower, rel=1e-12)
     assert lower < pilot.mean[PERSONAL_DIMENSION]
     assert default["rubric_diff_source"] == "pilot lower limit"
-    assert any("70% lower confidence limit of the pilot's estimate" in n for n in default["notes"])
+    assert any("80% lower confidence limit of the pilot's estimate" in n for n in default["notes"])
 
 
 def test_a_pilot_that_cannot_separate_the_components_is_refused():
@@ -449,7 +449,7 @@ def test_a_pilot_that_misses_the_effect_still_gets_a_design_and_says_what_it_ass
     # annotator variance over a pool of 6 alone is too much): twice the smallest effect too
     base = _pilot()
     se, df = base.mean_se[PERSONAL_DIMENSION], base.mean_df[PERSONAL_DIMENSION]
-    close = replace(base, mean=base.mean | {PERSONAL_DIMENSION: 0.505 + stats.t.ppf(0.7, df) * se})
+    close = replace(base, mean=base.mean | {PERSONAL_DIMENSION: 0.505 + stats.t.ppf(0.8, df) * se})
     fallback = size_study(close, margin=0.5, per_pair=(2,), pools=(6,))
     assert fallback["recommended"] is not None
     assert fallback["rubric_diff_source"] == "twice the smallest effect"
