@@ -95,8 +95,9 @@ MAX_PAIRS = 20_000
 DEFAULT_DIFFERENCE = (
     "with no difference given, the planner plans for the pilot's estimate of the rubric "
     "difference at its 80% lower confidence limit (one-sided, t on the pilot's Satterthwaite "
-    "df), or for twice the smallest effect of interest when that limit is not above it or no "
-    "design on the grid can show it; the output says which"
+    "df); for the pilot's estimate itself when no design on the grid can show that limit; and "
+    "for twice the smallest effect of interest when the limit is not above it or neither can "
+    "be shown; the output says which"
 )
 WIDER_POOLS = (
     "when no design on the grid reaches the target power, the planner tries pools of two, four, "
@@ -118,6 +119,7 @@ EFFECT_CONFIDENCE = 0.8
 default: above the variances' (0.7), because sizes go as 1 / (difference - smallest
 effect)^2, twice as steeply in a relative error of that excess as in one of the variance."""
 PILOT_LIMIT = "pilot lower limit"
+PILOT_ESTIMATE = "pilot estimate"
 """Where the planned rubric difference came from when the pilot's lower limit is used."""
 MAX_POOL_FACTOR = 16
 """When no design on the grid reaches the target, pools up to this many times the grid's
@@ -649,7 +651,16 @@ def size_study(
     targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
     never = _never_reached(targets)
     designs, unreachable = ([], []) if never else search.run(targets)
-    if not designs and source == PILOT_LIMIT and not never:
+    estimate = pilot.mean[PERSONAL_DIMENSION]
+    if not designs and source == PILOT_LIMIT and not never and estimate > sesoi:
+        rubric, source = estimate, PILOT_ESTIMATE
+        notes.append(
+            f"No design on the grid shows a difference that close to the smallest effect: "
+            f"planned instead for the pilot's estimate ({rubric:+.3f})."
+        )
+        targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
+        designs, unreachable = search.run(targets)
+    if not designs and source in (PILOT_LIMIT, PILOT_ESTIMATE) and not never:
         rubric, source = 2 * sesoi, "twice the smallest effect"
         notes.append(
             f"No design on the grid shows a difference that close to the smallest effect: "
