@@ -542,8 +542,10 @@ def test_a_small_pilot_gets_a_design_every_time_and_is_told_it_is_small():
     assert widened is not None
     assert widened[2] > 48
     sample = draw(scenario, 16, 2, 4, np.random.default_rng([1, 7]))
-    result = size_study(pilot_from_differences(sample, profile=False), margin=0.5, rubric_diff=0.93)
+    pilot = pilot_from_differences(sample, profile=False)
+    result = size_study(pilot, margin=0.5, rubric_diff=0.93, per_pair=(2,), pools=(48,))
     assert result["recommended"] is not None
+    assert result["recommended"]["pool"] > 48
     assert any("widened to a pool of" in n for n in result["notes"])
     assert any("This pilot (16 pairs, 4 annotators) is smaller" in n for n in result["notes"])
     text = sizing_text(result)
