@@ -371,7 +371,8 @@ def size(
         float | None,
         typer.Option(
             "--rubric-diff",
-            help="True difference of rubric alignment (default: the pilot's estimate).",
+            help="True difference of rubric alignment (default: the pilot's estimate at its lower "
+            "confidence limit).",
         ),
     ] = None,
     per_pair: Annotated[

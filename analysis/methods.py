@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from analysis.inference.paired import EXACT_MAX_N, MIN_PAIRS
+from analysis.inference.sizing import DEFAULT_DIFFERENCE, SMALL_PILOT, WIDER_POOLS
 from analysis.schema.plan_words import change_words, interim_words, time_words
 from analysis.schema.report_types import AnalysisPlan, Report, SequentialLook
 
@@ -44,6 +45,14 @@ DOC_STATEMENTS = {
 }
 """The methods text's statements that docs/statistics.md must make word for word (its prose is
 written by hand; tests/analysis/test_statistics_docs.py holds the two together)."""
+PLANNER_STATEMENTS = {
+    "default difference": DEFAULT_DIFFERENCE,
+    "wider pools": WIDER_POOLS,
+    "small pilot": SMALL_PILOT,
+}
+"""What the sizing planner (`analysis.inference.sizing`) does where its pilot says little, as
+docs/statistics.md must say it word for word (tests/analysis/test_statistics_docs.py); the
+planner's own output says it too (tests/analysis/test_sizing.py)."""
 CAVEAT_WORDS = (
     f"Reliability caveat: Krippendorff's alpha of the rubric chosen - rejected difference is "
     f"below {ALPHA_TENTATIVE}: {CAVEAT_MEANING}."

@@ -92,6 +92,38 @@ DEFAULT_PER_PAIR = (2, 3, 5)
 """k >= 2: the main study then measures agreement, and the reliability caveat can fire."""
 DEFAULT_POOLS = (6, 12, 24, 48)
 MAX_PAIRS = 20_000
+DEFAULT_DIFFERENCE = (
+    "with no difference given, the planner plans for the pilot's estimate of the rubric "
+    "difference at its 80% lower confidence limit (one-sided, t on the pilot's Satterthwaite "
+    "df); for the pilot's estimate itself when no design on the grid can show that limit; and "
+    "for twice the smallest effect of interest when the limit is not above it or neither can "
+    "be shown; the output says which"
+)
+WIDER_POOLS = (
+    "when no design on the grid reaches the target power, the planner tries pools of two, four, "
+    "... up to 16 times the grid's largest (each annotator then rates fewer pairs, so the "
+    "annotator variance, which a pilot of few annotators estimates worst, weighs less), and the "
+    "output says so"
+)
+CHECKED_PILOT = (40, 8)
+"""The smallest pilot (pairs, annotators) for which benchmarks/bench_sizing.py shows the
+planner's targets met; a smaller pilot gets :data:`SMALL_PILOT`."""
+SMALL_PILOT = (
+    "a pilot of fewer than 40 pairs or 8 annotators is said to size the study imprecisely: "
+    "from 16 pairs and 4 annotators, no plan scaled from the pilot's estimates both reaches "
+    "the power the study needs in 90% of pilots and asks for at most 1.25 times its pairs at "
+    "the median"
+)
+EFFECT_CONFIDENCE = 0.8
+"""One-sided confidence of the pilot's lower limit of the rubric difference planned for by
+default: above the variances' (0.7), because sizes go as 1 / (difference - smallest
+effect)^2, twice as steeply in a relative error of that excess as in one of the variance."""
+PILOT_LIMIT = "pilot lower limit"
+PILOT_ESTIMATE = "pilot estimate"
+"""Where the planned rubric difference came from when the pilot's lower limit is used."""
+MAX_POOL_FACTOR = 16
+"""When no design on the grid reaches the target, pools up to this many times the grid's
+largest are tried (:func:`_wider_pools`)."""
 CROSSED_MODEL, PAIR_MODEL, ANNOTATOR_MODEL, T_MODEL = (
     CROSSED,
     PAIR_ONLY,
@@ -564,15 +596,20 @@ def planning_variances(pilot: Pilot, design: Design) -> Planned:
     w's2 + z sqrt(w' C w), z = Phi^-1(confidence). One limit for the combination the design
     needs, not one per component: a component the design averages over (the annotators, with a
     large pool) adds its uncertainty only in proportion."""
-    w = np.array([1 / design.n_pairs, 1 / design.pool, 1 / design.ratings])
     z = float(stats.norm.ppf(pilot.confidence))
     variances = {}
     for dim in DIMENSIONS:
-        c = pilot.estimate[dim]
-        estimate = float(w @ [c.pair, c.annotator, c.residual])
-        spread = max(float(w @ pilot.covariance[dim] @ w), 0.0)
+        estimate, spread = _design_estimate(pilot, dim, design)
         variances[dim] = estimate + z * math.sqrt(spread)
     return pilot.estimate, variances
+
+
+def _design_estimate(pilot: Pilot, dim: str, design: Design) -> tuple[float, float]:
+    """The pilot's estimate of the design's Var(mu_hat), w's2, and its variance w' C w."""
+    w = np.array([1 / design.n_pairs, 1 / design.pool, 1 / design.ratings])
+    c = pilot.estimate[dim]
+    estimate = float(w @ [c.pair, c.annotator, c.residual])
+    return estimate, max(float(w @ pilot.covariance[dim] @ w), 0.0)
 
 
 def size_study(
@@ -614,7 +651,16 @@ def size_study(
     targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
     never = _never_reached(targets)
     designs, unreachable = ([], []) if never else search.run(targets)
-    if not designs and source == "pilot estimate" and not never:
+    estimate = pilot.mean[PERSONAL_DIMENSION]
+    if not designs and source == PILOT_LIMIT and not never and estimate > sesoi:
+        rubric, source = estimate, PILOT_ESTIMATE
+        notes.append(
+            f"No design on the grid shows a difference that close to the smallest effect: "
+            f"planned instead for the pilot's estimate ({rubric:+.3f})."
+        )
+        targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
+        designs, unreachable = search.run(targets)
+    if not designs and source in (PILOT_LIMIT, PILOT_ESTIMATE) and not never:
         rubric, source = 2 * sesoi, "twice the smallest effect"
         notes.append(
             f"No design on the grid shows a difference that close to the smallest effect: "
@@ -622,6 +668,8 @@ def size_study(
         )
         targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
         designs, unreachable = search.run(targets)
+    if not designs and not never:
+        designs = _wider_pools(pilot, grid, alpha_halfwidth, targets, notes)
     notes += never
     true_diff = dict(targets.true_diff)
     designs.sort(key=lambda d: (d["ratings"], d["pool"], d["per_pair"]))
@@ -638,6 +686,8 @@ def size_study(
             "k = 1 was allowed: such a study measures no agreement between annotators, so "
             "the reliability caveat cannot be assessed."
         )
+    if pilot.n_pairs < CHECKED_PILOT[0] or pilot.n_annotators < CHECKED_PILOT[1]:
+        notes.append(small_pilot_note(pilot))
     if alpha_halfwidth is not None:
         notes.append(
             f"Each design also has the pairs for a 95% interval of ±{alpha_halfwidth:g} on "
@@ -683,6 +733,51 @@ def _targets(
     return Targets(margin, sesoi, alpha, target, true_diff)
 
 
+def small_pilot_note(pilot: Pilot) -> str:
+    """What a pilot smaller than :data:`CHECKED_PILOT` can and cannot tell (measured by
+    ``benchmarks/bench_sizing.py``, "small pilot")."""
+    pairs, annotators = CHECKED_PILOT
+    return (
+        f"This pilot ({pilot.n_pairs} pairs, {pilot.n_annotators} annotators) is smaller than "
+        f"{pairs} pairs and {annotators} annotators: "
+        f"its annotator variance rests on {pilot.n_annotators - 1} df, and sizes planned from "
+        "such a pilot vary widely. In simulation (benchmarks/bench_sizing.py), pilots of 16 "
+        "pairs and 4 annotators reached the power the study needs in 38 of 40 cases but asked "
+        "for a median 1.8 times the pairs it needs; no plan scaled from such a pilot's "
+        "estimates does both within 1.25 times at the median and 90% of the time. A larger "
+        "pilot, with more annotators first, sizes the study more precisely."
+    )
+
+
+def _wider_pools(
+    pilot: Pilot,
+    grid: Sequence[tuple[int, int]],
+    alpha_halfwidth: float | None,
+    targets: Targets,
+    notes: list[str],
+) -> list[DesignPower]:
+    """When no design on the grid reaches the target, the same k from pools twice, four
+    times, ... the largest (up to MAX_POOL_FACTOR times): annotators then rate fewer pairs,
+    so the annotator variance, which a pilot of few annotators estimates worst, is averaged
+    over more of them. The first such pool with a design is said in the notes."""
+    largest = max(m for _, m in grid)
+    per_pair = sorted({k for k, _ in grid})
+    factor = 2
+    while factor <= MAX_POOL_FACTOR:
+        pool = largest * factor
+        search = _GridSearch(pilot, [(k, pool) for k in per_pair], alpha_halfwidth)
+        designs, _ = search.run(targets)
+        if designs:
+            notes.append(
+                f"No design with a pool of at most {largest} reaches the target power (the "
+                f"pilot's annotator variance, at its upper limit, leaves too little): widened "
+                f"to a pool of {pool}, whose annotators each rate fewer pairs."
+            )
+            return designs
+        factor *= 2
+    return []
+
+
 @dataclass(frozen=True)
 class _GridSearch:
     """The smallest design per (k, pool) of the grid, each design's variance at its upper
@@ -714,28 +809,32 @@ class _GridSearch:
 
 def planned_rubric_difference(pilot: Pilot, sesoi: float) -> tuple[float, str, str]:
     """The rubric difference to plan for when none is given, where it comes from, and the
-    sentence that says so: the pilot's estimate when it exceeds the smallest effect of
-    interest; otherwise twice the smallest effect (a pilot's estimate at or below it would
-    plan for a difference the study could hardly show, or none at all; its upper confidence
-    limit is said beside it)."""
+    sentence that says so: the pilot's estimate at its lower confidence limit (one-sided at
+    EFFECT_CONFIDENCE, t on the pilot's Satterthwaite df) when that exceeds the smallest
+    effect of interest, so that the effect is taken on the cautious side as the variances
+    are (sizes go as 1 / (difference - smallest effect)^2: planning for the estimate itself
+    leaves the study short whenever the pilot overestimates); otherwise twice the smallest
+    effect (a pilot that cannot place the difference above the smallest effect would plan
+    for a difference the study could hardly show, or none at all)."""
     estimate = pilot.mean[PERSONAL_DIMENSION]
-    if estimate > sesoi:
-        return (
-            estimate,
-            "pilot estimate",
-            f"The true rubric difference planned for ({estimate:+.3f}) is the pilot's "
-            "estimate; give one to plan for another.",
-        )
     se = pilot.mean_se.get(PERSONAL_DIMENSION, 0.0)
     df = pilot.mean_df.get(PERSONAL_DIMENSION, 1.0)
-    upper = estimate + float(stats.t.ppf(pilot.confidence, df)) * se
+    lower = estimate - float(stats.t.ppf(EFFECT_CONFIDENCE, df)) * se
+    limit = f"{EFFECT_CONFIDENCE:.0%} lower confidence limit"
+    if lower > sesoi:
+        return (
+            lower,
+            PILOT_LIMIT,
+            f"The true rubric difference planned for ({lower:+.3f}) is the {limit} of the "
+            f"pilot's estimate ({estimate:+.3f}); give one to plan for another.",
+        )
     return (
         2 * sesoi,
         "twice the smallest effect",
-        f"The pilot's estimate of the rubric difference ({estimate:+.3f}; {pilot.confidence:.0%} "
-        f"upper confidence limit {upper:+.3f}) is not above the smallest effect of interest "
-        f"({sesoi:g}): planned instead for twice the smallest effect ({2 * sesoi:+.3f}); give "
-        "a difference to plan for another.",
+        f"The pilot's estimate of the rubric difference ({estimate:+.3f}; {limit} "
+        f"{lower:+.3f}) is not clearly above the smallest effect of interest ({sesoi:g}): "
+        f"planned instead for twice the smallest effect ({2 * sesoi:+.3f}); give a "
+        "difference to plan for another.",
     )
 
 
@@ -787,7 +886,8 @@ METHOD = (
     "fits). Power: rubric alignment's one-sided test of d > smallest effect by the noncentral "
     "t, each general dimension's TOST at ±margin by integration over the estimated SE; the "
     "study's power is at least 1 - sum(1 - power) (Bonferroni, any correlation between "
-    "dimensions), and the design reaches the target when that bound does."
+    "dimensions), and the design reaches the target when that bound does. Where the pilot "
+    "says little: " + DEFAULT_DIFFERENCE + "; " + WIDER_POOLS + "; " + SMALL_PILOT + "."
 )
 
 

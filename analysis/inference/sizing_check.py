@@ -227,4 +227,42 @@ def run(
     return summary, outcomes
 
 
+@dataclass(frozen=True)
+class Frontier:
+    """How tight any plan scaled from a pilot can be: n_hat the pairs planned at the pilot's
+    estimates (no limit), need the pairs the true components need, both for k and pool. A
+    rule n = c n_hat reaches the need in 90% of pilots only when c >= 1 / q10(n_hat / need),
+    and its median ratio is then at least median(n_hat / need) / q10(n_hat / need)."""
+
+    need: int
+    q10: float
+    median: float
+
+    @property
+    def best_median_ratio(self) -> float:
+        return self.median / self.q10
+
+
+def frontier(
+    scenario: Scenario, pilots: int, seed: int, per_pair: int = 2, pool: int = 48
+) -> Frontier:
+    """:class:`Frontier` over ``pilots`` seeded pilots of the scenario (the same pilots as
+    :func:`run`'s)."""
+    t = truth(scenario, seed)
+    targets = targets_at_truth(t, 0.5, 0.5)
+    at_truth = smallest_design(t.components, per_pair, pool, targets)
+    if at_truth is None:
+        raise ValueError("the true components reach no design")
+    ratios = []
+    for i in range(pilots):
+        rng = np.random.default_rng([seed, i])
+        sample = draw(
+            scenario, scenario.pilot_pairs, scenario.pilot_per_pair, scenario.pilot_pool, rng
+        )
+        pilot = pilot_from_differences(sample, profile=False)
+        found = smallest_design(pilot.estimate, per_pair, pool, targets)
+        ratios.append(np.inf if found is None else found["n_pairs"] / at_truth["n_pairs"])
+    return Frontier(at_truth["n_pairs"], float(np.quantile(ratios, 0.1)), float(np.median(ratios)))
+
+
 __all__ = ["GENERAL_DIMENSIONS", "SCENARIOS", "Scenario", "run", "truth"]

@@ -60,5 +60,6 @@ class SizingResult(TypedDict):
     variance_formula: str
     method: str
     notes: list[str]
-    rubric_diff_source: NotRequired[str]  # given, pilot estimate, twice the smallest effect
+    rubric_diff_source: NotRequired[str]  # given, pilot lower limit, pilot estimate,
+    # twice the smallest effect
     alpha_halfwidth: NotRequired[float | None]  # the precision asked of alpha, if any

@@ -53,6 +53,7 @@ from analysis.inference.sizing import (
     sizing_text,
 )
 from analysis.inference.sizing_check import SCENARIOS, draw, run
+from analysis.methods import PLANNER_STATEMENTS
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
 
@@ -358,8 +359,12 @@ def test_size_study_says_what_it_assumed_and_what_cannot_be_reached():
     assert at_sesoi["recommended"] is None
     assert any("must exceed the smallest effect" in n for n in at_sesoi["notes"])
     default = size_study(pilot, margin=0.5, per_pair=(3,), pools=(12,))
-    assert default["true_diff"][PERSONAL_DIMENSION] == pilot.mean[PERSONAL_DIMENSION]
-    assert any("pilot's estimate" in n for n in default["notes"])
+    se, df = pilot.mean_se[PERSONAL_DIMENSION], pilot.mean_df[PERSONAL_DIMENSION]
+    lower = pilot.mean[PERSONAL_DIMENSION] - stats.t.ppf(0.8, df) * se
+    assert default["true_diff"][PERSONAL_DIMENSION] == pytest.approx(lower, rel=1e-12)
+    assert lower < pilot.mean[PERSONAL_DIMENSION]
+    assert default["rubric_diff_source"] == "pilot lower limit"
+    assert any("80% lower confidence limit of the pilot's estimate" in n for n in default["notes"])
 
 
 def test_a_pilot_that_cannot_separate_the_components_is_refused():
@@ -440,9 +445,11 @@ def test_a_pilot_that_misses_the_effect_still_gets_a_design_and_says_what_it_ass
     assert "twice the smallest effect (+1.000)" in sizing_text(result)
     given = size_study(pilot, margin=0.5, rubric_diff=1.0, per_pair=(2,), pools=(12,))
     assert given["rubric_diff_source"] == "given"
-    # an estimate just above the smallest effect that no design on the grid can show (the
+    # a lower limit just above the smallest effect that no design on the grid can show (the
     # annotator variance over a pool of 6 alone is too much): twice the smallest effect too
-    close = replace(_pilot(), mean=_pilot().mean | {PERSONAL_DIMENSION: 0.505})
+    base = _pilot()
+    se, df = base.mean_se[PERSONAL_DIMENSION], base.mean_df[PERSONAL_DIMENSION]
+    close = replace(base, mean=base.mean | {PERSONAL_DIMENSION: 0.505 + stats.t.ppf(0.8, df) * se})
     fallback = size_study(close, margin=0.5, per_pair=(2,), pools=(6,))
     assert fallback["recommended"] is not None
     assert fallback["rubric_diff_source"] == "twice the smallest effect"
@@ -516,3 +523,31 @@ def test_the_alpha_precision_option_raises_the_pairs():
     assert tight["recommended"]["n_pairs"] == max(floor, loose["recommended"]["n_pairs"])
     assert floor > loose["recommended"]["n_pairs"]
     assert tight["alpha_halfwidth"] == 0.05
+
+
+def test_a_small_pilot_gets_a_design_every_time_and_is_told_it_is_small():
+    """Issue 33.4, the small-pilot scenario of benchmarks/bench_sizing.py reduced: 8 seeded
+    pilots of 16 pairs x 2 of 4 annotators. With the true rubric difference given and by
+    default, every pilot gets a design (a pool widened beyond the grid where none on it
+    reaches the target) with true power >= 0.80 (Bonferroni bound at the true components).
+    On the previous planner pilot 7 got no design at all (its annotator variance, at the
+    upper limit of 3 df, left too little power with a pool of 48): this test failed there."""
+    scenario = next(s for s in SCENARIOS if s.name == "small pilot")
+    summary, outcomes = run(scenario, 8, seed=1)
+    assert all(o.given_design is not None for o in outcomes)
+    assert summary.default_found == 8
+    assert summary.powered == 8
+    assert summary.default_powered >= 7
+    widened = outcomes[7].given_design
+    assert widened is not None
+    assert widened[2] > 48
+    sample = draw(scenario, 16, 2, 4, np.random.default_rng([1, 7]))
+    pilot = pilot_from_differences(sample, profile=False)
+    result = size_study(pilot, margin=0.5, rubric_diff=0.93, per_pair=(2,), pools=(48,))
+    assert result["recommended"] is not None
+    assert result["recommended"]["pool"] > 48
+    assert any("widened to a pool of" in n for n in result["notes"])
+    assert any("This pilot (16 pairs, 4 annotators) is smaller" in n for n in result["notes"])
+    text = sizing_text(result)
+    for statement in PLANNER_STATEMENTS.values():
+        assert statement in text

@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from analysis.methods import CAVEAT_MEANING, DOC_STATEMENTS, methods, methods_paragraph
+from analysis.methods import (
+    CAVEAT_MEANING,
+    DOC_STATEMENTS,
+    PLANNER_STATEMENTS,
+    methods,
+    methods_paragraph,
+)
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings
 
@@ -44,6 +50,14 @@ def test_the_page_states_what_the_methods_text_states(report):
     for topic, statement in DOC_STATEMENTS.items():
         assert _plain(statement) in said, topic  # the report says it...
         assert _plain(statement) in page, topic  # ...and so does the page
+
+
+def test_the_page_states_what_the_planner_states():
+    """The sizing planner's statements (where its pilot says little) are on the page word for
+    word; its own output says them too (tests/analysis/test_sizing.py)."""
+    page = _plain(DOCS.read_text(encoding="utf-8"))
+    for topic, statement in PLANNER_STATEMENTS.items():
+        assert _plain(statement) in page, topic
 
 
 def test_the_six_contradicting_passages_are_gone():

@@ -387,7 +387,7 @@ def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
             "True difference, rubric alignment",
             value=None,
             step=0.1,
-            placeholder="the pilot's estimate",
+            placeholder="the pilot's lower limit",
         )
         per_pair = middle.multiselect(
             "Annotators per pair",
