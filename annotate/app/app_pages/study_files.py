@@ -15,13 +15,19 @@ from typing import Any
 import streamlit as st
 import yaml
 
-from annotate.app.app_pages.admin_common import act, actor_id, ask_confirmation
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    ask_confirmation,
+    draw_pending_here,
+)
 from annotate.app.downloads import offer_download
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.db.tables import Study
 from annotate.services import study_settings
 
+STUDY_FILE_FORMS = ("training", "settings_file")  # the forms whose confirmation is drawn here
 TRAINING_FIELDS = ("practice_pairs", "comprehension_questions", "comprehension_attempts")
 TRAINING_SOURCE = "training (Studies page)"
 TRAINING_HELP = (
@@ -54,6 +60,7 @@ def draw_training_settings(study: Study) -> None:
             saved = st.form_submit_button("Save training", type="primary")
         if saved:
             _ask(study.name, "training", TRAINING_SOURCE, f"{TRAINING_SOURCE}.yaml", text.encode())
+        draw_pending_here("training")
 
 
 def draw_settings_file(study: Study) -> None:
@@ -82,6 +89,7 @@ def draw_settings_file(study: Study) -> None:
         )
         if upload is not None and st.button("Preview its changes", key="settings_preview"):
             _ask(study.name, "settings_file", upload.name, upload.name, upload.getvalue())
+        draw_pending_here("settings_file")
 
 
 def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
@@ -95,7 +103,8 @@ def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
         st.info(f"Nothing to change in {plain_text(study)}.", icon=":material/info:")
         return
     apply = partial(_apply, study, source, settings)
-    ask_confirmation(form, study, preview, apply)
+    typed = data.decode() if form == "training" else None  # the YAML, as it will be saved
+    ask_confirmation(form, study, preview, apply, text=typed)
 
 
 def _apply(study: str, source: str, settings: dict[str, Any]) -> str:
