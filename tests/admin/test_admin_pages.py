@@ -429,3 +429,20 @@ def test_a_crowd_link_for_someone_else_s_participant_id_is_refused(page_engine, 
     _button(other, "Start").click().run()
     assert "another session" in _texts(other)
     assert "s" not in other.query_params
+
+
+def test_a_typed_new_study_name_is_where_the_files_go(page_engine, open_page, boss):
+    """Issue 34.5: with a study picked, "Into study" shows it; a new study's name typed beside
+    it was ignored and the files went into the picked study."""
+    at = open_page(boss, pick="s")  # picked on Progress, then the Data page opened
+    at.switch_page("app_pages/admin_data.py").run()
+    assert at.selectbox(key="upload_study").value == "s"
+    lines = "".join(json.dumps(_record(f"n{i}")) + "\n" for i in range(2))
+    _upload(at, "Art_test.jsonl", lines.encode(), new="fresh")
+    assert "Imported into fresh" in _texts(at)
+    with read_session(page_engine) as session:
+        fresh = get_study(session, "fresh")
+        pairs = session.exec(select(Pair).where(Pair.study_id == fresh.id)).all()
+        s_pairs = session.exec(select(Pair).where(Pair.study_id == get_study(session, "s").id))
+        assert len(s_pairs.all()) == 6  # nothing went into the picked study
+    assert sorted(p.record_id for p in pairs) == ["n0", "n1"]
