@@ -40,7 +40,8 @@ from annotate.app.score_widgets import (
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
 from annotate.db import read_session
-from annotate.domain.crowd.consent import completion_link
+from annotate.db.tables import Annotator
+from annotate.domain.crowd.consent import completion_link, gets_platform_exit
 from annotate.domain.rating import preference
 from annotate.domain.rating.queue import (
     PROFILE_PREVIEW,
@@ -571,7 +572,8 @@ def _draw_finish(account_id: int) -> None:
 
 def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
     with read_session(engine()) as session:  # read before anything is drawn
-        finished = finished_studies(session, account_id)
+        me = session.get(Annotator, account_id)
+        finished = [s for s in finished_studies(session, account_id) if gets_platform_exit(me, s)]
     st.title("All done, thank you!")
     done = sum(e.status == "done" for e in entries)
     skipped = sum(e.status == "skipped" for e in entries)
