@@ -300,6 +300,29 @@ def test_open_the_pool_and_enrolment_on_the_assignments_page(page_engine, open_p
     assert f"study=s&key={study.enrolment_key}&PROLIFIC_PID=" in _texts(at)
 
 
+def test_pairs_per_person_set_to_no_limit_in_a_crowd_study(page_engine, open_page, boss):
+    """Issue 34.5: "Pairs per person (0: no limit)" set to 0 in a crowd study said "Nothing to
+    change" and kept 10 while the box showed 0. The default applies only as enrolment opens."""
+    at = open_page(boss, page="admin_assign.py", pick="s")
+    at.toggle(key="pool_open").set_value(True)
+    at.toggle(key="pool_enrol").set_value(True)
+    _button(at, "Save pool settings").click().run()
+    preview = at.dataframe[0].value.set_index("setting")
+    assert tuple(preview.loc["pairs per person"]) == ("none", "10")  # said as enrolment opens
+    _button(at, "Confirm").click().run()
+    at.number_input(key="pool_quota").set_value(0)
+    _button(at, "Save pool settings").click().run()
+    assert "Nothing to change" not in _texts(at)
+    assert tuple(at.dataframe[0].value.set_index("setting").loc["pairs per person"]) == (
+        "10",
+        "none",
+    )
+    _button(at, "Confirm").click().run()
+    with read_session(page_engine) as session:
+        assert get_study(session, "s").pool_quota is None
+    assert at.number_input(key="pool_quota").value == 0
+
+
 # ---------------------------------------------------------------- progress
 
 
