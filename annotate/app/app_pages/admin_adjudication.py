@@ -104,11 +104,12 @@ def _draw_send(study: str, queue: list[Candidate]) -> None:
         return
     live = [a for a in _candidate(queue, pair).adjudicators if a.status != RELEASED]
     if live:  # one adjudication per pair at a time (issue 34.5: it said nobody could take it)
+        names = ", ".join(
+            f"{inert_markdown(a.name)} ({STATUS_WORDS.get(a.status, a.status)})" for a in live
+        )
         right.info(
-            f"Pair {inert_markdown(pair)} has its adjudicator: "
-            + ", ".join(f"{inert_markdown(a.name)} ({STATUS_WORDS.get(a.status, a.status)})"
-                        for a in live)  # fmt: skip
-            + ". A pair goes to one adjudicator at a time.",
+            f"Pair {inert_markdown(pair)} has its adjudicator: {names}. A pair goes to one "
+            "adjudicator at a time.",
             icon=":material/gavel:",
         )
         return
