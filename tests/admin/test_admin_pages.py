@@ -104,7 +104,7 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     at.toggle(key=f"{key}_enrol").set_value(True)
     _button(at, "Save settings").click().run()
     assert "Study pilot: not saved yet.** Confirm to change these settings" in _texts(at)
-    preview = at.dataframe[0].value.set_index("setting")
+    preview = at.table[0].value.set_index("setting")
     assert preview.loc["annotators per pair (k)", "now"] == "3"  # words, not setting names
     assert preview.loc["annotators per pair (k)", "after"] == "4"
     assert tuple(preview.loc["open pool"]) == ("off", "on")
@@ -307,13 +307,13 @@ def test_pairs_per_person_set_to_no_limit_in_a_crowd_study(page_engine, open_pag
     at.toggle(key="pool_open").set_value(True)
     at.toggle(key="pool_enrol").set_value(True)
     _button(at, "Save pool settings").click().run()
-    preview = at.dataframe[0].value.set_index("setting")
+    preview = at.table[0].value.set_index("setting")
     assert tuple(preview.loc["pairs per person"]) == ("none", "10")  # said as enrolment opens
     _button(at, "Confirm").click().run()
     at.number_input(key="pool_quota").set_value(0)
     _button(at, "Save pool settings").click().run()
     assert "Nothing to change" not in _texts(at)
-    assert tuple(at.dataframe[0].value.set_index("setting").loc["pairs per person"]) == (
+    assert tuple(at.table[0].value.set_index("setting").loc["pairs per person"]) == (
         "10",
         "none",
     )

@@ -97,12 +97,12 @@ def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
     verdicts = "\n".join(str(s.value) for s in [*at.success, *at.warning])
     assert "Validated" not in verdicts
     assert "Not validated" not in verdicts
-    (table,) = [d.value for d in at.dataframe if "Dimension" in d.value.columns]
+    (table,) = [t.value for t in at.table if "Dimension" in t.value.columns]
     assert "Verdict" not in table.columns
     assert {"Mean expected", "Mean baseline"} <= set(table.columns)
     assert not at.exception
     # issue 34.5: its tables, captions and charts said chosen/rejected and "validated"
-    frames = [d.value for d in at.dataframe]
+    frames = [d.value for d in [*at.dataframe, *at.table]]
     said = [str(c.value) for c in at.caption] + [
         " ".join(map(str, [*f.columns, *f.astype(str).to_numpy().ravel()])) for f in frames
     ]

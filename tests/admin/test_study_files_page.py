@@ -94,7 +94,7 @@ def test_a_pending_change_stays_shown_on_every_admin_page_until_confirmed(
         assert {"Confirm", "Cancel"} <= {b.label for b in at.button}, page
         assert _study(page_engine).practice_pairs == []
     at.switch_page("app_pages/admin_people.py").run()
-    table = at.dataframe[0].value.set_index("setting")
+    table = at.table[0].value.set_index("setting")
     assert set(table.index) == {"practice pairs", "comprehension questions"}
     _button(at, "Confirm").click().run()
     assert "Settings of s saved (from training (Studies page))." in page_texts(at)
@@ -136,7 +136,7 @@ def test_a_settings_file_is_uploaded_previewed_and_confirmed(page_engine, open_p
     at.file_uploader(key="settings_upload").set_value(("mine.json", data, "application/json"))
     at.run()
     at.button(key="settings_preview").click().run()
-    shown = at.dataframe[-1].value
+    shown = at.table[-1].value
     assert set(shown["setting"]) == {"annotators per pair (k)", "comprehension questions"}
     _button(at, "Confirm").click().run()
     assert "Settings of s saved (from mine.json)." in page_texts(at)

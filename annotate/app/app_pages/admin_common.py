@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from annotate.app.safe_text import inert_markdown, plain_lines, plain_text
+from annotate.app.safe_text import inert_markdown, plain_lines, plain_text, table_rows
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
 from annotate.app.study_rules import RULE_WORDS
@@ -261,7 +261,7 @@ def _draw_held(held: PendingChange) -> None:
             {"setting": setting_words(name), "now": _shown(now), "after": _shown(after)}
             for name, (now, after) in held.changes.items()
         ]
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.table(table_rows(rows), hide_index=True)  # long values wrap: nothing is cut
         if held.text is not None:
             st.caption("What you are confirming, as you typed it:")
             st.code(held.text, language="yaml")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import partial
 from typing import Any
 
@@ -40,7 +41,7 @@ from annotate.app import (
     results_rules,
 )
 from annotate.app.downloads import offer_download
-from annotate.app.safe_text import plain_text
+from annotate.app.safe_text import plain_text, table_rows
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
@@ -308,7 +309,10 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
     frame = _frame(table)
     if comparison:  # expected against baseline, and no tie/divergence verdict
         frame = results_downstream.comparison_frame(frame)
-    st.dataframe(frame, hide_index=True, width="stretch")
+    # A static table: its cells wrap where a laptop or a phone is too narrow for ten columns
+    # (issue 34.5: the data grid cut off d_z with no visible way to scroll).
+    rows = [{k: _unbroken(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    st.table(table_rows(rows), hide_index=True)
     st.caption(plain_text(said(table.note)))
     with st.expander("Human accuracy"):
         st.dataframe(shown(_frame(accuracy_table(report))), hide_index=True)
@@ -333,6 +337,11 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
     if exclusions["excluded_pairs"]:
         with st.expander(f"Pairs left out by an admin ({len(exclusions['excluded_pairs'])})"):
             st.dataframe(exclusions["excluded_pairs"], hide_index=True, width="stretch")
+
+
+def _unbroken(cell: object) -> object:
+    """An interval ("[-0.91, 0.56]") kept on one line: a narrow cell breaks before it."""
+    return re.sub(r"\[([^\]]*), ", "[\\1,\u00a0", cell) if isinstance(cell, str) else cell
 
 
 def _adjudicated(report: Report) -> Table | None:
