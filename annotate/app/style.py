@@ -1,4 +1,4 @@
-"""The page's own style (style.css) and side-panel script (sidebar.js), sent on every page run.
+"""The page's own style (style.css) and page script (page.js), sent on every page run.
 
 The files ship with the package (pyproject package-data). Both are ours, never dataset text.
 The rating page's keyboard script (rate.js) is put in by `annotate.app.keyboard`.
@@ -21,9 +21,10 @@ def _read(name: str) -> str:
 
 
 def apply_style() -> None:
-    """The compact style for every page (only style: Streamlit gives it no space), and the side
-    panel's script: off screen, out of the Tab order; closed after a page is tapped on a phone
-    (in a container the style hides; unchanged between runs, so it runs once per tab)."""
+    """The compact style for every page (only style: Streamlit gives it no space), and the page
+    script: the side panel out of the Tab order while collapsed, closed after a page is tapped
+    on a phone; static tables a Tab stop where they scroll (in a container the style hides;
+    unchanged between runs, so it runs once per tab)."""
     st.html(f"<style>{_read('style.css')}</style>")
     with st.container(key=PAGE_SCRIPT):
-        st.html(f"<script>{_read('sidebar.js')}</script>", unsafe_allow_javascript=True)
+        st.html(f"<script>{_read('page.js')}</script>", unsafe_allow_javascript=True)
