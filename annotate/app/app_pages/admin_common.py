@@ -239,6 +239,15 @@ def draw_pending(*, here: Collection[str] = ()) -> None:
         _draw_held(held)
 
 
+def holds(form: str) -> bool:
+    """Whether the form `form` has something to show under it (its change held for
+    confirmation, or the message that it was saved or cancelled): an expander around it opens,
+    so a rerun that drew it afresh (collapsed) does not hide the confirmation."""
+    notice = st.session_state.get(NOTICE)
+    held = pending_change()
+    return (held is not None and held.form == form) or (notice is not None and notice[0] == form)
+
+
 def draw_pending_here(form: str) -> None:
     """Under the form `form`: its change held for confirmation, if any, or the message that
     it was saved or cancelled."""

@@ -20,6 +20,7 @@ from annotate.app.app_pages.admin_common import (
     actor_id,
     ask_confirmation,
     draw_pending_here,
+    holds,
 )
 from annotate.app.downloads import offer_download
 from annotate.app.safe_text import plain_text
@@ -41,7 +42,11 @@ TRAINING_HELP = (
 def draw_training_settings(study: Study) -> None:
     """The study's training as YAML, saved after a confirmation (empty lists: no training)."""
     key = f"study_{study.id}_training"
-    with st.expander("Training before real work: practice pairs, comprehension check"):
+    with st.expander(
+        "Training before real work: practice pairs, comprehension check",
+        expanded=holds("training"),
+        key="training_expander",
+    ):
         st.caption(
             "Annotators score each practice pair and then see the expected scores and why; then "
             "they answer the comprehension questions, with a set number of attempts. Only those "
@@ -65,7 +70,9 @@ def draw_training_settings(study: Study) -> None:
 
 def draw_settings_file(study: Study) -> None:
     """Download the settings; upload a file and confirm what it changes."""
-    with st.expander("Settings file: download, upload"):
+    with st.expander(
+        "Settings file: download, upload", expanded=holds("settings_file"), key="settings_expander"
+    ):
         left, right = st.columns(2)
         for column, fmt in ((left, "yaml"), (right, "json")):
             text = act(
