@@ -83,16 +83,27 @@ def panel_majority(diff: FloatArray, pair: IntArray) -> AccuracyFigure:
     rejected_wins = leaders[:, 2] & (leaders.sum(axis=1) == 1)
     score = np.where(chosen_wins, 1.0, np.where(rejected_wins, 0.0, TIES_COUNT_AS))
     total = float(score.sum())
-    k = float(np.median(votes.sum(axis=1))) if n_pairs else 0.0
+    per_pair = votes.sum(axis=1)
+    k = float(np.median(per_pair)) if n_pairs else 0.0
     return {
         "value": total / n_pairs if n_pairs else None,
         "ci95": wilson_interval(total, n_pairs),
         "n": n_pairs,
-        "label": f"{MAJORITY_LABEL}, k = {k:g}",
+        "label": f"{MAJORITY_LABEL}, {_panel_words(per_pair)}",
         "method": "wilson",
         "k": k,
         "strict": float(np.mean(chosen_wins)) if n_pairs else None,
     }
+
+
+def _panel_words(per_pair: FloatArray) -> str:
+    """The panels as rated (issue 34.5: "k = 2", the median, read as the study's k of 3)."""
+    if not len(per_pair):
+        return "no pairs"
+    low, high = float(per_pair.min()), float(per_pair.max())
+    if low == high:
+        return f"{low:g} annotators per pair"
+    return f"{low:g} to {high:g} annotators per pair (median {float(np.median(per_pair)):g})"
 
 
 def human_accuracy(diff: FloatArray, pair: IntArray, annotator: IntArray) -> HumanAccuracy:

@@ -80,6 +80,42 @@ VERDICT_LABELS = {
 }
 
 
+PAGE_VERDICTS = {
+    "tie": "ties",
+    "diverges": "diverges",
+    "inconclusive": "inconclusive",
+}
+NO_VERDICT_NOTES = ("fewer than the minimum", "zero variance", "margin undefined")
+
+
+def verdict_words(report: Report, labels: dict[str, str]) -> str:
+    """Each dimension's verdict in words ("factuality ties, ..."), the dimensions without
+    enough data said once with the reason the report gives (issue 34.5: "insufficient data"
+    four times and no reason)."""
+    said: list[str] = []
+    missing: dict[str, list[str]] = {}
+    for dim, r in report["dimensions"].items():
+        label = labels.get(dim, dim).lower()
+        if r["verdict"] == "insufficient_data":
+            missing.setdefault(insufficient_reason(r["notes"], r["n_pairs"]), []).append(label)
+        else:
+            said.append(f"{label} {PAGE_VERDICTS[r['verdict']]}")
+    said += [f"no verdict for {_and(dims)}: {why}" for why, dims in missing.items()]
+    return "; ".join(said)
+
+
+def insufficient_reason(notes: Sequence[str], n_pairs: int) -> str:
+    """Why a dimension has no verdict, from its notes (its complete pairs, no variance)."""
+    for note in notes:
+        if any(marker in note for marker in NO_VERDICT_NOTES):
+            return note.removesuffix(": no verdict")
+    return f"{n_pairs} complete pairs; the tests are undefined"
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def dimension_table(report: Report) -> Table:
     """The paper table: one row per dimension, the primary (mean-based) tests."""
     rows = []
@@ -104,10 +140,12 @@ def dimension_table(report: Report) -> Table:
     sesoi = s.get("smallest_effect")
     sesoi_words = "the margin" if sesoi is None else f"{sesoi:g} points"
     note = (
-        f"Diff, its CI, TOST p and superiority p: one annotator's chosen - rejected on one "
-        "pair, pairs and annotators random (crossed mixed model, REML, Satterthwaite df; "
+        f"Model diff, its CI, TOST p and superiority p: one annotator's chosen - rejected on "
+        "one pair, pairs and annotators random (crossed mixed model, REML, Satterthwaite df; "
         "Kenward-Roger df on a singular fit), "
-        f"{report['n_pairs']} pairs. Means and d_z: per-pair means (annotators averaged). TOST "
+        f"{report['n_pairs']} pairs. Means and d_z: per-pair means (annotators averaged), raw; "
+        "the model weighs each pair and annotator by what their ratings tell, so Model diff "
+        "need not equal Mean chosen - Mean rejected. TOST "
         f"margin ±{s['margin']:g} {unit}, alpha {s['alpha']:g}; equivalence bound = smallest "
         "margin (points) at which TOST holds; superiority p one-sided (chosen - rejected above "
         f"the smallest effect of interest, {sesoi_words}). General dimensions tie on TOST; "
@@ -120,7 +158,7 @@ def dimension_table(report: Report) -> Table:
             "Dimension",
             "Mean chosen",
             "Mean rejected",
-            "Diff [95% CI]",
+            "Model diff [95% CI]",
             "TOST p",
             "Equiv. bound",
             "Superiority p",

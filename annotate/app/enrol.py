@@ -21,6 +21,7 @@ from annotate.app.session import CurrentAccount, current_account, engine
 from annotate.app.training import training_before_start
 from annotate.app.withdraw import (
     WITHDRAW_HINT,
+    WITHDRAW_LATER,
     draw_withdrawal,
     remember_enrolment,
     stop_if_withdrawn,
@@ -109,6 +110,7 @@ def _draw_visitor(seen: Visit) -> NoReturn:
         _consent_page(
             seen.consent_text,
             lambda accept: decide(engine(), _enrol().id, accept=accept, **_link()),
+            WITHDRAW_LATER,  # no account yet, so no side panel
         )
     if not seen.straight_to_work:  # a survey or practice first: Begin creates the account
         st.title("Welcome")
@@ -150,18 +152,20 @@ def _draw_before_start(account: CurrentAccount) -> Step:
 
 def _draw_consent(account: CurrentAccount, step: Step) -> None:
     _consent_page(
-        step.consent_text, lambda accept: decide(engine(), account.id, accept=accept, **_link())
+        step.consent_text,
+        lambda accept: decide(engine(), account.id, accept=accept, **_link()),
+        WITHDRAW_HINT,
     )
 
 
-def _consent_page(text: str, record: Callable[[bool], object]) -> NoReturn:
+def _consent_page(text: str, record: Callable[[bool], object], hint: str) -> NoReturn:
     st.title("Before you start")
     with st.container(key="consent_text", border=True):
         st.markdown(inert_markdown(text))
     with st.container(horizontal=True, gap="small"):
         agreed = st.button("I agree to take part", type="primary", key=ACCEPT_KEY)
         declined = st.button("I do not agree", key=DECLINE_KEY)
-    st.caption(WITHDRAW_HINT)
+    st.caption(hint)
     if agreed or declined:
         try:
             record(agreed)

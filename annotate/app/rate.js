@@ -31,6 +31,12 @@
     return true;
   }
 
+  // The first question still unanswered (else the first), in page order.
+  const firstOpen = () => {
+    const all = stops();
+    return all.find((g) => !g.querySelector("input[type='radio']:checked")) || all[0] || null;
+  };
+
   function scrollToTop() {
     window.scrollTo(0, 0);
     for (const box of document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppViewContainer']")) {
@@ -41,7 +47,7 @@
   // The option a digit picks: the one whose label is that number ("3 · Good", or "3" for a
   // point without an anchor); in a question whose options carry no numbers (the preference),
   // the option at that place.
-  const pointOf = (label) => (label.innerText.trim().match(/^([0-9]+)( ·|$)/) || [])[1];
+  const pointOf = (label) => (label.innerText.trim().match(/^([0-9]+)(\s·|$)/) || [])[1];
   function optionFor(group, key) {
     const labels = [...group.querySelectorAll("label[data-testid='stRadioOption']")];
     const numbered = labels.filter((l) => pointOf(l) !== undefined);
@@ -70,8 +76,12 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) return;
-    const group = stopOf(document.activeElement);
-    if (!group || document.activeElement.type !== "radio") return;
+    // A digit typed with the focus on no control (the page itself: after a click beside the
+    // questions, or before the focus came) answers the first open question (issue 34.5: the
+    // first digit on a practice pair did nothing).
+    const onPage = !document.activeElement || document.activeElement === document.body;
+    const group = onPage ? firstOpen() : stopOf(document.activeElement);
+    if (!group || (!onPage && document.activeElement.type !== "radio")) return;
     const label = optionFor(group, event.key);
     if (!label) return;
     event.preventDefault();
@@ -144,7 +154,7 @@
   // Streamlit may still redraw the new pair's elements after they first appear (and take the
   // focus with them): until the annotator acts or a moment has passed, the focus is put back.
   let settleUntil = 0;
-  const acted = () => { settleUntil = 0; };
+  const acted = () => { settleUntil = 0; stepUntil = 0; };
   window.addEventListener("pointerdown", acted, true);
   window.addEventListener("keydown", acted, true);
   window.addEventListener("wheel", acted, { capture: true, passive: true });
@@ -190,6 +200,7 @@
       const first = groups()[0];
       if (groupOf(document.activeElement) !== first) focusGroup(first);
     }
+    if (!token) focusNewStep();
     const error = document.querySelector("[class*='st-key-submit_error_']");
     const errorId = error ? error.className : null;
     if (error && errorId !== shownError) {
@@ -200,6 +211,34 @@
     }
     shownError = errorId;
   }
+  // A training step (a practice pair, its feedback, the comprehension check, the Start page)
+  // drawn after the last one left the focus on the page, so Tab started again at its top
+  // (issue 34.5): the focus goes to the step's first open question, else to its main button.
+  // (The rating page's pairs have their own rule above: the pair token.)
+  let shownStep = null;
+  let stepUntil = 0; // as settleUntil: Streamlit may redraw the step and drop the focus again
+  function focusNewStep() {
+    const title = document.querySelector("[data-testid='stMain'] h1");
+    const step = title ? title.innerText : null;
+    if (step && step !== shownStep) {
+      shownStep = step;
+      stepUntil = Date.now() + 1500; // until the person acts (`acted`)
+      for (const delay of [50, 150, 400, 800, 1500]) setTimeout(schedule, delay);
+    }
+    if (stepUntil && document.querySelector(RUNNING)) stepUntil = Date.now() + 1500;
+    if (Date.now() >= stepUntil) return; // once the person acts, their focus stays theirs
+    // (The focus may also sit on an element Streamlit kept from the last step: a button.)
+    const target = firstOpen() || document.querySelector(PRIMARY);
+    if (!target || target.contains(document.activeElement)) return;
+    scrollToTop(); // the step opens at its top, as a new pair does
+    if (target.matches("button")) target.focus({ preventScroll: true });
+    else focusGroup(target);
+  }
+  const RUNNING = "[data-testid='stApp'][data-test-script-state='running']";
+  const PRIMARY =
+    "[data-testid='stMain'] [data-testid='stBaseButton-primary'], " +
+    "[data-testid='stMain'] [data-testid='stBaseButton-primaryFormSubmit']";
+
   function schedule() {
     if (!pending) {
       pending = true;

@@ -10,6 +10,8 @@ names and pair ids are shown as data cells, never as Markdown.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -56,8 +58,66 @@ def draw_comparison(found: dict[str, Any]) -> None:
 def comparison_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """The dimension table of a comparison study: chosen and rejected named for what they are
     (the expected and the baseline condition), without the Verdict column."""
-    names = {"Mean chosen": "Mean expected", "Mean rejected": "Mean baseline"}
-    return frame.drop(columns=["Verdict"], errors="ignore").rename(columns=names)
+    return words_frame(frame.drop(columns=["Verdict"], errors="ignore"))
+
+
+_RENAMED = tuple(
+    (re.compile(rf"\b{old}\b"), new)
+    for old, new in (
+        ("chosen", "expected"),
+        ("Chosen", "Expected"),
+        ("rejected", "baseline"),
+        ("Rejected", "Baseline"),
+    )
+)
+_VERDICT_SENTENCE = re.compile(
+    r"validated|\bties? on\b|\bdiverges on\b|intersection-union", re.IGNORECASE
+)
+
+
+def comparison_words(text: str) -> str:
+    """A report's words as a comparison study's guide says them (issue 34.5): chosen and
+    rejected are the expected and the baseline condition, and no sentence speaks of the
+    benchmark's verdict (tie, diverges, 'validated'): a comparison is not a benchmark check."""
+    sentences = re.split(r"(?<=[.;])\s+", text)
+    kept = " ".join(s for s in sentences if not _VERDICT_SENTENCE.search(s))
+    for pattern, word in _RENAMED:
+        kept = pattern.sub(word, kept)
+    return kept
+
+
+def words_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table's headers and text cells in a comparison study's words (a column of the
+    benchmark's verdict, such as "Validated", left out)."""
+    verdicts = [c for c in frame.columns if _VERDICT_SENTENCE.search(str(c))]
+    kept = frame.drop(columns=verdicts)
+    renamed = kept.rename(columns={c: comparison_words(str(c)) for c in kept.columns})
+    return renamed.map(lambda v: comparison_words(v) if isinstance(v, str) else v)
+
+
+Words = Callable[[str], str]
+Frames = Callable[[pd.DataFrame], pd.DataFrame]
+
+
+def wording(comparison: bool) -> tuple[Words, Frames]:
+    """How a results section says its texts and tables: in a comparison study's words, or
+    as they are."""
+    if comparison:
+        return comparison_words, words_frame
+    return str, pd.DataFrame.copy
+
+
+def words_figure(figure: Any) -> Any:
+    """A chart's title, axes, legend and hover names in a comparison study's words."""
+    figure.for_each_trace(lambda t: t.update(name=comparison_words(t.name or "")))
+    layout = figure.layout
+    if layout.title.text:
+        layout.title.text = comparison_words(layout.title.text)
+    figure.for_each_xaxis(lambda a: a.update(title_text=comparison_words(a.title.text or "")))
+    figure.for_each_yaxis(lambda a: a.update(title_text=comparison_words(a.title.text or "")))
+    for note in layout.annotations or ():
+        note.text = comparison_words(note.text or "")
+    return figure
 
 
 @st.cache_data(show_spinner="Computing the downstream figures…", max_entries=8, ttl=600)

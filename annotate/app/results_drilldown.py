@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -18,6 +19,7 @@ import streamlit as st
 from analysis.inference.drilldown import FIGURES, annotator_scores, figure_note, parse_figure
 from annotate.app import results_models
 from annotate.app.downloads import offer_download
+from annotate.app.results_downstream import Words, wording
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.domain.study.permissions import Actor
@@ -70,7 +72,9 @@ def _pairs(
     return drilldown.figure_pairs(engine(), account, _data, figure, domain)
 
 
-def draw(study: str, data: StudyRatings, actor: Actor) -> None:
+def draw(study: str, data: StudyRatings, actor: Actor, comparison: bool = False) -> None:
+    """`comparison`: in a comparison study's words (expected, baseline)."""
+    said, _ = wording(comparison)
     st.subheader("Pairs behind the figures")
     left, right = st.columns([3, 2])
     names = list(FIGURES)
@@ -90,12 +94,13 @@ def draw(study: str, data: StudyRatings, actor: Actor) -> None:
         json.dumps(data.excluded, sort_keys=True),
     )
     table = _pairs(study, figure, domain, *keys, actor, data)
-    st.caption(f"{figure_note(figure)} {len(table)} pairs.")
+    st.caption(said(f"{figure_note(figure)} {len(table)} pairs."))
     if table.empty:
         st.info("No pair is behind this figure (each needs the scores it counts).")
         return
     shown = _display_order(table.head(MAX_ROWS), all_domains=domain is None)
-    st.dataframe(shown, hide_index=True, width="stretch", column_config=COLUMNS, height=248)
+    columns = {name: _worded(column, said) for name, column in COLUMNS.items()}
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=columns, height=248)
     if len(table) > MAX_ROWS:
         st.caption(f"The first {MAX_ROWS} of {len(table)} pairs; the CSV has all of them.")
     slug = figure.replace(":", "_") + ("" if domain is None else f"_{domain}")
@@ -108,7 +113,12 @@ def draw(study: str, data: StudyRatings, actor: Actor) -> None:
         mime="text/csv",
         key="download_drilldown",
     )
-    _draw_pair_choice(study, data, table, parse_figure(figure)[1], actor)
+    _draw_pair_choice(study, data, table, parse_figure(figure)[1], actor, said)
+
+
+def _worded(column: Any, said: Words) -> Any:
+    """A column's label and help in the page's words."""
+    return {**column, "label": said(column["label"]), "help": said(column["help"] or "") or None}
 
 
 def _display_order(table: pd.DataFrame, *, all_domains: bool) -> pd.DataFrame:
@@ -120,7 +130,7 @@ def _display_order(table: pd.DataFrame, *, all_domains: bool) -> pd.DataFrame:
 
 
 def _draw_pair_choice(
-    study: str, data: StudyRatings, table: pd.DataFrame, dim: str, actor: Actor
+    study: str, data: StudyRatings, table: pd.DataFrame, dim: str, actor: Actor, said: Words
 ) -> None:
     choices = table["pair_id"].head(MAX_CHOICES).tolist()
     labels = dict(zip(choices, _labels(table.head(MAX_CHOICES)), strict=True))
@@ -138,7 +148,7 @@ def _draw_pair_choice(
     row = table.iloc[rank]
     st.markdown(
         f"**Pair {inert_markdown(pair_id)}** ({rank + 1} of {len(table)}) · "
-        f"{int(row['n_annotators'])} annotators · mean chosen - rejected "
+        f"{int(row['n_annotators'])} annotators · {said('mean chosen - rejected')} "
         f"{row['mean_diff']:+.2f} on {dim.replace('_', ' ')}"
     )
     labels = {dim: dim.replace("_", " ").capitalize() for dim in DIMENSIONS}
@@ -149,8 +159,8 @@ def _draw_pair_choice(
         width="stretch",
         column_config={"annotator": "Annotator", **labels},
     )
-    st.caption("Each annotator's scores, chosen/rejected, on every dimension.")
-    results_models.draw_pair(study, pair_id, actor)
+    st.caption(said("Each annotator's scores, chosen/rejected, on every dimension."))
+    results_models.draw_pair(study, pair_id, actor, said)
 
 
 def _labels(table: pd.DataFrame) -> list[str]:

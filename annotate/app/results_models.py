@@ -21,6 +21,7 @@ from analysis.models.model_report import (
 from analysis.schema.report_types import Report
 from analysis.schema.tables import Table
 from annotate.app.downloads import offer_download
+from annotate.app.results_downstream import Frames, Words, wording
 from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
@@ -44,35 +45,37 @@ def _frame(table: Table) -> pd.DataFrame:
     return pd.DataFrame(table.rows, columns=table.headers)
 
 
-def draw(study: str, report: Report, actor: Actor) -> None:
+def draw(study: str, report: Report, actor: Actor, comparison: bool = False) -> None:
+    """`comparison`: in a comparison study's words (expected, baseline; no verdict)."""
+    words = wording(comparison)
     st.subheader("Reward models against the humans")
     models_tab, audit_tab = st.tabs(["Reward models", "Label audit"])
     with models_tab:
-        _draw_models(report)
+        _draw_models(report, *words)
     with audit_tab:
-        _draw_audit(study, report, actor)
+        _draw_audit(study, report, actor, *words)
 
 
-def _draw_models(report: Report) -> None:
+def _draw_models(report: Report, said: Words, shown: Frames) -> None:
     if not report.get("reward_models"):
-        st.info(reference_note(), icon=":material/info:")
+        st.info(said(reference_note()), icon=":material/info:")
         return
     table = reward_model_table(report)
-    st.dataframe(_frame(table), hide_index=True, width="stretch")
-    st.caption(table.note)
+    st.dataframe(shown(_frame(table)), hide_index=True, width="stretch")
+    st.caption(said(table.note))
     st.plotly_chart(model_accuracy_figure(report), width="stretch", key="reward_model_chart")
     with st.expander("By domain, score margins and position"):
-        st.dataframe(_frame(model_detail_table(report)), hide_index=True, width="stretch")
+        st.dataframe(shown(_frame(model_detail_table(report))), hide_index=True, width="stretch")
 
 
-def _draw_audit(study: str, report: Report, actor: Actor) -> None:
+def _draw_audit(study: str, report: Report, actor: Actor, said: Words, shown: Frames) -> None:
     table = label_audit_table(report)
-    st.caption(table.note)
+    st.caption(said(table.note))
     audit = report.get("label_audit") or []
     if not audit:
         st.success("No pair's human majority goes against its label.")
         return
-    st.dataframe(_frame(table), hide_index=True, width="stretch")
+    st.dataframe(shown(_frame(table)), hide_index=True, width="stretch")
     offer_download(
         st,
         "label_audit",
@@ -86,7 +89,7 @@ def _draw_audit(study: str, report: Report, actor: Actor) -> None:
         "Show a pair", [a["pair_id"] for a in audit], index=None, key="audit_pair"
     )
     if pair_id is not None:
-        draw_pair(study, pair_id, actor)
+        draw_pair(study, pair_id, actor, said)
 
 
 def _audit_csv(study: str, actor: Actor) -> bytes:
@@ -94,7 +97,7 @@ def _audit_csv(study: str, actor: Actor) -> bytes:
     return spreadsheet_csv(reward_models.audit_table(inputs)).encode("utf-8")
 
 
-def draw_pair(study: str, pair_id: str, actor: Actor) -> None:
+def draw_pair(study: str, pair_id: str, actor: Actor, said: Words = str) -> None:
     """One pair for the researchers: its texts (chosen and rejected labelled, inert), the
     annotators' comments and every model's result on it."""
     detail = reward_models.audited_pair_detail(engine(), actor, study, pair_id)
@@ -107,10 +110,10 @@ def draw_pair(study: str, pair_id: str, actor: Actor) -> None:
             st.markdown(f"- {inert_markdown(str(aspect.get('aspect', '')))}")
     left, right = st.columns(2)
     with left:
-        st.markdown("**Chosen** (the benchmark's label)")
+        st.markdown(said("**Chosen** (the benchmark's label)"))
         st.markdown(inert_markdown(pair.chosen))
     with right:
-        st.markdown("**Rejected**")
+        st.markdown(said("**Rejected**"))
         st.markdown(inert_markdown(pair.rejected))
     for who, comment in detail.comments:
         st.markdown(f"*{inert_markdown(who)}*: {inert_markdown(comment)}")
@@ -120,6 +123,7 @@ def draw_pair(study: str, pair_id: str, actor: Actor) -> None:
             for p in detail.predictions
         ]
         columns = ["model", "kind", "score chosen", "score rejected", "prediction", "correct"]
+        columns = [said(c) for c in columns]
         st.dataframe(pd.DataFrame(rows, columns=[*columns, "status"]), hide_index=True)
         for p in detail.predictions:
             if p.raw_output:

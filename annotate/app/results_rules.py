@@ -13,9 +13,13 @@ from analysis.designs.exclusion_tables import (
     rules_table,
 )
 from analysis.schema.report_types import Report
+from analysis.schema.tables import Table
+from annotate.app.results_downstream import Frames, Words, wording
 
 
-def draw(report: Report) -> None:
+def draw(report: Report, comparison: bool = False) -> None:
+    """`comparison`: in a comparison study's words (expected, baseline; no verdict)."""
+    words = wording(comparison)
     found = report.get("exclusion_rules")
     if found is None:
         return
@@ -24,9 +28,11 @@ def draw(report: Report) -> None:
         if found["record"]["changed_after_data"]:
             st.warning("The rules were set or changed after data arrived: not pre-registered.")
         for table in (rules_table(report), rules_sensitivity_table(report)):
-            st.dataframe(pd.DataFrame(table.rows, columns=table.headers), hide_index=True)
-            st.caption(table.note)
-        table = annotators_under_rules_table(report)
+            _draw_table(table, *words)
         st.markdown("**Attention checks and annotators under the rules**")
-        st.dataframe(pd.DataFrame(table.rows, columns=table.headers), hide_index=True)
-        st.caption(table.note)
+        _draw_table(annotators_under_rules_table(report), *words)
+
+
+def _draw_table(table: Table, said: Words, shown: Frames) -> None:
+    st.dataframe(shown(pd.DataFrame(table.rows, columns=table.headers)), hide_index=True)
+    st.caption(said(table.note))

@@ -9,8 +9,9 @@ layer that does not depend on that.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
-from annotate.markup import markdown_text
+from annotate.markup import markdown_cell, markdown_text
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _REFERENCE_IMAGE = re.compile(r"!\[([^\]]*)\]\[[^\]]*\]")
@@ -112,3 +113,9 @@ def plain_lines(text: object) -> str:
     """`plain_text` line by line, each line kept on a line of its own (a message that lists
     several problems, one a line)."""
     return "  \n".join(plain_text(line) for line in str(text).splitlines())
+
+
+def table_rows(rows: Iterable[Mapping[str, object]]) -> list[dict[str, str]]:
+    """Rows for `st.table`, which renders each header and cell as Markdown and wraps long
+    values instead of cutting them (issue 34.5): every one made inert (`markdown_cell`)."""
+    return [{markdown_cell(k): markdown_cell(v) for k, v in row.items()} for row in rows]

@@ -15,6 +15,7 @@ from annotate.vocabulary import PREFERENCE_POINTS, PREFERENCE_WORDS
 
 PREFERENCE_BOX = "preference_box"  # the container the page script and the style find
 RATIONALE_BOX = "rationale"
+NBSP = "\u00a0"
 
 
 def field_key(name: str, assignment_id: int) -> str:
@@ -35,13 +36,15 @@ def score_radio(
     side: str, label: str, definition: str, anchors: Mapping[int, str], key: str
 ) -> None:
     """One score of one response: the scale's points as '4 · Good' (no value chosen: the page
-    sets it in session state), the dimension's definition as its help."""
-    shown = {v: inert_markdown(anchors.get(v, "")) for v in anchors}
+    sets it in session state), the dimension's definition as its help. The point and its dot
+    are joined by a no-break space, and so are the anchor's words: a line may break only after
+    the dot, never inside the anchor (a phone's narrow choices, issue 34.5)."""
+    shown = {v: inert_markdown(anchors.get(v, "")).replace(" ", NBSP) for v in anchors}
     st.radio(
         f"Response {side}: {inert_markdown(label)}",
         list(anchors),
         index=None,
-        format_func=lambda v: f"{v} · {shown[v]}" if shown[v] else str(v),
+        format_func=lambda v: f"{v}{NBSP}· {shown[v]}" if shown[v] else str(v),
         horizontal=True,
         key=key,
         help=inert_markdown(definition),

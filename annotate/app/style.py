@@ -1,6 +1,7 @@
-"""The page's own style (style.css) and keyboard script (rate.js), sent once per page run.
+"""The page's own style (style.css) and page script (page.js), sent on every page run.
 
 The files ship with the package (pyproject package-data). Both are ours, never dataset text.
+The rating page's keyboard script (rate.js) is put in by `annotate.app.keyboard`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 HERE = Path(__file__).resolve().parent
+PAGE_SCRIPT = "prb_page_script"  # hidden by style.css
 
 
 @cache
@@ -19,5 +21,10 @@ def _read(name: str) -> str:
 
 
 def apply_style() -> None:
-    """The compact style for every page (only style: Streamlit gives it no space)."""
+    """The compact style for every page (only style: Streamlit gives it no space), and the page
+    script: the side panel out of the Tab order while collapsed, closed after a page is tapped
+    on a phone; static tables a Tab stop where they scroll (in a container the style hides;
+    unchanged between runs, so it runs once per tab)."""
     st.html(f"<style>{_read('style.css')}</style>")
+    with st.container(key=PAGE_SCRIPT):
+        st.html(f"<script>{_read('page.js')}</script>", unsafe_allow_javascript=True)

@@ -35,6 +35,11 @@ WITHDRAW_HINT = (
     "You may withdraw at any time, and have what you gave erased: open the side panel (») and "
     "choose *Withdraw from this study*."
 )
+WITHDRAW_LATER = (
+    "Nothing about you is kept unless you agree. Once you take part, you may withdraw at any "
+    "time and have what you gave erased: the side panel (») then holds *Withdraw from this "
+    "study*."
+)  # a visitor's consent page: the side panel comes with the account (issue 34.5)
 RETURN_ON_PROLIFIC = (
     "No completion code is given. On Prolific, please **return your submission** (in Prolific, "
     "open *Submissions*, find this study and choose *Return*), so that leaving does not count "

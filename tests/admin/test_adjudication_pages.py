@@ -59,7 +59,27 @@ def test_the_admin_sets_the_threshold_and_sends_a_pair(page_engine, open_page, t
     assert not at.exception, [e.value for e in at.exception]
     assert "Pair p001 sent to a3" in page_texts(at)
     assert list(at.dataframe[0].value["adjudicators"]) == ["a3 (pending)", ""]
+    # issue 34.5: beside "sent to a3" it said "No adjudicator can take this pair"
+    assert "No adjudicator can take" not in page_texts(at)
+    assert "Pair p001 has its adjudicator: a3 (to do)." in page_texts(at)
     assert assignment_of(page_engine, "a3", "p001").purpose == "adjudication"
+
+
+def test_the_adjudicator_s_done_page_gives_no_crowd_code(page_engine, open_page, tokens):
+    """Issue 34.5: in a crowd study, the adjudicator's done page showed the crowd's completion
+    code and the button back to the platform; only the crowd's participants get them."""
+    with write_session(page_engine) as session:
+        study = get_study(session, "s")
+        study.completion_code, study.enrolment_key = "CROWD-CODE", "k" * 16
+        study.completion_url = "https://app.prolific.com/submissions/complete?cc={code}"
+        session.add(study)
+    adjudication.set_threshold(page_engine, SYSTEM, study="s", threshold=2)
+    adjudication.send(page_engine, SYSTEM, study="s", record_id="p001", adjudicator="a3")
+    at = open_page(tokens["a3"])
+    rate_current(at)
+    assert "All done, thank you!" in [t.value for t in at.title]
+    assert "CROWD-CODE" not in page_texts(at)
+    assert not at.get("link_button")
 
 
 def test_an_annotator_cannot_open_the_page(open_page, tokens):

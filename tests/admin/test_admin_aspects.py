@@ -22,7 +22,7 @@ def test_the_admin_turns_the_aspect_checklist_on_through_the_confirmation(page_e
     assert toggle.value is False
     toggle.set_value(True)
     button(at, "Save settings").click().run()
-    assert at.dataframe[0].value.set_index("setting").loc["aspect checklist", "after"] == "on"
+    assert at.table[0].value.set_index("setting").loc["aspect checklist", "after"] == "on"
     with read_session(page_engine) as session:
         assert get_study(session, "s").aspect_checklist is False  # not before the confirmation
     button(at, "Confirm").click().run()

@@ -104,7 +104,7 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     at.toggle(key=f"{key}_enrol").set_value(True)
     _button(at, "Save settings").click().run()
     assert "Study pilot: not saved yet.** Confirm to change these settings" in _texts(at)
-    preview = at.dataframe[0].value.set_index("setting")
+    preview = at.table[0].value.set_index("setting")
     assert preview.loc["annotators per pair (k)", "now"] == "3"  # words, not setting names
     assert preview.loc["annotators per pair (k)", "after"] == "4"
     assert tuple(preview.loc["open pool"]) == ("off", "on")
@@ -300,6 +300,29 @@ def test_open_the_pool_and_enrolment_on_the_assignments_page(page_engine, open_p
     assert f"study=s&key={study.enrolment_key}&PROLIFIC_PID=" in _texts(at)
 
 
+def test_pairs_per_person_set_to_no_limit_in_a_crowd_study(page_engine, open_page, boss):
+    """Issue 34.5: "Pairs per person (0: no limit)" set to 0 in a crowd study said "Nothing to
+    change" and kept 10 while the box showed 0. The default applies only as enrolment opens."""
+    at = open_page(boss, page="admin_assign.py", pick="s")
+    at.toggle(key="pool_open").set_value(True)
+    at.toggle(key="pool_enrol").set_value(True)
+    _button(at, "Save pool settings").click().run()
+    preview = at.table[0].value.set_index("setting")
+    assert tuple(preview.loc["pairs per person"]) == ("none", "10")  # said as enrolment opens
+    _button(at, "Confirm").click().run()
+    at.number_input(key="pool_quota").set_value(0)
+    _button(at, "Save pool settings").click().run()
+    assert "Nothing to change" not in _texts(at)
+    assert tuple(at.table[0].value.set_index("setting").loc["pairs per person"]) == (
+        "10",
+        "none",
+    )
+    _button(at, "Confirm").click().run()
+    with read_session(page_engine) as session:
+        assert get_study(session, "s").pool_quota is None
+    assert at.number_input(key="pool_quota").value == 0
+
+
 # ---------------------------------------------------------------- progress
 
 
@@ -429,3 +452,20 @@ def test_a_crowd_link_for_someone_else_s_participant_id_is_refused(page_engine, 
     _button(other, "Start").click().run()
     assert "another session" in _texts(other)
     assert "s" not in other.query_params
+
+
+def test_a_typed_new_study_name_is_where_the_files_go(page_engine, open_page, boss):
+    """Issue 34.5: with a study picked, "Into study" shows it; a new study's name typed beside
+    it was ignored and the files went into the picked study."""
+    at = open_page(boss, pick="s")  # picked on Progress, then the Data page opened
+    at.switch_page("app_pages/admin_data.py").run()
+    assert at.selectbox(key="upload_study").value == "s"
+    lines = "".join(json.dumps(_record(f"n{i}")) + "\n" for i in range(2))
+    _upload(at, "Art_test.jsonl", lines.encode(), new="fresh")
+    assert "Imported into fresh" in _texts(at)
+    with read_session(page_engine) as session:
+        fresh = get_study(session, "fresh")
+        pairs = session.exec(select(Pair).where(Pair.study_id == fresh.id)).all()
+        s_pairs = session.exec(select(Pair).where(Pair.study_id == get_study(session, "s").id))
+        assert len(s_pairs.all()) == 6  # nothing went into the picked study
+    assert sorted(p.record_id for p in pairs) == ["n0", "n1"]

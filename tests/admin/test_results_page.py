@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from admin_helpers import active_markdown, make_study
 
 from annotate.db import write_session
@@ -95,10 +97,21 @@ def test_the_downstream_section_and_a_comparison_study_without_a_verdict(
     verdicts = "\n".join(str(s.value) for s in [*at.success, *at.warning])
     assert "Validated" not in verdicts
     assert "Not validated" not in verdicts
-    (table,) = [d.value for d in at.dataframe if "Dimension" in d.value.columns]
+    (table,) = [t.value for t in at.table if "Dimension" in t.value.columns]
     assert "Verdict" not in table.columns
     assert {"Mean expected", "Mean baseline"} <= set(table.columns)
     assert not at.exception
+    # issue 34.5: its tables, captions and charts said chosen/rejected and "validated"
+    frames = [d.value for d in [*at.dataframe, *at.table]]
+    said = [str(c.value) for c in at.caption] + [
+        " ".join(map(str, [*f.columns, *f.astype(str).to_numpy().ravel()])) for f in frames
+    ]
+    said += [str(c.proto.spec) for c in at.get("plotly_chart")]
+    words = re.compile(r"\bchosen\b|\brejected\b|validated", re.I)
+    assert [text[:300] for text in said if words.search(text)] == [], "\n".join(
+        t[:300] for t in said if words.search(t)
+    )
+    assert "Model diff [95% CI]" in table.columns
 
 
 def test_a_stopping_rule_changed_after_data_shows_as_its_own_characters(

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from admin_helpers import make_study, page_texts
 from sqlmodel import select
+from streamlit.testing.v1.element_tree import Block
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import AuditEntry
@@ -93,7 +94,7 @@ def test_a_pending_change_stays_shown_on_every_admin_page_until_confirmed(
         assert {"Confirm", "Cancel"} <= {b.label for b in at.button}, page
         assert _study(page_engine).practice_pairs == []
     at.switch_page("app_pages/admin_people.py").run()
-    table = at.dataframe[0].value.set_index("setting")
+    table = at.table[0].value.set_index("setting")
     assert set(table.index) == {"practice pairs", "comprehension questions"}
     _button(at, "Confirm").click().run()
     assert "Settings of s saved (from training (Studies page))." in page_texts(at)
@@ -135,7 +136,7 @@ def test_a_settings_file_is_uploaded_previewed_and_confirmed(page_engine, open_p
     at.file_uploader(key="settings_upload").set_value(("mine.json", data, "application/json"))
     at.run()
     at.button(key="settings_preview").click().run()
-    shown = at.dataframe[-1].value
+    shown = at.table[-1].value
     assert set(shown["setting"]) == {"annotators per pair (k)", "comprehension questions"}
     _button(at, "Confirm").click().run()
     assert "Settings of s saved (from mine.json)." in page_texts(at)
@@ -156,3 +157,50 @@ def test_a_bad_settings_file_is_refused_with_its_place(page_engine, open_page, b
     at.button(key="settings_preview").click().run()
     assert "bad.yaml, line 5, column 1: not valid YAML" in page_texts(at)
     assert _study(page_engine).overlap == 3
+
+
+def _expander(at, label: str):
+    (found,) = [e for e in at.expander if e.label.startswith(label)]
+    return found
+
+
+def test_the_confirmation_is_under_the_button_that_asked_with_the_yaml_typed(
+    page_engine, open_page, boss
+):
+    """Issue 34.5: Save training and Save settings put their confirmation at the top of the
+    page, out of view, and the training's showed the old YAML; now each is drawn under its own
+    form (the training's with the YAML being confirmed), and only there."""
+    at = open_page(boss, page="admin_studies.py", pick="s")
+    key = f"study_{_study(page_engine).id}_training_yaml"
+    typed = yaml.safe_dump({"practice_pairs": PRACTICE_PAIRS, "comprehension_questions": QUESTIONS})
+    at.text_area(key=key).input(typed)
+    _button(at, "Save training").click().run()
+    training = _expander(at, "Training before real work")
+    assert [b.label for b in training.button if b.label in ("Confirm", "Cancel")] == [
+        "Confirm",
+        "Cancel",
+    ]
+    assert [c.value.strip() for c in training.code] == [typed.strip()]  # as it will be saved
+    assert at.text_area(key=key).value == typed
+    assert len([b for b in at.button if b.label == "Confirm"]) == 1  # not also at the top
+    _button(at, "Confirm").click().run()
+    training = _expander(at, "Training before real work")
+    assert "Settings of s saved (from training (Studies page))." in page_texts(training)
+    assert yaml.safe_load(at.text_area(key=key).value)["practice_pairs"] == PRACTICE_PAIRS
+
+    study_key = f"study_{_study(page_engine).id}"
+    at.number_input(key=f"{study_key}_k").set_value(4)
+    _button(at, "Save settings").click().run()
+    main = list(at.main.children.values())
+    (form,) = [
+        c
+        for c in main
+        if isinstance(c, Block)
+        and "Save settings" in [b.label for b in c.get("form_submit_button")]
+    ]
+    place = main.index(form)
+    shown = [page_texts(c) if isinstance(c, Block) else str(c.value) for c in main]
+    assert "not saved yet" in shown[place + 1]  # right under the form
+    assert "not saved yet" not in " ".join(shown[:place])
+    _button(at, "Confirm").click().run()
+    assert _study(page_engine).overlap == 4

@@ -90,6 +90,19 @@ def test_withdrawing_before_start_keeps_the_record_and_ends_the_link(page_engine
     assert "Your participation in this study has ended" in "\n".join(str(e.value) for e in shown)
 
 
+def test_the_consent_page_promises_the_side_panel_only_where_it_is(page_engine, open_page):
+    """Issue 34.5: a visitor's consent page said "open the side panel (»)", which appears only
+    once they agree (the account comes with it); the rating page's hint says it where it is."""
+    at = _open(page_engine, open_page, consent_text="I agree to take part.")
+    assert not _has_withdraw_box(at)
+    (hint,) = [c.value for c in at.caption]
+    assert "Once you take part" in hint
+    assert "open the side panel" not in hint
+    at.button(key="consent_accept").click().run()
+    assert _has_withdraw_box(at)
+    assert any("open the side panel (»)" in c.value for c in at.caption)
+
+
 # ---------------------------------------------------------------- issue 32.2 and 32.5
 
 

@@ -85,3 +85,16 @@ def test_no_pairs():
     assert acc["accuracy"] is None
     assert acc["ci95"] is None
     assert acc["n_pairs"] == 0
+
+
+def test_the_panel_majority_says_the_panels_as_rated():
+    """Issue 34.5: a k = 3 study part-way read "Panel majority ..., k = 2" (the median)."""
+    from analysis.inference.accuracy import panel_majority
+
+    d = np.array([1.0, 1.0, -1.0, 1.0, 0.0, 2.0, 1.0, -1.0])
+    pair = np.array([0, 0, 0, 1, 1, 2, 2, 3])  # 3, 2, 2 and 1 annotators
+    label = panel_majority(d, pair)["label"]
+    assert label.endswith(", 1 to 3 annotators per pair (median 2)")
+    assert "k = " not in label
+    even = panel_majority(d[:6], np.array([0, 0, 0, 1, 1, 1]))["label"]
+    assert even.endswith(", 3 annotators per pair")

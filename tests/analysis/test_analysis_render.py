@@ -33,7 +33,7 @@ def test_json_round_trips_without_nan(report):
 def test_markdown_has_the_paper_table(report):
     md = render_report(report, "md")
     assert (
-        "| Dimension | Mean chosen | Mean rejected | Diff [95% CI] | TOST p | Equiv. bound "
+        "| Dimension | Mean chosen | Mean rejected | Model diff [95% CI] | TOST p | Equiv. bound "
         "| Superiority p | d_z [95% CI] | Pairs | Verdict |" in md
     )
     for dim in DIMENSIONS:
@@ -80,3 +80,27 @@ def test_figures_are_plotly_figures(report):
 def test_unknown_format(report):
     with pytest.raises(ValueError, match="unknown format"):
         render_report(report, "pdf")
+
+
+def test_dimensions_without_a_verdict_are_said_once_with_the_reason():
+    """Issue 34.5: the results page said "has insufficient data" four times and not why."""
+    from analysis.schema.tables import verdict_words
+
+    def result(verdict: str, notes: list[str], n: int = 6) -> dict:
+        return {"verdict": verdict, "notes": notes, "n_pairs": n}
+
+    few = "6 complete pairs, fewer than the minimum of 10: no verdict"
+    report = {
+        "dimensions": {
+            "factuality": result("insufficient_data", [few]),
+            "relevance": result("tie", [], 12),
+            "helpfulness": result("insufficient_data", ["Wilcoxon: x", few]),
+            "rubric_alignment": result("insufficient_data", [few]),
+        }
+    }
+    labels = {"factuality": "Factuality", "relevance": "Relevance", "helpfulness": "Helpfulness",
+              "rubric_alignment": "Rubric alignment"}  # fmt: skip
+    assert verdict_words(report, labels) == (  # type: ignore[arg-type]
+        "relevance ties; no verdict for factuality, helpfulness and rubric alignment: 6 "
+        "complete pairs, fewer than the minimum of 10"
+    )

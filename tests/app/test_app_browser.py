@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
+from annotate.app import keyboard
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
 from annotate.domain.study.permissions import SYSTEM
@@ -83,6 +84,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             seconds=3.0,
         )
     with write_session(engine) as session:
+        # the completion code is a crowd participant's (issue 34.5): "finished" as one, of a
+        # study whose crowd enrolment was opened
+        session.get(Annotator, finished_id).external_id = "prolific:5f1a2b3c4d5e6f7a8b9c0d1e"
+        get_or_create_study(session, "demo").enrolment_key = "k" * 16
         get_or_create_study(session, "hostile", seed=7)
     import_files(
         engine, SYSTEM, [hostile.write_hostile_dataset(folder / "hostile")], study="hostile"
@@ -95,6 +100,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     finally:
         server.stop()
         engine.dispose()
+
+
+APP = keyboard.SCRIPT.parent  # the app's own scripts: rate.js, page.js
 
 
 def open_link(page: Any, url: str) -> None:
@@ -355,8 +363,9 @@ def test_hostile_text_is_inert_and_non_latin_text_displays(world: World, new_pag
         """() => [...document.querySelectorAll("[data-testid='stMain'] script")]
                  .map(el => el.textContent)"""
     )
-    assert len(scripts) == 1, "only the page's own script"
-    assert "window.__prbRate" in scripts[0], "only the page's own script"
+    own = {(APP / name).read_text(encoding="utf-8") for name in ("rate.js", "page.js")}
+    assert len(scripts) == 2, "only the page's own scripts"
+    assert set(scripts) == own, "only the page's own scripts"
     assert main.locator("svg circle[r='5']").count() == 0  # the dataset's <svg>
     assert main.locator("a[href^='javascript:' i]").count() == 0
     handlers = page.evaluate(

@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from annotate.app.safe_text import inert_markdown
 from annotate.db import read_session, write_session
-from annotate.db.tables import Assignment, Study
+from annotate.db.tables import Annotator, Assignment, Study
 from annotate.domain.rating.queue import pair_view
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import update_study
@@ -340,6 +340,10 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     skip_pair(engine, annotator_id=me, assignment_id=order[-2], reason="unclear question")
     with write_session(engine) as session:
         update_study(session, "demo", completion_url=PLATFORM)
+        # the code and the platform's link are a crowd participant's (issue 34.5): the demo's
+        # annotator as one, of a study whose crowd enrolment was opened
+        session.get(Annotator, me).external_id = "prolific:5f1a2b3c4d5e6f7a8b9c0d1e"
+        session.exec(select(Study).where(Study.name == "demo")).one().enrolment_key = "k" * 16
 
     at = open_app(demo.token)
     assert current_assignment(at) == order[-1]
@@ -531,7 +535,7 @@ def test_admin_typed_scale_text_is_inert_on_the_rating_page(open_app, demo, engi
     radio = next(r for r in at.radio if r.label.startswith("Response A: Facts"))
     assert radio.label == "Response A: Facts [image: logo]"
     assert radio.help == "&lt;img src=x onerror=alert(1)&gt;"
-    assert radio.options[0] == "1 · Bad [image: logo]"
+    assert radio.options[0].replace("\u00a0", " ") == "1 · Bad [image: logo]"
     guidelines = " ".join(m.value for m in at.markdown)
     assert "pixel.png" not in guidelines
     assert "<img" not in guidelines

@@ -22,6 +22,10 @@ from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.domain.operations.adjudication import Candidate
 from annotate.services import adjudication
+from annotate.vocabulary import AssignmentStatus
+
+RELEASED = AssignmentStatus.RELEASED
+STATUS_WORDS = {"pending": "to do", "done": "rated", "skipped": "skipped"}
 
 
 def draw() -> None:
@@ -88,11 +92,26 @@ def _queue_table(queue: list[Candidate]) -> pd.DataFrame:
     )
 
 
+def _candidate(queue: list[Candidate], pair: str) -> Candidate:
+    return next(c for c in queue if c.record_id == pair)
+
+
 def _draw_send(study: str, queue: list[Candidate]) -> None:
     st.subheader("Send a pair to an adjudicator")
     left, right = st.columns(2)
     pair = left.selectbox("Pair", [c.record_id for c in queue], key="adj_pair")
     if pair is None:
+        return
+    live = [a for a in _candidate(queue, pair).adjudicators if a.status != RELEASED]
+    if live:  # one adjudication per pair at a time (issue 34.5: it said nobody could take it)
+        names = ", ".join(
+            f"{inert_markdown(a.name)} ({STATUS_WORDS.get(a.status, a.status)})" for a in live
+        )
+        right.info(
+            f"Pair {inert_markdown(pair)} has its adjudicator: {names}. A pair goes to one "
+            "adjudicator at a time.",
+            icon=":material/gavel:",
+        )
         return
     people = act(lambda: adjudication.eligible(engine(), actor_id(), study, pair)) or []
     if not people:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from annotate.app.safe_text import inert_markdown, plain_lines, plain_text
+from annotate.app.safe_text import inert_markdown, plain_lines, plain_text, table_rows
 from annotate.app.session import engine
 from annotate.app.study_picker import pick_study
 from annotate.app.study_rules import RULE_WORDS
@@ -164,13 +164,21 @@ def fresh_for(scope: str, item: object, *keys: str) -> None:
     st.session_state[marker] = item
 
 
-def notify(message: str) -> None:
-    """A success message shown after the next rerun."""
-    st.session_state[NOTICE] = message
+def notify(message: str, *, form: str | None = None) -> None:
+    """A success message shown after the next rerun: under the form `form` when the page
+    draws it there (`draw_pending_here`), else at the top (`show_notice`)."""
+    st.session_state[NOTICE] = (form, message)
 
 
-def show_notice() -> None:
-    message = st.session_state.pop(NOTICE, None)
+def show_notice(*, here: Collection[str] = ()) -> None:
+    """The message of the last change, at the top of the page, unless it belongs under one of
+    the forms this page draws (`here`)."""
+    held = st.session_state.get(NOTICE)
+    if held is not None and held[0] not in here:
+        _show(st.session_state.pop(NOTICE)[1])
+
+
+def _show(message: str) -> None:
     if message:
         st.success(message, icon=":material/check_circle:")
 
@@ -191,21 +199,29 @@ def choose_study() -> str | None:
 @dataclass(frozen=True)
 class PendingChange:
     """A change an admin asked for and has not confirmed or cancelled yet (issue 22.2): shown
-    with Confirm and Cancel at the top of every admin page (`draw_pending`) until decided, so a
-    form that collapses or a page left does not leave it looking saved."""
+    with Confirm and Cancel under the form that asked (`draw_pending_here`), and at the top of
+    every other admin page (`draw_pending`) until decided, so a form that collapses or a page
+    left does not leave it looking saved."""
 
     form: str  # the form that asked, e.g. "pool", "training"
     study: str
     changes: dict[str, tuple[Any, Any]]  # setting -> (now, after)
     apply: Callable[[], str]  # makes the change; returns what to say when it is done
+    text: str | None = None  # the text being confirmed as typed (the training's YAML)
 
 
 def ask_confirmation(
-    form: str, study: str, changes: dict[str, tuple[Any, Any]], apply: Callable[[], str]
+    form: str,
+    study: str,
+    changes: dict[str, tuple[Any, Any]],
+    apply: Callable[[], str],
+    *,
+    text: str | None = None,
 ) -> None:
-    """Hold a change of `study` until the admin confirms it in the banner (`draw_pending`);
-    a new request replaces one still held. Reruns the page, so the banner shows at once."""
-    st.session_state[PENDING] = PendingChange(form, study, changes, apply)
+    """Hold a change of `study` until the admin confirms it (`draw_pending_here` under the
+    form, `draw_pending` on other pages); a new request replaces one still held. Reruns the
+    page, so the confirmation shows at once."""
+    st.session_state[PENDING] = PendingChange(form, study, changes, apply, text)
     st.rerun()
 
 
@@ -214,13 +230,38 @@ def pending_change() -> PendingChange | None:
     return held if isinstance(held, PendingChange) else None
 
 
-def draw_pending() -> None:
+def draw_pending(*, here: Collection[str] = ()) -> None:
     """Every admin page draws this first: the change held for confirmation, if any (each
-    setting in words, now and after), with Confirm and Cancel."""
+    setting in words, now and after), with Confirm and Cancel. A change asked by one of the
+    forms this page draws (`here`) is left to `draw_pending_here` under that form, where the
+    admin pressed its button (issue 34.5)."""
     held = pending_change()
-    if held is None:
-        return
-    with st.container(border=True):
+    if held is not None and held.form not in here:
+        _draw_held(held)
+
+
+def holds(form: str) -> bool:
+    """Whether the form `form` has something to show under it (its change held for
+    confirmation, or the message that it was saved or cancelled): an expander around it opens,
+    so a rerun that drew it afresh (collapsed) does not hide the confirmation."""
+    notice = st.session_state.get(NOTICE)
+    held = pending_change()
+    return (held is not None and held.form == form) or (notice is not None and notice[0] == form)
+
+
+def draw_pending_here(form: str) -> None:
+    """Under the form `form`: its change held for confirmation, if any, or the message that
+    it was saved or cancelled."""
+    notice = st.session_state.get(NOTICE)
+    if notice is not None and notice[0] == form:
+        _show(st.session_state.pop(NOTICE)[1])
+    held = pending_change()
+    if held is not None and held.form == form:
+        _draw_held(held)
+
+
+def _draw_held(held: PendingChange) -> None:
+    with st.container(border=True, key="pending_change"):
         st.warning(
             f"**Study {inert_markdown(held.study)}: not saved yet.** Confirm to change these "
             "settings, or cancel.",
@@ -230,17 +271,20 @@ def draw_pending() -> None:
             {"setting": setting_words(name), "now": _shown(now), "after": _shown(after)}
             for name, (now, after) in held.changes.items()
         ]
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.table(table_rows(rows), hide_index=True)  # long values wrap: nothing is cut
+        if held.text is not None:
+            st.caption("What you are confirming, as you typed it:")
+            st.code(held.text, language="yaml")
         left, right, _ = st.columns([1, 1, 3])
         if left.button("Confirm", type="primary", key="pending_confirm"):
             message = act(held.apply)
             if message is not None:
                 st.session_state.pop(PENDING, None)
-                notify(message)
+                notify(message, form=held.form)
                 st.rerun()
         if right.button("Cancel", key="pending_cancel"):
             st.session_state.pop(PENDING, None)
-            notify(f"Nothing changed in {held.study}.")
+            notify(f"Nothing changed in {held.study}.", form=held.form)
             st.rerun()
 
 

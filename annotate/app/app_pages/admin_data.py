@@ -60,7 +60,12 @@ def _draw_upload() -> None:
             placeholder="Choose a study",
             key="upload_study",
         )
-        new_name = right.text_input("New study's name", key="upload_new_study")
+        new_name = right.text_input(
+            "New study's name",
+            key="upload_new_study",
+            help="A name typed here is the study the files go to (made if it is new), "
+            "whatever Into study shows.",
+        )
         domain = left.text_input("Domain (optional)", key="upload_domain")
         uploads = st.file_uploader(
             "Dataset files",
@@ -72,12 +77,8 @@ def _draw_upload() -> None:
         submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
     if not submitted:
         return
-    if target is None:
-        st.error("Choose the study to import into.")
-        return
-    study = new_name.strip() if target == NEW_STUDY else target
-    if not study:
-        st.error("Give the new study a name.")
+    study = _target(target, new_name)
+    if study is None:
         return
     if not uploads:
         st.error("Choose a file to upload.")
@@ -85,6 +86,22 @@ def _draw_upload() -> None:
     for upload in uploads:
         upload.seek(0)
     _import(study, [(u.name, u) for u in uploads], domain.strip() or None)
+
+
+def _target(chosen: str | None, new_name: str) -> str | None:
+    """The study to import into: a new study's name when one is typed (issue 34.5: it was
+    ignored unless Into study said "(a new study)"), else the study chosen; None, with why on
+    the page, when there is neither."""
+    typed = new_name.strip()
+    if typed:
+        return typed
+    if chosen is None:
+        st.error("Choose the study to import into, or type a new study's name.")
+    elif chosen == NEW_STUDY:
+        st.error("Give the new study a name.")
+    else:
+        return chosen
+    return None
 
 
 def _import(study: str, uploads: list[tuple[str, BinaryIO]], domain: str | None) -> None:

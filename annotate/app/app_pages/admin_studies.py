@@ -16,12 +16,17 @@ from annotate.app.app_pages.admin_common import (
     ask_settings_change,
     choose_study,
     draw_pending,
+    draw_pending_here,
     link_base,
     notify,
     pool_order_select,
     show_notice,
 )
-from annotate.app.app_pages.study_files import draw_settings_file, draw_training_settings
+from annotate.app.app_pages.study_files import (
+    STUDY_FILE_FORMS,
+    draw_settings_file,
+    draw_training_settings,
+)
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
@@ -47,8 +52,9 @@ CHECKS_HELP = (
 def draw() -> None:
     name = choose_study()
     page_title("Studies", name)
-    draw_pending()
-    show_notice()
+    here = ("settings", *STUDY_FILE_FORMS) if name is not None else ()
+    draw_pending(here=here)  # a change asked on this page is confirmed under its form
+    show_notice(here=here)
     _draw_create()
     if name is None:
         return
@@ -102,6 +108,7 @@ def _draw_settings(study: Study) -> None:
             f"Settings of {plain_text(study.name)} saved.",
             force=force,
         )
+    draw_pending_here("settings")
     if study.enrolment_open and not study.completion_code:
         st.warning(
             "Crowd enrolment is open but the study has no completion code: participants who "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import partial
 from typing import Any
 
@@ -25,7 +26,13 @@ from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
 from analysis.schema.report_types import Report
 from analysis.schema.style import SHORT_LABELS
-from analysis.schema.tables import Table, accuracy_table, dimension_table, plan_table
+from analysis.schema.tables import (
+    Table,
+    accuracy_table,
+    dimension_table,
+    plan_table,
+    verdict_words,
+)
 from annotate.app import (
     results_downstream,
     results_drilldown,
@@ -34,7 +41,7 @@ from annotate.app import (
     results_rules,
 )
 from annotate.app.downloads import offer_download
-from annotate.app.safe_text import plain_text
+from annotate.app.safe_text import plain_text, table_rows
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
 from annotate.db import read_session
@@ -74,12 +81,6 @@ CHART_TABS = {
 }
 DOMAIN_CHARTS = {"domain_accuracy", "domain_verdicts"}  # the charts that read `by_domain`
 MODEL_CHART = "reward_models"  # the chart that reads `reward_models`
-VERDICT_WORDS = {
-    "tie": "ties",
-    "diverges": "diverges",
-    "inconclusive": "inconclusive",
-    "insufficient_data": "has insufficient data",
-}
 
 
 @st.cache_data(show_spinner="Computing the statistics…", max_entries=16, ttl=600)
@@ -212,14 +213,14 @@ def draw() -> None:
     else:  # a comparison of downstream conditions: no tie/divergence verdict
         results_downstream.draw_comparison(comparison)
     _draw_tables(report, comparison is not None)
-    _draw_charts(state)
-    results_drilldown.draw(study, data, account)
+    _draw_charts(state, comparison is not None)
+    results_drilldown.draw(study, data, account, comparison is not None)
     try:
         with_models = _report(**state)
     except ValueError as error:
         st.error(f"The reward models cannot be compared: {error}")
         return
-    results_models.draw(study, with_models, account)
+    results_models.draw(study, with_models, account, comparison is not None)
     results_downstream.draw(study, account)
     _draw_power(data, margin, alpha)
     _draw_downloads(study, data, state)
@@ -250,10 +251,7 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
 
 def _draw_verdict(report: Report) -> None:
     checks = report["checks"]
-    words = ", ".join(
-        f"{SHORT_LABELS.get(dim, dim).lower()} {VERDICT_WORDS[r['verdict']]}"
-        for dim, r in report["dimensions"].items()
-    )
+    words = verdict_words(report, SHORT_LABELS)
     plan = report.get("plan")
     interim = "**Interim:** " if plan is not None and plan["interim"] else ""
     if checks["validated"]:
@@ -263,7 +261,8 @@ def _draw_verdict(report: Report) -> None:
             icon=":material/verified:",
         )
     else:
-        st.warning(f"{interim}**Not validated.** {words}.", icon=":material/report:")
+        said = words[:1].upper() + words[1:]
+        st.warning(f"{interim}**Not validated.** {said}.", icon=":material/report:")
     simulated = report.get("simulated")
     if simulated is not None:
         show = st.warning if simulated["counted"] else st.info
@@ -303,14 +302,20 @@ def _frame(table: Table) -> pd.DataFrame:
 
 
 def _draw_tables(report: Report, comparison: bool = False) -> None:
+    """The report's tables; a comparison study's in its own words (expected and baseline, no
+    verdict: `results_downstream.comparison_words`)."""
+    said, shown = results_downstream.wording(comparison)
     table = dimension_table(report)
     frame = _frame(table)
     if comparison:  # expected against baseline, and no tie/divergence verdict
         frame = results_downstream.comparison_frame(frame)
-    st.dataframe(frame, hide_index=True, width="stretch")
-    st.caption(plain_text(table.note))
+    # A static table: its cells wrap where a laptop or a phone is too narrow for ten columns
+    # (issue 34.5: the data grid cut off d_z with no visible way to scroll).
+    rows = [{k: _unbroken(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    st.table(table_rows(rows), hide_index=True)
+    st.caption(plain_text(said(table.note)))
     with st.expander("Human accuracy"):
-        st.dataframe(_frame(accuracy_table(report)), hide_index=True)
+        st.dataframe(shown(_frame(accuracy_table(report))), hide_index=True)
     for title, optional in (
         ("Analysis plan (pre-registered)", plan_table(report)),
         ("Direct preference", preference_table(report)),
@@ -320,9 +325,9 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
     ):
         if optional is not None:  # a study with that design option
             with st.expander(title):
-                st.dataframe(_frame(optional), hide_index=True)
-                st.caption(plain_text(optional.note))  # may quote an admin's words
-    results_rules.draw(report)  # a study's pre-registered exclusion rules
+                st.dataframe(shown(_frame(optional)), hide_index=True)
+                st.caption(plain_text(said(optional.note)))  # may quote an admin's words
+    results_rules.draw(report, comparison)  # a study's pre-registered exclusion rules
     results_missing.draw(report)  # skips and flags, the MAR test, the sensitivity analysis
     exclusions = report["exclusions"]
     if exclusions["n_excluded_total"] or exclusions["incomplete_pair_ratings"]:
@@ -334,12 +339,17 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
             st.dataframe(exclusions["excluded_pairs"], hide_index=True, width="stretch")
 
 
+def _unbroken(cell: object) -> object:
+    """An interval ("[-0.91, 0.56]") kept on one line: a narrow cell breaks before it."""
+    return re.sub(r"\[([^\]]*), ", "[\\1,\u00a0", cell) if isinstance(cell, str) else cell
+
+
 def _adjudicated(report: Report) -> Table | None:
     """The adjudication table, for a study with adjudicated pairs."""
     return adjudication_table(report) if "adjudication" in report else None
 
 
-def _draw_charts(state: dict[str, Any]) -> None:
+def _draw_charts(state: dict[str, Any], comparison: bool = False) -> None:
     """The charts in tabs; only the open tab's chart is built and sent (a tab change reruns).
     A by-domain chart reads the report with its by-domain figures, the reward models' chart
     the report with the models (each cached); the others the page's own report."""
@@ -355,7 +365,10 @@ def _draw_charts(state: dict[str, Any]) -> None:
             report = _report(**state)
         else:
             report = _headline(state)
-        tab.plotly_chart(build(report), width="stretch")
+        figure = build(report)
+        if comparison:  # expected and baseline, as the comparison's guide says
+            figure = results_downstream.words_figure(figure)
+        tab.plotly_chart(figure, width="stretch")
 
 
 def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:

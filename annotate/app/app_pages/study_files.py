@@ -15,13 +15,20 @@ from typing import Any
 import streamlit as st
 import yaml
 
-from annotate.app.app_pages.admin_common import act, actor_id, ask_confirmation
+from annotate.app.app_pages.admin_common import (
+    act,
+    actor_id,
+    ask_confirmation,
+    draw_pending_here,
+    holds,
+)
 from annotate.app.downloads import offer_download
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.db.tables import Study
 from annotate.services import study_settings
 
+STUDY_FILE_FORMS = ("training", "settings_file")  # the forms whose confirmation is drawn here
 TRAINING_FIELDS = ("practice_pairs", "comprehension_questions", "comprehension_attempts")
 TRAINING_SOURCE = "training (Studies page)"
 TRAINING_HELP = (
@@ -35,7 +42,11 @@ TRAINING_HELP = (
 def draw_training_settings(study: Study) -> None:
     """The study's training as YAML, saved after a confirmation (empty lists: no training)."""
     key = f"study_{study.id}_training"
-    with st.expander("Training before real work: practice pairs, comprehension check"):
+    with st.expander(
+        "Training before real work: practice pairs, comprehension check",
+        expanded=holds("training"),
+        key="training_expander",
+    ):
         st.caption(
             "Annotators score each practice pair and then see the expected scores and why; then "
             "they answer the comprehension questions, with a set number of attempts. Only those "
@@ -54,11 +65,14 @@ def draw_training_settings(study: Study) -> None:
             saved = st.form_submit_button("Save training", type="primary")
         if saved:
             _ask(study.name, "training", TRAINING_SOURCE, f"{TRAINING_SOURCE}.yaml", text.encode())
+        draw_pending_here("training")
 
 
 def draw_settings_file(study: Study) -> None:
     """Download the settings; upload a file and confirm what it changes."""
-    with st.expander("Settings file: download, upload"):
+    with st.expander(
+        "Settings file: download, upload", expanded=holds("settings_file"), key="settings_expander"
+    ):
         left, right = st.columns(2)
         for column, fmt in ((left, "yaml"), (right, "json")):
             text = act(
@@ -82,6 +96,7 @@ def draw_settings_file(study: Study) -> None:
         )
         if upload is not None and st.button("Preview its changes", key="settings_preview"):
             _ask(study.name, "settings_file", upload.name, upload.name, upload.getvalue())
+        draw_pending_here("settings_file")
 
 
 def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
@@ -95,7 +110,8 @@ def _ask(study: str, form: str, source: str, file: str, data: bytes) -> None:
         st.info(f"Nothing to change in {plain_text(study)}.", icon=":material/info:")
         return
     apply = partial(_apply, study, source, settings)
-    ask_confirmation(form, study, preview, apply)
+    typed = data.decode() if form == "training" else None  # the YAML, as it will be saved
+    ask_confirmation(form, study, preview, apply, text=typed)
 
 
 def _apply(study: str, source: str, settings: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ from sqlmodel import Session, select
 from annotate.db.tables import Annotator, Participation, Study, stored_id, utcnow
 from annotate.domain.crowd import outcomes
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSIONS
+from annotate.vocabulary import DIMENSIONS, Role
 
 ACCEPTED = "accepted"
 DECLINED = "declined"
@@ -43,6 +43,20 @@ def completion_link(study: Study, code: str) -> str | None:
 
 
 # ---------------------------------------------------------------- a participant's steps
+
+
+def gets_platform_exit(account: Annotator | None, study: Study) -> bool:
+    """Whether the done page gives `account` the study's completion code and the way back to
+    the platform: only a crowd participant (an annotator made by a study link, not simulated)
+    of a crowd study (one whose enrolment was ever opened). An adjudicator, a researcher or an
+    annotator with a login link finishes without them (issue 34.5)."""
+    crowd = (
+        account is not None
+        and account.role == Role.ANNOTATOR
+        and bool(account.external_id)
+        and not account.simulated
+    )
+    return crowd and study.enrolment_key is not None
 
 
 def task_summary(study: Study) -> str:

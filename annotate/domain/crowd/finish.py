@@ -33,8 +33,7 @@ from annotate.db.tables import Annotator, Assignment, Participation, Study, stor
 from annotate.domain.assignment import quota
 from annotate.domain.assignment.crowd import has_finished
 from annotate.domain.crowd import outcomes
-from annotate.domain.crowd.consent import completion_link, participation
-from annotate.domain.rating.queue import finished_studies
+from annotate.domain.crowd.consent import completion_link, gets_platform_exit, participation
 from annotate.errors import Conflict
 
 
@@ -155,15 +154,9 @@ class EndingNote:
 
 def ending_notes(session: Session, annotator_id: int) -> list[EndingNote]:
     """What the done page says, by study: a crowd participant's stored outcomes (nothing for a
-    study not settled yet); for the study's own annotators, the completion code of each study
-    whose pairs they have all done or skipped, as before."""
+    study not settled yet); nothing for anyone else (a study's own annotators, adjudicators and
+    researchers get no crowd code and no way back to a platform: `consent.gets_platform_exit`)."""
     person = session.get(Annotator, annotator_id)
-    if person is not None and person.external_id is None:
-        return [
-            EndingNote(s.name, outcomes.COMPLETED, code, "", completion_link(s, code))
-            for s in finished_studies(session, annotator_id)
-            if (code := s.completion_code)
-        ]
     rows = session.exec(
         select(Participation, Study)
         .join(Study, col(Study.id) == col(Participation.study_id))
@@ -172,6 +165,8 @@ def ending_notes(session: Session, annotator_id: int) -> list[EndingNote]:
     ).all()
     notes = []
     for row, study in rows:
+        if not gets_platform_exit(person, study):
+            continue
         code = row.outcome_code
         link = completion_link(study, code) if code else None
         notes.append(EndingNote(study.name, row.outcome or "", code, row.outcome_reason, link))

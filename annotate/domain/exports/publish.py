@@ -211,7 +211,7 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
             _interval(r["ci95"]),
             _p(r["tost_p"]),
             _p(r["wilcoxon_p"]),
-            r["verdict"],
+            r["verdict"].replace("_", " "),  # "insufficient data", not the report's key
         ]
         for dim, r in report["dimensions"].items()
     ]
@@ -364,8 +364,8 @@ def _accuracy_lines(acc: Mapping[str, Any]) -> list[str]:
         f"{_interval(acc['strict']['ci95'])}, tie share {_num(acc['ties']['share'])}; "
         f"{acc['n_ratings']} judgements on {acc['n_pairs']} pairs.",
         "",
-        f"Panel majority (k = {majority.get('k', 0):g} annotators per pair, a tied majority as "
-        f"half): {_num(majority['value'])} {_interval(majority['ci95'])}.",
+        f"Panel majority (a median of {majority.get('k', 0):g} annotators per pair, a tied "
+        f"majority as half): {_num(majority['value'])} {_interval(majority['ci95'])}.",
     ]
 
 

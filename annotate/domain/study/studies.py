@@ -204,6 +204,7 @@ def preview_changes(study: Study, changes: dict[str, Any]) -> dict[str, tuple[An
 
 
 def _apply(study: Study, changes: dict[str, Any]) -> None:
+    was_open = study.enrolment_open
     unknown = sorted(set(changes) - set(EDITABLE))
     if unknown:
         raise StudyError(f"unknown setting(s): {', '.join(unknown)}")
@@ -230,8 +231,10 @@ def _apply(study: Study, changes: dict[str, Any]) -> None:
     study.anchors = {
         k: v for k, v in study.anchors.items() if study.scale_min <= _as_int(k) <= study.scale_max
     }
-    if study.enrolment_open and study.pool_quota is None:
-        study.pool_quota = DEFAULT_CROWD_QUOTA  # shown in the confirmation as a change
+    if study.enrolment_open and not was_open and study.pool_quota is None:
+        # shown in the confirmation as a change; only when enrolment opens: a crowd study's
+        # limit set to none later is kept (issue 34.5: 0 said "Nothing to change", kept 10)
+        study.pool_quota = DEFAULT_CROWD_QUOTA
 
 
 def _key_problems(setting: str, given: object) -> list[str]:
