@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from annotate.services.consent import answer_survey, decide
-from annotate.services.enrolment import enrol, start
+from annotate.services.enrolment import enrol, finish_study, start
 from annotate.services.erasure import withdraw_me
 from support.fake_prolific import FakeProlific
 from tests.security.participants_world import STUDY, Person, crowd_study, study_key, take_part
@@ -51,8 +51,8 @@ def _begin(engine, pid: str, session_id: str, *, accept: bool = True) -> tuple[i
 
 
 def crowd_on_prolific(engine, **settings) -> dict[str, int]:
-    """The study and its people: `full` rated 5 (2 beyond the 3 asked), `three` rated 3 and
-    skipped one, `returner` and `late` hold a pair, `leaver` withdrew, `decliner` declined
+    """The study and its people: `full` rated 5 (2 beyond the 3 asked), `three` rated 3,
+    skipped one and chose Finish, `returner` and `late` hold a pair, `leaver` withdrew, `decliner` declined
     consent (screened out); `stranger` has no account here."""
     defaults = {
         "pool_quota": 5,
@@ -65,9 +65,11 @@ def crowd_on_prolific(engine, **settings) -> dict[str, int]:
         "platform_fee_percent": 33.33,
     }
     crowd_study(engine, pairs=10, **(defaults | settings))
+    three = take_part(engine, Person(IDS["three"][0], "t" * 24), 3, "b")
+    finish_study(engine, three.annotator_id, study=STUDY, token=three.token)  # Finish after 3
     people = {
         "full": take_part(engine, Person(IDS["full"][0], "s" * 24), 5, "a").annotator_id,
-        "three": take_part(engine, Person(IDS["three"][0], "t" * 24), 3, "b").annotator_id,
+        "three": three.annotator_id,
     }
     people["returner"] = _begin(engine, IDS["returner"][0], "u" * 24)[0]
     people["late"] = _begin(engine, IDS["late"][0], "v" * 24)[0]

@@ -26,7 +26,7 @@ def test_the_pages_set_the_platform_then_read_and_send_its_actions(
         at.text_input(key=f"study_{study_id}_bonus_rule").set_value("per_extra_pair:20")
         _button(at, "Save settings").click().run()
         assert "not saved yet" in _texts(at)
-        confirming = at.dataframe[-1].value.to_string()
+        confirming = at.table[-1].value.to_string()
         assert "bonus rule" in confirming
         assert "reward (minor units)" in confirming
         _button(at, "Confirm").click().run()

@@ -18,18 +18,24 @@ long and non-Latin text), tests/app/test_app_safe_text.py (`inert_markdown` on i
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from security_helpers import in_chromium
 
+import annotate.app
 from tests.app.browser_helpers import UI_TIMEOUT_MS, Recorder, settle, wait_for_loads
 from tests.app.hostile import EVIL_HOST
 
 pytestmark = in_chromium
 
 INERT_SCHEMES = ("data", "blob", "about")
+OWN_SCRIPTS = {
+    (Path(annotate.app.__file__).parent / name).read_text(encoding="utf-8").strip()
+    for name in ("rate.js", "page.js")
+}
 
 
 def assert_inert(page: Any, record: Recorder, origin: str, where: str) -> None:
@@ -56,8 +62,9 @@ def assert_inert(page: Any, record: Recorder, origin: str, where: str) -> None:
         """() => [...document.querySelectorAll("[data-testid='stMain'] script")]
                  .map(el => el.textContent)"""
     )
-    # The rating page's own keyboard script (annotate/app/rate.js) is the only one allowed.
-    theirs = [s for s in scripts if "window.__prbRate" not in s]
+    # The app's own scripts (annotate/app/rate.js, page.js), exactly as shipped, are the only
+    # ones allowed.
+    theirs = [s for s in scripts if s.strip() not in OWN_SCRIPTS]
     assert theirs == [], f"{where}: a <script> in the page's content"
     assert main.locator("svg circle[r='5']").count() == 0, f"{where}: the dataset's <svg>"
     images = page.evaluate("() => [...document.images].map(i => i.src)")

@@ -123,6 +123,7 @@ ARGUMENTS: dict[str, Any] = {
     "days": 30,
     "erase": False,
     "now": None,
+    "report_every": 0.0,
 }
 
 
