@@ -28,7 +28,9 @@ level on the other dimensions). Every wait is on the page's state.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import re
 import statistics
 from collections import Counter
@@ -426,7 +428,7 @@ def _accounts(engine: Any) -> dict[str, int]:
 def _check_outcomes(crowd: Crowd) -> None:
     accounts = _accounts(crowd.engine)
     payments = payments_csv(participant_payments(crowd.engine, SYSTEM, STUDY))
-    lines = {line.split(",")[0]: line.split(",") for line in payments.splitlines()[1:]}
+    lines = {row["participant_id"]: row for row in csv.DictReader(io.StringIO(payments))}
     with read_session(crowd.engine) as session:
         study = get_study(session, STUDY)
         rows = {r.participant_id: r for r in participant_rows(session, study)}
@@ -440,7 +442,7 @@ def _check_outcomes(crowd: Crowd) -> None:
             row = rows[person.pid]
             assert (row.status, row.completion_code) == (outcome.status, outcome.code)
             line = lines[person.pid]
-            assert (line[1], line[3]) == (outcome.status, outcome.code), line
+            assert (line["status"], line["completion_code"]) == (outcome.status, outcome.code)
     codes = {p.does: crowd.shown[p.name] for p in PEOPLE}
     assert codes["quota"] == codes["finish"] == CODE
     assert codes["skip all"] == SCREENOUT
