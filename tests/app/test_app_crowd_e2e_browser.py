@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,7 @@ PAIRS, K, QUOTA, MINIMUM = 8, 3, 4, 3
 CODE, SCREENOUT = "DONE-CROWD-34", "OUT-CROWD-34"
 TOKEN = "prolific-token-e2e-Hq7Lw2Zx9Vb4Nm6Kc3Rt"
 PLATFORM_STUDY = "65b2c3d4e5f60718293a4b5c"
-REWARD, PER_EXTRA = 150, 20  # pence
+REWARD, PER_EXTRA, FEE = 150, 20, "33.33"  # pence, pence, percent
 OPTIONS = ["Not at all", "Somewhat", "Very much"]
 CHECKS = [
     {"text": "For this item, select Somewhat.", "options": OPTIONS, "expected": "Somewhat",
@@ -188,7 +189,7 @@ def _set_up(engine: Any) -> str:
             platform_study_id=PLATFORM_STUDY,
             reward=REWARD,
             bonus_rule=f"per_extra_pair:{PER_EXTRA}",
-            platform_fee_percent=33.33,
+            platform_fee_percent=float(FEE),
             sequential=PLAN,
         )
         session.execute(insert(Pair), _pair_rows(int(study.id or 0)))
@@ -527,6 +528,15 @@ def _check_the_monitor(crowd: Crowd) -> None:
     answered = {a.annotator_id for a in answers}  # the monitor names each by pseudonym
     assert sorted(figures.check_failures.values()) == sorted(failed[a] for a in answered)
     assert sum(failed.values()) == 2
+    # the cost so far: what the platform was told to pay (approved rewards, bonuses paid on the
+    # fake), each participant's pay with the study's fee on top
+    spent = 0
+    for person in PEOPLE:
+        if crowd.fake.status(person.submission) == "APPROVED":
+            paid = Decimal(REWARD + crowd.fake.paid_to(person.pid))
+            spent += int(paid + (paid * Decimal(FEE) / 100).quantize(Decimal(1), ROUND_HALF_UP))
+    assert figures.cost is not None
+    assert figures.cost.so_far == spent == 3 * (170 + 57) + 3 * (150 + 50)
     assert figures.look is not None
     assert (figures.look["look"], figures.look["decision"]) == (2, "stop")
     assert figures.look["crossed"]  # on the effect, not because the plan ended
