@@ -44,7 +44,10 @@ from typing import Any
 import pytest
 from sqlalchemy import insert
 from sqlmodel import col, select
+from typer.testing import CliRunner
 
+from annotate.cli import app
+from annotate.cli.common import State
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, CheckAnswer, Pair, Rating
 from annotate.domain.crowd.enrolment import enrolment_link
@@ -204,6 +207,7 @@ class Crowd:
     link: str
     fake: FakeProlific
     shots: Path
+    db_url: str
     shown: dict[str, str | None] = field(default_factory=dict)  # name -> code shown (None)
     looks: list[tuple[str, int, str]] = field(default_factory=list)  # after whom, look, decision
 
@@ -234,8 +238,10 @@ def crowd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Crowd]:
                 fake.add_submission(PLATFORM_STUDY, person.submission, person.pid, "ACTIVE")
             monkeypatch.setenv("PRB_PROLIFIC_TOKEN", TOKEN)
             monkeypatch.setenv("PRB_PROLIFIC_API_URL", fake.url)
+            monkeypatch.delenv("PRB_DATABASE_URL", raising=False)
             link = enrolment_link(STUDY, key, server.url)
-            yield Crowd(server.url, engine, link, fake, screenshot_dir(tmp_path / "shots"))
+            shots = screenshot_dir(tmp_path / "shots")
+            yield Crowd(server.url, engine, link, fake, shots, str(db))
     finally:
         server.stop()
         engine.dispose()
@@ -505,7 +511,23 @@ def _check_the_platform(crowd: Crowd) -> None:
     again = crowd.sync(send=True)
     assert again.to_send == []
     assert dict(fake.calls) == calls | {"list": calls["list"] + 1}
+    # and once more as an operator does, with the command line (token and address from the
+    # environment): nothing left to send
+    output = _command(crowd, ["platform", "sync", STUDY, "--send"])
+    assert TOKEN not in output
+    assert dict(fake.calls) == calls | {"list": calls["list"] + 2}
     assert fake.paid_total == PER_EXTRA * len(quota_people)
+
+
+def _command(crowd: Crowd, args: list[str]) -> str:
+    """`prb-annotate --db <the study's database> ARGS`; its output (exit code 0)."""
+    try:
+        result = CliRunner().invoke(app, ["--db", crowd.db_url, *args])
+    finally:
+        if State._engine is not None:
+            State._engine.dispose()
+    assert result.exit_code == 0, result.output
+    return str(result.output)
 
 
 def _check_the_monitor(crowd: Crowd) -> None:
