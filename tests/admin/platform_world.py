@@ -52,8 +52,8 @@ def _begin(engine, pid: str, session_id: str, *, accept: bool = True) -> tuple[i
 
 def crowd_on_prolific(engine, **settings) -> dict[str, int]:
     """The study and its people: `full` rated 5 (2 beyond the 3 asked), `three` rated 3,
-    skipped one and chose Finish, `returner` and `late` hold a pair, `leaver` withdrew, `decliner` declined
-    consent (screened out); `stranger` has no account here."""
+    skipped one and chose Finish, `returner` and `late` hold a pair, `leaver` withdrew,
+    `decliner` declined consent (screened out); `stranger` has no account here."""
     defaults = {
         "pool_quota": 5,
         "finish_minimum": 3,

@@ -92,9 +92,13 @@ def _designed(run, tmp_path: Path) -> None:
         "finish_counts_skips": True,
         "skip_limit": 2,
         "instructed_checks": [
-            {"text": "Select Somewhat.", "options": ["No", "Somewhat"], "expected": "Somewhat",
-             "after": 1},
-        ],  # fmt: skip
+            {
+                "text": "Pick Somewhat.",
+                "options": ["No", "Somewhat"],
+                "expected": "Somewhat",
+                "after": 1,
+            }
+        ],
         "exclusion_rules": {"max_gold_failures": 1, "min_median_seconds": 5.0},
     }
     assert set(source) == set(SETTINGS)  # every setting of the file is exercised
