@@ -241,7 +241,7 @@ def test_the_admin_sets_the_checks_on_the_studies_page_and_confirms_them(page_en
     assert "Instructed-response checks, line 1, column" in page_texts(at)
     at.text_area(key=f"{key}_checks").input(json.dumps(CHECKS))
     next(b for b in at.button if b.label == "Save settings").click().run()
-    (shown,) = at.dataframe  # the confirmation's table: what will change
+    (shown,) = at.table  # the confirmation's table: what will change
     assert list(shown.value["setting"]) == ["instructed-response checks"]
     assert "The design settings" not in page_texts(at)  # no module text drawn by Streamlit
     next(b for b in at.button if b.label == "Confirm").click().run()

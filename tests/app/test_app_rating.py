@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from annotate.app.safe_text import inert_markdown
 from annotate.db import read_session, write_session
-from annotate.db.tables import Annotator, Assignment, Study
+from annotate.db.tables import Assignment, Study
 from annotate.domain.rating.queue import pair_view
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import update_study
@@ -330,7 +330,10 @@ CODE = "PRB-DEMO-2026"
 PLATFORM = "https://app.prolific.com/submissions/complete?cc={code}"
 
 
-def test_done_screen_shows_the_completion_code(open_app, demo, engine):
+def test_done_screen_after_the_last_pair(open_app, demo, engine):
+    """The done screen of the study's own annotator: what they did, and no crowd code (issue
+    34.5: the completion code and the way back to the platform are a crowd participant's
+    stored outcome, `tests/admin/test_crowd_outcomes.py` and the crowd acceptance test)."""
     order = queue_ids(engine, demo.annotator)
     me = annotator_id(engine, demo.annotator)
     for assignment_id in order[:-2]:
@@ -340,10 +343,6 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     skip_pair(engine, annotator_id=me, assignment_id=order[-2], reason="unclear question")
     with write_session(engine) as session:
         update_study(session, "demo", completion_url=PLATFORM)
-        # the code and the platform's link are a crowd participant's (issue 34.5): the demo's
-        # annotator as one, of a study whose crowd enrolment was opened
-        session.get(Annotator, me).external_id = "prolific:5f1a2b3c4d5e6f7a8b9c0d1e"
-        session.exec(select(Study).where(Study.name == "demo")).one().enrolment_key = "k" * 16
 
     at = open_app(demo.token)
     assert current_assignment(at) == order[-1]
@@ -353,11 +352,9 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     assert [t.value for t in at.title] == ["All done, thank you!"]
     assert len(at.radio) == 0
     assert "You rated **26** pairs and skipped 1." in messages(at.markdown)
-    assert messages(at.success) == [
-        "Pair 27 saved.",  # the last submit is confirmed on the done screen too
-        "Your completion code: **PRB-DEMO-2026**",
-    ]
-    assert [c.value for c in at.code] == ["PRB-DEMO-2026"]
+    assert messages(at.success) == ["Pair 27 saved."]  # confirmed on the done screen too
+    assert [c.value for c in at.code] == []  # no crowd code for a study's own annotator
+    assert "PRB-DEMO-2026" not in " ".join(messages(at.markdown))
     with read_session(engine) as session:
         statuses = session.exec(
             select(Assignment.status).where(Assignment.annotator_id == me)
@@ -371,11 +368,11 @@ def test_done_screen_shows_the_completion_code(open_app, demo, engine):
     again.button(key="review").click().run()
     assert current_assignment(again) == order[0]
     assert shown_scores(again, order[0]) == SCORES
-    # Reviewing, then back to the end: the code again, and nothing sends them away on its own
-    # (no redirect script; the platform link is a button; issue 22.7).
+    # Reviewing, then back to the end, and nothing sends them away on its own (no redirect
+    # script; issue 22.7).
     again.button(key="nav_end").click().run()
     assert [t.value for t in again.title] == ["All done, thank you!"]
-    assert [b.proto.url for b in again.get("link_button")] == [PLATFORM.format(code=CODE)]
+    assert [b.proto.url for b in again.get("link_button")] == []
     assert not any("location" in h.proto.body for h in again.get("html"))
 
 

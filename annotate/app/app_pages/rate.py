@@ -49,7 +49,7 @@ from annotate.app.training import training_gate
 from annotate.db import read_session
 from annotate.domain.crowd.checks import WARNING, DueCheck, due_check
 from annotate.domain.crowd.finish import EndingNote, ending_notes
-from annotate.domain.crowd.outcomes import PLATFORM
+from annotate.domain.crowd.outcomes import COMPLETED, FAILED_CHECKS, PLATFORM
 from annotate.domain.rating import preference
 from annotate.domain.rating.queue import (
     PROFILE_PREVIEW,
@@ -675,15 +675,19 @@ def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
 
 
 def _draw_note(note: EndingNote) -> None:
+    """One study's outcome: its reason (once: a completed participant's count is the page's own
+    first line), then its code, or why there is none."""
     if note.reason and not note.paid:
         st.warning(note.reason)
-    elif note.reason:
+    elif note.reason and note.status != COMPLETED:
         st.markdown(note.reason)
     if note.paid and note.code:
         draw_exit(note.code, note.link)  # they may review first: no redirect
     elif note.code:
         draw_exit(note.code, note.link, label="Your screen-out code")
-    elif note.status not in PLATFORM:  # (the platform knows already)
+    elif note.status not in PLATFORM and note.status != FAILED_CHECKS:
+        # (the platform knows already; failed checks: the reason says there is no code, and
+        # returning the submission is not what the study's rules ask of them)
         st.markdown(NO_CODE)
 
 
