@@ -243,7 +243,7 @@ def test_the_monitor_page_shows_the_figures_and_offers_no_exclusion(page_engine,
     assert "look 1 of 2 (30 of 60 pairs)" in texts
     assert "Enrolment closed itself at" in texts
     assert "Krippendorff's alpha" in texts
-    assert "cost: not set" in texts
+    assert "**Cost.** Not set (reward and bonus rule on the Studies page)" in texts
     assert "Nothing here excludes anyone." in " ".join(c.value for c in at.caption)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Pair-ratings done"] == "150"

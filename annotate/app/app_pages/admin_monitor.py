@@ -19,9 +19,10 @@ from annotate.app.study_picker import page_title
 from annotate.services import monitor as monitoring
 
 REFRESH_SECONDS = 10
+# The agreement and the plan's look (the report's crossed models, seconds to compute) are
+# computed again when the ratings change, at most this often. (A comment: Streamlit draws a
+# string standing alone in a page's script.)
 REPORT_SECONDS = 60
-"""The agreement and the plan's look (the report's crossed models, seconds to compute) are
-computed again when the ratings change, at most this often."""
 SIGNALS_NOTE = (
     "Signals, not decisions: they are acted on only through the study's pre-registered "
     "exclusion rules (Studies page), which the analysis applies. Nothing here excludes anyone."
@@ -46,10 +47,12 @@ def _figures(study: str) -> None:
         return
     _draw_plan(figures)
     _draw_metrics(figures)
-    st.markdown(f"**Agreement so far.** {plain_text(figures.agreement.words)}")
-    st.markdown(f"**Planned size.** {plain_text(figures.size.words)}")
-    cost = "cost: not set" if figures.cost is None else figures.cost.words
-    st.markdown(f"**Cost.** {plain_text(cost)}")
+    st.markdown(f"**Agreement so far.** {plain_text(_sentence(figures.agreement.words))}")
+    st.markdown(f"**Planned size.** {plain_text(_sentence(figures.size.words))}")
+    cost = "not set (reward and bonus rule on the Studies page)"
+    st.markdown(
+        f"**Cost.** {plain_text(_sentence(cost if figures.cost is None else figures.cost.words))}"
+    )
     _draw_signals(figures)
     st.caption(
         f"Read from the database at {figures.at:%Y-%m-%d %H:%M:%S} UTC; refreshes every "
@@ -59,9 +62,14 @@ def _figures(study: str) -> None:
     )
 
 
+def _sentence(words: str) -> str:
+    """`words` as a sentence on the page (the command line prints them as they are)."""
+    return words[:1].upper() + words[1:]
+
+
 def _draw_plan(figures: monitoring.MonitorFigures) -> None:
     look = figures.look
-    words = plain_text(figures.look_words[:1].upper() + figures.look_words[1:])
+    words = plain_text(_sentence(figures.look_words))
     if look is None or look.get("decision") == "continue" or not look.get("look"):
         st.info(words, icon=":material/hourglass_top:")
     else:
