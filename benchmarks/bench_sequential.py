@@ -16,21 +16,24 @@ crossed_mean over pairs and annotators, Satterthwaite df, as the report):
 Designs: bench_coverage's pool 12, k = 3, 100 pairs (looks 25/50/75/100) and a 30-pair pilot
 rated by the same 3 annotators (looks 8/15/23/30, information fractions as reached).
 
-Measured (reduced run, 2026-12-05: ``--runs 500 --power-runs 150 --workers 2``, nice 10, on the
-2 shared cores at load average 10-20 while other engineers' tests ran; wall 1,711 s). Type-I at
-the margin with MC SE, then power and expected pairs at a rubric effect of 0.9 (general at 0):
+Measured (full size, 2026-12-05: ``--runs 4000 --power-runs 1000 --workers 2``, nice 10, one
+design per process, on the 2 shared cores at load average 7-12 while other engineers' tests ran;
+wall 2,939 s for the pilot and 2,910 s for pool 12, 97 minutes in all; on 2 quiet cores about 60).
+Type-I at the margin with MC SE (4,000 runs), then power and expected pairs at a rubric effect of
+0.9 (general at 0; 1,000 runs):
 
-* pool 12, k 3, 100 pairs: O'Brien-Fleming 4.4% (0.9), Pocock 4.0% (0.9), stop at the first
-  p < 0.05 8.4% (1.2); power 72.0 / 56.0 / 78.7%, expected pairs 86.8 / 79.7 / 61.7 of 100
-  (13% / 20% / 38% saved; a fixed design at alpha 0.05 has power 86.9% at 100 pairs in
-  bench_coverage);
-* 30-pair, 3-annotator pilot: O'Brien-Fleming 5.4% (1.0), Pocock 4.2% (0.9), naive 7.8% (1.2);
-  power 7.3 / 4.7 / 12.0% (the pilot cannot show a 0.9 effect beyond a SESOI of 0.5), so
-  nothing is saved (29.9 / 29.8 / 29.1 of 30 pairs).
+* pool 12, k 3, 100 pairs: O'Brien-Fleming 4.12% (0.31), Pocock 3.60% (0.29), stop at the first
+  p < 0.05 9.32% (0.46); power 76.7 / 63.5 / 83.3% (MC SE 1.3-1.5), expected pairs 84.7 / 76.4 /
+  56.8 of 100 (15% / 24% / 43% saved; a fixed design at alpha 0.05 has power 86.9% at 100 pairs
+  in bench_coverage);
+* 30-pair, 3-annotator pilot: O'Brien-Fleming 3.12% (0.28), Pocock 1.32% (0.18), naive 5.35%
+  (0.36); power 5.0 / 1.3 / 7.5% (the pilot cannot show a 0.9 effect beyond a SESOI of 0.5), so
+  nothing is saved (30.0 / 30.0 / 29.6 of 30 pairs). The plan's rates sit below 5% here, most
+  likely because many of a 3-annotator pilot's fits are singular (592 of 1,500 in
+  bench_coverage's pilot study) and take Kenward-Roger's smaller df (issue 33.3).
 
-The full size (4,000 type-I runs and 1,000 power runs per design, MC SE about 0.35 points) was
-not run: at this load it would take about 4 hours; on 2 quiet cores (0.1 s per fit at 100 pairs)
-about 60 minutes.
+An earlier reduced run (500 / 150 runs, before the Kenward-Roger df) gave 4.4 / 4.0 / 8.4% and
+5.4 / 4.2 / 7.8% for the same rules.
 
 Run: ``nice -n 10 python benchmarks/bench_sequential.py [--runs 4000] [--power-runs 1000]
 [--workers 2] [--designs pool12,pilot30]``.
