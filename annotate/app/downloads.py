@@ -52,10 +52,10 @@ DOWNLOADS: dict[str, Download] = {
 GRIDS: dict[str, int] = {
     "annotate.app.results_drilldown": 2,
     "annotate.app.results_models": 4,
-    "annotate.app.results_rules": 2,
+    "annotate.app.results_rules": 1,
     "annotate.app.results_downstream": 3,
     "annotate.app.results_missing": 2,
-    "annotate.app.app_pages.results": 4,
+    "annotate.app.app_pages.results": 3,
     "annotate.app.app_pages.admin_people": 1,
     "annotate.app.app_pages.admin_data": 2,
     "annotate.app.app_pages.admin_assign": 1,
@@ -63,7 +63,8 @@ GRIDS: dict[str, int] = {
     "annotate.app.app_pages.admin_flags": 1,
     "annotate.app.app_pages.admin_participants": 3,
     "annotate.app.app_pages.admin_publish": 2,
-    "annotate.app.app_pages.admin_common": 3,
+    "annotate.app.app_pages.admin_common": 2,
+    "annotate.app.app_pages.admin_monitor": 1,
 }
 """`st.dataframe` calls per module: grids without a download of their own (export is off)."""
 

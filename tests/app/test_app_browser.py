@@ -19,6 +19,7 @@ from sqlmodel import select
 from annotate.app import keyboard
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Pair, Rating
+from annotate.domain.crowd import outcomes
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study
 from annotate.services.data import import_files
@@ -84,10 +85,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             seconds=3.0,
         )
     with write_session(engine) as session:
-        # the completion code is a crowd participant's (issue 34.5): "finished" as one, of a
-        # study whose crowd enrolment was opened
-        session.get(Annotator, finished_id).external_id = "prolific:5f1a2b3c4d5e6f7a8b9c0d1e"
-        get_or_create_study(session, "demo").enrolment_key = "k" * 16
+        # the completion code is a crowd participant's stored outcome (issue 34.1, 34.5):
+        # "finished" as one, of a study whose crowd enrolment was opened, who completed it
+        finished = session.get(Annotator, finished_id)
+        finished.external_id = "prolific:5f1a2b3c4d5e6f7a8b9c0d1e"
+        demo_study = get_or_create_study(session, "demo")
+        demo_study.enrolment_key = "k" * 16
+        outcomes.settle(session, demo_study, finished, outcomes.COMPLETED, "You rated 27 pairs.")
         get_or_create_study(session, "hostile", seed=7)
     import_files(
         engine, SYSTEM, [hostile.write_hostile_dataset(folder / "hostile")], study="hostile"
