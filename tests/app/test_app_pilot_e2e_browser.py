@@ -249,6 +249,12 @@ class Hands:
 
     def __init__(self, page: Any, device: str) -> None:
         self.page, self.device = page, device
+        self.aside = 0  # pairs flagged without scores or skipped: each replaced (issue 34.1)
+
+    @property
+    def total(self) -> int:
+        """The M of "Pair N of M": the quota, and a new pair for each one set aside."""
+        return QUOTA + self.aside
 
     def press(self, selector: str, *, what: str) -> None:
         target = self.page.locator(selector)
@@ -376,12 +382,14 @@ def _rate_pairs(pilot: Pilot, page: Any, hands: Hands, person: Person) -> None:
             hands.enter(PairEntry(flag=step.reason))
             _submit(page, hands, step.submit)
             page.get_by_text(f"Pair {given.number} flagged without scores").wait_for()
+            hands.aside += 1
         else:
             given.status, given.skip_reason = "skipped", step.reason
             _skip(page, hands, step)
             page.get_by_text(f"Pair {given.number} skipped.").wait_for()
+            hands.aside += 1
         newest += 1
-        wait_for_pair(page, newest, QUOTA)
+        wait_for_pair(page, newest, hands.total)
     _finish(pilot, page, hands, person, newest)
 
 
@@ -440,15 +448,15 @@ def _revise(
                 page.keyboard.press("Alt+p")
             else:
                 page.locator(".st-key-nav_previous button").tap()
-            wait_for_pair(page, number, QUOTA)
+            wait_for_pair(page, number, hands.total)
         if hands.device == "keyboard":  # one pair too far: Alt+N comes back
             page.keyboard.press("Alt+n")
-    wait_for_pair(page, given.number, QUOTA)
+    wait_for_pair(page, given.number, hands.total)
     assert current_assignment(page) == given.assignment_id
     hands.enter(given.revise(step))
     _submit(page, hands, "Control+Enter")
     page.get_by_text(f"Pair {given.number} revised;").wait_for()
-    wait_for_pair(page, newest, QUOTA)
+    wait_for_pair(page, newest, hands.total)
 
 
 def _finish(pilot: Pilot, page: Any, hands: Hands, person: Person, newest: int) -> None:
