@@ -153,7 +153,14 @@ def all_attributes(page: Any) -> list[str]:
 
 
 def current_assignment(page: Any) -> int:
-    """The pair the page shows: the hidden per-pair token in its form (one pair at a time)."""
+    """The pair the page shows: the hidden per-pair token in its form (one pair at a time).
+    Waits until the form holds its token: a run under load may draw the form's other elements
+    (progress, navigation) a moment before it."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll(".st-key-pair_token input")]
+                 .some(el => el.value)""",
+        timeout=UI_TIMEOUT_MS,
+    )
     tokens = page.evaluate(
         """() => [...document.querySelectorAll(".st-key-pair_token input")].map(el => el.value)"""
     )
