@@ -99,18 +99,18 @@ false superiority at the SESOI on the ratings given, qualified by the sensitivit
 crossed interval's coverage and bias at the SESOI; power of the three at about 0.9.
 
 Measured 2026-12-05 (2 workers, nice 10, shared machine): closecalls 4,000 runs with model
-fits (801 s, load 4), skiprandom 1,000 (231 s, load 4), 4,000 skip-test runs per design, in the
-order closecalls / skiprandom:
+fits (801 s, load 4), skiprandom 4,000 (944 s, load 4-6), 4,000 skip-test runs per design, in
+the order closecalls / skiprandom:
 
-* ratings skipped 41.6 / 29.8%;
+* ratings skipped 41.6 / 29.9%;
 * the skip test flags 86.3% (MC SE 0.5) / 4.7% (0.3): targets >= 80% and <= 6% met;
-* false superiority at the SESOI, crossed fit on the ratings given 11.4% (0.5) / 4.0% (0.6);
-  qualified by skips as ties 1.7% (0.2) / 0.0%; qualified only where the skip test flags
-  2.3% (0.2) / 3.7% (0.6): target <= 6% met both ways;
-* crossed 95% interval at the SESOI covers 93.2% (0.4) / 95.9% (0.6), bias +0.070 (0.002) /
-  +0.004 (0.004);
-* power at a rubric difference of 0.9: crossed 93.7% (0.4) / 86.4% (1.1); qualified by skips as
-  ties 78.3% (0.7) / 41.8% (1.6); qualified where the test flags 79.2% (0.6) / 84.3% (1.2).
+* false superiority at the SESOI, crossed fit on the ratings given 11.4% (0.5) / 4.4% (0.3);
+  qualified by skips as ties 1.7% (0.2) / 0.1% (0.1); qualified only where the skip test flags
+  2.3% (0.2) / 4.2% (0.3): target <= 6% met both ways;
+* crossed 95% interval at the SESOI covers 93.2% (0.4) / 95.5% (0.3), bias +0.070 (0.002) /
+  +0.002 (0.002);
+* power at a rubric difference of 0.9: crossed 93.7% (0.4) / 86.7% (0.5); qualified by skips as
+  ties 78.3% (0.7) / 40.2% (0.8); qualified where the test flags 79.2% (0.6) / 84.7% (0.6).
 
 So skips as ties is a bound, not a decision rule: it removes the close calls' false
 superiority, and costs half the power when skips are at random; read where the skip test
