@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from annotate.vocabulary import (
     DEFAULT_ANCHORS,
     DEFAULT_EQUIVALENCE_MARGIN,
@@ -244,6 +245,11 @@ class Study(SQLModel, table=True):
         description="a comparison study of two downstream conditions (annotate.domain."
         "downstream.comparison): {source_study, expected, baseline, identical, n_questions}; "
         "'chosen' is the expected condition's output (never sent to the browser); empty: not one",
+    )
+    questionnaire: dict[str, Any] = _json(
+        default_factory=DEFAULT_QUESTIONNAIRE.stored,
+        description="the study's questions, scales, roles in the verdict and span labels "
+        "(annotate.questionnaire; read it with annotate.domain.study.questionnaire)",
     )
     created_at: datetime = Field(default_factory=utcnow)
 

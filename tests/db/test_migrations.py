@@ -42,6 +42,7 @@ from annotate.db.schema import (
 )
 from annotate.db.tables import Annotator, Study
 from annotate.domain.rating.queue import queue
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import DEFAULT_ANCHORS, DIMENSION_DEFINITIONS, DIMENSION_LABELS, DIMENSIONS
 
@@ -249,6 +250,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0021_signals",
         "0022_platform",
         "0023_monitor",
+        "0024_questionnaire",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -569,6 +571,12 @@ OPTIONS_OFF_AFTER_UPGRADE = [
         id="no training",
     ),
     pytest.param("study", "retention_days", (None,), id="kept until erased"),
+    pytest.param(
+        "study",
+        "questionnaire",
+        (DEFAULT_QUESTIONNAIRE.stored(),),
+        id="asked the benchmark's four dimensions",
+    ),
     pytest.param("annotator", "session_epoch", (0,), id="session values kept"),
 ]
 TABLES_EMPTY_AFTER_UPGRADE = ["participation", "aspectmark", "aspectjudge", "training", "erasure"]
