@@ -268,6 +268,11 @@ class Pair(SQLModel, table=True):
     rubric_aspects: list[dict[str, Any]] = _json(default_factory=list)
     chosen: str = Field(sa_column=Column(Text, nullable=False))
     rejected: str = Field(sa_column=Column(Text, nullable=False))
+    conversation: list[dict[str, str]] = _json(
+        default_factory=list,
+        description="the turns before the compared responses, each {role: 'user' | "
+        "'assistant' | 'system', content}; empty for a single-turn pair (its question)",
+    )
     extra: dict[str, Any] = _json(default_factory=dict)
     content_hash: str
     gold_preference: str | None = Field(

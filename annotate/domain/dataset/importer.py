@@ -27,13 +27,28 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from annotate.db.tables import Pair, Study, stored_id
+from annotate.domain.dataset.conversation import Canonical, ShapeProblems, Turn
 from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
 from annotate.domain.dataset.readers import ProgressCallback, RecordLimit, read_raw
 from annotate.domain.dataset.records import RECORD_FIELDS, BenchmarkRecord, content_hash
+from annotate.domain.dataset.shapes import (
+    CONVERTERS,
+    Shape,
+    ShapeOptions,
+    detect,
+    drawn,
+)
 from annotate.domain.dataset.strict_json import describe_type
 from annotate.domain.study.studies import get_or_create_study
 
-__all__ = ["DatasetError", "ImportSummary", "Problem", "stage_files", "store_staged"]
+__all__ = [
+    "DatasetError",
+    "ImportSummary",
+    "Problem",
+    "ShapeOptions",
+    "stage_files",
+    "store_staged",
+]
 
 INSERT_BATCH = 100
 SPOOL_MEMORY_BYTES = 4 * 2**20
@@ -49,6 +64,8 @@ class ParsedRecord:
     domain: str
     file: str
     location: str
+    conversation: list[Turn] = field(default_factory=list)
+    draw: tuple[str, int, int] | None = None
 
 
 @dataclass
@@ -123,6 +140,12 @@ def _validated(
     if not isinstance(value, dict):
         problems.add(Problem(file, location, "expected a JSON object (one benchmark record)"))
         return None
+    return _model(file, location, value, problems)
+
+
+def _model(
+    file: str, location: str, value: dict[str, Any], problems: ProblemLog
+) -> BenchmarkRecord | None:
     try:
         return BenchmarkRecord.model_validate(value)
     except ValidationError as error:
@@ -136,22 +159,79 @@ def _validated(
         return None
 
 
-def _domain_problem(file: str, domain: str) -> Problem | None:
+def _domain_problem(file: str, domain: str, location: str = "file") -> Problem | None:
     if not domain:
-        return Problem(file, "file", "cannot tell the domain from the file name; pass --domain")
+        return Problem(file, location, "cannot tell the domain from the file name; pass --domain")
     if len(domain) > MAX_DOMAIN_CHARS or domain != domain.strip():
         return Problem(
             file,
-            "file",
+            location,
             f"the domain {domain[:40]!r} is not usable; expected at most {MAX_DOMAIN_CHARS} "
             "characters without surrounding spaces",
         )
     return None
 
 
+def _converted(
+    file: str,
+    location: str,
+    value: Any,
+    shape: Shape,
+    options: ShapeOptions,
+    problems: ProblemLog,
+) -> list[Canonical]:
+    """The pairs of one record of another shape, or none with its problems logged."""
+    if isinstance(value, Problem):
+        problems.add(value)
+        return []
+    if not isinstance(value, dict):
+        problems.add(Problem(file, location, f"expected a JSON object (one {shape} record)"))
+        return []
+    try:
+        return CONVERTERS[shape](value, options)
+    except ShapeProblems as error:
+        problems.extend(Problem(file, location, m, field=f) for f, m in error.found)
+        return []
+
+
+def _file_records(
+    path: Path,
+    file_domain: str,
+    options: ShapeOptions,
+    on_progress: ProgressCallback | None,
+    limit: RecordLimit,
+    problems: ProblemLog,
+) -> Iterator[ParsedRecord]:
+    """Each valid pair of one file, in its shape (detected from its first record if not
+    given); everything wrong logged in `problems`."""
+    file = str(path)
+    shape = options.fixed
+    for location, value in read_raw(path, on_progress, limit=limit):
+        if shape is None:
+            if isinstance(value, Problem):
+                problems.add(value)
+                continue
+            shape = detect(value)
+        if shape is Shape.PRB:
+            record = _validated(file, location, value, problems)
+            if record is not None:
+                yield ParsedRecord(record, file_domain, file, location)
+            continue
+        for pair in _converted(file, location, value, shape, options, problems):
+            record = _model(file, location, pair.record, problems)
+            pair_domain = file_domain if options.domain or not pair.domain else pair.domain
+            domain_problem = _domain_problem(file, pair_domain, location)
+            if domain_problem is not None:
+                problems.add(domain_problem)
+            elif record is not None:
+                yield ParsedRecord(
+                    record, pair_domain, file, location, pair.conversation, pair.draw
+                )
+
+
 def _parse(
     paths: Sequence[Path],
-    domain: str | None,
+    options: ShapeOptions,
     on_progress: ProgressCallback | None,
     problems: ProblemLog,
 ) -> Iterator[ParsedRecord]:
@@ -163,29 +243,28 @@ def _parse(
         if not path.is_file():
             problems.add(Problem(file, "file", "no such file"))
             continue
-        file_domain = domain or domain_from_path(path)
+        file_domain = options.domain or domain_from_path(path)
         domain_problem = _domain_problem(file, file_domain)
         if domain_problem is not None:
             problems.add(domain_problem)
             continue
         try:
-            for location, value in read_raw(path, on_progress, limit=limit):
-                result = _validated(file, location, value, problems)
-                if result is None:
-                    continue
-                if result.id in first_seen:
+            for result in _file_records(path, file_domain, options, on_progress, limit, problems):
+                location = result.location
+                record_id = result.record.id
+                if record_id in first_seen:
                     problems.add(
                         Problem(
                             file,
                             location,
-                            f"duplicate id {result.id!r} (first at "
-                            f"{', '.join(first_seen[result.id])})",
+                            f"duplicate id {record_id!r} (first at "
+                            f"{', '.join(first_seen[record_id])})",
                             field="id",
                         )
                     )
                     continue
-                first_seen[result.id] = (file, location)
-                yield ParsedRecord(result, file_domain, file, location)
+                first_seen[record_id] = (file, location)
+                yield result
         except DatasetError as error:
             problems.absorb(error)
 
@@ -202,6 +281,8 @@ class _Staged:
     domain: str
     data: dict[str, Any]
     content_hash: str
+    conversation: list[Turn] = field(default_factory=list)
+    draw: tuple[str, int, int] | None = None
 
 
 def _pair_row(study_id: int, item: _Staged) -> dict[str, Any]:
@@ -217,6 +298,7 @@ def _pair_row(study_id: int, item: _Staged) -> dict[str, Any]:
         "rubric_aspects": data["rubric_aspects"],
         "chosen": data["chosen"],
         "rejected": data["rejected"],
+        "conversation": item.conversation,
         "extra": {k: v for k, v in data.items() if k not in RECORD_FIELDS},
         "content_hash": item.content_hash,
     }
@@ -228,7 +310,8 @@ def _same_content(session: Session, study: Study, item: _Staged) -> bool:
         select(Pair).where(Pair.study_id == study.id, Pair.record_id == item.data["id"])
     ).one()
     stored = {name: getattr(pair, name) for name in RECORD_FIELDS if name != "id"}
-    return {"id": pair.record_id, **stored, **pair.extra} == item.data
+    same_record = {"id": pair.record_id, **stored, **pair.extra} == item.data
+    return same_record and pair.conversation == item.conversation
 
 
 @contextmanager
@@ -261,7 +344,15 @@ class StagedImport:
 
     def add(self, item: _Staged) -> None:
         pickle.dump(
-            (item.file, item.location, item.domain, item.data, item.content_hash),
+            (
+                item.file,
+                item.location,
+                item.domain,
+                item.data,
+                item.content_hash,
+                item.conversation,
+                item.draw,
+            ),
             self._spool,
             protocol=pickle.HIGHEST_PROTOCOL,
         )
@@ -283,10 +374,17 @@ class StagedImport:
         self.close()
 
 
+def pair_hash(data: dict[str, Any], conversation: list[Turn]) -> str:
+    """The content hash of a pair: its record, and its conversation when it has one (so that
+    a single-turn pair keeps the hash it had before conversations were stored)."""
+    return content_hash({**data, "conversation": conversation} if conversation else data)
+
+
 def stage_files(
     paths: Sequence[Path | str],
     *,
     domain: str | None = None,
+    options: ShapeOptions | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> StagedImport:
     """Read and validate all files (no database); raise DatasetError listing the problems (the
@@ -296,19 +394,39 @@ def stage_files(
     lock. Records are streamed from the files into the spool, so memory does not grow with the
     files' size (only the ids seen so far are kept, to find duplicates).
     """
+    options = options or ShapeOptions()
+    if domain:
+        options = replace(options, domain=domain)
+    domain = options.domain
     files_read = [Path(p) for p in paths]
     files = [FileSummary(str(path), domain or domain_from_path(path)) for path in files_read]
     staged = StagedImport(files)
     problems = ProblemLog()
+    domains: dict[str, set[str]] = {f.file: set() for f in files}
     try:
         with _gc_paused():
-            for item in _parse(files_read, domain, on_progress, problems):
+            for item in _parse(files_read, options, on_progress, problems):
+                domains[item.file].add(item.domain)
                 if problems:
                     continue  # nothing will be written: only look for more problems
                 data = item.record.model_dump(mode="json")
-                staged.add(_Staged(item.file, item.location, item.domain, data, content_hash(data)))
+                digest = pair_hash(data, item.conversation)
+                staged.add(
+                    _Staged(
+                        item.file,
+                        item.location,
+                        item.domain,
+                        data,
+                        digest,
+                        item.conversation,
+                        item.draw,
+                    )
+                )
         if problems:
             raise problems.error()
+        for summary in files:
+            if domains[summary.file]:
+                summary.domain = ", ".join(sorted(domains[summary.file]))
     except BaseException:
         staged.close()
         raise
@@ -336,7 +454,7 @@ def store_staged(session: Session, staged: StagedImport, *, study: str) -> Impor
             )
         }
         problems = ProblemLog()
-        for item in staged.items():
+        for item in _kept(staged, target.seed):
             file_summary = by_file[item.file]
             file_summary.records += 1
             problem = _conflict(session, target, item, existing.get(item.data["id"]))
@@ -349,7 +467,7 @@ def store_staged(session: Session, staged: StagedImport, *, study: str) -> Impor
         if problems:
             raise problems.error()
         batch: list[dict[str, Any]] = []
-        for item in staged.items():
+        for item in _kept(staged, target.seed):
             if item.data["id"] not in existing:
                 batch.append(_pair_row(study_id, item))
             if len(batch) >= INSERT_BATCH:
@@ -358,6 +476,14 @@ def store_staged(session: Session, staged: StagedImport, *, study: str) -> Impor
         if batch:
             session.execute(insert(Pair), batch)
     return summary
+
+
+def _kept(staged: StagedImport, seed: int) -> Iterator[_Staged]:
+    """The staged pairs to write: all, but only the one drawn with the study's seed among the
+    pairs of a record that asks for one (`--rb2-pairs one`)."""
+    for item in staged.items():
+        if item.draw is None or drawn(seed, item.draw[0], item.draw[2]) == item.draw[1]:
+            yield item
 
 
 def _conflict(
