@@ -164,6 +164,7 @@
   // scrollable-region-focusable). Streamlit's containers take no attributes of their own.
   const SCROLL_BOXES = [
     [".st-key-question", "Question"],
+    [".st-key-conversation", "Conversation"],
     [".st-key-response_A", "Response A"],
     [".st-key-response_B", "Response B"],
     [".st-key-context [data-testid='stTabPanel']", null],

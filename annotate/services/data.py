@@ -24,8 +24,8 @@ from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
 from annotate.domain.dataset import importer
 from annotate.domain.dataset.importer import DatasetError, ImportSummary, Problem
-from annotate.domain.dataset.shapes import ShapeOptions
 from annotate.domain.dataset.readers import ProgressCallback
+from annotate.domain.dataset.shapes import ShapeOptions
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
