@@ -37,14 +37,7 @@ from annotate.cli.common import (
 )
 from annotate.config import database_url
 from annotate.db import make_engine
-from annotate.domain.dataset.shapes import (
-    Rb2Pairs,
-    Shape,
-    ShapeOptionError,
-    ShapeOptions,
-    parse_field_map,
-    parse_pairing,
-)
+from annotate.domain.dataset.shapes import Rb2Pairs, Shape, ShapeOptionError, shape_options
 from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import DEFAULT_STUDY
@@ -94,11 +87,8 @@ def import_command(
 ) -> None:
     """Import benchmark pairs. All or nothing: any problem leaves the database as it was."""
     try:
-        options = ShapeOptions(
-            shape=shape,
-            rmbench_pairing=parse_pairing(rmbench_pairing),
-            rb2_pairs=rb2_pairs,
-            field_map=parse_field_map(field_map) if field_map else {},
+        options = shape_options(
+            shape, pairing=rmbench_pairing, rb2_pairs=rb2_pairs, field_map=field_map
         )
     except ShapeOptionError as error:
         raise typer.BadParameter(str(error)) from None

@@ -46,7 +46,8 @@ def test_a_conversation_is_drawn_as_chat_messages_and_stays_inert(open_app, demo
         (text,) = [m.value for m in message.markdown]
         assert text == f"*{ROLE_NAMES[turn['role']]}*\n\n" + inert_markdown(turn["content"])
     shown = " ".join(m.value for m in at.markdown)
-    assert SCRIPT not in shown and IMG not in shown
+    assert SCRIPT not in shown
+    assert IMG not in shown
     assert "![t](" not in shown  # the image became a note, never a request
     assert "\n# Response A" not in shown  # no heading imitating the page's own
     assert "The user's question" not in shown  # the conversation replaces the question box

@@ -109,6 +109,31 @@ def parse_field_map(text: str) -> dict[str, str]:
     return mapping
 
 
+def shape_options(
+    shape: str | None = None,
+    *,
+    pairing: str = "1-1",
+    rb2_pairs: str = Rb2Pairs.ALL,
+    field_map: str | None = None,
+) -> ShapeOptions:
+    """The options as the CLI and the Data page take them (texts); ShapeOptionError saying
+    what is expected when one is not usable."""
+    if shape is not None and shape not in Shape.__members__.values():
+        expected = ", ".join(Shape)
+        raise ShapeOptionError(f"unknown shape {shape!r}; expected one of {expected}")
+    if rb2_pairs not in Rb2Pairs.__members__.values():
+        raise ShapeOptionError(f"RewardBench 2 pairs {rb2_pairs!r}: expected all or one")
+    mapping = parse_field_map(field_map) if field_map and field_map.strip() else {}
+    if shape == Shape.MAP and not mapping:
+        raise ShapeOptionError("the map shape needs a field map (--map)")
+    return ShapeOptions(
+        shape=Shape(shape) if shape is not None else None,
+        rmbench_pairing=parse_pairing(pairing),
+        rb2_pairs=Rb2Pairs(rb2_pairs),
+        field_map=mapping,
+    )
+
+
 def detect(value: Any) -> Shape:
     """The shape of a record when it is recognisably another dataset's; else `prb`, the
     default, whose validation then says what is missing."""
