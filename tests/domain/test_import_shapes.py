@@ -16,7 +16,8 @@ from sqlmodel import select
 
 from annotate.db import read_session
 from annotate.db.tables import Pair, Study
-from annotate.domain.dataset.importer import DatasetError, pair_hash
+from annotate.domain.dataset.importer import DatasetError
+from annotate.domain.dataset.records import BenchmarkRecord, content_hash
 from annotate.domain.dataset.shapes import (
     Rb2Pairs,
     Shape,
@@ -26,6 +27,7 @@ from annotate.domain.dataset.shapes import (
     drawn,
     parse_field_map,
     parse_pairing,
+    shape_options,
 )
 from annotate.domain.study.permissions import SYSTEM
 from annotate.services.data import import_files
@@ -114,7 +116,10 @@ def test_hf_conversational_parquet_keeps_the_earlier_turns(engine, tmp_path, wri
     assert pair.question == "Shorter?"  # the last user turn: old code keeps working
     assert (pair.chosen, pair.rejected) == ("Mo.", "Mississippi.")
     assert pair.domain == "chats"
-    assert pair.content_hash != pair_hash({"id": "c1"}, [])
+    data = {"id": "c1", "question": "Shorter?", "profile": [], "rubric_aspects": []}
+    data |= {"narrative": "", "category": "", "chosen": "Mo.", "rejected": "Mississippi."}
+    assert pair.content_hash == content_hash(data, history)
+    assert pair.content_hash != content_hash(data)
 
 
 def test_hf_prompt_as_message_list_with_a_system_turn(engine, tmp_path, write_records):
@@ -319,6 +324,16 @@ def test_field_map_refuses_bad_mappings(text, message):
         parse_field_map(text)
 
 
+def test_shape_options_refuse_a_map_with_another_shape_or_a_map_shape_without_one():
+    with pytest.raises(ShapeOptionError, match="goes with the map shape, not hf"):
+        shape_options("hf", field_map="chosen=a,rejected=b")
+    with pytest.raises(ShapeOptionError, match="needs a field map"):
+        shape_options("map")
+    with pytest.raises(ShapeOptionError, match="unknown shape 'csv'"):
+        shape_options("csv")
+    assert shape_options(field_map="chosen=a,rejected=b").fixed is Shape.MAP
+
+
 @pytest.mark.parametrize("text", ["1", "3-1", "1-1-1", "a-b", ""])
 def test_pairing_refuses_bad_values(text):
     with pytest.raises(ShapeOptionError, match="expected CHOSEN-REJECTED"):
@@ -353,10 +368,8 @@ def test_prb_records_are_still_detected_and_keep_their_hash(
     run_import(engine, [path])
     (pair,) = pairs(engine)
     assert pair.conversation == []
-    data = {**make_record("a")}
-    from annotate.domain.dataset.records import BenchmarkRecord, content_hash
-
-    assert pair.content_hash == content_hash(BenchmarkRecord.model_validate(data).model_dump())
+    record = BenchmarkRecord.model_validate(make_record("a"))
+    assert pair.content_hash == content_hash(record.model_dump(mode="json"))
 
 
 def test_a_changed_conversation_is_different_content(engine, tmp_path, write_records):

@@ -374,12 +374,6 @@ class StagedImport:
         self.close()
 
 
-def pair_hash(data: dict[str, Any], conversation: list[Turn]) -> str:
-    """The content hash of a pair: its record, and its conversation when it has one (so that
-    a single-turn pair keeps the hash it had before conversations were stored)."""
-    return content_hash({**data, "conversation": conversation} if conversation else data)
-
-
 def stage_files(
     paths: Sequence[Path | str],
     *,
@@ -410,7 +404,7 @@ def stage_files(
                 if problems:
                     continue  # nothing will be written: only look for more problems
                 data = item.record.model_dump(mode="json")
-                digest = pair_hash(data, item.conversation)
+                digest = content_hash(data, item.conversation)
                 staged.add(
                     _Staged(
                         item.file,

@@ -126,6 +126,8 @@ def shape_options(
     mapping = parse_field_map(field_map) if field_map and field_map.strip() else {}
     if shape == Shape.MAP and not mapping:
         raise ShapeOptionError("the map shape needs a field map (--map)")
+    if mapping and shape not in (None, Shape.MAP):
+        raise ShapeOptionError(f"a field map goes with the map shape, not {shape}")
     return ShapeOptions(
         shape=Shape(shape) if shape is not None else None,
         rmbench_pairing=parse_pairing(pairing),
