@@ -181,6 +181,12 @@
       }
     }
   }
+  // A conversation opens at its last turn (the one the responses answer), as a chat does;
+  // the earlier turns are a scroll up (the box's top shadow says so).
+  function showLastTurn() {
+    const box = document.querySelector(".st-key-conversation");
+    if (box) box.scrollTop = box.scrollHeight;
+  }
   function check() {
     pending = false;
     nameScrollBoxes();
@@ -198,6 +204,7 @@
     }
     if (Date.now() < settleUntil) {
       scrollToTop();
+      showLastTurn();
       const first = groups()[0];
       if (groupOf(document.activeElement) !== first) focusGroup(first);
     }
