@@ -385,3 +385,27 @@ def test_a_changed_conversation_is_different_content(engine, tmp_path, write_rec
     changed = write_records(tmp_path / "two.jsonl", [chat("goodbye")])
     with pytest.raises(DatasetError, match="already in study 's' with different content"):
         run_import(engine, [changed], domain="d")
+
+
+# ---------------------------------------------------------------- the backup keeps it
+
+
+@pytest.mark.sqlite_only
+def test_the_backup_keeps_the_conversation(engine, tmp_path, write_records):
+    from annotate.db import make_engine
+    from annotate.domain.exports.backup import backup_database
+
+    history = [user("A"), assistant("B"), user("C")]
+    record = {
+        "id": "c",
+        "chosen": [*history, assistant("x")],
+        "rejected": [*history, assistant("y")],
+    }
+    run_import(engine, [write_records(tmp_path / "d.jsonl", [record])])
+    copy = make_engine(str(backup_database(engine, tmp_path / "backup.db")))
+    try:
+        (pair,) = pairs(copy)
+        assert pair.conversation == history
+        assert pair.content_hash == pairs(engine)[0].content_hash
+    finally:
+        copy.dispose()

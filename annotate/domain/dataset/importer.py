@@ -1,5 +1,9 @@
 """Import benchmark records into a study: validate every record, then write them all or none.
 
+Records of other shapes (`annotate.domain.dataset.shapes`: Hugging Face preference sets, RM-Bench,
+RewardBench 2, a field map) are turned into the benchmark's records, with their conversation,
+first; each file's shape is detected from its first record unless given.
+
 Every problem is reported with its file, line (or row), field and what was expected (the first
 MAX_PROBLEMS_KEPT of them, and how many in all); if there is any, nothing is written. Records
 are streamed from the files into a spool file (`StagedImport`), never held all at once; ids
