@@ -134,6 +134,20 @@ def test_hf_prompt_as_message_list_with_a_system_turn(engine, tmp_path, write_re
     assert (pair.question, pair.chosen, pair.rejected) == ("Hi?", "Hello.", "Yo.")
 
 
+def test_hf_prompt_repeated_as_the_first_turn_is_not_doubled(engine, tmp_path, write_records):
+    record = {  # as HuggingFaceH4/ultrafeedback_binarized writes it
+        "prompt": "Name a prime.",
+        "prompt_id": "abc",
+        "chosen": [user("Name a prime."), assistant("7")],
+        "rejected": [user("Name a prime."), assistant("8")],
+        "score_chosen": 9.0,
+    }
+    run_import(engine, [write_records(tmp_path / "train_prefs.parquet", [record])])
+    (pair,) = pairs(engine)
+    assert (pair.question, pair.conversation, pair.chosen) == ("Name a prime.", [], "7")
+    assert pair.extra == {"prompt_id": "abc", "score_chosen": 9.0}
+
+
 def test_hf_problems_are_located(engine, tmp_path, write_records):
     history = [user("Hi")]
     path = write_records(

@@ -123,7 +123,10 @@ def exchange(
         opening = _turns(prompt, name["prompt"], problems)
     if problems:
         raise ShapeProblems(problems)
-    turns = opening + before_chosen
+    # Some sets repeat the prompt as the message lists' first turns (UltraFeedback binarized):
+    # the lists then hold the whole conversation.
+    repeated = opening and before_chosen[: len(opening)] == opening
+    turns = before_chosen if repeated else opening + before_chosen
     if not turns or turns[-1]["role"] != "user":
         expected = (
             "missing; this field is required (text or messages)"
