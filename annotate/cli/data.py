@@ -37,6 +37,7 @@ from annotate.cli.common import (
 )
 from annotate.config import database_url
 from annotate.db import make_engine
+from annotate.domain.dataset.shapes import Rb2Pairs, Shape, ShapeOptionError, shape_options
 from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import DEFAULT_STUDY
@@ -51,10 +52,46 @@ def import_command(
     files: Annotated[list[Path], typer.Argument(help="JSONL, JSON array or Parquet files.")],
     study: StudyOption = DEFAULT_STUDY,
     domain: Annotated[
-        str | None, typer.Option(help="Domain of all files (default: from each file name).")
+        str | None,
+        typer.Option(
+            help="Domain of all files (default: the records' own domain or subset, where the "
+            "shape has one, else each file name)."
+        ),
+    ] = None,
+    shape: Annotated[
+        Shape | None,
+        typer.Option(help="Input shape (default: detected from each file's first record)."),
+    ] = None,
+    rmbench_pairing: Annotated[
+        str,
+        typer.Option(
+            help="RM-Bench: the chosen and rejected style levels to pair, CHOSEN-REJECTED "
+            "(0 concise, 1 detailed plain, 2 detailed Markdown)."
+        ),
+    ] = "1-1",
+    rb2_pairs: Annotated[
+        Rb2Pairs,
+        typer.Option(
+            help="RewardBench 2: a pair per rejected response (all), or one drawn with the "
+            "study's seed (one)."
+        ),
+    ] = Rb2Pairs.ALL,
+    field_map: Annotated[
+        str | None,
+        typer.Option(
+            "--map",
+            help="Field mapping for any other shape: question=prompt,chosen=better,"
+            "rejected=worse (also id, domain, category, narrative; dotted paths).",
+        ),
     ] = None,
 ) -> None:
     """Import benchmark pairs. All or nothing: any problem leaves the database as it was."""
+    try:
+        options = shape_options(
+            shape, pairing=rmbench_pairing, rb2_pairs=rb2_pairs, field_map=field_map
+        )
+    except ShapeOptionError as error:
+        raise typer.BadParameter(str(error)) from None
     total = sum(f.stat().st_size for f in files if f.is_file())
     progress = Progress(
         "[progress.description]{task.description}",
@@ -73,6 +110,7 @@ def import_command(
             files,
             study=study,
             domain=domain,
+            shape=options,
             on_progress=lambda n: progress.advance(task, n),
         )
     for item in summary.files:
