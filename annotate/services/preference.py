@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import pandas as pd
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from analysis.core.human_verdicts import annotator_votes, human_verdicts
 from annotate.db import read_session
+from annotate.db.tables import Study
 from annotate.domain.assignment.listings import study_pairs
 from annotate.domain.exports.preference import PreferencePair, agreeing, pair_of, preference_frame
 from annotate.domain.study import studies
@@ -33,21 +35,7 @@ def export_preference(
         require_admin(session, actor)
         target = studies.get_study(session, study)
         question = questionnaire_of(target).target
-        pairs = [
-            pair_of(
-                {
-                    "pair_id": p.record_id,
-                    "domain": p.domain,
-                    "question": p.question,
-                    "chosen": p.chosen,
-                    "rejected": p.rejected,
-                    # the earlier turns, once pairs hold them (issue 35.2)
-                    "conversation": getattr(p, "conversation", None),
-                }
-            )
-            for p in study_pairs(session, target)
-            if p.gold_preference is None
-        ]
+        pairs = preference_pairs(session, target)
     if question is None:
         raise Invalid(
             f"study {study!r} has no question with the role 'diverge': no target question "
@@ -55,6 +43,25 @@ def export_preference(
         )
     frame = preference_table(study_ratings(engine, study), pairs, question)
     return agreeing(frame) if agreeing_only else frame
+
+
+def preference_pairs(session: Session, study: Study) -> list[PreferencePair]:
+    """The study's pairs as the preference export reads them, gold pairs left out."""
+    return [
+        pair_of(
+            {
+                "pair_id": p.record_id,
+                "domain": p.domain,
+                "question": p.question,
+                "chosen": p.chosen,
+                "rejected": p.rejected,
+                # the earlier turns, once pairs hold them (issue 35.2: `pair.conversation`)
+                "conversation": getattr(p, "conversation", None),
+            }
+        )
+        for p in study_pairs(session, study)
+        if p.gold_preference is None
+    ]
 
 
 def preference_table(data: StudyRatings, pairs: list[PreferencePair], target: str) -> pd.DataFrame:

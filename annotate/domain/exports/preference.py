@@ -37,7 +37,7 @@ PREFERENCE_COLUMNS = (
 )
 PREFERENCE_FORMATS = ("jsonl", "parquet")
 """The file types of the preference export (a message list has no CSV cell)."""
-COLUMN_NOTES = {
+PREFERENCE_NOTES = {
     "prompt": "the question asked (conversational format: the turns before the compared "
     "responses, as {role, content} messages)",
     "chosen": "the benchmark's chosen response (conversational: one assistant message)",
