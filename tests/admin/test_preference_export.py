@@ -31,6 +31,7 @@ from annotate.domain.exports.preference import (
 from annotate.domain.study.permissions import SYSTEM
 from annotate.services import flags, plans
 from annotate.services.preference import export_preference
+from annotate.services.rating import skip_pair
 from annotate.vocabulary import DIMENSIONS
 
 HOSTILE = "<script>alert(1)</script>\n---\nconfigs: []\n| a | b | {{ x }} [link](javascript:x)"
@@ -215,3 +216,23 @@ def _no_votes():
     return pd.DataFrame(
         {"n_annotators": [], "n_chosen": [], "verdict": []}, index=pd.Index([], name="pair_id")
     )
+
+
+def test_a_study_nobody_rated_exports_every_pair_without_figures(engine):
+    make_study(engine, "s", pairs=3, overlap=1)
+    frame = export_preference(engine, SYSTEM, "s")
+    assert list(frame["pair_id"]) == ["p000", "p001", "p002"]
+    assert list(frame["n_annotators"]) == [0, 0, 0]
+    assert frame["verdict"].isna().all()
+    assert frame["label_held"].isna().all()
+    assert export_preference(engine, SYSTEM, "s", agreeing_only=True).empty
+
+
+def test_a_skipped_pair_casts_no_vote(engine):
+    study_id = make_study(engine, "s", pairs=2, overlap=1)
+    make_people(engine, 1)
+    plans.make_plan(engine, SYSTEM, study="s", annotators=["a0"], selection=PairSelection())
+    first = min(assignments(engine, study_id), key=lambda a: a.pair_id)
+    skip_pair(engine, annotator_id=first.annotator_id, assignment_id=first.id, reason="off topic")
+    frame = export_preference(engine, SYSTEM, "s")
+    assert list(frame["n_annotators"]) == [0, 0]
