@@ -161,7 +161,11 @@ def export_command(
         raise fail(f"unknown kind {kind!r}; expected one of {', '.join(EXPORT_KINDS)}")
     formats = PREFERENCE_FORMATS if kind == "preference" else EXPORT_FORMATS
     if fmt not in formats:
-        raise fail(f"unknown format {fmt!r} for {kind}; expected one of {', '.join(formats)}")
+        why = " for --kind preference (no CSV: a message list has no cell)"
+        raise fail(
+            f"unknown format {fmt!r}; expected one of {', '.join(formats)}"
+            + (why if kind == "preference" else "")
+        )
     if agreeing_only and kind != "preference":
         raise fail("--agreeing-only applies to --kind preference only")
     if kind == "preference" and study is None:

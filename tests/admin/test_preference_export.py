@@ -161,15 +161,16 @@ def test_a_pair_an_admin_excluded_is_left_out(rated):
 
 def test_csv_or_no_study_is_refused(rated, db_url, tmp_path):
     runner = CliRunner()
-    for args in (
-        ["-s", "s", "-f", "csv"],  # a message list has no CSV cell
-        ["-f", "parquet"],  # one study
+    for args, said in (
+        (["-s", "s", "-f", "csv"], "expected one of jsonl, parquet for --kind preference"),
+        (["-f", "parquet"], "give --study"),
     ):
         result = runner.invoke(
             app,
             ["--db", db_url, "export", "--kind", "preference", "-o", str(tmp_path / "x"), *args],
         )
         assert result.exit_code == 1, result.stdout
+        assert said in result.stderr
     assert not (tmp_path / "x").exists()
 
 
