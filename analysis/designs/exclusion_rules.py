@@ -125,8 +125,8 @@ def mark_excluded(
     }
     marked = ratings.copy()
     # not Series.map(why): with no annotator facts (only skip rows) it gives floats, not text
-    found = [why.get(name, "") for name in marked["annotator"].astype(str)]
-    marked[EXCLUDED_COLUMN] = pd.Series(found, index=marked.index, dtype=object).astype(str)
+    reasons = [why.get(name, "") for name in marked["annotator"].astype(str)]
+    marked[EXCLUDED_COLUMN] = pd.Series(reasons, index=marked.index, dtype=object).astype(str)
     return marked
 
 
