@@ -2,7 +2,8 @@
 huggingface_hub's dataset card data) lists every table as a config, each of which
 `datasets.load_dataset(folder, config)` reads; `croissant.json` passes `mlcroissant`'s checks,
 holds the responsible-AI fields, and each of its record sets reads as many records as its table
-holds; hostile response text stays data; `--push` would send the folder that was written."""
+holds (message lists too: the conversational format); hostile response text stays data;
+`--push` would send the folder that was written."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ import pandas as pd
 import pytest
 from huggingface_hub import DatasetCard
 from sqlalchemy import update
+from sqlmodel import select
 
 from annotate.db import write_session
 from annotate.db.tables import Pair
-from annotate.domain.exports.croissant import rai_fields
-from annotate.domain.exports.preference import PREFERENCE_COLUMNS
+from annotate.domain.exports.croissant import croissant_document, croissant_json, rai_fields
+from annotate.domain.exports.preference import PREFERENCE_COLUMNS, pair_of, preference_frame
 from annotate.domain.exports.publish import Protocol
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study, update_study
@@ -40,7 +42,7 @@ def folder(engine, demo_files, tmp_path):
         update_study(session, "s", aspect_checklist=True)
     import_files(engine, SYSTEM, demo_files, study="s")
     with write_session(engine) as session:
-        first = session.exec(Pair.__table__.select().limit(1)).first()  # type: ignore[attr-defined]
+        first = session.exec(select(Pair).where(Pair.gold_preference == None).limit(1)).one()  # noqa: E711
         session.execute(update(Pair).where(Pair.id == first.id).values(chosen=HOSTILE))
     store_simulated_ratings(engine, "s", n_annotators=3, seed=1, count=True)
     out = tmp_path / "card"
@@ -119,3 +121,31 @@ def test_the_rai_fields_follow_the_protocol():
     fields = rai_fields(protocol)
     assert fields["rai:annotationsPerItem"] == "4"
     assert "6 annotator accounts (4 people, 2 simulated" in fields["rai:annotatorDemographics"][0]
+
+
+def test_conversational_pairs_are_message_lists_in_croissant(tmp_path):
+    earlier = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+    pair = pair_of(
+        {"pair_id": "t", "domain": "Art", "question": "Q?", "chosen": "C", "rejected": "R",
+         "conversation": earlier}
+    )  # fmt: skip
+    no_votes = pd.DataFrame(
+        {"n_annotators": [], "n_chosen": [], "verdict": []}, index=pd.Index([], name="pair_id")
+    )
+    frame = preference_frame([pair], no_votes)
+    data = frame.to_parquet(index=False)
+    (tmp_path / "preference.parquet").write_bytes(data)
+    protocol = Protocol("s", 1, 5, {}, 0.5, 3, 3, 0, 1)
+    tables = {"preference": ("preference.parquet", frame)}
+    document = croissant_document(protocol, tables, {"preference.parquet": data}, {}, "2026-01-01")
+    (tmp_path / "croissant.json").write_text(croissant_json(document), encoding="utf-8")
+    (record,) = mlcroissant.Dataset(jsonld=tmp_path / "croissant.json").records("preference")
+    prompt = [
+        (turn["preference/prompt/role"], turn["preference/prompt/content"])
+        for turn in record["preference/prompt"]
+    ]
+    assert prompt == [(b"user", b"Hi"), (b"assistant", b"Hello"), (b"user", b"Q?")]
+    assert record["preference/chosen"] == [
+        {"preference/chosen/role": b"assistant", "preference/chosen/content": b"C"}
+    ]
+    assert record["preference/verdict"] is None
