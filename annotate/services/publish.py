@@ -36,6 +36,7 @@ from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.plan import plan_json
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Invalid
 from annotate.services.downstream import with_downstream
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
@@ -82,6 +83,7 @@ def card_files(
     with read_session(engine) as session:
         require_admin(session, actor)
         target = studies.get_study(session, study)
+    scale = questionnaire_of(target).scale_question
     data = study_ratings(engine, study)
     if data.ratings.empty:
         raise Invalid(f"study {study!r} has no ratings yet: nothing to publish")
@@ -93,9 +95,9 @@ def card_files(
     report = with_downstream(engine, actor, study, report, n_boot=n_boot or 200, seed=seed)
     protocol = publish.Protocol(
         study=study,
-        scale_min=target.scale_min,
-        scale_max=target.scale_max,
-        anchors=dict(target.anchors),
+        scale_min=scale.points[0] if scale else 1,
+        scale_max=scale.points[-1] if scale else 2,
+        anchors={str(k): v for k, v in (scale.anchors if scale else {}).items()},
         margin=target.equivalence_margin,
         overlap=target.overlap,
         n_annotators=int(ordinary_rows(data.ratings)["annotator"].nunique()),  # no adjudicator

@@ -308,11 +308,7 @@ def _update_study(study: str, changes: dict[str, Any], done: str, force: bool) -
 
 SETTING_WORDS = {
     "seed": "seed",
-    "scale_min": "lowest score",
-    "scale_max": "highest score",
-    "anchors": "scale labels",
-    "dimension_labels": "question labels",
-    "dimension_definitions": "question definitions",
+    "questionnaire": "questionnaire",
     "guidelines": "guidelines",
     "equivalence_margin": "equivalence margin",
     "margin_unit": "margin unit",
