@@ -21,6 +21,7 @@ from annotate.domain.study import accounts
 from annotate.domain.study.studies import StudyError, create_study, get_study, update_study
 from annotate.domain.study.training_rules import CHECK, FAILED, PASSED, PRACTICE
 from annotate.services import training as service
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, prb_with
 from tests.admin.admin_helpers import make_study
 
 DIMS = ("factuality", "relevance", "helpfulness", "rubric_alignment")
@@ -147,7 +148,7 @@ def test_bad_questions_and_attempts_are_refused(engine):
 def test_the_scale_cannot_shrink_below_the_practice_pairs_expected_scores(engine, trained):
     expected = r"expected.factuality.A': expected a score from 1 to 4"
     with pytest.raises(StudyError, match=expected), write_session(engine) as session:
-        update_study(session, "t", scale_max=4)
+        update_study(session, "t", questionnaire=prb_with({}, {}, (1, 2, 3, 4), {}))
 
 
 # ---------------------------------------------------------------- practice and feedback
@@ -316,7 +317,7 @@ def test_the_expected_aspect_marks_and_preference_are_checked():
     from annotate.domain.study.training_rules import training_problems
 
     wrong = {"expected_aspects": {"A": [3]}, "expected_preference": 5}
-    problems = training_problems([{**PRACTICE_PAIRS[0], **wrong}], [], 2, (1, 5))
+    problems = training_problems([{**PRACTICE_PAIRS[0], **wrong}], [], 2, DEFAULT_QUESTIONNAIRE)
     assert problems == [
         "practice pair 1 ('p1'), field 'expected_aspects': expected the marks of A and B",
         "practice pair 1 ('p1'), field 'expected_aspects.A': expected 1 marks from 0 to 2 "
@@ -328,4 +329,4 @@ def test_the_expected_aspect_marks_and_preference_are_checked():
         "expected_preference": -1,
         "explanations": {"aspects": "A lists steps.", "preference": "Only A helps."},
     }
-    assert training_problems([{**PRACTICE_PAIRS[0], **right}], [], 2, (1, 5)) == []
+    assert training_problems([{**PRACTICE_PAIRS[0], **right}], [], 2, DEFAULT_QUESTIONNAIRE) == []

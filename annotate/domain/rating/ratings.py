@@ -79,9 +79,10 @@ def _check_scores(scores: Scores, questionnaire: Questionnaire) -> None:
         for question in questionnaire.questions:
             value = scores[side][question.key]
             if isinstance(value, bool) or value not in question.values:
+                low, high = question.values[0], question.values[-1]
+                what = "on the scale" if question.is_scale else "one of the choices"
                 raise RatingError(
-                    f"Response {side}, {question.key}: {value!r} is not one of the answers "
-                    f"{question.values[0]}-{question.values[-1]}"
+                    f"Response {side}, {question.key}: {value!r} is not {what} {low}-{high}"
                 )
 
 

@@ -147,7 +147,7 @@ def _practice_problems(pair: PracticePair, questionnaire: Questionnaire) -> list
     for dim, by_side in pair.expected.items():
         if dim not in questionnaire.keys:
             keys = ", ".join(questionnaire.keys)
-            problems.append(f"field 'expected.{dim}': expected one of the questions {keys}")
+            problems.append(f"field 'expected.{dim}': expected one of {keys}")
             continue
         if sorted(by_side) != sorted(SIDES):
             problems.append(f"field 'expected.{dim}': expected the scores of A and B")
