@@ -774,12 +774,15 @@ def test_a_custom_labelled_study_keeps_its_words_and_scale_in_its_questionnaire(
         assert {tuple(q.anchors.items()) for q in asked.questions} == {
             ((0, "Awful"), (3, "Middling"), (6, "Superb"))
         }
-        assert asked.tie_keys == DIMENSIONS[:3] and asked.target == "rubric_alignment"
+        assert asked.tie_keys == DIMENSIONS[:3]
+        assert asked.target == "rubric_alignment"
         assert asked.question("rubric_alignment").role is QuestionRole.DIVERGE
         with _locked_transaction(engine) as connection:
             command.downgrade(alembic_config(connection=connection), "0023_monitor")
         ((low, high, back, back_labels, back_definitions),) = rows(
-            engine, "study", "scale_min, scale_max, anchors, dimension_labels, dimension_definitions"
+            engine,
+            "study",
+            "scale_min, scale_max, anchors, dimension_labels, dimension_definitions",
         )
         assert (low, high) == (0, 6)
         assert _plain(back) == {"0": "Awful", "3": "Middling", "6": "Superb"}

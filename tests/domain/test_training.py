@@ -20,8 +20,8 @@ from annotate.domain.crowd.training import FeedbackLine, TrainingError
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import StudyError, create_study, get_study, update_study
 from annotate.domain.study.training_rules import CHECK, FAILED, PASSED, PRACTICE
-from annotate.services import training as service
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, prb_with
+from annotate.services import training as service
 from tests.admin.admin_helpers import make_study
 
 DIMS = ("factuality", "relevance", "helpfulness", "rubric_alignment")
