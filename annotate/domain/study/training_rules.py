@@ -64,11 +64,11 @@ class PracticePair(_Strict):
     response_a: Text
     response_b: Text
     expected: dict[str, dict[str, int]] = Field(
-        description="dimension -> {'A': score, 'B': score}: the scores the study expects"
+        description="question key -> {'A': score, 'B': score}: the answers the study expects"
     )
     explanations: dict[str, str] = Field(
         default_factory=dict,
-        description="dimension (or 'aspects', 'preference') -> why (shown as feedback)",
+        description="question key (or 'aspects', 'preference') -> why (shown as feedback)",
     )
     expected_aspects: dict[str, list[int]] = Field(
         default_factory=dict,
