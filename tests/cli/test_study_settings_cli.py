@@ -195,6 +195,9 @@ def test_the_cli_sets_a_template_or_a_questionnaire_file_and_shows_it(run, db_ur
     )
     run("studies", "edit", "s", "--questionnaire", str(path), "--yes")
     asked = parse_questionnaire(_study(db_url, "s").questionnaire)
+    entry = _audit(db_url)[-1]  # recorded like any setting: before and after
+    assert entry.before["questionnaire"] == TEMPLATES["pairwise"].stored()
+    assert entry.after["questionnaire"] == asked.stored()
     assert (asked.keys, asked.target, asked.question("tone").choices) == (
         ("tone", "fit"),
         "fit",
