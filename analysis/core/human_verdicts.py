@@ -17,10 +17,12 @@ from analysis.schema.model_types import AuditRow
 from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION, VERDICTS, Verdict
 
 
-def annotator_votes(ratings: pd.DataFrame) -> pd.DataFrame:
-    """One row per (pair_id, annotator) with both rubric scores: the domain, the side chosen was
-    shown on, each dimension's chosen - rejected difference (``diff_<dim>``) and the vote.
-    Ordinary judgements only: skip rows and adjudications are left out."""
+def annotator_votes(ratings: pd.DataFrame, target: str = PERSONAL_DIMENSION) -> pd.DataFrame:
+    """One row per (pair_id, annotator) with both scores of the `target` question (the
+    questionnaire's target, rubric alignment by default): the domain, the side chosen was shown
+    on, each dimension's chosen - rejected difference (``diff_<dim>``) and the vote, by the
+    sign of the target's difference. Ordinary judgements only: skip rows and adjudications are
+    left out."""
     ratings = ordinary_rows(ratings)
     scores = ratings.pivot_table(
         index=["pair_id", "annotator"],
@@ -29,7 +31,7 @@ def annotator_votes(ratings: pd.DataFrame) -> pd.DataFrame:
         aggfunc="mean",
     )
     out = pd.DataFrame(index=scores.index)
-    for dim in DIMENSIONS:
+    for dim in dict.fromkeys((*DIMENSIONS, target)):
         if (dim, "chosen") in scores and (dim, "rejected") in scores:
             out[f"diff_{dim}"] = scores[(dim, "chosen")] - scores[(dim, "rejected")]
         else:
@@ -38,8 +40,8 @@ def annotator_votes(ratings: pd.DataFrame) -> pd.DataFrame:
     out["domain"] = keys["domain"].reindex(out.index)
     chosen_rows = ratings[ratings["response"] == "chosen"].drop_duplicates(["pair_id", "annotator"])
     out["chosen_side"] = chosen_rows.set_index(["pair_id", "annotator"])["side"].reindex(out.index)
-    out = out[out[f"diff_{PERSONAL_DIMENSION}"].notna()].copy()
-    out["vote"] = _sign_labels(out[f"diff_{PERSONAL_DIMENSION}"].to_numpy(float))
+    out = out[out[f"diff_{target}"].notna()].copy()
+    out["vote"] = _sign_labels(out[f"diff_{target}"].to_numpy(float))
     return out
 
 
