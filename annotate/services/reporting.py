@@ -40,6 +40,7 @@ from annotate.domain.operations.flags import exclusions
 from annotate.domain.study import audit
 from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_role
 from annotate.domain.study.plan import plan_document
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
 from annotate.services.study_annotators import annotator_facts, study_pseudonyms
@@ -114,7 +115,7 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
     the report needs."""
     with read_session(engine) as session:
         target = get_study(session, study)
-        settings = (target.equivalence_margin, target.scale_min, target.scale_max)
+        settings = (target.equivalence_margin, *questionnaire_of(target).scale)
         unit, record = target.margin_unit, margin_record(target)
         excluded = [
             ExcludedPair(pair_id=e.record_id, reason=e.reason, by=e.by, at=e.at.isoformat())

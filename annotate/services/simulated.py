@@ -44,7 +44,9 @@ from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
 from annotate.domain.study.accounts import SIMULATED_PREFIX
 from annotate.domain.study.permissions import SYSTEM, Actor
-from annotate.errors import Conflict
+from annotate.domain.study.questionnaire import questionnaire_of
+from annotate.errors import Conflict, Invalid
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from annotate.services.audited import admin_change
 from annotate.vocabulary import AssignmentStatus, Side
 
@@ -107,8 +109,16 @@ def store_simulated_ratings(
 def _simulate(
     session: Session, study: Study, n_annotators: int, effects: Mapping[str, float], seed: int
 ) -> int:
-    """Rate every pair of the study by the simulated annotators (see `store_simulated_ratings`)."""
+    """Rate every pair of the study by the simulated annotators (see `store_simulated_ratings`).
+    The simulation draws the benchmark's four dimensions: a study asking other questions is
+    refused (its ratings would answer no question of its questionnaire)."""
     study_name = study.name
+    asked = questionnaire_of(study)
+    if asked.keys != DEFAULT_QUESTIONNAIRE.keys:
+        raise Invalid(
+            f"study {study_name!r} asks {', '.join(asked.keys)}: simulated ratings are drawn "
+            f"for the four dimensions ({', '.join(DEFAULT_QUESTIONNAIRE.keys)}) only"
+        )
     pairs = study_pairs(session, study)
     names = simulated_names(n_annotators)
     for name in names:
@@ -119,8 +129,8 @@ def _simulate(
         effects,
         seed=seed,
         study=study_name,
-        scale_min=study.scale_min,
-        scale_max=study.scale_max,
+        scale_min=asked.scale[0],
+        scale_max=asked.scale[1],
     )
     open_assignments = _open_assignments(session, stored_id(study), names)
     record_of = {f"p{i:06d}": pair.record_id for i, pair in enumerate(pairs)}

@@ -22,7 +22,7 @@ from annotate.domain.assignment import PairSelection
 from annotate.domain.rating.preference import chosen_terms
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
-from annotate.errors import Conflict
+from annotate.errors import Conflict, Invalid
 from annotate.services import plans, studies
 from annotate.services.publish import publish_study
 from annotate.services.reporting import study_pseudonyms, study_ratings, study_report
@@ -76,6 +76,15 @@ def test_every_question_of_the_study_is_answered(engine, mode: str) -> None:
     preference = report["preference"]  # the demo's preference figures exist
     assert preference["n_pairs"] == 30
     assert preference["forced_choice"]["strict"]["value"] is not None
+
+
+def test_a_study_asking_other_questions_gets_no_simulated_ratings(engine) -> None:
+    make_study(engine, "rm", pairs=3)
+    studies.update_study(engine, SYSTEM, "rm", questionnaire="rmbench")
+    with pytest.raises(Invalid, match="asks style, substance: simulated ratings are drawn"):
+        store_simulated_ratings(engine, "rm", n_annotators=2, seed=1)
+    with read_session(engine) as session:
+        assert session.exec(select(Rating)).all() == []
 
 
 def test_a_study_with_real_ratings_is_refused_unless_forced_and_audited(engine) -> None:
