@@ -62,6 +62,8 @@ def test_the_import_contracts_hold(tmp_path: Path) -> None:
         ("annotate/domain/rating/queue.py", "from annotate.app.app_pages import rate", "Layers"),
         ("annotate/db/tables.py", "from annotate.domain import studies", "Layers"),
         ("annotate/cli/data.py", "from annotate.app import session", "Layers"),
+        ("annotate/app/app_pages/rate.py", "from annotate.db import read_session", "Only services"),
+        ("annotate/cli/studies.py", "from sqlmodel import Session", "Only services"),
         ("annotate/domain/study/studies.py", "from annotate.domain.rating import queue", "Domain"),
         ("analysis/inference/paired.py", "from analysis.designs import aspects", "Analysis"),
         ("analysis/renderers/render.py", "from analysis import report", "No import circles"),

@@ -15,21 +15,15 @@ draws the login page; the link logs in again.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 import streamlit as st
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
 
 from annotate.config import DATABASE_ENV
-from annotate.db import make_engine, read_session, write_session
-from annotate.domain.study.accounts import (
-    SESSION_PREFIX,
-    end_sessions,
-    find_account,
-    session_value,
-)
 from annotate.errors import Unavailable
+from annotate.services.database import open_database
+from annotate.services.login import CurrentAccount, log_in
+from annotate.services.login import log_out as end_account_sessions
 
 SESSION_TOKEN = "login_token"
 TOKEN_PARAM = "token"
@@ -42,16 +36,9 @@ REFUSED = "refused_write"
 KNOWN_ACCOUNT = "known_account"  # (token, CurrentAccount) last found for this session
 
 
-@dataclass(frozen=True)
-class CurrentAccount:
-    id: int
-    name: str
-    role: str
-
-
 @st.cache_resource(show_spinner=False)
 def _engine_for(url: str | None) -> Engine:
-    return make_engine(url)
+    return open_database(url)
 
 
 def engine() -> Engine:
@@ -80,32 +67,18 @@ def current_account() -> CurrentAccount | None:
     if not token:
         return None
     try:
-        with read_session(engine()) as session:
-            account = find_account(session, token)
-            if account is None:
-                st.session_state.pop(SESSION_TOKEN, None)
-                st.session_state.pop(KNOWN_ACCOUNT, None)
-                return None
-            found = CurrentAccount(id=account.id, name=account.name, role=account.role)  # type: ignore[arg-type]
-            value = _kept_value(session, token, found.id) or session_value(account)
+        login = log_in(engine(), token, (st.query_params.get(SESSION_PARAM), token))
     except Unavailable:
         known = st.session_state.get(KNOWN_ACCOUNT)
         if known is None or known[0] != token:
             raise
         return known[1]
-    _keep(value, found)
-    return found
-
-
-def _kept_value(session: Session, token: str, account_id: int) -> str | None:
-    """The session value this tab already holds for the account (the address's, else the one
-    it logged in with), or None: a new one is issued."""
-    for held in (st.query_params.get(SESSION_PARAM), token):
-        if held and held.startswith(SESSION_PREFIX):
-            shown = find_account(session, held)
-            if shown is not None and shown.id == account_id:
-                return held
-    return None
+    if login is None:
+        st.session_state.pop(SESSION_TOKEN, None)
+        st.session_state.pop(KNOWN_ACCOUNT, None)
+        return None
+    _keep(login.session_value, login.account)
+    return login.account
 
 
 def _keep(value: str, found: CurrentAccount) -> None:
@@ -133,8 +106,7 @@ def log_out() -> None:
     account_id = st.session_state.get("account_id")
     if account_id is not None:
         try:
-            with write_session(engine()) as session:
-                end_sessions(session, account_id)
+            end_account_sessions(engine(), account_id)
         except Unavailable:
             st.toast("Not logged out: the database did not answer. Please try again.")
             return

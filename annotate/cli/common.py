@@ -13,14 +13,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
 
-from annotate.config import database_url
-from annotate.db import make_engine
 from annotate.domain.dataset.importer import DatasetError
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import StudyNotFound
 from annotate.errors import PrbError
+from annotate.services.database import DatabaseUnreachable, open_database
 
 ACTOR = SYSTEM
 """Who the services see acting: the command line passes every role check."""
@@ -81,11 +79,9 @@ class State:
     def engine(cls) -> Engine:
         if cls._engine is None:
             try:
-                cls._engine = make_engine(cls.db)
-            except OperationalError as error:
-                raise fail(
-                    f"cannot open the database {database_url(cls.db)}: {error.orig or error}"
-                ) from None
+                cls._engine = open_database(cls.db)
+            except DatabaseUnreachable as error:
+                raise fail(str(error)) from None
         return cls._engine
 
 

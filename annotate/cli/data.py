@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
 
 from analysis.options import (
     BootstrapOption,
@@ -35,14 +34,13 @@ from annotate.cli.common import (
     refusals,
     synth_app,
 )
-from annotate.config import database_url
-from annotate.db import make_engine
 from annotate.domain.dataset.shapes import Rb2Pairs, Shape, ShapeOptionError, shape_options
 from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
 from annotate.domain.exports.preference import PREFERENCE_FORMATS
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import aspects, data, people, preference
+from annotate.services import aspects, data, database, people, preference
+from annotate.services.database import DatabaseUnreachable, open_database
 from annotate.vocabulary import DEFAULT_HOLM, DEFAULT_N_BOOT
 
 PROGRESS_MIN_BYTES = 1_000_000
@@ -409,59 +407,49 @@ def backup_command(
 def _unupgraded_engine() -> Engine:
     """The database without the automatic upgrade that `State.engine()` runs."""
     try:
-        engine = make_engine(State.db, create=False)
-        engine.connect().close()
-    except OperationalError as error:
-        raise fail(
-            f"cannot open the database {database_url(State.db)}: {error.orig or error}"
-        ) from None
-    return engine
+        return open_database(State.db, upgrade=False)
+    except DatabaseUnreachable as error:
+        raise fail(str(error)) from None
 
 
 @db_app.command("upgrade")
 def db_upgrade_command() -> None:
     """Upgrade the database to the current schema (every command and the app also do it at
     start; run this first when several app servers start at once). Back up first."""
-    from annotate.db.schema import HEAD_REVISION, upgrade_database
-
     engine = _unupgraded_engine()
     try:
         with refusals():
-            before = upgrade_database(engine)
+            before = database.upgrade(engine)
     finally:
         engine.dispose()
-    if before == HEAD_REVISION:
-        out.print(f"Already at the current schema ({HEAD_REVISION}).", highlight=False)
+    head = database.CURRENT_REVISION
+    if before == head:
+        out.print(f"Already at the current schema ({head}).", highlight=False)
     elif before is None:
-        out.print(f"Created the tables ({HEAD_REVISION}).", highlight=False)
+        out.print(f"Created the tables ({head}).", highlight=False)
     else:
-        out.print(f"Upgraded from {before} to {HEAD_REVISION}.", highlight=False)
+        out.print(f"Upgraded from {before} to {head}.", highlight=False)
 
 
 @db_app.command("current")
 def db_current_command() -> None:
     """Print the database's schema revision (without upgrading it)."""
-    from annotate.db.schema import HEAD_REVISION, current_revision, detect_revision
-
     engine = _unupgraded_engine()
-    detected = None
     try:
         with refusals():
-            revision = current_revision(engine)
-            if revision is None:
-                with engine.connect() as connection:
-                    detected = detect_revision(connection)
+            state = database.revision_of(engine)
     finally:
         engine.dispose()
+    revision, detected, head = state.recorded, state.detected, state.head
     if revision is not None:
-        note = " (current)" if revision == HEAD_REVISION else f" (current is {HEAD_REVISION})"
+        note = " (current)" if revision == head else f" (current is {head})"
         out.print(f"{revision}{note}", highlight=False)
     elif detected is None:
         out.print("none: the database is empty", highlight=False)
     else:
         out.print(
             f"none recorded: made before migrations, schema of {detected} "
-            f"(current is {HEAD_REVISION}; run `prb-annotate db upgrade`)",
+            f"(current is {head}; run `prb-annotate db upgrade`)",
             highlight=False,
         )
 

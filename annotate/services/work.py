@@ -17,6 +17,9 @@ from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Study
 from annotate.domain.assignment import pool
 from annotate.domain.crowd import finish
+from annotate.domain.crowd.checks import DueCheck, due_check
+from annotate.domain.crowd.finish import EndingNote, ending_notes
+from annotate.domain.rating.queue import PairView, QueueEntry, pair_view, queue
 
 
 def pull_next(
@@ -43,3 +46,22 @@ def pull_for_annotator(engine: Engine, actor_id: int, *, now: datetime | None = 
         if pulled is not None:
             return pulled
     return None
+
+
+def annotator_queue(engine: Engine, actor_id: int) -> tuple[list[QueueEntry], DueCheck | None]:
+    """The annotator's queue, and the instructed-response check due before their next pair
+    (None: none is due)."""
+    with read_session(engine) as session:
+        return queue(session, actor_id), due_check(session, actor_id)
+
+
+def shown_pair(engine: Engine, actor_id: int, assignment_id: int) -> PairView:
+    """The blinded view of one of the annotator's own pairs (`annotate.domain.rating.queue`)."""
+    with read_session(engine) as session:
+        return pair_view(session, actor_id, assignment_id)
+
+
+def endings(engine: Engine, actor_id: int) -> list[EndingNote]:
+    """What the done page says of each study the annotator took part in."""
+    with read_session(engine) as session:
+        return ending_notes(session, actor_id)

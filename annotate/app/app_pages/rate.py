@@ -47,9 +47,8 @@ from annotate.app.score_widgets import (
 )
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
-from annotate.db import read_session
-from annotate.domain.crowd.checks import WARNING, DueCheck, due_check
-from annotate.domain.crowd.finish import EndingNote, ending_notes
+from annotate.domain.crowd.checks import WARNING, DueCheck
+from annotate.domain.crowd.finish import EndingNote
 from annotate.domain.crowd.outcomes import COMPLETED, FAILED_CHECKS, PLATFORM
 from annotate.domain.rating import preference
 from annotate.domain.rating.queue import (
@@ -58,8 +57,6 @@ from annotate.domain.rating.queue import (
     QueueEntry,
     next_open,
     next_open_after,
-    pair_view,
-    queue,
     step,
 )
 from annotate.domain.rating.ratings import RatingError, missing_scores
@@ -69,7 +66,7 @@ from annotate.errors import PrbError, Unavailable
 from annotate.services.checks import answer_check
 from annotate.services.enrolment import finish_offers, finish_study
 from annotate.services.rating import skip_pair, submit_rating
-from annotate.services.work import pull_for_annotator
+from annotate.services.work import annotator_queue, endings, pull_for_annotator, shown_pair
 from annotate.vocabulary import SIDES
 
 _T = TypeVar("_T")
@@ -166,15 +163,12 @@ def _load(account_id: int) -> tuple[list[QueueEntry], PairView] | None:
     # page, which says why (issue 32.4).
     if current_account() is None and REFUSED not in st.session_state:
         st.rerun()  # the whole app: the entry script finds no account
-    with read_session(engine()) as session:
-        entries = queue(session, account_id)
-        due = due_check(session, account_id)
+    entries, due = annotator_queue(engine(), account_id)
     if due is not None:
         _draw_check(account_id, due)
         return None
     if next_open(entries) is None and pull_for_annotator(engine(), account_id) is not None:
-        with read_session(engine()) as session:
-            entries = queue(session, account_id)  # an open pool gave the next pair
+        entries, _ = annotator_queue(engine(), account_id)  # an open pool gave the next pair
     if not entries:
         st.info("No pairs have been assigned to you yet. Please come back later.")
         return None
@@ -183,8 +177,7 @@ def _load(account_id: int) -> tuple[list[QueueEntry], PairView] | None:
         _draw_done(account_id, entries)
         st.session_state.pop(LAST_SHOWN, None)
         return None
-    with read_session(engine()) as session:
-        view = pair_view(session, account_id, current.assignment_id)
+    view = shown_pair(engine(), account_id, current.assignment_id)
     st.session_state[LAST_SHOWN] = (entries, view)
     return entries, view
 
@@ -691,8 +684,7 @@ def _draw_done(account_id: int, entries: list[QueueEntry]) -> None:
     """The end of the queue: what the participant did and, for each study that has ended for
     them, its stored outcome (`finish.ending_notes`): the code and the way back to the platform
     only when the outcome carries a code, the reason when there is one."""
-    with read_session(engine()) as session:  # read before anything is drawn
-        notes = ending_notes(session, account_id)
+    notes = endings(engine(), account_id)  # read before anything is drawn
     st.title("All done, thank you!" if all(n.paid for n in notes) else "Thank you")
     done = sum(e.status == "done" for e in entries)
     skipped = sum(e.status == "skipped" for e in entries)

@@ -44,10 +44,10 @@ from annotate.app.downloads import offer_download
 from annotate.app.safe_text import plain_text, table_rows
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title, pick_study
-from annotate.db import read_session
 from annotate.domain.exports.export import EXPORT_FORMATS, ratings_bytes
 from annotate.domain.exports.published import without_free_text
-from annotate.domain.study.permissions import RESULTS_ROLES, require_role
+from annotate.domain.study.permissions import RESULTS_ROLES
+from annotate.services.login import require_roles
 from annotate.services.reporting import (
     StudyRatings,
     free_text_download,
@@ -168,8 +168,7 @@ def _full_report(state: dict[str, Any], fmt: str) -> str:
 
 def draw() -> None:
     account = st.session_state.get("account_id")
-    with read_session(engine()) as session:
-        require_role(session, account, *RESULTS_ROLES)
+    require_roles(engine(), account, *RESULTS_ROLES)
     names = study_names(engine())
     study = pick_study(names) if names else None
     page_title("Results", study, names)
