@@ -20,7 +20,6 @@ from analysis.core.coded import (
     PairMeans,
     encode_ratings,
     pair_means,
-    target_key,
 )
 from analysis.core.human_verdicts import annotator_votes, human_verdicts, label_audit
 from analysis.core.position import position_bias
@@ -44,6 +43,7 @@ from analysis.inference.primary import RatingDiffs, compare_dimensions
 from analysis.methods import ALPHA_TENTATIVE, CAVEAT_MEANING, methods
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.model_types import AuditRow
+from analysis.schema.questions import target_key
 from analysis.schema.report_types import (
     Agreement,
     AnnotatorPair,

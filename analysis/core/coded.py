@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.schema.questions import target_key
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 from annotate.vocabulary import RESPONSES, SIDES
 
@@ -90,13 +91,6 @@ class CodedRatings:
         if several:
             return [f"{s}:{p}" for s, p in zip(rows["study"], rows["pair_id"], strict=True)]
         return [str(p) for p in rows["pair_id"]]
-
-
-def target_key(questionnaire: Questionnaire) -> str:
-    """The target question's key (the first ``diverge``); ValueError without one."""
-    if questionnaire.target is None:
-        raise ValueError("the questionnaire has no 'diverge' question: no target to read")
-    return questionnaire.target
 
 
 def scale_keys(questionnaire: Questionnaire) -> tuple[str, ...]:

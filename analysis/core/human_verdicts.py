@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.core.coded import scale_keys, target_key
+from analysis.core.coded import scale_keys
 from analysis.core.ratings import ordinary_rows
 from analysis.schema.model_types import AuditRow
+from analysis.schema.questions import target_key
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 from annotate.vocabulary import VERDICTS, Verdict
 

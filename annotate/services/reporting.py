@@ -40,8 +40,10 @@ from annotate.domain.operations.flags import exclusions
 from annotate.domain.study import audit
 from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_role
 from annotate.domain.study.plan import plan_document
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 from annotate.services.study_annotators import annotator_facts, study_pseudonyms
 from annotate.vocabulary import DEFAULT_HOLM
 
@@ -66,6 +68,7 @@ class StudyRatings:
     free_text: dict[str, str] = field(default_factory=dict)  # free-text column -> what it holds
     erasures: list[dict[str, object]] = field(default_factory=list)  # participants erased
     simulated: SimulatedRatings | None = None  # a study holding simulated ratings
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE  # the questions the study asks
 
     def rule_values(self) -> Mapping[str, object]:
         """The study's exclusion rules, name -> threshold (empty without rules)."""
@@ -129,6 +132,7 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         alpha, sesoi = target.alpha, target.smallest_effect
         plan = plan_document(session, target)
         counted = target.count_simulated
+        questionnaire = questionnaire_of(target)
         simulated = simulated_summary(session, stored_id(target), counted)
     ratings = pseudonymised(ratings_dataframe(engine, study, simulated=counted), names)
     ratings = mark_excluded(ratings, rules["rules"], facts)
@@ -152,6 +156,7 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         free_text=free_text,
         erasures=erased,
         simulated=simulated,
+        questionnaire=questionnaire,
     )
 
 
@@ -284,6 +289,7 @@ def study_report(
         excluded_pairs=data.excluded,
         mixed=mixed,
         domains=domains,
+        questionnaire=data.questionnaire,
     )
     return with_study_options(report, data) if options else report
 
@@ -325,5 +331,6 @@ def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
         mixed=False,  # the sensitivity table reads no mixed-model figure
         domains=False,  # nor any by-domain figure
         smallest_effect=s.get("smallest_effect"),
+        questionnaire=data.questionnaire,
     )
     return attach_exclusion_rules(report, data.ratings, data.rules, data.annotator_facts, variant)
