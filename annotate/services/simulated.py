@@ -44,6 +44,7 @@ from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
 from annotate.domain.study.accounts import SIMULATED_PREFIX
 from annotate.domain.study.permissions import SYSTEM, Actor
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Conflict
 from annotate.services.audited import admin_change
 from annotate.vocabulary import AssignmentStatus, Side
@@ -121,6 +122,7 @@ def _simulate(
         study=study_name,
         scale_min=study.scale_min,
         scale_max=study.scale_max,
+        questionnaire=questionnaire_of(study),
     )
     open_assignments = _open_assignments(session, stored_id(study), names)
     record_of = {f"p{i:06d}": pair.record_id for i, pair in enumerate(pairs)}
