@@ -19,7 +19,8 @@ FROZEN = sorted((FIXTURES / "reports").iterdir())
 def freeze_script() -> ModuleType:
     path = ROOT / "scripts" / "freeze_report.py"
     spec = importlib.util.spec_from_file_location("freeze_report", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

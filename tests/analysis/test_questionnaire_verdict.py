@@ -136,4 +136,5 @@ def test_the_command_line_defaults_to_the_benchmark_template(tmp_path: Path) -> 
     assert list(report["dimensions"]) == [
         "factuality", "relevance", "helpfulness", "rubric_alignment",
     ]  # fmt: skip
-    assert "questionnaire" not in report and "choices" not in report
+    assert "questionnaire" not in report
+    assert "choices" not in report
