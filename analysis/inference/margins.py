@@ -26,6 +26,8 @@ MarginUnit = Literal["points", "sd"]  # MARGIN_UNITS, as a type
 SENSITIVITY_GRID = tuple(round(0.1 * i, 1) for i in range(1, 11))
 """Margins of the sensitivity table, in the study's unit."""
 UNIT_WORDS = {"points": "scale points", "sd": "SD of one annotator's chosen - rejected difference"}
+UNIT_LABELS = {"points": "scale points", "sd": "SD units"}
+"""A margin's unit in a label (a form field, a table's column)."""
 
 
 def unit_sd(d: FloatArray, pair: IntArray, annotator: IntArray) -> float | None:

@@ -93,14 +93,14 @@ class StudyRatings:
         return without(self.aspects, self.excluded_annotators())
 
     def margin_settings(
-        self, override: float | None = None
+        self, override: float | None = None, unit: str = "points"
     ) -> tuple[float, str, dict[str, object] | None]:
         """(margin, unit, record) for the report: the study's own, or an override given in
-        scale points, which has no record (the report's plan section says it departs from
-        the plan)."""
-        if override is None or (override == self.margin and self.margin_unit == "points"):
+        `unit` (scale points unless said), which has no record (the report's plan section
+        says it departs from the plan)."""
+        if override is None or (override == self.margin and unit == self.margin_unit):
             return self.margin, self.margin_unit, self.margin_record
-        return override, "points", None
+        return override, unit, None
 
     def plan_options(self) -> dict[str, Any]:
         """The report's keyword options from the study's pre-registered plan."""
@@ -255,6 +255,7 @@ def study_report(
     data: StudyRatings,
     *,
     margin: float | None = None,
+    margin_unit: str = "points",
     alpha: float | None = None,
     holm: bool = DEFAULT_HOLM,
     n_boot: int = 0,
@@ -266,13 +267,14 @@ def study_report(
     """The validation report of a study, without the annotators its exclusion rules exclude,
     with the figures of the design options it uses (`with_study_options`); the margin and alpha
     default to the study's pre-registered plan (the margin in its unit, with its record: a
-    margin given here is in scale points and has no record; the report says where it departs
-    from the plan). `mixed` False skips the mixed model (the results page shows none of its
+    margin given here is in `margin_unit`, scale points unless said, and has no record; the
+    report says where it departs from the plan). `mixed` False skips the mixed model (the
+    results page shows none of its
     figures; its report downloads are built in full); `domains` False leaves the by-domain
     figures out (the results page builds them when a by-domain chart is opened); `options`
     False leaves the figures of the study's design options out (`with_study_options`: the
     monitor reads only the headline, the agreement and the plan's look)."""
-    margin, unit, record = data.margin_settings(margin)
+    margin, unit, record = data.margin_settings(margin, margin_unit)
     ratings = data.primary()
     report = build_report(
         ratings,

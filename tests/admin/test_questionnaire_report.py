@@ -52,3 +52,14 @@ def test_six_questions_fail_when_the_second_diverge_question_does(engine) -> Non
     assert report["dimensions"]["safety"]["verdict"] != "diverges"
     assert report["checks"]["validated"] is False
     assert report["questionnaire"]["questions"][3]["key"] == "safety"
+
+
+def test_a_margin_given_in_the_study_s_unit_keeps_it(engine) -> None:
+    """Issue 35.4: the results page's margin is in the study's unit (SD units here), and a
+    changed value stays in it instead of turning into scale points."""
+    make_study(engine, "sd", pairs=12, margin_unit="sd")
+    store_simulated_ratings(engine, "sd", n_annotators=3, seed=4, count=True)
+    data = study_ratings(engine, "sd")
+    report = study_report(data, margin=0.4, margin_unit="sd", mixed=False, domains=False)
+    assert report["settings"]["margin_unit"] == "sd"
+    assert report["settings"]["margin"] == 0.4

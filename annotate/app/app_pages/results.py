@@ -14,6 +14,7 @@ from analysis.designs.adjudication import adjudication_table
 from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
+from analysis.inference.margins import UNIT_LABELS, UNIT_WORDS
 from analysis.inference.sizing import (
     DEFAULT_CONFIDENCE,
     DEFAULT_PER_PAIR,
@@ -104,9 +105,11 @@ def _study_report(
     by-domain chart (`domains` True); `mixed` and `domains` True build the full report, for
     its downloads. `_data`, the ratings the page has read already (not hashed: the other
     arguments are the key), spares reading them again."""
+    data = _data if _data is not None else study_ratings(engine(), study)
     return study_report(
-        _data if _data is not None else study_ratings(engine(), study),
+        data,
         margin=margin,
+        margin_unit=data.margin_unit,  # the page's margin is in the study's unit
         alpha=alpha,
         holm=holm,
         n_boot=n_boot,
@@ -230,7 +233,11 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
     with st.expander("Settings", icon=":material/tune:"):
         left, middle, right, last = st.columns(4)
         margin = left.number_input(
-            "Equivalence margin (scale points)", min_value=0.05, value=float(data.margin), step=0.05
+            f"Equivalence margin ({UNIT_LABELS[data.margin_unit]})",
+            min_value=0.05,
+            value=float(data.margin),
+            step=0.05,
+            help=f"In the study's unit: {UNIT_WORDS[data.margin_unit]}.",
         )
         alpha = middle.number_input(
             "Alpha",
