@@ -48,6 +48,11 @@ SHORT_LABELS = {  # the default questionnaire's labels, short enough for an axis
 def short_labels(report: Mapping[str, Any]) -> list[str]:
     """Short labels of the report's questions in their order: the default questionnaire's
     abbreviated, any other's as written."""
+    return list(labels_by_key(report).values())
+
+
+def labels_by_key(report: Mapping[str, Any]) -> dict[str, str]:
+    """Question key -> short label (see `short_labels`), in the report's order."""
     dims = report["dimensions"]
     short = SHORT_LABELS if report_questionnaire(report) == DEFAULT_QUESTIONNAIRE else {}
-    return [short.get(d, str(dims[d].get("label", d))) for d in dims]
+    return {d: short.get(d, str(dims[d].get("label", d))) for d in dims}

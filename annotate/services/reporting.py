@@ -269,10 +269,11 @@ def study_report(
     default to the study's pre-registered plan (the margin in its unit, with its record: a
     margin given here is in `margin_unit`, scale points unless said, and has no record; the
     report says where it departs from the plan). `mixed` False skips the mixed model (the
-    results page shows none of its figures; its report downloads are built in full); `domains`
-    False leaves the by-domain figures out (the results page builds them when a by-domain chart is opened); `options`
-    False leaves the figures of the study's design options out (`with_study_options`: the
-    monitor reads only the headline, the agreement and the plan's look)."""
+    results page shows none of its figures; its report downloads are built in full);
+    `domains` False leaves the by-domain figures out (the results page builds them when a
+    by-domain chart is opened); `options` False leaves the figures of the study's design
+    options out (`with_study_options`: the monitor reads only the headline, the agreement and
+    the plan's look)."""
     margin, unit, record = data.margin_settings(margin, margin_unit)
     ratings = data.primary()
     report = build_report(

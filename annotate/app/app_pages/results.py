@@ -25,8 +25,9 @@ from analysis.inference.sizing import (
 from analysis.methods import CAVEAT_WORDS
 from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
+from analysis.schema.questions import verdict_claims
 from analysis.schema.report_types import Report
-from analysis.schema.style import SHORT_LABELS
+from analysis.schema.style import labels_by_key
 from analysis.schema.tables import (
     Table,
     accuracy_table,
@@ -258,13 +259,13 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
 
 def _draw_verdict(report: Report) -> None:
     checks = report["checks"]
-    words = verdict_words(report, SHORT_LABELS)
+    words = verdict_words(report, labels_by_key(report))
+    ties, diverges = verdict_claims(report)
     plan = report.get("plan")
     interim = "**Interim:** " if plan is not None and plan["interim"] else ""
     if checks["validated"]:
         st.success(
-            f"{interim}**Validated.** General quality ties and rubric alignment diverges "
-            f"({words}).",
+            f"{interim}**Validated.** {ties} and {diverges[:1].lower()}{diverges[1:]} ({words}).",
             icon=":material/verified:",
         )
     else:
