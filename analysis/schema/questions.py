@@ -12,8 +12,7 @@ from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire, parse_q
 def report_questionnaire(report: Mapping[str, Any]) -> Questionnaire:
     """The report's questionnaire: the one it stores, else the default (a report of the
     default questionnaire stores none, so that it reads byte for byte as before)."""
-    stored = report.get("questionnaire")
-    return DEFAULT_QUESTIONNAIRE if stored is None else parse_questionnaire(stored)
+    return parse_questionnaire(report.get("questionnaire"))
 
 
 def target_of(report: Mapping[str, Any]) -> str | None:

@@ -108,6 +108,7 @@ def card_files(
         erasures=data.erasures,
         pay=pay_words(payment_rules(target), target.platform),
         instructed_checks=len(target.instructed_checks),
+        questionnaire=data.questionnaire,
     )
     return _files(data, disclosure, published_times(report), protocol, mask_emails)
 

@@ -12,8 +12,11 @@ from admin_helpers import make_study
 from questionnaire_helpers import SIX, STRONG, THREE
 
 from annotate.db import write_session
+from annotate.domain.exports.publish import CARD_FILE
+from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_study
 from annotate.questionnaire import Questionnaire
+from annotate.services.publish import card_files
 from annotate.services.reporting import study_ratings, study_report
 from annotate.services.simulated import store_simulated_ratings
 
@@ -63,3 +66,20 @@ def test_a_margin_given_in_the_study_s_unit_keeps_it(engine) -> None:
     report = study_report(data, margin=0.4, margin_unit="sd", mixed=False, domains=False)
     assert report["settings"]["margin_unit"] == "sd"
     assert report["settings"]["margin"] == 0.4
+
+
+def test_the_card_lists_the_questionnaire_and_its_claims(engine) -> None:
+    rated_study(engine, THREE, {"substance": STRONG})
+    card = card_files(engine, SYSTEM, "q")[CARD_FILE].decode("utf-8")
+    assert "- **Questionnaire**: 3 question(s)" in card
+    assert "| style | Style | How is the style? | 1 to 5 | tie |" in card
+    assert (
+        "| length | Length | How is the length? | 1 = too short; 2 = about right; 3 = too long"
+        in card
+    )
+    assert (
+        "every tie question ties (style) (yes), every diverge question diverges (substance)" in card
+    )
+    assert "scores the chosen response higher on substance" in card
+    assert "- **Dimensions**" not in card
+    assert "the question's key (style, substance, length; see Protocol)" in card
