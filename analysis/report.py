@@ -352,6 +352,7 @@ def _planned_power(
         target=float(planned.get("target", 0.8)),
         simulations=int(planned.get("simulations", 1000)),
         seed=seed,
+        questionnaire=questionnaire,
     )
     return plan_power(plan)
 
