@@ -314,6 +314,7 @@ def power(
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
+    questionnaire_name: QuestionnaireOption = DEFAULT_TEMPLATE,
 ) -> None:
     """Power of each test and of the joint verdict on per-pair means (the sensitivity
     analysis: pairs random, annotators fixed), and the pairs needed for a target power. To size
@@ -321,7 +322,8 @@ def power(
     from analysis.inference.power import make_plan, plan_power, power_text
 
     try:
-        ratings = None if pilot is None else load_ratings(pilot)
+        asked = read_questionnaire(questionnaire_name)
+        ratings = None if pilot is None else load_ratings(pilot, questionnaire=asked)
         plan = make_plan(
             pairs,
             annotators,
@@ -334,6 +336,7 @@ def power(
             target=target,
             simulations=simulations,
             seed=seed,
+            questionnaire=asked,
         )
         result = plan_power(plan)
     except (RatingsError, ValueError, OSError) as exc:
@@ -408,6 +411,7 @@ def size(
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
+    questionnaire_name: QuestionnaireOption = DEFAULT_TEMPLATE,
 ) -> None:
     """Size the main study from a pilot: pairs, annotators per pair and the annotator pool for
     the crossed analysis to validate with the target power, with each design's variance of
@@ -416,7 +420,9 @@ def size(
 
     ks, ms = _int_list(per_pair, "--per-pair"), _int_list(pools, "--pools")
     try:
-        components = pilot_components(load_ratings(pilot), confidence)
+        asked = read_questionnaire(questionnaire_name)
+        ratings = load_ratings(pilot, questionnaire=asked)
+        components = pilot_components(ratings, confidence, asked)
         result = size_study(
             components,
             margin=margin,

@@ -432,7 +432,7 @@ def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
         if not st.button("Size the study", icon=":material/calculate:"):
             return
         try:
-            pilot = pilot_components(data.primary(), float(confidence))
+            pilot = pilot_components(data.primary(), float(confidence), data.questionnaire)
             result = size_study(
                 pilot,
                 margin=margin,
