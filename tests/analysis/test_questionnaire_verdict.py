@@ -17,7 +17,7 @@ from analysis.cli import app
 from analysis.report import build_report
 from analysis.schema.report_types import Report
 from analysis.simulate import simulate_ratings
-from annotate.questionnaire import Questionnaire
+from annotate.questionnaire import Questionnaire, parse_questionnaire
 
 FAST = {"n_boot": 0, "mixed": False, "domains": False}
 
@@ -138,3 +138,14 @@ def test_the_command_line_defaults_to_the_benchmark_template(tmp_path: Path) -> 
     ]  # fmt: skip
     assert "questionnaire" not in report
     assert "choices" not in report
+
+
+def test_a_questionnaire_without_a_diverge_question_is_refused_in_words() -> None:
+    """Human accuracy, the caveat and the models read the first diverge question: without
+    one the report says so instead of reading another question as the target."""
+    ties_only = parse_questionnaire(
+        {"questions": [{"key": "style", "label": "Style", "text": "How?", "role": "tie"}]}
+    )
+    ratings = simulate_ratings(12, 3, seed=1, questionnaire=ties_only)
+    with pytest.raises(ValueError, match="no 'diverge' question: no target to read"):
+        build_report(ratings, questionnaire=ties_only, **FAST)  # type: ignore[arg-type]
