@@ -37,6 +37,7 @@ def test_three_questions_validate_when_the_tie_ties_and_the_diverge_diverges() -
     assert report["checks"]["validated"] is True
     assert report["dimensions"]["substance"]["label"] == "Substance"
     assert report["questionnaire"] == THREE.stored()
+    assert "mean the target, substance" in report["methods"]["questionnaire"]
 
 
 def test_a_tie_question_that_diverges_fails_the_verdict() -> None:
@@ -138,6 +139,7 @@ def test_the_command_line_defaults_to_the_benchmark_template(tmp_path: Path) -> 
     ]  # fmt: skip
     assert "questionnaire" not in report
     assert "choices" not in report
+    assert "questionnaire" not in report["methods"]
 
 
 def test_a_questionnaire_without_a_diverge_question_is_refused_in_words() -> None:
