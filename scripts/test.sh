@@ -5,10 +5,16 @@
 # folder (every server, port and database a test starts is its own already); their outputs are
 # printed when both have ended, SQLite's first. PRB_TEST_POSTGRES=0 skips the PostgreSQL pass;
 # PRB_TEST_POSTGRES_URL picks another server; PRB_TEST_SEQUENTIAL=1 runs the passes one after
-# the other, printing as they go. Extra arguments go to pytest.
+# the other, printing as they go. Each pass runs its test files on PRB_TEST_WORKERS pytest-xdist
+# workers (default: one per core; 0 runs them in the pytest process itself). Extra arguments go to
+# pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
+workers="${PRB_TEST_WORKERS:-$(nproc)}"
+if [ "$workers" != "0" ]; then
+  set -- -n "$workers" --dist loadfile "$@"
+fi
 
 server="${PRB_TEST_POSTGRES_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/postgres}"
 postgres=1

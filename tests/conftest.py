@@ -71,6 +71,21 @@ def _browser_on_own_file(item: pytest.Item) -> bool:
     return item.get_closest_marker("browser") is not None and "db_url" not in uses
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On a pytest-xdist worker: hand the clicks it retried to the controller, which prints
+    them (`pytest_testnodedown`, then `pytest_terminal_summary`)."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["browser_retries"] = dict(RETRIES)
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: unknown when xdist is off
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the pytest-xdist controller: add up the retries each worker counted."""
+    for what, count in getattr(node, "workeroutput", {}).get("browser_retries", {}).items():
+        RETRIES[what] = RETRIES.get(what, 0) + count
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Clicks the browser tests had to repeat (tests/app/browser_helpers.py, `click_until`)."""
     if RETRIES:

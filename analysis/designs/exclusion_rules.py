@@ -124,8 +124,9 @@ def mark_excluded(
         for person in facts
     }
     marked = ratings.copy()
-    names = marked["annotator"].astype("string")
-    marked[EXCLUDED_COLUMN] = names.map(why).fillna("").astype(str)
+    # not Series.map(why): with no annotator facts (only skip rows) it gives floats, not text
+    reasons = [why.get(name, "") for name in marked["annotator"].astype(str)]
+    marked[EXCLUDED_COLUMN] = pd.Series(reasons, index=marked.index, dtype=object).astype(str)
     return marked
 
 

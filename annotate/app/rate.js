@@ -164,6 +164,7 @@
   // scrollable-region-focusable). Streamlit's containers take no attributes of their own.
   const SCROLL_BOXES = [
     [".st-key-question", "Question"],
+    [".st-key-conversation", "Conversation"],
     [".st-key-response_A", "Response A"],
     [".st-key-response_B", "Response B"],
     [".st-key-context [data-testid='stTabPanel']", null],
@@ -179,6 +180,12 @@
         }
       }
     }
+  }
+  // A conversation opens at its last turn (the one the responses answer), as a chat does;
+  // the earlier turns are a scroll up (the box's top shadow says so).
+  function showLastTurn() {
+    const box = document.querySelector(".st-key-conversation");
+    if (box) box.scrollTop = box.scrollHeight;
   }
   function check() {
     pending = false;
@@ -197,6 +204,7 @@
     }
     if (Date.now() < settleUntil) {
       scrollToTop();
+      showLastTurn();
       const first = groups()[0];
       if (groupOf(document.activeElement) !== first) focusGroup(first);
     }

@@ -37,13 +37,16 @@ from annotate.cli.common import (
 )
 from annotate.config import database_url
 from annotate.db import make_engine
+from annotate.domain.dataset.shapes import Rb2Pairs, Shape, ShapeOptionError, shape_options
 from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
+from annotate.domain.exports.preference import PREFERENCE_FORMATS
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import aspects, data, people
+from annotate.services import aspects, data, people, preference
 from annotate.vocabulary import DEFAULT_HOLM, DEFAULT_N_BOOT
 
 PROGRESS_MIN_BYTES = 1_000_000
+EXPORT_KINDS = ("ratings", "aspects", "preference")
 
 
 @app.command("import")
@@ -51,10 +54,46 @@ def import_command(
     files: Annotated[list[Path], typer.Argument(help="JSONL, JSON array or Parquet files.")],
     study: StudyOption = DEFAULT_STUDY,
     domain: Annotated[
-        str | None, typer.Option(help="Domain of all files (default: from each file name).")
+        str | None,
+        typer.Option(
+            help="Domain of all files (default: the records' own domain or subset, where the "
+            "shape has one, else each file name)."
+        ),
+    ] = None,
+    shape: Annotated[
+        Shape | None,
+        typer.Option(help="Input shape (default: detected from each file's first record)."),
+    ] = None,
+    rmbench_pairing: Annotated[
+        str,
+        typer.Option(
+            help="RM-Bench: the chosen and rejected style levels to pair, CHOSEN-REJECTED "
+            "(0 concise, 1 detailed plain, 2 detailed Markdown)."
+        ),
+    ] = "1-1",
+    rb2_pairs: Annotated[
+        Rb2Pairs,
+        typer.Option(
+            help="RewardBench 2: a pair per rejected response (all), or one drawn with the "
+            "study's seed (one)."
+        ),
+    ] = Rb2Pairs.ALL,
+    field_map: Annotated[
+        str | None,
+        typer.Option(
+            "--map",
+            help="Field mapping for any other shape: question=prompt,chosen=better,"
+            "rejected=worse (also id, domain, category, narrative; dotted paths).",
+        ),
     ] = None,
 ) -> None:
     """Import benchmark pairs. All or nothing: any problem leaves the database as it was."""
+    try:
+        options = shape_options(
+            shape, pairing=rmbench_pairing, rb2_pairs=rb2_pairs, field_map=field_map
+        )
+    except ShapeOptionError as error:
+        raise typer.BadParameter(str(error)) from None
     total = sum(f.stat().st_size for f in files if f.is_file())
     progress = Progress(
         "[progress.description]{task.description}",
@@ -73,6 +112,7 @@ def import_command(
             files,
             study=study,
             domain=domain,
+            shape=options,
             on_progress=lambda n: progress.advance(task, n),
         )
     for item in summary.files:
@@ -131,32 +171,60 @@ def annotators_list() -> None:
 @app.command("export")
 def export_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="csv, jsonl or parquet.")] = "csv",
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="csv, jsonl or parquet (the file type).")
+    ] = "csv",
     study: Annotated[str | None, typer.Option("--study", "-s", help="Only this study.")] = None,
-    table: Annotated[
+    kind: Annotated[
         str,
         typer.Option(
-            help="ratings (one row per score) or aspects (one row per assignment, response "
-            "and rubric aspect: the aspect checklist's marks)."
+            "--kind",
+            "--table",
+            help="ratings (one row per score), aspects (one row per assignment, response and "
+            "rubric aspect: the aspect checklist's marks) or preference (one row per pair in "
+            "TRL's preference format with the human verdict; jsonl or parquet, one --study).",
         ),
     ] = "ratings",
+    agreeing_only: Annotated[
+        bool,
+        typer.Option(
+            "--agreeing-only",
+            help="--kind preference: only the pairs whose human majority agrees with the label.",
+        ),
+    ] = False,
 ) -> None:
-    """Export ratings, one row per score (or the aspect checklist's marks: --table aspects)."""
-    if table not in ("ratings", "aspects"):
-        raise fail(f"unknown table {table!r}; expected ratings or aspects")
-    if fmt not in EXPORT_FORMATS:
-        raise fail(f"unknown format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
+    """Export ratings, one row per score (or the aspect checklist's marks: --kind aspects; or
+    the pairs as a preference dataset: --kind preference)."""
+    if kind not in EXPORT_KINDS:
+        raise fail(f"unknown kind {kind!r}; expected one of {', '.join(EXPORT_KINDS)}")
+    formats = PREFERENCE_FORMATS if kind == "preference" else EXPORT_FORMATS
+    if fmt not in formats:
+        why = " for --kind preference (no CSV: a message list has no cell)"
+        raise fail(
+            f"unknown format {fmt!r}; expected one of {', '.join(formats)}"
+            + (why if kind == "preference" else "")
+        )
+    if agreeing_only and kind != "preference":
+        raise fail("--agreeing-only applies to --kind preference only")
+    if kind == "preference" and study is None:
+        raise fail("--kind preference exports one study: give --study")
     if not output.parent.is_dir():
         raise fail(f"cannot write {output}: the folder {output.parent} does not exist")
     with refusals():
-        if table == "aspects":
+        if kind == "preference":
+            assert study is not None
+            frame = preference.export_preference(
+                State.engine(), ACTOR, study, agreeing_only=agreeing_only
+            )
+        elif kind == "aspects":
             frame = aspects.export_aspects(State.engine(), ACTOR, study)
         else:
             frame = data.export_ratings(State.engine(), ACTOR, study)
     write_ratings(frame, output, fmt)
-    out.print(
-        f"Wrote {len(frame)} {'aspect marks' if table == 'aspects' else 'scores'} to {output}."
-    )
+    what = {"ratings": "scores", "aspects": "aspect marks", "preference": "pairs"}[kind]
+    out.print(f"Wrote {len(frame)} {what} to {output}.", highlight=False, markup=False)
+    if kind == "preference":
+        return
     names = sorted(set(frame["study"].astype(str))) if "study" in frame else []
     if study is not None or len(names) == 1:
         _write_plan(study or names[0], output)

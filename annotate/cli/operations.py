@@ -201,12 +201,23 @@ def publish_command(
         bool,
         Opt("--mask-emails", help="Replace e-mail-like strings in disclosed free text."),
     ] = False,
+    push: Annotated[
+        str | None,
+        Opt(
+            "--push",
+            metavar="REPO",
+            help="Then upload the folder to this dataset repository on the hub (owner/name; "
+            "huggingface_hub's login or HF_TOKEN).",
+        ),
+    ] = None,
 ) -> None:
-    """Write the study's validation card: ratings (Parquet), report (JSON, Markdown, HTML) and a
-    README.md dataset card, ready to upload to a dataset hub. Annotators are named by pseudonym,
-    times given to the minute, free text left out unless disclosed field by field (with a
-    warning when it holds e-mail-like strings)."""
+    """Write the study's validation card: ratings, the pairs in TRL's preference format and the
+    aspect marks (Parquet), report (JSON, Markdown, HTML), a README.md dataset card and its
+    Croissant metadata, ready to upload to a dataset hub (--push uploads it). Annotators are
+    named by pseudonym, times given to the minute, free text left out unless disclosed field by
+    field (with a warning when it holds e-mail-like strings)."""
     with refusals():
+        upload = publish.hub_upload(folder, push) if push else None
         if disclose and not mask_emails:
             _warn_emails(publish.emails_disclosed(State.engine(), ACTOR, study, disclose))
         written = publish.publish_study(
@@ -222,3 +233,6 @@ def publish_command(
         )
     for path in written:
         _print(f"wrote {path}")
+    if upload is not None:
+        with refusals():
+            _print(f"pushed {upload.folder_path} to {publish.push_folder(upload)}")

@@ -53,6 +53,11 @@ def _json(**kwargs: Any) -> Any:
     return Field(sa_column=Column(JSON, nullable=False), **kwargs)
 
 
+def _no_turns() -> list[dict[str, str]]:
+    """A pair's conversation when a row is inserted without one (a single-turn pair)."""
+    return []
+
+
 class Study(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
@@ -268,6 +273,12 @@ class Pair(SQLModel, table=True):
     rubric_aspects: list[dict[str, Any]] = _json(default_factory=list)
     chosen: str = Field(sa_column=Column(Text, nullable=False))
     rejected: str = Field(sa_column=Column(Text, nullable=False))
+    conversation: list[dict[str, str]] = Field(
+        default_factory=list,
+        sa_column=Column(JSON, nullable=False, default=_no_turns),
+        description="the turns before the compared responses, each {role: 'user' | "
+        "'assistant' | 'system', content}; empty for a single-turn pair (its question)",
+    )
     extra: dict[str, Any] = _json(default_factory=dict)
     content_hash: str
     gold_preference: str | None = Field(

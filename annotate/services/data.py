@@ -25,6 +25,7 @@ from annotate.db.tables import Pair, stored_id
 from annotate.domain.dataset import importer
 from annotate.domain.dataset.importer import DatasetError, ImportSummary, Problem
 from annotate.domain.dataset.readers import ProgressCallback
+from annotate.domain.dataset.shapes import ShapeOptions
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.services.audited import admin_change
@@ -43,9 +44,11 @@ def import_files(
     *,
     study: str,
     domain: str | None = None,
+    shape: ShapeOptions | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> ImportSummary:
     """Import all files into `study` (created if new) in one transaction: all of it, or nothing.
+    `shape` says how to read them (default: detected from each file's first record).
 
     Raises DatasetError listing every problem (file, line, field), PermissionDenied for anyone
     but an admin or `SYSTEM`.
@@ -53,7 +56,9 @@ def import_files(
     with read_session(engine) as session:
         require_admin(session, actor)  # before a long read, not only before the write
     with (
-        importer.stage_files(paths, domain=domain, on_progress=on_progress) as staged,
+        importer.stage_files(
+            paths, domain=domain, options=shape, on_progress=on_progress
+        ) as staged,
         admin_change(engine, actor, "data.import") as change,
     ):
         summary = importer.store_staged(change.session, staged, study=study)
@@ -90,6 +95,7 @@ def upload_dataset(
     filename: str,
     data: bytes | BinaryIO,
     domain: str | None = None,
+    shape: ShapeOptions | None = None,
     max_bytes: int = MAX_UPLOAD_MB * 1024 * 1024,
 ) -> ImportSummary:
     """Import an uploaded file (its bytes, or a readable binary stream such as Streamlit's
@@ -98,7 +104,13 @@ def upload_dataset(
     Raises DatasetError with the importer's problems, reported under the uploaded file name.
     """
     return upload_datasets(
-        engine, actor, study=study, uploads=[(filename, data)], domain=domain, max_bytes=max_bytes
+        engine,
+        actor,
+        study=study,
+        uploads=[(filename, data)],
+        domain=domain,
+        shape=shape,
+        max_bytes=max_bytes,
     )
 
 
@@ -109,6 +121,7 @@ def upload_datasets(
     study: str,
     uploads: Sequence[tuple[str, bytes | BinaryIO]],
     domain: str | None = None,
+    shape: ShapeOptions | None = None,
     max_bytes: int = MAX_UPLOAD_MB * 1024 * 1024,
 ) -> ImportSummary:
     """Import several uploaded files (name, bytes or stream) into `study` in one transaction:
@@ -136,7 +149,9 @@ def upload_datasets(
         for path, (_, data) in zip(paths, uploads, strict=True):
             _save(data, path)
         try:
-            summary = import_files(engine, actor, paths, study=study, domain=domain or None)
+            summary = import_files(
+                engine, actor, paths, study=study, domain=domain or None, shape=shape
+            )
         except DatasetError as error:
             renamed = [_renamed(p, folder, names) for p in error.problems]
             raise DatasetError(renamed, error.total) from None

@@ -11,6 +11,8 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -23,6 +25,8 @@ from analysis.schema.report_types import Report
 from annotate.db import read_session
 from annotate.domain.crowd.payment_rules import pay_words, payment_rules
 from annotate.domain.exports import publish
+from annotate.domain.exports.croissant import croissant_document, croissant_json
+from annotate.domain.exports.preference import PREFERENCE_NOTES
 from annotate.domain.exports.published import (
     HISTORY_COLUMNS,
     Disclosure,
@@ -36,8 +40,10 @@ from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.plan import plan_json
-from annotate.errors import Invalid
+from annotate.domain.study.questionnaire import questionnaire_of
+from annotate.errors import Invalid, Unavailable
 from annotate.services.downstream import with_downstream
+from annotate.services.preference import preference_pairs, preference_table
 from annotate.services.reporting import StudyRatings, study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models
 
@@ -82,6 +88,8 @@ def card_files(
     with read_session(engine) as session:
         require_admin(session, actor)
         target = studies.get_study(session, study)
+        question = questionnaire_of(target).target
+        pairs = preference_pairs(session, target)
     data = study_ratings(engine, study)
     if data.ratings.empty:
         raise Invalid(f"study {study!r} has no ratings yet: nothing to publish")
@@ -110,7 +118,9 @@ def card_files(
         instructed_checks=len(target.instructed_checks),
         questionnaire=data.questionnaire,
     )
-    return _files(data, disclosure, published_times(report), protocol, mask_emails)
+    pairs_out = preference_table(data, pairs) if question is not None else None
+    files = _files(data, disclosure, published_times(report), protocol, mask_emails, pairs_out)
+    return files
 
 
 def publish_study(
@@ -137,6 +147,46 @@ def publish_study(
         license=license,
     )
     return publish.write_folder(folder, files)
+
+
+@dataclass(frozen=True)
+class HubUpload:
+    """What `--push` sends: the written folder, whole, to a dataset repository on the hub."""
+
+    repo_id: str
+    folder_path: Path
+    repo_type: str = "dataset"
+
+
+def hub_upload(folder: Path, repo: str) -> HubUpload:
+    """The upload of the card `folder` to the hub's dataset repository `repo` ("owner/name")."""
+    owner, _, name = repo.partition("/")
+    if not owner or not name or "/" in name:
+        raise Invalid(f"--push {repo!r}: expected a dataset repository as owner/name")
+    return HubUpload(repo_id=repo, folder_path=folder.resolve())
+
+
+def push_folder(upload: HubUpload) -> str:
+    """Send the folder to the hub (the token: huggingface_hub's own login or HF_TOKEN); returns
+    the commit's address. The folder stays as written whatever happens."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import HfHubHTTPError
+
+    api = HfApi()
+    try:
+        api.create_repo(upload.repo_id, repo_type=upload.repo_type, exist_ok=True)
+        done = api.upload_folder(
+            repo_id=upload.repo_id,
+            folder_path=upload.folder_path,
+            repo_type=upload.repo_type,
+            commit_message="Validation card (prb-annotate publish)",
+        )
+    except (HfHubHTTPError, OSError, ValueError) as error:
+        raise Unavailable(
+            f"could not push {upload.folder_path} to {upload.repo_id}: {error} (the folder is "
+            "written; push it again later)"
+        ) from None
+    return str(getattr(done, "commit_url", upload.repo_id))
 
 
 def card_zip(files: dict[str, bytes], study: str) -> bytes:
@@ -172,31 +222,46 @@ def _files(
     report: Report,
     protocol: publish.Protocol,
     mask: bool = False,
+    pairs: pd.DataFrame | None = None,
 ) -> dict[str, bytes]:
+    """The folder's files: the tables (ratings; the aspect marks for a study with the
+    checklist; the pairs in TRL's preference format with their verdicts when the study has a
+    target question), the report, the plan, the scripts, the card and its Croissant metadata."""
     left_out = {e["pair_id"] for e in data.excluded}
     ratings = _published(data, data.ratings, disclosure, mask)
     ratings["excluded"] = ratings["pair_id"].isin(left_out)
-    buffer = io.BytesIO()
-    ratings.to_parquet(buffer, index=False)
-    json_name, md_name, html_name = publish.REPORT_FILES
-    extra = {}
+    tables = {"ratings": (publish.RATINGS_FILE, ratings)}
     if data.aspects is not None and not data.aspects.empty:  # a study with the aspect checklist
         aspects = _published(data, data.aspects, disclosure, mask)
         aspects["excluded"] = aspects["pair_id"].isin(left_out)
-        table = io.BytesIO()
-        aspects.to_parquet(table, index=False)
-        extra[publish.ASPECTS_FILE] = table.getvalue()
+        tables["aspects"] = (publish.ASPECTS_FILE, aspects)
+    if pairs is not None:
+        tables["preference"] = (publish.PREFERENCE_FILE, pairs)
+    parquet = {name: _parquet(frame) for name, frame in tables.values()}
+    protocol = replace(protocol, files=tuple(parquet))
+    json_name, md_name, html_name = publish.REPORT_FILES
+    extra = {}
     if data.plan is not None:
         extra[publish.PLAN_FILE] = plan_json(published_times(data.plan)).encode("utf-8")
+    notes = {"ratings": publish.RATINGS_COLUMNS, "preference": PREFERENCE_NOTES}
+    today = datetime.now(UTC).date().isoformat()
+    document = croissant_document(protocol, tables, parquet, notes, today)
     return (
         extra
         | publish.reproduce_scripts()
+        | parquet
         | {
-            publish.RATINGS_FILE: buffer.getvalue(),
             publish.RATINGS_CSV: spreadsheet_csv(ratings).encode("utf-8"),  # R's copy
             json_name: render_json(report).encode("utf-8"),
             md_name: render_markdown(report).encode("utf-8"),
             html_name: render_html(report).encode("utf-8"),
             publish.CARD_FILE: publish.dataset_card(protocol, report).encode("utf-8"),
+            publish.CROISSANT_FILE: croissant_json(document).encode("utf-8"),
         }
     )
+
+
+def _parquet(frame: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()

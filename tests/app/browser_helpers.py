@@ -262,10 +262,32 @@ def click_until(page: Any, target: Any, effect: Any, *, what: str) -> None:
 
 
 def choose_option(page: Any, select: Any, option: str, *, what: str) -> None:
-    """Open the select box `select` (a locator of its `stSelectbox`) and pick `option`."""
-    click_until(page, select, page.get_by_role("listbox"), what=what)
-    page.get_by_role("option", name=option, exact=True).click()
-    settle(page)
+    """Open the select box `select` (a locator of its `stSelectbox`) and pick `option`, until
+    the box shows it.
+
+    A rerun that ends while the list is open redraws the box and closes the list, so the
+    option's element is detached under the click, which then times out: the box is opened
+    again (counted in `RETRIES[what]`) unless it already shows the option. A click that went
+    through is never repeated.
+    """
+    for attempt in range(CLICK_ATTEMPTS):
+        click_until(page, select, page.get_by_role("listbox"), what=what)
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=RETRY_WAIT_MS)
+            settle(page)
+            return
+        except Exception:  # playwright's TimeoutError: the list was redrawn under the click
+            settle(page)
+        if _shows(select, option):
+            return
+        if attempt + 1 < CLICK_ATTEMPTS:
+            RETRIES[what] = RETRIES.get(what, 0) + 1
+    raise AssertionError(f"{what}: {option!r} not chosen after {CLICK_ATTEMPTS} tries")
+
+
+def _shows(select: Any, option: str) -> bool:
+    """Whether the closed select box `select` shows `option` as its value."""
+    return option in select.inner_text().splitlines()
 
 
 def status_without_cookies(url: str) -> int:

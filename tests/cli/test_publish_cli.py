@@ -2,8 +2,8 @@
 front matter parses as YAML with the hub's keys, the card states the protocol, the verdict, the
 exclusions and the reward models; an existing folder is refused and left as it was.
 
-`datasets` is not installed here: the ratings file is read with pandas and pyarrow, which is
-what `datasets.load_dataset("parquet", data_files=...)` reads it with."""
+The folder read by `datasets.load_dataset` config by config, and its Croissant metadata, are
+checked in tests/domain/test_card_metadata.py."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from annotate.domain.exports.publish import reproduced_output, size_category
+from annotate.domain.exports.card_data import size_category
+from annotate.domain.exports.publish import reproduced_output
 from annotate.domain.exports.published import FREE_TEXT_FIELDS
 from annotate.vocabulary import DEFAULT_HOLM, EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 from tests.analysis.printed_figures import last_digit_agrees
@@ -52,7 +53,9 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     names = sorted(p.name for p in folder.iterdir())
     assert names == [
         "README.md",
+        "croissant.json",
         "plan.json",
+        "preference.parquet",
         "ratings.csv",
         "ratings.parquet",
         "report.html",
@@ -83,8 +86,10 @@ def test_publish_writes_a_folder_a_hub_and_pandas_can_read(cli, rated):
     assert meta["license"] == "cc-by-4.0"
     assert meta["task_categories"]
     assert meta["size_categories"] == ["n<1K"]
-    (config,) = meta["configs"]
+    config, preference = meta["configs"]  # no aspect checklist here
     assert config["data_files"] == [{"split": "train", "path": "ratings.parquet"}]
+    assert config["default"] is True
+    assert preference["config_name"] == "preference"
     body = card.split("\n---\n", 1)[1]
     for statement in [
         "**Blinding**",

@@ -251,6 +251,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0022_platform",
         "0023_monitor",
         "0024_questionnaire",
+        "0025_conversation",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])

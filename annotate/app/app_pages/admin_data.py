@@ -22,11 +22,28 @@ from annotate.app.session import engine
 from annotate.app.study_picker import STUDY, page_title
 from annotate.config import MAX_UPLOAD_MB
 from annotate.domain.dataset.importer import DatasetError, ImportSummary
+from annotate.domain.dataset.shapes import (
+    Rb2Pairs,
+    Shape,
+    ShapeOptionError,
+    ShapeOptions,
+    shape_options,
+)
 from annotate.domain.rating.quality import GOLD_PREFERENCES
 from annotate.services import data, progress, studies
 
 NEW_STUDY = "(a new study)"
 UPLOADED = "upload_table"
+SHAPE_NAMES: dict[Shape | None, str] = {
+    None: "Detect from the records",
+    Shape.PRB: "Personalized RewardBench records",
+    Shape.HF: "Hugging Face preference set (prompt, chosen, rejected)",
+    Shape.RMBENCH: "RM-Bench",
+    Shape.REWARDBENCH2: "RewardBench 2",
+    Shape.MAP: "Another shape, through the field map",
+}
+PAIRINGS = [f"{i}-{j}" for i in range(3) for j in range(3)]
+RB2_NAMES = {Rb2Pairs.ALL: "one per rejected response", Rb2Pairs.ONE: "one drawn with the seed"}
 
 
 def draw() -> None:
@@ -43,7 +60,8 @@ def draw() -> None:
 def _draw_upload() -> None:
     st.subheader("Upload a dataset")
     st.caption(
-        "JSONL, a JSON array or Parquet in the benchmark's record format, up to "
+        "JSONL, a JSON array or Parquet in the benchmark's record format or another shape "
+        "(docs: Input formats), up to "
         f"{MAX_UPLOAD_MB} MB a file; several files at once. The domain comes from each file's "
         "name (`Art_and_Entertainment_test.jsonl`) unless you give one. All or nothing: a "
         "problem in any file imports nothing."
@@ -67,6 +85,34 @@ def _draw_upload() -> None:
             "whatever Into study shows.",
         )
         domain = left.text_input("Domain (optional)", key="upload_domain")
+        shape = right.selectbox(
+            "Input shape",
+            [None, *Shape],
+            format_func=lambda v: SHAPE_NAMES[v],
+            key="upload_shape",
+            help="Detected from each file's first record when left as it is.",
+        )
+        pairing = left.selectbox(
+            "RM-Bench: styles paired (chosen-rejected)",
+            PAIRINGS,
+            index=PAIRINGS.index("1-1"),
+            key="upload_rmbench_pairing",
+            help="0 concise, 1 detailed plain, 2 detailed Markdown.",
+        )
+        rb2_pairs = right.radio(
+            "RewardBench 2: pairs per record",
+            list(Rb2Pairs),
+            format_func=lambda v: RB2_NAMES[v],
+            horizontal=True,
+            key="upload_rb2_pairs",
+        )
+        field_map = st.text_input(
+            "Field map (any other shape)",
+            key="upload_field_map",
+            placeholder="question=prompt,chosen=better,rejected=worse",
+            help="TARGET=SOURCE pairs: id, question, chosen, rejected, domain, category, "
+            "narrative; a source may be a dotted path (task.input).",
+        )
         uploads = st.file_uploader(
             "Dataset files",
             type=["jsonl", "ndjson", "json", "parquet"],
@@ -83,9 +129,16 @@ def _draw_upload() -> None:
     if not uploads:
         st.error("Choose a file to upload.")
         return
+    try:
+        options = shape_options(
+            shape, pairing=pairing, rb2_pairs=rb2_pairs or Rb2Pairs.ALL, field_map=field_map
+        )
+    except ShapeOptionError as error:
+        st.error(plain_text(str(error)))
+        return
     for upload in uploads:
         upload.seek(0)
-    _import(study, [(u.name, u) for u in uploads], domain.strip() or None)
+    _import(study, [(u.name, u) for u in uploads], domain.strip() or None, options)
 
 
 def _target(chosen: str | None, new_name: str) -> str | None:
@@ -104,14 +157,16 @@ def _target(chosen: str | None, new_name: str) -> str | None:
     return None
 
 
-def _import(study: str, uploads: list[tuple[str, BinaryIO]], domain: str | None) -> None:
+def _import(
+    study: str, uploads: list[tuple[str, BinaryIO]], domain: str | None, options: ShapeOptions
+) -> None:
     files = [name for name, _ in uploads]
     refused: list[DatasetError] = []
 
     def upload() -> ImportSummary:
         try:
             return data.upload_datasets(
-                engine(), actor_id(), study=study, uploads=uploads, domain=domain
+                engine(), actor_id(), study=study, uploads=uploads, domain=domain, shape=options
             )
         except DatasetError as error:
             refused.append(error)

@@ -118,9 +118,10 @@ def _draw_item(study: str, item: FlagItem) -> None:
         left.markdown(inert_markdown(text.chosen))
         right.markdown("**Rejected**")
         right.markdown(inert_markdown(text.rejected))
-        with st.expander("Narrative and profile"):
-            st.markdown(inert_markdown(text.narrative))
-            st.json(text.profile, expanded=False)
+        if text.narrative or text.profile:  # a plain preference set has neither
+            with st.expander("Narrative and profile"):
+                st.markdown(inert_markdown(text.narrative))
+                st.json(text.profile, expanded=False)
         _draw_actions(study, item)
 
 

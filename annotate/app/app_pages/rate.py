@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from annotate.app import aspect_checklist
+from annotate.app.chat import draw_conversation
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
 from annotate.app.safe_text import inert_markdown, plain_lines
@@ -96,6 +97,11 @@ RATIONALE = "rationale"
 TASK = (
     "Read the question and what this user expects, then score **both** responses on all four "
     "dimensions (each on its own; they may deserve the same score)."
+)
+
+TASK_WITHOUT_RUBRIC = (  # a dataset with no user rubric (a plain preference set)
+    "Read the question, then score **both** responses on every question (each on its own; "
+    "they may deserve the same score)."
 )
 
 
@@ -239,7 +245,7 @@ def _draw_notice() -> None:
 def _draw_progress(view: PairView) -> None:
     with st.container(key="task_line", horizontal=True, gap="small"):
         st.markdown(f"**Pair {view.number} of {view.total}** · {view.done} rated", width="content")
-        st.markdown(TASK, width="stretch")
+        st.markdown(TASK if view.rubric_aspects else TASK_WITHOUT_RUBRIC, width="stretch")
     if view.status == "done":
         st.info("You have rated this pair already. Change any score and submit to revise it.")
     elif view.status == "skipped" and view.flag_reason:
@@ -251,28 +257,43 @@ def _draw_progress(view: PairView) -> None:
 
 
 def _draw_context(view: PairView) -> None:
-    with st.container(key="question", border=True):
-        st.markdown(
-            f"**The user's question** · *{inert_markdown(view.category)}*\n\n"
-            + inert_markdown(view.question)
-        )
-    with st.container(key="context"):
-        rubric, narrative, posts, guide = st.tabs(
-            [
+    """The question (or the conversation, for a pair with several turns), then tabs for what
+    the pair has of the user's rubric, narrative and earlier posts, and the guidelines. A
+    dataset without profiles (a plain preference set) shows no empty tabs."""
+    if view.conversation:
+        draw_conversation(view.conversation)
+    else:
+        with st.container(key="question", border=True):
+            category = f" · *{inert_markdown(view.category)}*" if view.category else ""
+            st.markdown(f"**The user's question**{category}\n\n" + inert_markdown(view.question))
+    sections: list[tuple[str, Callable[[], object]]] = []
+    if view.rubric_aspects:
+        sections.append(
+            (
                 f"What this user expects ({_count(len(view.rubric_aspects), 'aspect')})",
-                "What the user told us",
-                f"Their earlier posts ({len(view.profile)})",
-                "How to rate",
-            ]
+                lambda: st.markdown(_rubric_markdown(view.rubric_aspects)),
+            )
         )
-        rubric.markdown(_rubric_markdown(view.rubric_aspects))
-        narrative.markdown(inert_markdown(view.narrative))
-        with posts:
-            _draw_profile_items(view.profile[:PROFILE_PREVIEW])
-            if len(view.profile) > PROFILE_PREVIEW:
-                with st.expander(f"Show {len(view.profile) - PROFILE_PREVIEW} more posts"):
-                    _draw_profile_items(view.profile[PROFILE_PREVIEW:])
-        guide.markdown(_guidelines_markdown(view))
+    if view.narrative:
+        sections.append(
+            ("What the user told us", lambda: st.markdown(inert_markdown(view.narrative)))
+        )
+    if view.profile:
+        sections.append((f"Their earlier posts ({len(view.profile)})", lambda: _draw_posts(view)))
+    sections.append(("How to rate", lambda: st.markdown(_guidelines_markdown(view))))
+    with st.container(key="context"):
+        for tab, (_, draw_section) in zip(
+            st.tabs([title for title, _ in sections]), sections, strict=True
+        ):
+            with tab:
+                draw_section()
+
+
+def _draw_posts(view: PairView) -> None:
+    _draw_profile_items(view.profile[:PROFILE_PREVIEW])
+    if len(view.profile) > PROFILE_PREVIEW:
+        with st.expander(f"Show {len(view.profile) - PROFILE_PREVIEW} more posts"):
+            _draw_profile_items(view.profile[PROFILE_PREVIEW:])
 
 
 def _count(number: int, noun: str, *, bold: bool = False) -> str:
@@ -295,7 +316,7 @@ def _guidelines_markdown(view: PairView) -> str:
     assert scale is not None
     parts = [inert_markdown(scale.guidelines)] if scale.guidelines else []
     parts.append(
-        "Read the user's question, profile, narrative and rubric, then score **each** "
+        f"Read {_what_to_read(view)}, then score **each** "
         "response on each dimension. Judge the two responses independently; they may "
         "deserve the same score."
     )
@@ -307,6 +328,21 @@ def _guidelines_markdown(view: PairView) -> str:
     anchors = " · ".join(f"{k} = {inert_markdown(v)}" for k, v in sorted(scale.anchors.items()))
     parts.append(f"Scale: {anchors}")
     return "\n\n".join(parts)
+
+
+def _what_to_read(view: PairView) -> str:
+    """'the user's question, profile, narrative and rubric', naming only what the pair has."""
+    parts = ["the conversation" if view.conversation else "the user's question"]
+    parts += [
+        name
+        for name, present in (
+            ("profile", view.profile),
+            ("narrative", view.narrative),
+            ("rubric", view.rubric_aspects),
+        )
+        if present
+    ]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _draw_profile_items(items: list[dict[str, Any]]) -> None:

@@ -1,19 +1,23 @@
 """Import benchmark records into a study: validate every record, then write them all or none.
 
+Records of other shapes (`annotate.domain.dataset.shapes`: Hugging Face preference sets, RM-Bench,
+RewardBench 2, a field map) are turned into the benchmark's records, with their conversation,
+first; each file's shape is detected from its first record unless given.
+
 Every problem is reported with its file, line (or row), field and what was expected (the first
 MAX_PROBLEMS_KEPT of them, and how many in all); if there is any, nothing is written. Records
 are streamed from the files into a spool file (`StagedImport`), never held all at once; ids
 are compared exactly (`records.RecordId` refuses padded ones rather than trim them).
 Re-importing the same content changes nothing. Reading the files is
-`annotate.domain.dataset.readers`; this module validates (`stage_files`, no database) and writes
-(`store_staged`, in the caller's transaction: `annotate.services.data.import_files`).
+`annotate.domain.dataset.readers`, validating them `annotate.domain.dataset.validation`; this
+module stages the valid records (`stage_files`, no database) and writes them (`store_staged`, in
+the caller's transaction: `annotate.services.data.import_files`).
 """
 
 from __future__ import annotations
 
 import gc
 import pickle
-import re
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,34 +25,30 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from annotate.db.tables import Pair, Study, stored_id
+from annotate.domain.dataset.conversation import Turn
 from annotate.domain.dataset.problems import DatasetError, Problem, ProblemLog
-from annotate.domain.dataset.readers import ProgressCallback, RecordLimit, read_raw
-from annotate.domain.dataset.records import RECORD_FIELDS, BenchmarkRecord, content_hash
-from annotate.domain.dataset.strict_json import describe_type
+from annotate.domain.dataset.readers import ProgressCallback
+from annotate.domain.dataset.records import RECORD_FIELDS, content_hash
+from annotate.domain.dataset.shapes import ShapeOptions, drawn
+from annotate.domain.dataset.validation import domain_from_path, parse_files
 from annotate.domain.study.studies import get_or_create_study
 
-__all__ = ["DatasetError", "ImportSummary", "Problem", "stage_files", "store_staged"]
+__all__ = [
+    "DatasetError",
+    "ImportSummary",
+    "Problem",
+    "ShapeOptions",
+    "domain_from_path",
+    "stage_files",
+    "store_staged",
+]
 
 INSERT_BATCH = 100
 SPOOL_MEMORY_BYTES = 4 * 2**20
-MAX_DOMAIN_CHARS = 100
-_SPLIT_SUFFIX = re.compile(r"[_-](test|train|validation|valid|val|dev)$", re.IGNORECASE)
-_SPLIT_NAME = re.compile(r"^(test|train|validation|valid|val|dev)$", re.IGNORECASE)
-_SHARD_SUFFIX = re.compile(r"-\d+-of-\d+$")
-
-
-@dataclass
-class ParsedRecord:
-    record: BenchmarkRecord
-    domain: str
-    file: str
-    location: str
 
 
 @dataclass
@@ -74,122 +74,6 @@ class ImportSummary:
         return sum(f.unchanged for f in self.files)
 
 
-def domain_from_path(path: Path) -> str:
-    """`Art_and_Entertainment_test.jsonl` -> `Art_and_Entertainment`.
-
-    Hub exports named like `test-00000-of-00001.parquet` take the domain from their folder, and so
-    do the hub's Parquet conversions (`<Domain>/test/0000.parquet`).
-    """
-    stem = path.name
-    for suffix in (".gz", ".jsonl", ".ndjson", ".json", ".parquet"):
-        stem = stem.removesuffix(suffix)
-    stem = _SHARD_SUFFIX.sub("", stem)
-    folder = path.resolve().parent
-    if stem.isdigit():
-        stem, folder = folder.name, folder.parent
-    if _SPLIT_NAME.match(stem):
-        stem = folder.name
-    return _SPLIT_SUFFIX.sub("", stem)
-
-
-# ---------------------------------------------------------------- validating records
-
-
-def _field_path(loc: tuple[int | str, ...]) -> str:
-    path = ""
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path
-
-
-def _describe(error: ErrorDetails) -> str:
-    if error["type"] == "missing":
-        return "missing; this field is required"
-    if error["type"] == "value_error":  # our own checks say what they expected
-        return error["msg"].removeprefix("Value error, ")
-    got = describe_type(error.get("input"))
-    return f"{error['msg'].replace('Input should be', 'expected')}, got {got}"
-
-
-def _validated(
-    file: str, location: str, value: Any, problems: ProblemLog
-) -> BenchmarkRecord | None:
-    """The validated record, or None with everything wrong with it logged in `problems` (only
-    counted once the log is full: describing a million bad records would cost more than
-    reading them)."""
-    if isinstance(value, Problem):  # the reader could decode it but not keep it
-        problems.add(value)
-        return None
-    if not isinstance(value, dict):
-        problems.add(Problem(file, location, "expected a JSON object (one benchmark record)"))
-        return None
-    try:
-        return BenchmarkRecord.model_validate(value)
-    except ValidationError as error:
-        if problems.full:
-            problems.count(error.error_count())
-        else:
-            problems.extend(
-                Problem(file, location, _describe(e), field=_field_path(e["loc"]))
-                for e in error.errors()
-            )
-        return None
-
-
-def _domain_problem(file: str, domain: str) -> Problem | None:
-    if not domain:
-        return Problem(file, "file", "cannot tell the domain from the file name; pass --domain")
-    if len(domain) > MAX_DOMAIN_CHARS or domain != domain.strip():
-        return Problem(
-            file,
-            "file",
-            f"the domain {domain[:40]!r} is not usable; expected at most {MAX_DOMAIN_CHARS} "
-            "characters without surrounding spaces",
-        )
-    return None
-
-
-def _parse(
-    paths: Sequence[Path],
-    domain: str | None,
-    on_progress: ProgressCallback | None,
-    problems: ProblemLog,
-) -> Iterator[ParsedRecord]:
-    """Yield each valid record; log everything wrong in `problems`."""
-    first_seen: dict[str, tuple[str, str]] = {}  # id -> (file, location): no new string each
-    limit = RecordLimit()
-    for path in paths:
-        file = str(path)
-        if not path.is_file():
-            problems.add(Problem(file, "file", "no such file"))
-            continue
-        file_domain = domain or domain_from_path(path)
-        domain_problem = _domain_problem(file, file_domain)
-        if domain_problem is not None:
-            problems.add(domain_problem)
-            continue
-        try:
-            for location, value in read_raw(path, on_progress, limit=limit):
-                result = _validated(file, location, value, problems)
-                if result is None:
-                    continue
-                if result.id in first_seen:
-                    problems.add(
-                        Problem(
-                            file,
-                            location,
-                            f"duplicate id {result.id!r} (first at "
-                            f"{', '.join(first_seen[result.id])})",
-                            field="id",
-                        )
-                    )
-                    continue
-                first_seen[result.id] = (file, location)
-                yield ParsedRecord(result, file_domain, file, location)
-        except DatasetError as error:
-            problems.absorb(error)
-
-
 # ---------------------------------------------------------------- writing
 
 
@@ -202,6 +86,8 @@ class _Staged:
     domain: str
     data: dict[str, Any]
     content_hash: str
+    conversation: list[Turn] = field(default_factory=list)
+    draw: tuple[str, int, int] | None = None
 
 
 def _pair_row(study_id: int, item: _Staged) -> dict[str, Any]:
@@ -217,6 +103,7 @@ def _pair_row(study_id: int, item: _Staged) -> dict[str, Any]:
         "rubric_aspects": data["rubric_aspects"],
         "chosen": data["chosen"],
         "rejected": data["rejected"],
+        "conversation": item.conversation,
         "extra": {k: v for k, v in data.items() if k not in RECORD_FIELDS},
         "content_hash": item.content_hash,
     }
@@ -228,7 +115,8 @@ def _same_content(session: Session, study: Study, item: _Staged) -> bool:
         select(Pair).where(Pair.study_id == study.id, Pair.record_id == item.data["id"])
     ).one()
     stored = {name: getattr(pair, name) for name in RECORD_FIELDS if name != "id"}
-    return {"id": pair.record_id, **stored, **pair.extra} == item.data
+    same_record = {"id": pair.record_id, **stored, **pair.extra} == item.data
+    return same_record and pair.conversation == item.conversation
 
 
 @contextmanager
@@ -261,7 +149,15 @@ class StagedImport:
 
     def add(self, item: _Staged) -> None:
         pickle.dump(
-            (item.file, item.location, item.domain, item.data, item.content_hash),
+            (
+                item.file,
+                item.location,
+                item.domain,
+                item.data,
+                item.content_hash,
+                item.conversation,
+                item.draw,
+            ),
             self._spool,
             protocol=pickle.HIGHEST_PROTOCOL,
         )
@@ -287,6 +183,7 @@ def stage_files(
     paths: Sequence[Path | str],
     *,
     domain: str | None = None,
+    options: ShapeOptions | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> StagedImport:
     """Read and validate all files (no database); raise DatasetError listing the problems (the
@@ -296,19 +193,39 @@ def stage_files(
     lock. Records are streamed from the files into the spool, so memory does not grow with the
     files' size (only the ids seen so far are kept, to find duplicates).
     """
+    options = options or ShapeOptions()
+    if domain:
+        options = replace(options, domain=domain)
+    domain = options.domain
     files_read = [Path(p) for p in paths]
     files = [FileSummary(str(path), domain or domain_from_path(path)) for path in files_read]
     staged = StagedImport(files)
     problems = ProblemLog()
+    domains: dict[str, set[str]] = {f.file: set() for f in files}
     try:
         with _gc_paused():
-            for item in _parse(files_read, domain, on_progress, problems):
+            for item in parse_files(files_read, options, on_progress, problems):
+                domains[item.file].add(item.domain)
                 if problems:
                     continue  # nothing will be written: only look for more problems
                 data = item.record.model_dump(mode="json")
-                staged.add(_Staged(item.file, item.location, item.domain, data, content_hash(data)))
+                digest = content_hash(data, item.conversation)
+                staged.add(
+                    _Staged(
+                        item.file,
+                        item.location,
+                        item.domain,
+                        data,
+                        digest,
+                        item.conversation,
+                        item.draw,
+                    )
+                )
         if problems:
             raise problems.error()
+        for summary in files:
+            if domains[summary.file]:
+                summary.domain = ", ".join(sorted(domains[summary.file]))
     except BaseException:
         staged.close()
         raise
@@ -336,7 +253,7 @@ def store_staged(session: Session, staged: StagedImport, *, study: str) -> Impor
             )
         }
         problems = ProblemLog()
-        for item in staged.items():
+        for item in _kept(staged, target.seed):
             file_summary = by_file[item.file]
             file_summary.records += 1
             problem = _conflict(session, target, item, existing.get(item.data["id"]))
@@ -349,7 +266,7 @@ def store_staged(session: Session, staged: StagedImport, *, study: str) -> Impor
         if problems:
             raise problems.error()
         batch: list[dict[str, Any]] = []
-        for item in staged.items():
+        for item in _kept(staged, target.seed):
             if item.data["id"] not in existing:
                 batch.append(_pair_row(study_id, item))
             if len(batch) >= INSERT_BATCH:
@@ -358,6 +275,14 @@ def store_staged(session: Session, staged: StagedImport, *, study: str) -> Impor
         if batch:
             session.execute(insert(Pair), batch)
     return summary
+
+
+def _kept(staged: StagedImport, seed: int) -> Iterator[_Staged]:
+    """The staged pairs to write: all, but only the one drawn with the study's seed among the
+    pairs of a record that asks for one (`--rb2-pairs one`)."""
+    for item in staged.items():
+        if item.draw is None or drawn(seed, item.draw[0], item.draw[2]) == item.draw[1]:
+            yield item
 
 
 def _conflict(

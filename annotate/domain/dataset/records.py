@@ -87,11 +87,13 @@ class BenchmarkRecord(BaseModel):
         return content_hash(self.model_dump(mode="json"))
 
 
-def content_hash(data: dict[str, Any]) -> str:
-    """SHA-256 of a dumped record (`model_dump(mode="json")`).
+def content_hash(data: dict[str, Any], conversation: list[dict[str, str]] | None = None) -> str:
+    """SHA-256 of a dumped record (`model_dump(mode="json")`) and of the pair's conversation
+    when it has one (a single-turn pair keeps the hash it had before conversations were stored).
 
     A dump lists the documented fields in a fixed order, so only the order of extra fields can
     change the hash of equal content; the importer compares the content itself before it calls
     two records with different hashes different.
     """
-    return hashlib.sha256(to_json(data)).hexdigest()
+    hashed = {**data, "conversation": conversation} if conversation else data
+    return hashlib.sha256(to_json(hashed)).hexdigest()

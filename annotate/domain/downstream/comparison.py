@@ -143,8 +143,9 @@ def _copy_pairs(
                 "rubric_aspects": pair.rubric_aspects,
                 "chosen": data["chosen"],
                 "rejected": data["rejected"],
+                "conversation": pair.conversation,
                 "extra": {},
-                "content_hash": content_hash(data),
+                "content_hash": content_hash(data, pair.conversation),
             }
         )
     if rows:

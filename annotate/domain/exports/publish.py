@@ -9,7 +9,6 @@ protocol, the verdict with its figures, agreement, human accuracy and any reward
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
@@ -19,6 +18,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from huggingface_hub import DatasetCardData
+
+from annotate.domain.exports.card_data import CONFIGS, card_data, card_text
 from annotate.domain.exports.provenance import COLUMN_NOTES
 from annotate.errors import Conflict
 from annotate.markup import markdown_cell, markdown_text
@@ -29,11 +31,12 @@ from annotate.questionnaire import (
     parse_questionnaire,
 )
 
-RATINGS_FILE = "ratings.parquet"
+RATINGS_FILE = CONFIGS["ratings"]
 RATINGS_CSV = "ratings.csv"
 """The same rows as CSV: Debian's R has no Parquet reader (arrow is not packaged), and
 reproduce.R reads this file."""
-ASPECTS_FILE = "aspects.parquet"  # the aspect checklist's marks, for a study that uses it
+ASPECTS_FILE = CONFIGS["aspects"]  # the aspect checklist's marks, for a study that uses it
+PREFERENCE_FILE = CONFIGS["preference"]  # the pairs in TRL's preference format, with verdicts
 REPORT_FILES = ("report.json", "report.md", "report.html")
 REPRODUCE_FILES = {"reproduce.R": "reproduce.R", "reproduce.py": "reproduce.py.txt"}
 """Published name -> package data file (in ``reproduce/``): scripts that recompute the verdict's
@@ -46,6 +49,7 @@ estimate and interval, 2e-3 on Satterthwaite's df (its optimum is flat) and 2e-5
 each kind is printed where that error is under a tenth of the last digit (the alphas are exact
 formulas). The scripts write these numbers as they are, so change them together."""
 CARD_FILE = "README.md"
+CROISSANT_FILE = "croissant.json"  # Croissant metadata with its RAI fields (exports.croissant)
 PLAN_FILE = "plan.json"  # the study's pre-registered analysis plan (annotate.domain.study.plan)
 DEFAULT_LICENSE = "cc-by-4.0"
 RATINGS_COLUMNS = {
@@ -87,46 +91,15 @@ class Protocol:
     erasures: Sequence[Mapping[str, object]] = ()  # participants' data erased, oldest first
     pay: str = ""  # crowd studies: the pay in words (payment_rules.pay_words); '' not said
     instructed_checks: int = 0  # the study's instructed-response checks (crowd participants)
+    files: Sequence[str] = (RATINGS_FILE,)  # the published tables' files (a config each)
     questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE  # the questions each response was asked
 
 
-def size_category(n_rows: int) -> str:
-    """The hub's size category of a table of `n_rows` rows."""
-    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
-        if n_rows < limit:
-            return name
-    return "100K<n<1M" if n_rows < 1_000_000 else "n>1M"
-
-
-def _yaml(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML scalar
-
-
-def front_matter(protocol: Protocol) -> str:
-    lines = [
-        "---",
-        f"license: {_yaml(protocol.license)}",
-        f"pretty_name: {_yaml(f'Human validation of {protocol.study}')}",
-        "language:",
-        "- en",
-        "task_categories:",
-        "- text-classification",
-        "tags:",
-        "- human-evaluation",
-        "- reward-modeling",
-        "- personalization",
-        "- preference",
-        "size_categories:",
-        f"- {_yaml(size_category(protocol.n_rows))}",
-        "configs:",
-        "- config_name: ratings",
-        "  default: true",
-        "  data_files:",
-        "  - split: train",
-        f"    path: {RATINGS_FILE}",
-        "---",
-    ]
-    return "\n".join(lines) + "\n"
+def front_matter_data(protocol: Protocol) -> DatasetCardData:
+    """The card's front matter (huggingface_hub's dataset card data): a config per table."""
+    return card_data(
+        study=protocol.study, license=protocol.license, n_rows=protocol.n_rows, files=protocol.files
+    )
 
 
 def _num(value: Any, digits: int = 3) -> str:
@@ -544,7 +517,9 @@ def _column_notes(questionnaire: Questionnaire) -> dict[str, str]:
     return {**RATINGS_COLUMNS, "dimension": asked, "score": f"the score given{choice}"}
 
 
-def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> list[str]:
+def _files_section(
+    report: Mapping[str, Any], withheld: Sequence[str] = (), files: Sequence[str] = ()
+) -> list[str]:
     notes = _column_notes(_asked(report))
     columns = [[name, text] for name, text in notes.items() if name not in withheld]
     aspects = (
@@ -558,6 +533,7 @@ def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> l
         "",
         f"- `{RATINGS_FILE}`: one row per score.",
         *aspects,
+        *_preference_lines(files),
         "- `report.json`, `report.md`, `report.html`: the full validation report.",
         *(
             [
@@ -581,9 +557,19 @@ def _files_section(report: Mapping[str, Any], withheld: Sequence[str] = ()) -> l
         "```python",
         "import pandas as pd",
         f'ratings = pd.read_parquet("{RATINGS_FILE}")',
-        "# or: datasets.load_dataset(",
-        f'#     "parquet", data_files="{RATINGS_FILE}")',
+        '# or: datasets.load_dataset(".", "ratings"): each config by its name',
         "```",
+    ]
+
+
+def _preference_lines(files: Sequence[str]) -> list[str]:
+    if PREFERENCE_FILE not in files:
+        return []
+    return [
+        f"- `{PREFERENCE_FILE}` (config `preference`): the pairs in TRL's preference format "
+        "(`prompt`, `chosen`, `rejected`) with each pair's human agreement, verdict and whether "
+        "its label held; `label_held` true keeps the pairs the human majority agrees with.",
+        f"- `{CROISSANT_FILE}`: Croissant metadata of the tables, with its responsible-AI fields.",
     ]
 
 
@@ -633,9 +619,14 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         "",
         *_privacy_section(protocol),
         "",
-        *_files_section(report, [f for f in protocol.free_text if f not in protocol.disclosed]),
+        *_files_section(
+            report,
+            [f for f in protocol.free_text if f not in protocol.disclosed],
+            protocol.files,
+        ),
     ]
-    return front_matter(protocol) + "\n" + "\n".join(body).replace("\n\n\n", "\n\n") + "\n"
+    text = "\n".join(body).replace("\n\n\n", "\n\n") + "\n"
+    return card_text(front_matter_data(protocol), text)
 
 
 def folder_name(study: str) -> str:

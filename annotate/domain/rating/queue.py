@@ -63,6 +63,7 @@ class PairView:
     profile: list[dict[str, Any]]
     rubric_aspects: list[dict[str, Any]]
     responses: dict[str, str]  # side -> text
+    conversation: list[dict[str, str]] = field(default_factory=list)  # turns before responses
     scores: dict[str, dict[str, int]] = field(default_factory=dict)  # side -> dimension -> score
     comment: str = ""
     flag_reason: str = ""
@@ -163,6 +164,7 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         profile=list(pair.profile),
         rubric_aspects=list(pair.rubric_aspects),
         responses={side: texts[response_on(side, assignment.chosen_side)] for side in SIDES},
+        conversation=list(pair.conversation),
         scores=scores,
         comment=assignment.comment or "",
         flag_reason=assignment.flag_reason or "",
