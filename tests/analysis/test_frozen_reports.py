@@ -1,6 +1,8 @@
 """The default questionnaire changes nothing: on the demo database written by the commit before
-the questionnaire (ba289ce, kept as a fixture), each study's report JSON and card Markdown are
-byte for byte what that commit wrote (scripts/freeze_report.py, fixed clock and seed)."""
+the questionnaire (ba289ce, kept as a fixture), each study's report JSON is byte for byte what
+that commit wrote, and its card's Markdown what main wrote just before the analysis read the
+questionnaire (b59f5c2: the card's front matter had changed since ba289ce, its report JSON
+had not). Both written by scripts/freeze_report.py, fixed clock and seed."""
 
 from __future__ import annotations
 
