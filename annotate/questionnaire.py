@@ -183,26 +183,52 @@ class Questionnaire(_Frozen):
                 return question
         raise KeyError(key)
 
+    @property
+    def scale_question(self) -> Question | None:
+        """The question whose scale the analysis plan reads: the target, else the first scale
+        question (None for a questionnaire of choices only)."""
+        scales = [q for q in self.questions if q.is_scale]
+        return next((q for q in scales if q.key == self.target), scales[0] if scales else None)
+
+    @property
+    def scale(self) -> tuple[int, int]:
+        """The lowest and highest point of `scale_question`'s scale ((1, 2) without one)."""
+        first = self.scale_question
+        return (first.points[0], first.points[-1]) if first else (1, 2)
+
     def stored(self) -> dict[str, Any]:
         """The mapping kept on the study and written to the settings file (JSON-safe)."""
         return self.model_dump(mode="json", exclude_defaults=False)
 
 
-def _prb() -> Questionnaire:
+def prb_with(
+    labels: Mapping[str, str],
+    texts: Mapping[str, str],
+    points: tuple[int, ...],
+    anchors: Mapping[int, str],
+) -> Questionnaire:
+    """This benchmark's four dimensions (their roles fixed) with a study's own labels, texts,
+    scale and anchor words; a dimension without a label or text keeps the default one."""
     role = dict.fromkeys(GENERAL_DIMENSIONS, QuestionRole.TIE)
     role[PERSONAL_DIMENSION] = QuestionRole.DIVERGE
     return Questionnaire(
         questions=tuple(
             Question(
                 key=key,
-                label=DIMENSION_LABELS[key],
-                text=DIMENSION_DEFINITIONS[key],
-                anchors=DEFAULT_ANCHORS,
+                label=labels.get(key) or DIMENSION_LABELS[key],
+                text=texts.get(key) or DIMENSION_DEFINITIONS[key],
+                points=points,
+                anchors=dict(anchors),
                 role=role[key],
             )
             for key in DIMENSIONS
         )
     )
+
+
+def _prb() -> Questionnaire:
+    points = tuple(range(SCALE_MIN, SCALE_MAX + 1))
+    return prb_with(DIMENSION_LABELS, DIMENSION_DEFINITIONS, points, DEFAULT_ANCHORS)
 
 
 def _rmbench() -> Questionnaire:

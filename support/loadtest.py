@@ -41,8 +41,9 @@ from annotate.domain.dataset.synthetic import synthetic_records
 from annotate.domain.rating.queue import next_open, queue
 from annotate.domain.study import accounts, studies
 from annotate.domain.study.permissions import SYSTEM
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from annotate.services.data import import_files
-from annotate.vocabulary import DIMENSIONS, SIDES
+from annotate.vocabulary import SIDES
 from support.appserver import AppServer
 
 LOAD_STUDY = "load"
@@ -51,12 +52,13 @@ SUBMIT_KEY = "submit"  # the rating form's button; its score widgets have keys o
 
 def score_keys(assignment_id: int) -> set[str]:
     """The score widgets' keys on one pair (`annotate.app.score_widgets.field_key`)."""
-    return {field_key(score_key(dim, side), assignment_id) for dim in DIMENSIONS for side in SIDES}
+    keys = DEFAULT_QUESTIONNAIRE.keys  # the load study asks the default questionnaire
+    return {field_key(score_key(dim, side), assignment_id) for dim in keys for side in SIDES}
 
 
 SAVED_WORD = "saved."
 DONE_TITLE = "All done, thank you!"
-RATINGS_PER_PAIR = len(DIMENSIONS) * len(SIDES)
+RATINGS_PER_PAIR = len(DEFAULT_QUESTIONNAIRE.keys) * len(SIDES)
 
 
 BALANCER_UNAVAILABLE = (502, 503, 504)  # what a load balancer answers when its server died

@@ -1,7 +1,8 @@
 """The widgets a pair is scored with, shared by the rating page and the training's practice
-pairs: a response in its scroll box under its side's heading, one score question (the
-scale's points with their anchors, by side only), and the direct preference with its rationale
-(the aspect checklist's are in `aspect_checklist`)."""
+pairs: a response in its scroll box under its side's heading, one question of the study's
+questionnaire (the scale's points with their anchors, or its numbered choices, by side only),
+and the direct preference with its rationale (the aspect checklist's are in
+`aspect_checklist`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
 from annotate.domain.rating.preference import MAX_RATIONALE_CHARS
+from annotate.questionnaire import Question
 from annotate.vocabulary import PREFERENCE_POINTS, PREFERENCE_WORDS
 
 PREFERENCE_BOX = "preference_box"  # the container the page script and the style find
@@ -30,6 +32,19 @@ def draw_response(side: str, text: str, key: str) -> None:
     st.subheader(f"Response {side}", anchor=False)
     with st.container(key=key, border=True):
         st.markdown(inert_markdown(text))
+
+
+def answer_words(question: Question) -> dict[int, str]:
+    """A question's stored values with their words: a scale's points with their anchors ('' for
+    a point without one), or a choice list numbered 1..N (so keys 1..N answer it too)."""
+    if question.is_scale:
+        return {v: question.anchors.get(v, "") for v in question.points}
+    return dict(zip(question.values, question.choices, strict=True))
+
+
+def question_radio(side: str, question: Question, key: str) -> None:
+    """One question of the study's questionnaire for one response (its role never shown)."""
+    score_radio(side, question.label, question.text, answer_words(question), key)
 
 
 def score_radio(

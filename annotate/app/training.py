@@ -29,7 +29,7 @@ from annotate.app.score_widgets import (
     draw_response,
     field_key,
     preference_question,
-    score_radio,
+    question_radio,
 )
 from annotate.app.session import NOTICE, engine, login_token
 from annotate.domain.crowd.training import (
@@ -46,7 +46,7 @@ from annotate.services.training import (
     pending_training,
     training_step,
 )
-from annotate.vocabulary import COVERAGE_WORDS, DIMENSIONS, PREFERENCE_WORDS, SIDES
+from annotate.vocabulary import COVERAGE_WORDS, PREFERENCE_WORDS, SIDES
 
 FEEDBACK = "training_feedback"  # (study, feedback, labels) until the annotator continues
 SHOWN = "training_practice_shown"  # the practice pair whose answers the widgets hold
@@ -120,7 +120,7 @@ def _draw_practice(account_id: int, step: TrainingStep) -> None:
         "part of the results."
     )
     if st.session_state.get(SHOWN) != (step.study, practice.id):  # a new practice pair
-        for name in _fields(practice):  # (the keys repeat for another study's pair 1)
+        for name in _fields(step, practice):  # (the keys repeat for another study's pair 1)
             st.session_state[_key(practice, name)] = None
         st.session_state[SHOWN] = (step.study, practice.id)
     with st.container(key="practice_question", border=True):
@@ -134,7 +134,9 @@ def _draw_practice(account_id: int, step: TrainingStep) -> None:
             "Submit and see the feedback", type="primary", key=SUBMIT_PRACTICE
         )
     with st.container(key="shortcuts"):  # hidden on a phone (style.css)
-        st.caption(shortcuts_help(*step.scale, step.ask_preference, _asks_aspects(step)))
+        st.caption(
+            shortcuts_help(*step.questionnaire.scale, step.ask_preference, _asks_aspects(step))
+        )
     if sent:
         _send_practice(account_id, step, practice)
 
@@ -148,26 +150,22 @@ def _key(practice: PracticeView, name: str) -> str:
     return field_key(f"practice_{name}", practice.number)
 
 
-def _fields(practice: PracticeView) -> list[str]:
+def _fields(step: TrainingStep, practice: PracticeView) -> list[str]:
     """The names of every question a practice pair can ask (scores, marks, preference)."""
-    names = [f"{dim}_{side}" for dim in DIMENSIONS for side in SIDES]
+    names = [f"{dim}_{side}" for dim in step.questionnaire.keys for side in SIDES]
     names += [f"aspect_{side}_{i}" for side in SIDES for i in range(len(practice.rubric_aspects))]
     return [*names, "preference", "rationale"]
 
 
 def _draw_practice_questions(step: TrainingStep, practice: PracticeView) -> None:
-    low, high = step.scale
-    anchors = {v: step.anchors.get(v, "") for v in range(low, high + 1)}
     for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
         with column:
             draw_response(side, practice.responses[side], f"practice_response_{side}")
             with st.container(key=f"scores_{side}"):  # the page script's score groups
-                for dim in DIMENSIONS:
-                    label = step.dimension_labels.get(dim, dim)
-                    definition = step.dimension_definitions.get(dim, "")
-                    with st.container(key=practice_key(dim, side)):
-                        key = _key(practice, f"{dim}_{side}")
-                        score_radio(side, label, definition, anchors, key)
+                for question in step.questionnaire.questions:
+                    with st.container(key=practice_key(question.key, side)):
+                        key = _key(practice, f"{question.key}_{side}")
+                        question_radio(side, question, key)
     if _asks_aspects(step):
         aspect_checklist.draw_marks(
             practice.rubric_aspects, lambda side, i: _key(practice, f"aspect_{side}_{i}")
@@ -181,7 +179,7 @@ def _draw_practice_questions(step: TrainingStep, practice: PracticeView) -> None
 def _send_practice(account_id: int, step: TrainingStep, practice: PracticeView) -> None:
     state = st.session_state
     scores = {
-        side: {dim: state.get(_key(practice, f"{dim}_{side}")) for dim in DIMENSIONS}
+        side: {dim: state.get(_key(practice, f"{dim}_{side}")) for dim in step.questionnaire.keys}
         for side in SIDES
     }
     n = len(practice.rubric_aspects)
@@ -208,7 +206,7 @@ def _send_practice(account_id: int, step: TrainingStep, practice: PracticeView) 
     except TrainingError as error:
         st.error(plain_lines(error))
         return
-    st.session_state[FEEDBACK] = (step.study, result, step.dimension_labels)
+    st.session_state[FEEDBACK] = (step.study, result, step.questionnaire.labels)
     st.rerun()
 
 
@@ -245,9 +243,8 @@ def _how_to_rate(step: TrainingStep) -> str:
     and the text a wrong comprehension answer points to)."""
     parts = [inert_markdown(step.guidelines)] if step.guidelines else []
     parts += [
-        f"**{inert_markdown(step.dimension_labels.get(d, d))}**: "
-        f"{inert_markdown(step.dimension_definitions.get(d, ''))}"
-        for d in DIMENSIONS
+        f"**{inert_markdown(q.label)}**: {inert_markdown(q.text)}"
+        for q in step.questionnaire.questions
     ]
     if step.aspect_checklist:
         parts.append(f"**The aspect checklist**: {aspect_checklist.HELP}")
@@ -262,7 +259,7 @@ def _how_to_rate(step: TrainingStep) -> str:
 def _draw_feedback(_study: str, feedback: PracticeFeedback, labels: dict[str, str]) -> None:
     st.title(f"Practice pair {feedback.number}: feedback")
     matched = sum(line.matches for line in feedback.lines)
-    scores_only = all(line.dimension in DIMENSIONS for line in feedback.lines)
+    scores_only = all(line.dimension in labels for line in feedback.lines)
     what = "scores" if scores_only else "answers"
     st.markdown(f"Your {what} matched **{matched} of {len(feedback.lines)}** expected {what}.")
     rows = "\n".join(
@@ -276,7 +273,7 @@ def _draw_feedback(_study: str, feedback: PracticeFeedback, labels: dict[str, st
             "| question | side | yours | expected | same |\n| --- | --- | --- | --- | --- |\n"
             + rows
         )
-        for key, label in [(d, labels.get(d, d)) for d in DIMENSIONS] + list(_MORE.items()):
+        for key, label in [*labels.items(), *_MORE.items()]:
             if key in feedback.explanations:
                 text = inert_markdown(feedback.explanations[key])
                 st.markdown(f"**Why ({inert_markdown(label)})**: {text}")

@@ -30,9 +30,16 @@ from annotate.domain.crowd.payment_rules import major_units
 from annotate.domain.operations.monitor import closed_words
 from annotate.domain.study.instructed_checks import checks_words
 from annotate.domain.study.plan import PLAN_SETTINGS, sequential_words
+from annotate.domain.study.questionnaire import (
+    QuestionnaireError,
+    questionnaire_of,
+    read_questionnaire,
+    template_name,
+)
 from annotate.domain.study.study_settings import read_settings
+from annotate.questionnaire import TEMPLATES, Questionnaire
 from annotate.services import studies
-from annotate.vocabulary import DIMENSIONS, check_sequential_plan
+from annotate.vocabulary import check_sequential_plan
 
 studies_app = typer.Typer(help="Create, show and edit studies.", no_args_is_help=True)
 app.add_typer(studies_app, name="studies")
@@ -41,12 +48,13 @@ app.add_typer(studies_app, name="studies")
 
 Opt = typer.Option
 Seed = Annotated[int | None, Opt(help="Seed of the blinding draws and the plan.")]
-ScaleMin = Annotated[int | None, Opt("--scale-min", help="Lowest score.")]
-ScaleMax = Annotated[int | None, Opt("--scale-max", help="Highest score.")]
-Anchor = Annotated[list[str] | None, Opt("--anchor", help="Worded scale point: '1=Very poor'.")]
-Label = Annotated[list[str] | None, Opt("--label", help="Dimension label: 'factuality=...'.")]
-Definition = Annotated[
-    list[str] | None, Opt("--definition", help="Dimension definition: 'relevance=...'.")
+QuestionnaireOpt = Annotated[
+    str | None,
+    Opt(
+        "--questionnaire",
+        help=f"What annotators are asked: a template ({', '.join(TEMPLATES)}) or a YAML/JSON "
+        "file of questions (locked once the study has ratings).",
+    ),
 ]
 Guidelines = Annotated[str | None, Opt(help="Guideline text (Markdown).")]
 GuidelinesFile = Annotated[Path | None, Opt("--guidelines-file", help="Read guidelines from.")]
@@ -335,23 +343,25 @@ def _read(path: Path) -> str:
         raise fail(f"{path}: cannot read it ({error})") from None
 
 
-def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
-    parsed = {}
-    for value in values or []:
-        key, sep, text = value.partition("=")
-        if not sep or not key.strip():
-            raise fail(f"{what} {value!r}: expected KEY=TEXT")
-        parsed[key.strip()] = text.strip()
-    return parsed
+def _questionnaire(value: str) -> dict[str, Any]:
+    """`--questionnaire rmbench` or `--questionnaire FILE.yaml`, as the study stores it."""
+    if value.strip() in TEMPLATES:
+        return TEMPLATES[value.strip()].stored()
+    path = Path(value)
+    if not path.is_file():
+        raise fail(
+            f"--questionnaire {value!r}: expected a template ({', '.join(TEMPLATES)}) or a "
+            "YAML or JSON file"
+        )
+    try:
+        return read_questionnaire(str(path), _read(path)).stored()
+    except QuestionnaireError as error:
+        raise fail(str(error)) from None
 
 
 def _settings(
     seed: int | None,
-    scale_min: int | None,
-    scale_max: int | None,
-    anchor: list[str] | None,
-    label: list[str] | None,
-    definition: list[str] | None,
+    questionnaire: str | None,
     guidelines: str | None,
     guidelines_file: Path | None,
     margin: float | None,
@@ -378,17 +388,9 @@ def _settings(
 ) -> dict[str, Any]:
     if guidelines_file is not None:
         guidelines = guidelines_file.read_text(encoding="utf-8")
-    labels, definitions = _pairs(label, "--label"), _pairs(definition, "--definition")
-    unknown = sorted((set(labels) | set(definitions)) - set(DIMENSIONS))
-    if unknown:
-        raise fail(f"unknown dimension(s) {', '.join(unknown)}; expected {', '.join(DIMENSIONS)}")
     settings: dict[str, Any] = {
         "seed": seed,
-        "scale_min": scale_min,
-        "scale_max": scale_max,
-        "anchors": _pairs(anchor, "--anchor") or None,
-        "dimension_labels": labels or None,
-        "dimension_definitions": definitions or None,
+        "questionnaire": None if questionnaire is None else _questionnaire(questionnaire),
         "guidelines": guidelines,
         "equivalence_margin": margin,
         "margin_unit": margin_unit,
@@ -480,11 +482,7 @@ _SETTINGS = _settings.__code__.co_varnames[: _settings.__code__.co_argcount]
 
 def _study_options(
     seed: Seed = None,
-    scale_min: ScaleMin = None,
-    scale_max: ScaleMax = None,
-    anchor: Anchor = None,
-    label: Label = None,
-    definition: Definition = None,
+    questionnaire: QuestionnaireOpt = None,
     guidelines: Guidelines = None,
     guidelines_file: GuidelinesFile = None,
     margin: Margin = None,
@@ -606,14 +604,23 @@ def studies_list() -> None:
         out.print(f"{line.name}\t{line.pairs} pairs\tk={line.overlap}\t{mode}", markup=False)
 
 
+def _questionnaire_rows(questionnaire: Questionnaire) -> list[tuple[str, str]]:
+    """The questionnaire, one line per question: key (role): label, its answers; its text."""
+    rows = [("questionnaire", template_name(questionnaire) or "custom")]
+    for q in questionnaire.questions:
+        words = ", ".join(f"{v}={q.word_for(v)}" if q.word_for(v) != str(v) else str(v)
+                          for v in q.values)  # fmt: skip
+        rows.append((f"question {q.key} ({q.role})", f"{q.label}: {words}"))
+        rows.append((f"text {q.key}", q.text))
+    rows += [(f"span label {s.key}", s.label) for s in questionnaire.span_labels]
+    return rows
+
+
 def _show(study: Study) -> None:
     rows = [
         ("name", study.name),
         ("seed", study.seed),
-        ("scale", f"{study.scale_min}-{study.scale_max}"),
-        *((f"anchor {k}", v) for k, v in sorted(study.anchors.items(), key=lambda i: int(i[0]))),
-        *((f"label {d}", study.dimension_labels.get(d, "")) for d in DIMENSIONS),
-        *((f"definition {d}", study.dimension_definitions.get(d, "")) for d in DIMENSIONS),
+        *_questionnaire_rows(questionnaire_of(study)),
         ("guidelines", _shortened(study.guidelines) or "-"),
         ("equivalence margin", f"{study.equivalence_margin} {study.margin_unit}"),
         ("smallest effect", _sesoi(study)),

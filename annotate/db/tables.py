@@ -19,12 +19,7 @@ from sqlmodel import Field, SQLModel
 
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from annotate.vocabulary import (
-    DEFAULT_ANCHORS,
     DEFAULT_EQUIVALENCE_MARGIN,
-    DIMENSION_DEFINITIONS,
-    DIMENSION_LABELS,
-    SCALE_MAX,
-    SCALE_MIN,
     AssignmentStatus,
     PoolOrder,
     PredictionStatus,
@@ -62,15 +57,6 @@ class Study(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
     seed: int
-    scale_min: int = SCALE_MIN
-    scale_max: int = SCALE_MAX
-    anchors: dict[str, str] = _json(
-        default_factory=lambda: {str(k): v for k, v in DEFAULT_ANCHORS.items()}
-    )
-    dimension_labels: dict[str, str] = _json(default_factory=lambda: dict(DIMENSION_LABELS))
-    dimension_definitions: dict[str, str] = _json(
-        default_factory=lambda: dict(DIMENSION_DEFINITIONS)
-    )
     guidelines: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
     margin_unit: str = Field(default="points", description="'points' or 'sd' (of the differences)")

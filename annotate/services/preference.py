@@ -55,8 +55,7 @@ def preference_pairs(session: Session, study: Study) -> list[PreferencePair]:
                 "question": p.question,
                 "chosen": p.chosen,
                 "rejected": p.rejected,
-                # the earlier turns, once pairs hold them (issue 35.2: `pair.conversation`)
-                "conversation": getattr(p, "conversation", None),
+                "conversation": p.conversation,
             }
         )
         for p in study_pairs(session, study)

@@ -88,6 +88,7 @@ def card_files(
     with read_session(engine) as session:
         require_admin(session, actor)
         target = studies.get_study(session, study)
+        scale = questionnaire_of(target).scale_question
         question = questionnaire_of(target).target
         pairs = preference_pairs(session, target)
     data = study_ratings(engine, study)
@@ -101,9 +102,9 @@ def card_files(
     report = with_downstream(engine, actor, study, report, n_boot=n_boot or 200, seed=seed)
     protocol = publish.Protocol(
         study=study,
-        scale_min=target.scale_min,
-        scale_max=target.scale_max,
-        anchors=dict(target.anchors),
+        scale_min=scale.points[0] if scale else 1,
+        scale_max=scale.points[-1] if scale else 2,
+        anchors={str(k): v for k, v in (scale.anchors if scale else {}).items()},
         margin=target.equivalence_margin,
         overlap=target.overlap,
         n_annotators=int(ordinary_rows(data.ratings)["annotator"].nunique()),  # no adjudicator

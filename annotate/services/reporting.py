@@ -117,7 +117,8 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
     the report needs."""
     with read_session(engine) as session:
         target = get_study(session, study)
-        settings = (target.equivalence_margin, target.scale_min, target.scale_max)
+        questionnaire = questionnaire_of(target)
+        settings = (target.equivalence_margin, *questionnaire.scale)
         unit, record = target.margin_unit, margin_record(target)
         excluded = [
             ExcludedPair(pair_id=e.record_id, reason=e.reason, by=e.by, at=e.at.isoformat())
@@ -132,7 +133,6 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         alpha, sesoi = target.alpha, target.smallest_effect
         plan = plan_document(session, target)
         counted = target.count_simulated
-        questionnaire = questionnaire_of(target)
         simulated = simulated_summary(session, stored_id(target), counted)
     ratings = pseudonymised(ratings_dataframe(engine, study, simulated=counted), names)
     ratings = mark_excluded(ratings, rules["rules"], facts)

@@ -49,8 +49,9 @@ from annotate.errors import Conflict
 from annotate.services.audited import admin_change
 from annotate.vocabulary import AssignmentStatus, Side
 
-VALIDATING_EFFECTS: dict[str, float] = {"rubric_alignment": 1.5}
-"""Effects of a benchmark that should validate: ties on general quality, rubric diverges."""
+VALIDATING_EFFECT = 1.5
+"""The chosen - rejected effect (scale points) on each `diverge` question of a benchmark that
+should validate: every other question ties."""
 
 
 def simulated_names(n_annotators: int) -> list[str]:
@@ -78,7 +79,6 @@ def store_simulated_ratings(
     A study with real ratings is refused unless `force`; `count` makes the study count
     simulated ratings in its verdict and card. Audited (who, how many, whether forced).
     """
-    effects = VALIDATING_EFFECTS if effects is None else effects
     with admin_change(engine, actor, "synth.ratings", study_name) as change:
         session, study = change.session, change.study
         assert study is not None  # admin_change found the named study
@@ -106,10 +106,17 @@ def store_simulated_ratings(
 
 
 def _simulate(
-    session: Session, study: Study, n_annotators: int, effects: Mapping[str, float], seed: int
+    session: Session,
+    study: Study,
+    n_annotators: int,
+    effects: Mapping[str, float] | None,
+    seed: int,
 ) -> int:
-    """Rate every pair of the study by the simulated annotators (see `store_simulated_ratings`)."""
+    """Rate every pair of the study by the simulated annotators (see `store_simulated_ratings`):
+    they answer the study's questions (a choice question by a choice)."""
     study_name = study.name
+    asked = questionnaire_of(study)
+    effects = dict.fromkeys(asked.diverge_keys, VALIDATING_EFFECT) if effects is None else effects
     pairs = study_pairs(session, study)
     names = simulated_names(n_annotators)
     for name in names:
@@ -120,9 +127,9 @@ def _simulate(
         effects,
         seed=seed,
         study=study_name,
-        scale_min=study.scale_min,
-        scale_max=study.scale_max,
-        questionnaire=questionnaire_of(study),
+        scale_min=asked.scale[0],
+        scale_max=asked.scale[1],
+        questionnaire=asked,
     )
     open_assignments = _open_assignments(session, stored_id(study), names)
     record_of = {f"p{i:06d}": pair.record_id for i, pair in enumerate(pairs)}

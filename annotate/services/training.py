@@ -28,7 +28,9 @@ from annotate.domain.crowd.training import (
 from annotate.domain.rating.queue import next_open, queue
 from annotate.domain.study import accounts, training_rules
 from annotate.domain.study.permissions import Actor, require_admin
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.studies import get_study
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 
 T = TypeVar("T")
 
@@ -43,10 +45,7 @@ class TrainingStep:
     questions: list[QuestionView] = field(default_factory=list)
     attempts_left: int = 0
     attempts: int = 0
-    scale: tuple[int, int] = (1, 5)
-    anchors: dict[int, str] = field(default_factory=dict)
-    dimension_labels: dict[str, str] = field(default_factory=dict)
-    dimension_definitions: dict[str, str] = field(default_factory=dict)
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
     guidelines: str = ""
     aspect_checklist: bool = False  # the study's design options: the practice asks them too
     ask_preference: bool = False
@@ -87,10 +86,7 @@ def _step(session: Session, actor_id: int, study: Study) -> TrainingStep:
         questions=training.question_views(study) if now == training_rules.CHECK else [],
         attempts_left=training.attempts_left(study, found),
         attempts=study.comprehension_attempts,
-        scale=(study.scale_min, study.scale_max),
-        anchors={int(k): v for k, v in study.anchors.items()},
-        dimension_labels=dict(study.dimension_labels),
-        dimension_definitions=dict(study.dimension_definitions),
+        questionnaire=questionnaire_of(study),
         guidelines=study.guidelines,
         aspect_checklist=study.aspect_checklist,
         ask_preference=study.ask_preference,

@@ -16,6 +16,7 @@ from annotate.db.tables import Annotator, Pair, Study
 from annotate.domain.study import accounts
 from annotate.domain.study.accounts import find_account
 from annotate.domain.study.studies import get_study
+from annotate.questionnaire import TEMPLATES, parse_questionnaire
 
 ADMIN_FILES = (
     "admin_progress.py",
@@ -98,7 +99,7 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     key = f"study_{pilot.id}"
     at.number_input(key=f"{key}_k").set_value(4)
     at.text_input(key=f"{key}_code").input("DONE-7")
-    at.text_input(key=f"{key}_anchor_3").input("Fine")
+    at.selectbox(key=f"{key}_questionnaire").set_value("rmbench")
     at.text_area(key=f"{key}_guidelines").input("Be **kind**.")
     at.toggle(key=f"{key}_pool").set_value(True)
     at.toggle(key=f"{key}_enrol").set_value(True)
@@ -108,6 +109,7 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     assert preview.loc["annotators per pair (k)", "now"] == "3"  # words, not setting names
     assert preview.loc["annotators per pair (k)", "after"] == "4"
     assert tuple(preview.loc["open pool"]) == ("off", "on")
+    assert tuple(preview.loc["questionnaire"]) == ("prb", "rmbench")
     with read_session(page_engine) as session:
         assert get_study(session, "pilot").overlap == 3  # nothing saved before the confirmation
     _button(at, "Confirm").click().run()
@@ -115,7 +117,8 @@ def test_create_a_study_and_edit_its_settings(page_engine, open_page, boss):
     assert at.title[0].value == "Studies: pilot"
     with read_session(page_engine) as session:
         pilot = get_study(session, "pilot")
-    assert (pilot.overlap, pilot.completion_code, pilot.anchors["3"]) == (4, "DONE-7", "Fine")
+    assert (pilot.overlap, pilot.completion_code) == (4, "DONE-7")
+    assert pilot.questionnaire == TEMPLATES["rmbench"].stored()
     assert pilot.guidelines == "Be **kind**."
     assert pilot.pool_open
     assert pilot.enrolment_open
@@ -131,6 +134,32 @@ def test_invalid_settings_show_the_problem_and_save_nothing(page_engine, open_pa
     assert "needs the open pool" in _texts(at)
     with read_session(page_engine) as session:
         assert not get_study(session, "s").enrolment_open
+
+
+def test_a_custom_questionnaire_is_typed_on_the_page_with_its_located_error(
+    page_engine, open_page, boss
+):
+    at = open_page(boss, page="admin_studies.py", pick="s")
+    with read_session(page_engine) as session:
+        key = f"study_{get_study(session, 's').id}"
+    at.selectbox(key=f"{key}_questionnaire").set_value("custom (the text below)")
+    bad = "questions:\n  - {key: fit, label: Fit, text: Fit?, points: [1, 3], role: diverge}\n"
+    at.text_area(key=f"{key}_questionnaire_text").input(bad)
+    _button(at, "Save settings").click().run()
+    assert "the custom questionnaire, questionnaire.questions[0]: points: expected" in _texts(at)
+    good = bad.replace("[1, 3]", "[1, 2, 3]") + (
+        "  - {key: tone, label: Tone, text: Which tone?, choices: [Warm, Cold]}\n"
+    )
+    at.text_area(key=f"{key}_questionnaire_text").input(good)
+    _button(at, "Save settings").click().run()
+    assert tuple(at.table[0].value.set_index("setting").loc["questionnaire"]) == (
+        "prb",
+        "custom: fit, tone",
+    )
+    _button(at, "Confirm").click().run()
+    with read_session(page_engine) as session:
+        asked = parse_questionnaire(get_study(session, "s").questionnaire)
+    assert (asked.keys, asked.target, asked.describe_keys) == (("fit", "tone"), "fit", ("tone",))
 
 
 # ---------------------------------------------------------------- data

@@ -11,7 +11,14 @@ from annotate.db.tables import Assignment, Study
 from annotate.domain.assignment import PairSelection
 from annotate.domain.study.accounts import AccountError, set_active
 from annotate.domain.study.permissions import PermissionDenied, may_administer, may_see_results
-from annotate.domain.study.studies import StudyError, create_study, update_study
+from annotate.domain.study.questionnaire import questionnaire_of
+from annotate.domain.study.studies import (
+    QuestionnaireLocked,
+    StudyError,
+    create_study,
+    update_study,
+)
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, parse_questionnaire
 from annotate.services import data, people, plans, progress, studies
 
 ACTIONS = {
@@ -92,15 +99,28 @@ def test_which_role_sees_what():
 # ---------------------------------------------------------------- studies
 
 
+CUSTOM = {
+    "questions": [
+        {"key": "truth", "label": "Truth", "text": "Is it true?", "role": "tie"},
+        {
+            "key": "fit",
+            "label": "Fit",
+            "text": "Does it fit?",
+            "points": [0, 1, 2, 3, 4],
+            "anchors": {0: "none", 4: "perfect"},
+            "role": "diverge",
+        },
+    ]
+}
+
+
 def test_create_and_edit_every_setting(engine):
     with write_session(engine) as session:
         create_study(
             session,
             "x",
             seed=5,
-            scale_min=0,
-            scale_max=6,
-            anchors={"0": "none", "6": "perfect"},
+            questionnaire="rmbench",
             guidelines="Read **both**.",
             equivalence_margin=0.3,
             completion_code=" ABC ",
@@ -115,18 +135,15 @@ def test_create_and_edit_every_setting(engine):
         update_study(
             session,
             "x",
-            dimension_labels={"factuality": "Truth"},
-            dimension_definitions={"relevance": "On topic?"},
-            scale_max=4,
+            questionnaire=CUSTOM,
         )
     with read_session(engine) as session:
         study = session.exec(select(Study).where(Study.name == "x")).one()
-    assert (study.seed, study.scale_min, study.scale_max) == (5, 0, 4)
-    assert study.anchors["0"] == "none"
-    assert "6" not in study.anchors
-    assert study.dimension_labels["factuality"] == "Truth"
-    assert study.dimension_labels["relevance"] == "Relevance and instruction following"
-    assert study.dimension_definitions["relevance"] == "On topic?"
+    assert study.seed == 5
+    asked = questionnaire_of(study)
+    assert asked == parse_questionnaire(CUSTOM)
+    assert (asked.keys, asked.tie_keys, asked.target) == (("truth", "fit"), ("truth",), "fit")
+    assert asked.question("fit").anchors == {0: "none", 4: "perfect"}
     assert study.completion_code == "ABC"
     assert study.guidelines == "Read **both**."
     assert (study.overlap, study.reservation_minutes, study.gold_rate) == (4, 15, 0.1)
@@ -137,13 +154,16 @@ def test_create_and_edit_every_setting(engine):
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"scale_min": 5}, "below maximum"),
+        (
+            {"questionnaire": {"questions": [{**CUSTOM["questions"][0], "points": [5]}]}},
+            r"questionnaire.questions\[0\]: points: expected 2 to 11 consecutive",
+        ),
+        ({"questionnaire": "likert"}, "expected a template's name"),
         ({"overlap": 0}, "at least 1"),
         ({"gold_rate": 1.0}, "below 1"),
         ({"reservation_minutes": 0}, "1 minute"),
         ({"equivalence_margin": 0}, "above 0"),
         ({"enrolment_open": True}, "needs the open pool"),
-        ({"dimension_labels": {"factuality": " "}}, "missing for factuality"),
         ({"colour": "red"}, "unknown setting"),
     ],
 )
@@ -153,15 +173,11 @@ def test_invalid_settings_are_refused_and_nothing_changes(engine, changes, messa
         update_study(session, "s", **changes)
     with read_session(engine) as session:
         study = session.exec(select(Study)).one()
-    assert (study.scale_min, study.overlap, study.gold_rate, study.enrolment_open) == (
-        1,
-        3,
-        0.0,
-        False,
-    )
+    assert (study.overlap, study.gold_rate, study.enrolment_open) == (3, 0.0, False)
+    assert study.questionnaire == DEFAULT_QUESTIONNAIRE.stored()
 
 
-def test_seed_and_scale_freeze_once_work_exists(engine, world):
+def test_seed_and_questionnaire_freeze_once_work_exists(engine, world):
     plans.make_plan(engine, world["admin"], study="s", annotators=["a0"], selection=PairSelection())
     with pytest.raises(StudyError, match="seed cannot change"), write_session(engine) as session:
         update_study(session, "s", seed=99)
@@ -170,10 +186,14 @@ def test_seed_and_scale_freeze_once_work_exists(engine, world):
     with read_session(engine) as session:
         first = session.exec(select(Assignment)).first()
     rate(engine, world["annotator"], first.id)
-    with pytest.raises(StudyError, match="scale cannot change"), write_session(engine) as session:
-        update_study(session, "s", scale_max=7)
-    with write_session(engine) as session:
-        update_study(session, "s", scale_max=5, guidelines="ok")  # unchanged scale is fine
+    locked = "has ratings since .*: its questionnaire cannot change"
+    for other in ("rmbench", CUSTOM):
+        with pytest.raises(QuestionnaireLocked, match=locked), write_session(engine) as session:
+            update_study(session, "s", questionnaire=other, force=True)
+    with write_session(engine) as session:  # the same questionnaire again is no change
+        update_study(session, "s", questionnaire="prb", guidelines="ok")
+    with read_session(engine) as session:
+        assert session.exec(select(Study)).one().questionnaire == DEFAULT_QUESTIONNAIRE.stored()
 
 
 def test_duplicate_study_names_are_refused(engine):

@@ -78,6 +78,17 @@ def test_every_question_of_the_study_is_answered(engine, mode: str) -> None:
     assert preference["forced_choice"]["strict"]["value"] is not None
 
 
+def test_a_study_asking_other_questions_gets_simulated_answers_to_them(engine) -> None:
+    """Simulated annotators answer the study's own questions (issue 35.1), the diverge question
+    diverging by default."""
+    make_study(engine, "rm", pairs=3)
+    studies.update_study(engine, SYSTEM, "rm", questionnaire="rmbench")
+    assert store_simulated_ratings(engine, "rm", n_annotators=2, seed=1) == 3 * 2 * 2 * 2
+    with read_session(engine) as session:
+        asked = {r.dimension for r in session.exec(select(Rating)).all()}
+    assert asked == {"style", "substance"}
+
+
 def test_a_study_with_real_ratings_is_refused_unless_forced_and_audited(engine) -> None:
     _with_real_ratings(engine)
     with pytest.raises(RealRatingsPresent, match="holds 192 real scores"):

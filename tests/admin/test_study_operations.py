@@ -89,7 +89,7 @@ def test_a_refused_or_failed_action_leaves_no_entry(rated):
     with pytest.raises(PermissionDenied):
         studies.update_study(engine, 1, "s", overlap=1)  # a0: an annotator
     with pytest.raises(StudyError):
-        studies.update_study(engine, SYSTEM, "s", scale_min=5, scale_max=1)
+        studies.update_study(engine, SYSTEM, "s", questionnaire="likert")
     assert len(audit_rows(engine)) == len(before)
 
 
@@ -101,7 +101,7 @@ def test_a_preview_shows_the_change_and_writes_nothing(rated):
     assert studies.get_study(engine, admin, "s").overlap == 3
     assert len(audit_rows(engine)) == before
     with pytest.raises(StudyError):
-        studies.preview_study_changes(engine, admin, "s", scale_min=5, scale_max=1)
+        studies.preview_study_changes(engine, admin, "s", questionnaire="likert")
 
 
 # ---------------------------------------------------------------- flags and skips

@@ -11,8 +11,10 @@ from annotate.db.tables import Assignment, Study
 from annotate.domain.rating.queue import pair_view
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import update_study
+from annotate.questionnaire import prb_with
 from annotate.services.flags import flag_queue
 from annotate.services.rating import skip_pair, submit_rating
+from annotate.vocabulary import DEFAULT_ANCHORS
 from tests.app.apptest_helpers import (
     DIMENSIONS,
     SCORES,
@@ -523,9 +525,12 @@ def test_admin_typed_scale_text_is_inert_on_the_rating_page(open_app, demo, engi
     html = "<img src=x onerror=alert(1)>"
     with write_session(engine) as session:
         study = session.exec(select(Study).where(Study.name == "demo")).one()
-        study.dimension_labels = {**study.dimension_labels, "factuality": f"Facts {image}"}
-        study.dimension_definitions = {**study.dimension_definitions, "factuality": html}
-        study.anchors = {**study.anchors, "1": f"Bad {image}"}
+        study.questionnaire = prb_with(
+            {"factuality": f"Facts {image}"},
+            {"factuality": html},
+            (1, 2, 3, 4, 5),
+            {**DEFAULT_ANCHORS, 1: f"Bad {image}"},
+        ).stored()
         session.add(study)
 
     at = open_app(demo.token)

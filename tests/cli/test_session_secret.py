@@ -70,6 +70,7 @@ def test_a_secret_from_the_environment_or_an_owner_only_file(no_secret, tmp_path
         ("a" * 64, "got 64 characters, 1 distinct"),
         ("012345678" * 8, "got 72 characters, 9 distinct"),
     ],
+    ids=["empty", "spaces", "31 bytes", "one character", "nine characters"],  # no secret in an id
 )
 def test_a_missing_or_weak_secret_is_refused(no_secret, value: str, expected: str):
     no_secret.setenv(SESSION_SECRET_ENV, value)

@@ -15,6 +15,7 @@ from annotate.db import make_engine, read_session
 from annotate.db.tables import AuditEntry
 from annotate.domain.study.studies import get_study, settings_of
 from annotate.domain.study.study_settings import SETTINGS
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, TEMPLATES, parse_questionnaire, prb_with
 from tests.domain.test_training import PRACTICE_PAIRS, QUESTIONS
 
 PROLIFIC = "https://app.prolific.com/submissions/complete?cc={code}"
@@ -41,11 +42,12 @@ def _audit(db_url: str) -> list[AuditEntry]:
 def _designed(run, tmp_path: Path) -> None:
     """Study `src` with a non-default value in every setting a file carries."""
     source = {
-        "scale_min": 0,
-        "scale_max": 6,
-        "anchors": {"0": "None", "6": "Perfect"},
-        "dimension_labels": {"factuality": "Facts"},
-        "dimension_definitions": {"relevance": "On the question."},
+        "questionnaire": prb_with(
+            {"factuality": "Facts"},
+            {"relevance": "On the question."},
+            tuple(range(7)),
+            {0: "None", 6: "Perfect"},
+        ).stored(),
         "guidelines": "Read *twice*.",
         "equivalence_margin": 0.4,
         "margin_unit": "sd",
@@ -150,7 +152,7 @@ def test_a_partial_yaml_file_changes_only_what_it_gives(run, db_url, tmp_path: P
     path = tmp_path / "training.yml"
     path.write_text(
         "comprehension_attempts: 1\n"
-        "anchors:\n  1: Awful\n"  # a number as the key: the scale point
+        "questionnaire: rmbench\n"
         "comprehension_questions:\n"
         '  - id: sides\n    text: Same response twice?\n    options: [Yes please, "No"]\n'
         "    correct: [1]\n",
@@ -159,11 +161,52 @@ def test_a_partial_yaml_file_changes_only_what_it_gives(run, db_url, tmp_path: P
     run("studies", "import-settings", "--study", "s", str(path), "--yes")
     study = _study(db_url, "s")
     assert (study.overlap, study.completion_code, study.comprehension_attempts) == (4, "KEEP", 1)
-    assert study.anchors["1"] == "Awful"
-    assert study.anchors["5"] == "Excellent"
+    assert study.questionnaire == TEMPLATES["rmbench"].stored()
     assert study.comprehension_questions[0]["options"] == ["Yes please", "No"]
     shown = " ".join(run("studies", "show", "s").split())  # (the console expands tabs)
     assert "training 0 practice pair(s), 1 comprehension question(s), 1 attempt(s)" in shown
+
+
+def test_a_questionnaire_that_cannot_be_read_is_located_and_nothing_changes(
+    run, db_url, tmp_path: Path
+):
+    run("studies", "create", "s")
+    path = tmp_path / "q.yaml"
+    path.write_text(
+        "overlap: 2\nquestionnaire:\n  questions:\n"
+        "    - {key: style, label: Style, text: Style?, role: tie}\n"
+        "    - {key: fit, label: Fit, text: Fit?, points: [1, 3], role: diverge}\n",
+        encoding="utf-8",
+    )
+    refused = " ".join(run("studies", "import-settings", "--study", "s", str(path), code=1).split())
+    assert f"{path}, questionnaire.questions[1]: points: expected 2 to 11 consecutive" in refused
+    study = _study(db_url, "s")
+    assert (study.overlap, study.questionnaire) == (3, DEFAULT_QUESTIONNAIRE.stored())
+
+
+def test_the_cli_sets_a_template_or_a_questionnaire_file_and_shows_it(run, db_url, tmp_path):
+    run("studies", "create", "s", "--questionnaire", "pairwise")
+    assert _study(db_url, "s").questionnaire == TEMPLATES["pairwise"].stored()
+    path = tmp_path / "asked.yaml"
+    path.write_text(
+        "questions:\n  - {key: tone, label: Tone, text: Which tone?, choices: [Warm, Cold]}\n"
+        "  - {key: fit, label: Fit, text: Does it fit?, role: diverge}\n",
+        encoding="utf-8",
+    )
+    run("studies", "edit", "s", "--questionnaire", str(path), "--yes")
+    asked = parse_questionnaire(_study(db_url, "s").questionnaire)
+    entry = _audit(db_url)[-1]  # recorded like any setting: before and after
+    assert entry.before["questionnaire"] == TEMPLATES["pairwise"].stored()
+    assert entry.after["questionnaire"] == asked.stored()
+    assert (asked.keys, asked.target, asked.question("tone").choices) == (
+        ("tone", "fit"),
+        "fit",
+        ("Warm", "Cold"),
+    )
+    shown = " ".join(run("studies", "show", "s").split())
+    assert "question tone (describe) Tone: 1=Warm, 2=Cold" in shown
+    wrong = run("studies", "edit", "s", "--questionnaire", "likert", "--yes", code=1)
+    assert "expected a template (prb, rmbench, pairwise) or a YAML or JSON file" in wrong
 
 
 def test_edit_takes_a_settings_file_and_its_own_options_win(run, db_url, tmp_path: Path):

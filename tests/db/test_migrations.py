@@ -42,7 +42,7 @@ from annotate.db.schema import (
 )
 from annotate.db.tables import Annotator, Study
 from annotate.domain.rating.queue import queue
-from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, QuestionRole
 from annotate.services.rating import submit_rating
 from annotate.vocabulary import DEFAULT_ANCHORS, DIMENSION_DEFINITIONS, DIMENSION_LABELS, DIMENSIONS
 
@@ -203,7 +203,7 @@ def rows(engine: Engine, table: str, columns: str = "*") -> list[tuple[Any, ...]
 
 
 FIRST_COLUMNS = {
-    "study": "id, name, seed, scale_min, scale_max, guidelines, equivalence_margin, created_at",
+    "study": "id, name, seed, guidelines, equivalence_margin, created_at",
     "pair": "id, study_id, record_id, domain, chosen, rejected, content_hash, created_at",
     "annotator": "id, name, role, token_hash, active, created_at",
     "assignment": "id, study_id, annotator_id, pair_id, position, chosen_side, status, "
@@ -738,5 +738,55 @@ def test_changes_recorded_as_forced_read_as_after_data_when_upgraded(empty_db_ur
         assert rules[0]["after_data"] is True
         assert sequential is None
         assert schema_differences(engine) == []
+    finally:
+        engine.dispose()
+
+
+def test_a_custom_labelled_study_keeps_its_words_and_scale_in_its_questionnaire(empty_db_url):
+    """0024: a study's own labels, definitions, scale and anchor words become its questionnaire
+    (the four dimensions' roles), the five columns go; the downgrade writes them back."""
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine, "0023_monitor")
+        labels = {**DIMENSION_LABELS, "factuality": "Truth"}
+        definitions = {**DIMENSION_DEFINITIONS, "relevance": "On topic?"}
+        anchors = {"0": "Awful", "3": "Middling", "6": "Superb", "9": "outside the scale"}
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "UPDATE study SET scale_min = 0, scale_max = 6, anchors = :a, "
+                    "dimension_labels = :l, dimension_definitions = :d"
+                ),
+                {"a": json.dumps(anchors), "l": json.dumps(labels), "d": json.dumps(definitions)},
+            )
+        upgrade_database(engine)
+        assert schema_differences(engine) == []
+        ((stored,),) = rows(engine, "study", "questionnaire")
+        with read_session(engine) as session:
+            from annotate.domain.study.questionnaire import questionnaire_of
+
+            asked = questionnaire_of(session.exec(select(Study)).one())
+        assert _plain(stored) == asked.stored()
+        assert asked.keys == DIMENSIONS
+        assert asked.labels == labels
+        assert {q.key: q.text for q in asked.questions} == definitions
+        assert {q.points for q in asked.questions} == {tuple(range(7))}
+        assert {tuple(q.anchors.items()) for q in asked.questions} == {
+            ((0, "Awful"), (3, "Middling"), (6, "Superb"))
+        }
+        assert asked.tie_keys == DIMENSIONS[:3]
+        assert asked.target == "rubric_alignment"
+        assert asked.question("rubric_alignment").role is QuestionRole.DIVERGE
+        with _locked_transaction(engine) as connection:
+            command.downgrade(alembic_config(connection=connection), "0023_monitor")
+        ((low, high, back, back_labels, back_definitions),) = rows(
+            engine,
+            "study",
+            "scale_min, scale_max, anchors, dimension_labels, dimension_definitions",
+        )
+        assert (low, high) == (0, 6)
+        assert _plain(back) == {"0": "Awful", "3": "Middling", "6": "Superb"}
+        assert (_plain(back_labels), _plain(back_definitions)) == (labels, definitions)
     finally:
         engine.dispose()

@@ -31,6 +31,7 @@ from annotate.domain.dataset.shapes import (
 )
 from annotate.domain.study.permissions import SYSTEM
 from annotate.services.data import import_files
+from annotate.services.preference import export_preference
 
 
 def pairs(engine, study: str = "s") -> list[Pair]:
@@ -423,3 +424,27 @@ def test_the_backup_keeps_the_conversation(engine, tmp_path, write_records):
         assert pair.content_hash == pairs(engine)[0].content_hash
     finally:
         copy.dispose()
+
+
+def test_an_imported_conversation_goes_out_as_trls_conversational_rows(
+    engine, tmp_path, write_records
+):
+    """Issue 35.2 and 35.3 joined: the turns read from a message list come back as the
+    preference export's prompt, the compared responses as one assistant message each."""
+    history = [user("Plan a trip."), assistant("Where to?"), user("Lisbon, two days.")]
+    path = write_records(
+        tmp_path / "trips.jsonl",
+        [
+            {
+                "id": "t1",
+                "chosen": [*history, assistant("Day 1: Alfama.")],
+                "rejected": [*history, assistant("Go to Paris.")],
+            }
+        ],
+    )
+    run_import(engine, [path])
+    (row,) = export_preference(engine, SYSTEM, "s").to_dict("records")
+    assert list(row["prompt"]) == history
+    assert list(row["chosen"]) == [assistant("Day 1: Alfama.")]
+    assert list(row["rejected"]) == [assistant("Go to Paris.")]
+    assert row["n_annotators"] == 0

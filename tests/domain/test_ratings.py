@@ -15,6 +15,7 @@ from annotate.domain.rating.ratings import RatingError, missing_scores
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, parse_questionnaire, prb_with
 from annotate.services.data import import_files
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.vocabulary import DIMENSIONS
@@ -130,7 +131,7 @@ def test_comment_and_flag_are_stored_with_the_assignment(setup):
 def test_missing_scores_are_named_and_nothing_is_saved(setup):
     given = scores(A_relevance=None, B_rubric_alignment=None)
     del given["B"]["helpfulness"]
-    assert missing_scores(given) == [
+    assert missing_scores(given, DEFAULT_QUESTIONNAIRE) == [
         "Response A: Relevance and instruction following",
         "Response B: Helpfulness and harmlessness",
         "Response B: Alignment with this user's personal rubric",
@@ -163,11 +164,51 @@ def test_off_scale_or_non_integer_scores_are_rejected(setup, bad):
 def test_a_study_scale_other_than_1_to_5_is_respected(setup):
     with write_session(setup.engine) as session:
         study = session.exec(select(Study).where(Study.name == "s")).one()
-        study.scale_min, study.scale_max = 0, 7
+        study.questionnaire = prb_with({}, {}, tuple(range(8)), {}).stored()
         session.add(study)
     assert submit(setup, given=scores(A_factuality=0, B_factuality=7)).status == "saved"
     with pytest.raises(RatingError, match="8 is not on the scale 0-7"):
         submit(setup, "B", given=scores(A_factuality=8))
+
+
+def _ask(setup, questionnaire) -> None:
+    with write_session(setup.engine) as session:
+        study = session.exec(select(Study).where(Study.name == "s")).one()
+        study.questionnaire = parse_questionnaire(questionnaire).stored()
+        session.add(study)
+
+
+THREE = {
+    "questions": [
+        {"key": "tone", "label": "Tone", "text": "What tone?", "choices": ["Warm", "Cold"]},
+        {"key": "style", "label": "Style", "text": "Style?", "role": "tie"},
+        {"key": "fit", "label": "Fit", "text": "Fit?", "points": [1, 2, 3], "role": "diverge"},
+    ]
+}
+
+
+def test_every_question_of_the_questionnaire_is_answered_and_stored(setup):
+    """Three questions (a choice and two scales): one Rating row per question and response,
+    each value checked against its own question."""
+    _ask(setup, THREE)
+    given = {"A": {"tone": 2, "style": 5, "fit": 3}, "B": {"tone": 1, "style": 4, "fit": 1}}
+    for wrong, match in [
+        ({"A": {**given["A"], "fit": 4}}, "Response A, fit: 4 is not on the scale 1-3"),
+        ({"B": {**given["B"], "tone": 3}}, "Response B, tone: 3 is not one of the choices 1-2"),
+        ({"A": {**given["A"], "factuality": 3}}, "'factuality' is not a question of this study"),
+        ({"B": {"tone": 1, "style": 4}}, "Missing: Response B: Fit"),
+    ]:
+        with pytest.raises(RatingError, match=match):
+            submit(setup, given={**given, **wrong})
+    assert count(setup.engine, Rating) == 0
+    assert submit(setup, given=given).status == "saved"
+    chosen_side = setup.by_side["A"].chosen_side
+    with read_session(setup.engine) as session:
+        stored = {(r.response, r.dimension): r.score for r in session.exec(select(Rating))}
+    other = "B" if chosen_side == "A" else "A"
+    expected = {("chosen", k): v for k, v in given[chosen_side].items()}
+    expected |= {("rejected", k): v for k, v in given[other].items()}
+    assert stored == expected
 
 
 def test_resubmitting_the_same_scores_changes_nothing(setup):

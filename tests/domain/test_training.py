@@ -20,6 +20,7 @@ from annotate.domain.crowd.training import FeedbackLine, TrainingError
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import StudyError, create_study, get_study, update_study
 from annotate.domain.study.training_rules import CHECK, FAILED, PASSED, PRACTICE
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, prb_with
 from annotate.services import training as service
 from tests.admin.admin_helpers import make_study
 
@@ -147,7 +148,7 @@ def test_bad_questions_and_attempts_are_refused(engine):
 def test_the_scale_cannot_shrink_below_the_practice_pairs_expected_scores(engine, trained):
     expected = r"expected.factuality.A': expected a score from 1 to 4"
     with pytest.raises(StudyError, match=expected), write_session(engine) as session:
-        update_study(session, "t", scale_max=4)
+        update_study(session, "t", questionnaire=prb_with({}, {}, (1, 2, 3, 4), {}))
 
 
 # ---------------------------------------------------------------- practice and feedback
@@ -186,6 +187,44 @@ def test_a_practice_answer_gets_feedback_per_expected_score(engine, trained):
     again = service.answer_practice(engine, trained, study="t", practice_id="p1", scores=_scores(1))
     assert again == feedback
     assert service.training_step(engine, trained, "t").practice.id == "p2"
+
+
+def test_practice_asks_the_study_s_own_questions(engine):
+    """A questionnaire of a choice and a 1-3 scale: the practice's expected answers are checked
+    against it, and a practice answer is checked and fed back on its questions."""
+    asked = {
+        "questions": [
+            {"key": "fit", "label": "Fit", "text": "Fit?", "points": [1, 2, 3], "role": "diverge"},
+            {"key": "tone", "label": "Tone", "text": "Tone?", "choices": ["Warm", "Cold"]},
+        ]
+    }
+    pair = {**PRACTICE_PAIRS[1], "expected": {"tone": {"A": 1, "B": 2}, "fit": {"A": 1, "B": 3}}}
+    wrong = {**pair, "expected": {"fit": {"A": 4, "B": 1}, "helpfulness": {"A": 2, "B": 5}}}
+    with pytest.raises(StudyError) as refused, write_session(engine) as session:
+        create_study(session, "bad", questionnaire=asked, practice_pairs=[wrong])
+    assert "field 'expected.fit.A': expected a score from 1 to 3, not 4" in str(refused.value)
+    assert "field 'expected.helpfulness': expected one of fit, tone" in str(refused.value)
+    make_study(engine, "t", pairs=1, questionnaire=asked, practice_pairs=[pair])
+    with write_session(engine) as session:
+        account, _ = accounts.create_account(session, "ana")
+        study = get_study(session, "t")
+        assign_pairs(session, study, account, study_pairs(session, study))
+        ana = int(account.id)  # type: ignore[arg-type]
+    step = service.training_step(engine, ana, "t")
+    assert step.questionnaire.keys == ("fit", "tone")
+    with pytest.raises(TrainingError, match="Tone: answers go from 1 to 2"):
+        service.answer_practice(
+            engine, ana, study="t", practice_id="p2",
+            scores={"A": {"fit": 1, "tone": 3}, "B": {"fit": 3, "tone": 2}},
+        )  # fmt: skip
+    given = {"A": {"fit": 2, "tone": 1}, "B": {"fit": 3, "tone": 2}}
+    feedback = service.answer_practice(engine, ana, study="t", practice_id="p2", scores=given)
+    assert feedback.lines == [
+        FeedbackLine("fit", "A", 2, 1),
+        FeedbackLine("fit", "B", 3, 3),
+        FeedbackLine("tone", "A", 1, 1),
+        FeedbackLine("tone", "B", 2, 2),
+    ]
 
 
 def test_a_practice_answer_needs_every_score(engine, trained):
@@ -316,7 +355,7 @@ def test_the_expected_aspect_marks_and_preference_are_checked():
     from annotate.domain.study.training_rules import training_problems
 
     wrong = {"expected_aspects": {"A": [3]}, "expected_preference": 5}
-    problems = training_problems([{**PRACTICE_PAIRS[0], **wrong}], [], 2, (1, 5))
+    problems = training_problems([{**PRACTICE_PAIRS[0], **wrong}], [], 2, DEFAULT_QUESTIONNAIRE)
     assert problems == [
         "practice pair 1 ('p1'), field 'expected_aspects': expected the marks of A and B",
         "practice pair 1 ('p1'), field 'expected_aspects.A': expected 1 marks from 0 to 2 "
@@ -328,4 +367,4 @@ def test_the_expected_aspect_marks_and_preference_are_checked():
         "expected_preference": -1,
         "explanations": {"aspects": "A lists steps.", "preference": "Only A helps."},
     }
-    assert training_problems([{**PRACTICE_PAIRS[0], **right}], [], 2, (1, 5)) == []
+    assert training_problems([{**PRACTICE_PAIRS[0], **right}], [], 2, DEFAULT_QUESTIONNAIRE) == []

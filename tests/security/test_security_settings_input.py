@@ -159,15 +159,15 @@ CASES = [
     Case(
         "anchor-key-not-a-point",
         "a2.yaml",
-        b"anchors:\n  best: Perfect\n",
-        "anchors: expected scale points (whole numbers) as keys, not 'best'",
+        b"questionnaire:\n  questions:\n"
+        b"    - {key: fit, label: Fit, text: Fit?, anchors: {best: Perfect}}\n",
+        "questionnaire.questions[0].anchors.best.[key]: Input should be a valid integer",
     ),
     Case(
         "unknown-dimension-key",
         "d.yaml",
-        b"dimension_labels:\n  factualty: Facts\n",
-        "dimension labels: expected the dimensions factuality, relevance, helpfulness, "
-        "rubric_alignment as keys, not 'factualty'",
+        b"questionnaire:\n  questions:\n    - {key: Factuality, label: Facts, text: True?}\n",
+        "questionnaire.questions[0].key: expected a lower-case name of letters, digits and '_'",
     ),
     Case(
         "duplicate-yaml-key",
@@ -290,7 +290,8 @@ def test_the_same_settings_without_the_hostile_values_are_accepted(engine, db_ur
     path = tmp_path / "fine.yaml"
     path.write_text(
         "overlap: 5\nreservation_minutes: 10080\nequivalence_margin: 0.5\n"
-        "anchors:\n  1: Very poor\n  5: Excellent\ndimension_labels:\n  factuality: Facts\n"
+        "questionnaire:\n  questions:\n    - key: fit\n      label: Facts\n      text: True?\n"
+        "      anchors:\n        1: Very poor\n        5: Excellent\n"
         "consent_text: I agree\n",
         encoding="utf-8",
     )

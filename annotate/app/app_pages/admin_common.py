@@ -27,7 +27,9 @@ from annotate.app.study_rules import RULE_WORDS
 from annotate.config import APP_URL_ENV
 from annotate.db.tables import Study
 from annotate.domain.dataset.importer import DatasetError
+from annotate.domain.study.questionnaire import template_name
 from annotate.errors import PrbError
+from annotate.questionnaire import parse_questionnaire
 from annotate.services import studies
 from annotate.vocabulary import PoolOrder
 
@@ -268,7 +270,11 @@ def _draw_held(held: PendingChange) -> None:
             icon=":material/warning:",
         )
         rows = [
-            {"setting": setting_words(name), "now": _shown(now), "after": _shown(after)}
+            {
+                "setting": setting_words(name),
+                "now": _shown(now, name),
+                "after": _shown(after, name),
+            }
             for name, (now, after) in held.changes.items()
         ]
         st.table(table_rows(rows), hide_index=True)  # long values wrap: nothing is cut
@@ -308,11 +314,7 @@ def _update_study(study: str, changes: dict[str, Any], done: str, force: bool) -
 
 SETTING_WORDS = {
     "seed": "seed",
-    "scale_min": "lowest score",
-    "scale_max": "highest score",
-    "anchors": "scale labels",
-    "dimension_labels": "question labels",
-    "dimension_definitions": "question definitions",
+    "questionnaire": "questionnaire",
     "guidelines": "guidelines",
     "equivalence_margin": "equivalence margin",
     "margin_unit": "margin unit",
@@ -379,8 +381,12 @@ def pool_order_select(where: Any, study: Study, key: str) -> str:
     )
 
 
-def _shown(value: Any) -> str:
-    """A setting's value in words: on/off, 'no limit', lists and mappings as JSON."""
+def _shown(value: Any, name: str = "") -> str:
+    """A setting's value in words: on/off, 'no limit', lists and mappings as JSON; the
+    questionnaire as its template's name or its questions' keys."""
+    if name == "questionnaire" and isinstance(value, dict):
+        asked = parse_questionnaire(value)
+        return template_name(asked) or f"custom: {', '.join(asked.keys)}"
     if isinstance(value, bool):
         return "on" if value else "off"
     if value is None:

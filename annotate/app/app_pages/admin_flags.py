@@ -22,7 +22,7 @@ from annotate.app.session import engine
 from annotate.app.study_picker import page_title
 from annotate.domain.operations.flags import UNHANDLED, FlagItem
 from annotate.services import flags
-from annotate.vocabulary import DIMENSIONS, FlagAction
+from annotate.vocabulary import FlagAction
 
 ACTIONS = {
     "Resolve (keep the ratings)": FlagAction.RESOLVED,
@@ -66,7 +66,8 @@ def _score_text(scores: dict[str, dict[str, int]]) -> str:
     if not scores:
         return ""
     chosen, rejected = scores.get("chosen", {}), scores.get("rejected", {})
-    return " · ".join(f"{d[:4]} {chosen.get(d, '-')}/{rejected.get(d, '-')}" for d in DIMENSIONS)
+    asked = {**chosen, **rejected}  # the study's question keys, in the order stored
+    return " · ".join(f"{d[:4]} {chosen.get(d, '-')}/{rejected.get(d, '-')}" for d in asked)
 
 
 def _queue_table(items: list[FlagItem]) -> pd.DataFrame:

@@ -1,6 +1,6 @@
-"""Admin: create a study and edit its settings (scale, wording, margin, overlap, pool, gold,
-and the study design: consent, survey, the crowd's codes and completion URL, the preference;
-training and the settings file: `study_files`)."""
+"""Admin: create a study and edit its settings (the questionnaire, guidelines, margin, overlap,
+pool, gold, and the study design: consent, survey, the crowd's codes and completion URL, the
+preference; training and the settings file: `study_files`)."""
 
 from __future__ import annotations
 
@@ -33,9 +33,17 @@ from annotate.app.study_picker import STUDY, page_title
 from annotate.app.study_rules import draw_rules
 from annotate.db.tables import Study
 from annotate.domain.operations.monitor import closed_words
+from annotate.domain.study.questionnaire import (
+    QuestionnaireError,
+    questionnaire_of,
+    questionnaire_text,
+    read_questionnaire,
+    template_name,
+)
 from annotate.domain.study.studies import DEFAULT_CROWD_QUOTA
+from annotate.questionnaire import TEMPLATES
 from annotate.services import studies
-from annotate.vocabulary import DIMENSIONS, MARGIN_UNITS, PLATFORM_NAMES, RATIONALE_MODES
+from annotate.vocabulary import MARGIN_UNITS, PLATFORM_NAMES, RATIONALE_MODES
 
 SURVEY_HELP = (
     'A JSON list, e.g. [{"id": "age", "text": "Your age band", "kind": "choice", '
@@ -88,15 +96,17 @@ def _draw_settings(study: Study) -> None:
     key = f"study_{study.id}"
     plan = act(lambda: studies.study_plan(engine(), actor_id(), study.name)) or {}
     with st.form(f"settings_{study.id}"):
-        changes = _scale_inputs(study, key)
-        changes |= _wording_inputs(study, key)
+        changes = _seed_input(study, key)
+        changes |= _questionnaire_inputs(study, key)
         changes |= _work_inputs(study, key)
         changes |= study_plan.plan_inputs(study, key, plan)
         force = study_plan.force_box(key, plan)
         changes |= _design_inputs(study, key)
         changes |= _platform_inputs(study, key)
         saved = st.form_submit_button("Save settings", type="primary")
-    unread = [v for k in JSON_LISTS if isinstance(v := changes[k], str)]
+    unread = [str(v) for k in JSON_LISTS if isinstance(v := changes[k], str)]
+    if isinstance(changes["questionnaire"], QuestionnaireError):
+        unread.append(str(changes["questionnaire"]))
     if saved and unread:
         for problem in unread:
             st.error(problem)  # the list's JSON, located
@@ -126,62 +136,59 @@ def _draw_settings(study: Study) -> None:
         )
 
 
-def _scale_inputs(study: Study, key: str) -> dict[str, Any]:
-    st.markdown("##### Scale")
-    low, high, seed = st.columns(3)
-    frozen_scale = "Fixed once any score is given."
-    scale_min = low.number_input(
-        "Lowest score", value=study.scale_min, step=1, key=f"{key}_min", help=frozen_scale
-    )
-    scale_max = high.number_input(
-        "Highest score", value=study.scale_max, step=1, key=f"{key}_max", help=frozen_scale
-    )
-    seed_value = seed.number_input(
+def _seed_input(study: Study, key: str) -> dict[str, Any]:
+    seed = st.number_input(
         "Seed",
         value=study.seed,
         step=1,
         key=f"{key}_seed",
         help="Draws the blinding and the plan. Fixed once any pair is assigned.",
     )
-    anchors = {}
-    points = list(range(int(scale_min), int(scale_max) + 1)) if scale_max > scale_min else []
-    for column, point in zip(st.columns(max(len(points), 1)), points, strict=False):
-        anchors[str(point)] = column.text_input(
-            f"Anchor {point}", value=study.anchors.get(str(point), ""), key=f"{key}_anchor_{point}"
-        )
-    return {
-        "scale_min": int(scale_min),
-        "scale_max": int(scale_max),
-        "seed": int(seed_value),
-        "anchors": anchors,
-    }
+    return {"seed": int(seed)}
 
 
-def _wording_inputs(study: Study, key: str) -> dict[str, Any]:
-    st.markdown("##### Dimensions and guidelines")
-    labels, definitions = {}, {}
-    for dim in DIMENSIONS:
-        label_col, definition_col = st.columns([1, 2])
-        labels[dim] = label_col.text_input(
-            f"Label: {dim}", value=study.dimension_labels.get(dim, ""), key=f"{key}_label_{dim}"
-        )
-        definitions[dim] = definition_col.text_area(
-            f"Definition: {dim}",
-            value=study.dimension_definitions.get(dim, ""),
-            height=68,
-            key=f"{key}_definition_{dim}",
-        )
+CUSTOM = "custom (the text below)"
+QUESTIONNAIRE_HELP = (
+    "What annotators are asked of each response. A template, or your own questions in YAML or "
+    "JSON: `questions:` a list of {key, label, text, points: [1, 2, 3, 4, 5], anchors: {1: Very "
+    "poor, ...} or choices: [...], role: tie | diverge | describe}, and optional `span_labels:`. "
+    "Locked once the study has ratings."
+)
+
+
+def _questionnaire_inputs(study: Study, key: str) -> dict[str, Any]:
+    """The questionnaire: a template's name, or the text of a custom one (read when saved: a
+    text that cannot be read is returned as a QuestionnaireError for the form to show)."""
+    st.markdown("##### Questionnaire and guidelines")
+    current = questionnaire_of(study)
+    name = template_name(current)
+    choices = [*TEMPLATES, CUSTOM]
+    picked = st.selectbox(
+        "Questionnaire",
+        choices,
+        index=choices.index(name or CUSTOM),
+        key=f"{key}_questionnaire",
+        help=QUESTIONNAIRE_HELP,
+    )
+    text = st.text_area(
+        "Custom questionnaire (YAML or JSON; read when the picker says custom)",
+        value=questionnaire_text(current),
+        height=200,
+        key=f"{key}_questionnaire_text",
+    )
     guidelines = st.text_area(
         "Guidelines shown to annotators (Markdown)",
         value=study.guidelines,
         height=120,
         key=f"{key}_guidelines",
     )
-    return {
-        "dimension_labels": labels,
-        "dimension_definitions": definitions,
-        "guidelines": guidelines,
-    }
+    value: Any = picked
+    if picked == CUSTOM:
+        try:
+            value = read_questionnaire("the custom questionnaire", text).stored()
+        except QuestionnaireError as error:
+            value = error
+    return {"questionnaire": value, "guidelines": guidelines}
 
 
 def _work_inputs(study: Study, key: str) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from annotate.app.score_widgets import (
     draw_response,
     field_key,
     preference_question,
-    score_radio,
+    question_radio,
 )
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
@@ -70,7 +70,7 @@ from annotate.services.checks import answer_check
 from annotate.services.enrolment import finish_offers, finish_study
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import pull_for_annotator
-from annotate.vocabulary import DIMENSIONS, SIDES
+from annotate.vocabulary import SIDES
 
 _T = TypeVar("_T")
 CURRENT = "current_assignment"
@@ -107,6 +107,12 @@ TASK_WITHOUT_RUBRIC = (  # a dataset with no user rubric (a plain preference set
 
 def score_key(dim: str, side: str) -> str:
     return f"{dim}_{side}"
+
+
+def _keys(view: PairView) -> tuple[str, ...]:
+    """The keys of the questions the pair's study asks."""
+    assert view.scale is not None
+    return view.scale.questionnaire.keys
 
 
 def draw() -> None:
@@ -146,7 +152,8 @@ def _pair_page(account_id: int) -> None:
     _draw_finish(account_id)
     scale = view.scale
     assert scale is not None
-    shown = (scale.minimum, scale.maximum, scale.ask_preference, scale.aspect_checklist)
+    low, high = scale.questionnaire.scale
+    shown = (low, high, scale.ask_preference, scale.aspect_checklist)
     st.session_state[SCALE_SHOWN] = shown
 
 
@@ -219,7 +226,7 @@ def _reset_widgets(view: PairView) -> None:
         return  # the same pair again (a refused submit, a navigation error): entries kept
     key = view.assignment_id
     for side in SIDES:
-        for dim in DIMENSIONS:
+        for dim in _keys(view):
             state[field_key(score_key(dim, side), key)] = view.scores.get(side, {}).get(dim)
     state[field_key(COMMENT, key)] = view.comment
     state[field_key(FLAG, key)] = view.flag_reason
@@ -316,17 +323,16 @@ def _guidelines_markdown(view: PairView) -> str:
     assert scale is not None
     parts = [inert_markdown(scale.guidelines)] if scale.guidelines else []
     parts.append(
-        f"Read {_what_to_read(view)}, then score **each** "
-        "response on each dimension. Judge the two responses independently; they may "
+        f"Read {_what_to_read(view)}, then answer **each** "
+        "question for each response. Judge the two responses independently; they may "
         "deserve the same score."
     )
-    parts += [
-        f"**{inert_markdown(scale.dimension_labels[dim])}**: "
-        f"{inert_markdown(scale.dimension_definitions[dim])}"
-        for dim in DIMENSIONS
-    ]
-    anchors = " · ".join(f"{k} = {inert_markdown(v)}" for k, v in sorted(scale.anchors.items()))
-    parts.append(f"Scale: {anchors}")
+    questions = scale.questionnaire.questions
+    parts += [f"**{inert_markdown(q.label)}**: {inert_markdown(q.text)}" for q in questions]
+    scales = {tuple(sorted(q.anchors.items())) for q in questions if q.is_scale and q.anchors}
+    if len(scales) == 1:  # one scale for every question (the default): said once
+        (anchors,) = scales
+        parts.append("Scale: " + " · ".join(f"{k} = {inert_markdown(v)}" for k, v in anchors))
     return "\n\n".join(parts)
 
 
@@ -361,22 +367,16 @@ def _draw_profile_items(items: list[dict[str, Any]]) -> None:
 def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     scale = view.scale
     assert scale is not None
-    points = range(scale.minimum, scale.maximum + 1)
-    anchors = {v: scale.anchors.get(v, "") for v in points}
     with st.form("pair", border=False, enter_to_submit=False):
         for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
             with column:
                 draw_response(side, view.responses[side], f"response_{side}")
                 with st.container(key=f"scores_{side}"):
-                    for dim in DIMENSIONS:  # values come from `_reset_widgets`
-                        label, definition = (
-                            scale.dimension_labels[dim],
-                            scale.dimension_definitions[dim],
-                        )
-                        name = score_key(dim, side)
+                    for question in scale.questionnaire.questions:  # values: `_reset_widgets`
+                        name = score_key(question.key, side)
                         with st.container(key=name):
                             key = field_key(name, view.assignment_id)
-                            score_radio(side, label, definition, anchors, key)
+                            question_radio(side, question, key)
         aspect_checklist.draw(view)
         if scale.ask_preference:
             pair = view.assignment_id
@@ -434,14 +434,14 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     def value(name: str) -> Any:
         return state.get(field_key(name, view.assignment_id))
 
-    scores = {side: {dim: value(score_key(dim, side)) for dim in DIMENSIONS} for side in SIDES}
+    scores = {side: {dim: value(score_key(dim, side)) for dim in _keys(view)} for side in SIDES}
     scale = view.scale
     assert scale is not None
     asked = scale.ask_preference
     side_preference = value(PREFERENCE) if asked else None
     rationale = (value(RATIONALE) or "").strip() if asked else None
     flag_reason = (value(FLAG) or "").strip()
-    missing = missing_scores(scores)
+    missing = missing_scores(scores, scale.questionnaire)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
     missing += aspect_checklist.missing(view)
     if missing and flag_reason:

@@ -20,8 +20,9 @@ from sqlmodel import Session, select
 
 from annotate.db.tables import Annotator, Participation, Study, stored_id, utcnow
 from annotate.domain.crowd import outcomes
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSIONS, Role
+from annotate.vocabulary import Role
 
 ACCEPTED = "accepted"
 DECLINED = "declined"
@@ -62,7 +63,8 @@ def gets_platform_exit(account: Annotator | None, study: Study) -> bool:
 def task_summary(study: Study) -> str:
     """What a pair asks of the participant, for the Start page (issue 22.8: it says what this
     study asks, not always "four questions")."""
-    asked = [f"score each answer on {len(DIMENSIONS)} questions"]
+    n = len(questionnaire_of(study).questions)
+    asked = [f"score each answer on {n} question{'' if n == 1 else 's'}"]
     if study.aspect_checklist:
         asked.append("mark how well each answer covers each thing the asker expects")
     if study.ask_preference:

@@ -29,7 +29,8 @@ from sqlmodel import Session, col, select
 from annotate.db.tables import Annotator, Assignment, Study, Training, stored_id, utcnow
 from annotate.domain.crowd.outcomes import SCREENED_OUT, settle
 from annotate.domain.rating import aspects, preference
-from annotate.domain.rating.ratings import RatingError
+from annotate.domain.rating.ratings import RatingError, missing_scores
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.training_rules import (
     CHECK,
     ENDED,
@@ -40,7 +41,7 @@ from annotate.domain.study.training_rules import (
     PracticePair,
 )
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSIONS, SIDES, AssignmentStatus, Role
+from annotate.vocabulary import SIDES, AssignmentStatus, Role
 
 
 class TrainingError(Invalid):
@@ -224,19 +225,17 @@ def answer_practice(
 def _checked_scores(
     study: Study, scores: dict[str, dict[str, int | None]]
 ) -> dict[str, dict[str, int]]:
-    missing = [
-        f"Response {side}: {study.dimension_labels.get(dim, dim)}"
-        for side in SIDES
-        for dim in DIMENSIONS
-        if scores.get(side, {}).get(dim) is None
-    ]
+    """Every question of the study's questionnaire answered on each side, on its scale."""
+    questionnaire = questionnaire_of(study)
+    missing = missing_scores(scores, questionnaire)
     if missing:
         raise TrainingError("Please give every score. Missing: " + "; ".join(missing))
-    checked = {side: {dim: int(scores[side][dim] or 0) for dim in DIMENSIONS} for side in SIDES}
-    if any(
-        not study.scale_min <= v <= study.scale_max for s in checked.values() for v in s.values()
-    ):
-        raise TrainingError(f"Scores go from {study.scale_min} to {study.scale_max}.")
+    keys = questionnaire.keys
+    checked = {side: {dim: int(scores[side][dim] or 0) for dim in keys} for side in SIDES}
+    for question in questionnaire.questions:
+        values = question.values
+        if any(checked[side][question.key] not in values for side in SIDES):
+            raise TrainingError(f"{question.label}: answers go from {values[0]} to {values[-1]}.")
     return checked
 
 
@@ -268,7 +267,7 @@ def feedback(pair: PracticePair, number: int, answer: dict[str, Any]) -> Practic
     scores = answer["scores"]
     lines = [
         FeedbackLine(dim, side, scores[side][dim], pair.expected[dim][side])
-        for dim in DIMENSIONS
+        for dim in scores[SIDES[0]]  # the questionnaire's order, as answered
         if dim in pair.expected
         for side in SIDES
     ]

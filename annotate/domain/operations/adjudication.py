@@ -40,9 +40,9 @@ from annotate.domain.assignment import assign_pairs
 from annotate.domain.assignment.slots import OPEN_STATUSES, lock_study
 from annotate.domain.operations.flags import exclusions
 from annotate.domain.study.accounts import get_account
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Conflict, Invalid, NotFound
 from annotate.vocabulary import (
-    PERSONAL_DIMENSION,
     AssignmentStatus,
     FlagAction,
     Purpose,
@@ -95,8 +95,12 @@ def beyond(differences: Sequence[int], threshold: float | None) -> bool:
 
 
 def rubric_differences(session: Session, study_id: int) -> dict[str, list[int]]:
-    """record id -> each ordinary annotator's chosen - rejected rubric-alignment score (done
-    assignments of ordinary pairs; gold pairs and adjudications left out)."""
+    """record id -> each ordinary annotator's chosen - rejected score on the study's target
+    question (rubric alignment by default; done assignments of ordinary pairs; gold pairs and
+    adjudications left out). A questionnaire without a target gives none."""
+    target = questionnaire_of(session.get_one(Study, study_id)).target
+    if target is None:
+        return {}
     query = joined_assignments(
         Pair.record_id, Assignment.id, Rating.response, Rating.score, ratings=True
     ).where(
@@ -104,7 +108,7 @@ def rubric_differences(session: Session, study_id: int) -> dict[str, list[int]]:
         col(Assignment.purpose) == Purpose.RATING,
         col(Assignment.status) == AssignmentStatus.DONE,
         col(Pair.gold_preference).is_(None),
-        col(Rating.dimension) == PERSONAL_DIMENSION,
+        col(Rating.dimension) == target,
     )
     scores: dict[tuple[str, int], dict[str, int]] = defaultdict(dict)
     for record_id, assignment_id, response, score in session.exec(query).all():

@@ -41,6 +41,7 @@ from annotate.domain.crowd.participants import participant_rows
 from annotate.domain.crowd.payment_rules import participant_cost, payment_rules, rule_bonus
 from annotate.domain.rating.quality import AnnotatorQuality
 from annotate.domain.study.plan import plan_values
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.vocabulary import AssignmentStatus, Purpose
 
 RECENT = timedelta(hours=1)
@@ -377,7 +378,6 @@ def ratings_fingerprint(session: Session, study: Study) -> tuple[Any, ...]:
         plan_values(study),
         study.exclusion_rules,
         study.count_simulated,
-        study.scale_min,
-        study.scale_max,
+        questionnaire_of(study).stored(),
     )
     return (tuple(scores), tuple(excluded), repr(settings))

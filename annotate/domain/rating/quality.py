@@ -19,8 +19,9 @@ from sqlmodel import Session, col, select
 
 from annotate.db.queries import joined_assignments
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION, AssignmentStatus, Response
+from annotate.vocabulary import AssignmentStatus, Response
 
 GOLD_PREFERENCES = (Response.CHOSEN.value, Response.REJECTED.value, "equal")
 
@@ -91,18 +92,23 @@ class RatedPair:
     assignment_id: int
     gold: str | None
     seconds: float
-    scores: dict[tuple[str, str], int]  # (response, dimension) -> score
+    scores: dict[tuple[str, str], int]  # (response, question key) -> score
+    asked: tuple[str, ...]  # the study's questions (annotate.questionnaire)
+    target: str | None  # the question a gold pair's expected preference is read on
 
     @property
     def straight_lined(self) -> bool:
-        return len(self.scores) == 2 * len(DIMENSIONS) and len(set(self.scores.values())) == 1
+        complete = len(self.scores) == 2 * len(self.asked)
+        return complete and len(set(self.scores.values())) == 1
 
     @property
     def gold_correct(self) -> bool | None:
         if self.gold is None:
             return None
-        chosen = self.scores.get((Response.CHOSEN, PERSONAL_DIMENSION))
-        rejected = self.scores.get((Response.REJECTED, PERSONAL_DIMENSION))
+        if self.target is None:
+            return None
+        chosen = self.scores.get((Response.CHOSEN, self.target))
+        rejected = self.scores.get((Response.REJECTED, self.target))
         if chosen is None or rejected is None:
             return None
         return preference(chosen, rejected) == self.gold
@@ -122,10 +128,13 @@ def rated_pairs(session: Session, study_id: int) -> list[RatedPair]:
     query = joined_assignments(*columns, ratings=True).where(
         Assignment.study_id == study_id, Assignment.status == AssignmentStatus.DONE
     )
+    asked = questionnaire_of(session.get_one(Study, study_id))
+    keys, target = asked.keys, asked.target
     grouped: dict[int, RatedPair] = {}
     for name, assignment_id, gold, response, dimension, score, seconds in session.exec(query):
         assert assignment_id is not None  # a primary key read from the database
-        item = grouped.setdefault(assignment_id, RatedPair(name, assignment_id, gold, 0.0, {}))
+        new = RatedPair(name, assignment_id, gold, 0.0, {}, keys, target)
+        item = grouped.setdefault(assignment_id, new)
         item.scores[(response, dimension)] = score
         if seconds > item.seconds:
             grouped[assignment_id] = replace(item, seconds=float(seconds))

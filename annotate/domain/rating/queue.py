@@ -17,7 +17,9 @@ from annotate.domain.assignment import quota
 from annotate.domain.assignment.blinding import response_on
 from annotate.domain.assignment.crowd import has_finished
 from annotate.domain.rating.aspects import marks_by_side
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.training_rules import FAILED
+from annotate.questionnaire import Questionnaire
 from annotate.vocabulary import SIDES, AssignmentStatus, Response, Role
 
 PROFILE_PREVIEW = 10
@@ -37,11 +39,7 @@ class QueueEntry(NamedTuple):
 
 @dataclass(frozen=True)
 class StudyScale:
-    minimum: int
-    maximum: int
-    anchors: dict[int, str]
-    dimension_labels: dict[str, str]
-    dimension_definitions: dict[str, str]
+    questionnaire: Questionnaire  # what each response is asked (no role is shown on the page)
     guidelines: str
     ask_preference: bool = False  # the direct preference after the scores (by side)
     rationale: str = "off"  # with the preference: off, optional or required
@@ -64,7 +62,7 @@ class PairView:
     rubric_aspects: list[dict[str, Any]]
     responses: dict[str, str]  # side -> text
     conversation: list[dict[str, str]] = field(default_factory=list)  # turns before responses
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)  # side -> dimension -> score
+    scores: dict[str, dict[str, int]] = field(default_factory=dict)  # side -> question key -> score
     comment: str = ""
     flag_reason: str = ""
     skip_reason: str = ""
@@ -108,11 +106,7 @@ def next_open(entries: list[QueueEntry]) -> QueueEntry | None:
 
 def study_scale(study: Study) -> StudyScale:
     return StudyScale(
-        minimum=study.scale_min,
-        maximum=study.scale_max,
-        anchors={int(k): v for k, v in study.anchors.items()},
-        dimension_labels=dict(study.dimension_labels),
-        dimension_definitions=dict(study.dimension_definitions),
+        questionnaire=questionnaire_of(study),
         guidelines=study.guidelines,
         ask_preference=study.ask_preference,
         rationale=study.rationale,

@@ -28,11 +28,13 @@ from annotate.domain.assignment.blinding import response_on
 from annotate.domain.rating import aspects, preference
 from annotate.domain.rating.revisions import AnswerTable, save_answers
 from annotate.domain.rating.signals import Signals, add_signals
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Forbidden, Invalid
-from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, SIDES, AssignmentStatus
+from annotate.questionnaire import Questionnaire
+from annotate.vocabulary import SIDES, AssignmentStatus
 
 Scores = Mapping[str, Mapping[str, int | None]]
-"""side ('A' or 'B') -> dimension -> score (None when not given yet)."""
+"""side ('A' or 'B') -> question key -> score (None when not given yet)."""
 
 
 class RatingError(Invalid):
@@ -49,34 +51,38 @@ class SubmitResult:
     assignment_id: int
 
 
-def missing_scores(scores: Scores) -> list[str]:
-    """Human-readable names of the scores still missing, e.g. 'Response A: Factuality ...'."""
+def missing_scores(scores: Scores, questionnaire: Questionnaire) -> list[str]:
+    """Human-readable names of the answers still missing, e.g. 'Response A: Factuality ...'."""
     return [
-        f"Response {side}: {DIMENSION_LABELS[dim]}"
+        f"Response {side}: {question.label}"
         for side in SIDES
-        for dim in DIMENSIONS
-        if scores.get(side, {}).get(dim) is None
+        for question in questionnaire.questions
+        if scores.get(side, {}).get(question.key) is None
     ]
 
 
-def _check_scores(scores: Scores, study: Study) -> None:
-    missing = missing_scores(scores)
+def _check_scores(scores: Scores, questionnaire: Questionnaire) -> None:
+    """Every question of the study's questionnaire answered on each side, each answer one of
+    the question's values, nothing else."""
+    missing = missing_scores(scores, questionnaire)
     if missing:
         raise RatingError(
             "Please give every score before submitting. Missing: " + "; ".join(missing)
         )
     for side in SIDES:
-        for dim in DIMENSIONS:
-            value = scores[side][dim]
-            on_scale = (
-                isinstance(value, int)
-                and not isinstance(value, bool)
-                and study.scale_min <= value <= study.scale_max
+        unknown = sorted(set(scores[side]) - set(questionnaire.keys))
+        if unknown:
+            raise RatingError(
+                f"Response {side}: {', '.join(map(repr, unknown))} is not a question of this "
+                f"study (its questions: {', '.join(questionnaire.keys)})"
             )
-            if not on_scale:
+        for question in questionnaire.questions:
+            value = scores[side][question.key]
+            if isinstance(value, bool) or value not in question.values:
+                low, high = question.values[0], question.values[-1]
+                what = "on the scale" if question.is_scale else "one of the choices"
                 raise RatingError(
-                    f"Response {side}, {dim}: {value!r} is not on the scale "
-                    f"{study.scale_min}-{study.scale_max}"
+                    f"Response {side}, {question.key}: {value!r} is not {what} {low}-{high}"
                 )
 
 
@@ -100,8 +106,8 @@ def owned_assignment(session: Session, annotator_id: int, assignment_id: int) ->
 
 @dataclass(frozen=True)
 class Submission:
-    """Everything an annotator sends for one pair, by side: the 8 scores, the time spent,
-    an optional comment or flag, (for a study that asks for them) the direct preference
+    """Everything an annotator sends for one pair, by side: an answer to each question, the
+    time spent, an optional comment or flag, (for a study that asks for them) the direct preference
     with its rationale and the aspect marks, and the quality signals the browser counted."""
 
     scores: Scores
@@ -115,21 +121,23 @@ class Submission:
 
 
 def save_scores(session: Session, assignment: Assignment, sent: Submission) -> SubmitResult:
-    """Save the 8 scores of one pair (and the direct preference by side, and the aspect marks
-    by side, when the study asks for them) and mark it done. The same answers again change
+    """Save the answers of one pair (each question of the study's questionnaire, by side; and
+    the direct preference and the aspect marks by side, when the study asks for them) and mark
+    it done. The same answers again change
     nothing."""
     study = session.get(Study, assignment.study_id)
     pair = session.get(Pair, assignment.pair_id)
     assert study is not None
     assert pair is not None
-    _check_scores(sent.scores, study)
+    questionnaire = questionnaire_of(study)
+    _check_scores(sent.scores, questionnaire)
     wrong = preference.problems(study, sent.side_preference, sent.rationale)
     wrong += aspects.problems(study, len(pair.rubric_aspects), sent.aspect_marks)
     if wrong:
         raise RatingError("; ".join(wrong))
     _admit(admit_submit, session, assignment)
     now = utcnow()
-    had_scores, changed = _save_score_rows(session, assignment, sent, now)
+    had_scores, changed = _save_score_rows(session, assignment, sent, questionnaire.keys, now)
     if study.ask_preference:
         changed += _save_preference(assignment, study, sent.side_preference, sent.rationale, now)
     if study.aspect_checklist and sent.aspect_marks is not None:
@@ -174,12 +182,17 @@ SCORES = AnswerTable(
 
 
 def _save_score_rows(
-    session: Session, assignment: Assignment, sent: Submission, now: datetime
+    session: Session,
+    assignment: Assignment,
+    sent: Submission,
+    keys: tuple[str, ...],
+    now: datetime,
 ) -> tuple[bool, int]:
-    """Store the 8 scores by response; return (any stored before, how many changed)."""
+    """Store one score per question and response; return (any stored before, how many
+    changed)."""
     given: dict[tuple[str, str], dict[str, Any]] = {}
     for side in SIDES:
-        for dim in DIMENSIONS:
+        for dim in keys:
             score = sent.scores[side][dim]
             assert score is not None  # _check_scores refused a missing score
             key = (response_on(side, assignment.chosen_side), dim)

@@ -29,6 +29,7 @@ from typing import Any
 from sqlmodel import Session, col, func, select
 
 from annotate.db.tables import Assignment, Rating, Study, stored_id, utcnow
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Conflict
 
 PLAN_FORMAT = 1
@@ -145,7 +146,7 @@ def plan_document(session: Session, study: Study) -> dict[str, Any]:
             **plan_values(study),
             "exclusion_rules": dict(study.exclusion_rules),
             "overlap": study.overlap,
-            "scale": [study.scale_min, study.scale_max],
+            "scale": list(questionnaire_of(study).scale),
         },
         "set_at": iso(study.margin_set_at),
         "rules_set_at": iso(study.rules_set_at),

@@ -3,8 +3,8 @@
 `create_study` and `update_study` are the one way settings change (CLI, admin page, tests); both
 check the whole study afterwards and raise `StudyError` listing every problem. Two settings are
 frozen once work exists, because changing them would make recorded work inconsistent: the seed
-(blinding and queue order are drawn from it) once any pair is assigned, and the scale once any
-score is given.
+(blinding and queue order are drawn from it) once any pair is assigned, and the questionnaire
+(`annotate.questionnaire`: the questions, their scales and roles) once any rating is given.
 """
 
 from __future__ import annotations
@@ -16,15 +16,16 @@ from typing import Any
 
 from sqlmodel import Session, col, func, select
 
-from annotate.db.tables import Assignment, Pair, Rating, Study
+from annotate.db.tables import Assignment, Pair, Study, stored_id
 from annotate.domain.study import plan
 from annotate.domain.study.crowd_settings import completion_url_problems, survey_problems
 from annotate.domain.study.instructed_checks import check_problems
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.training_rules import training_problems
 from annotate.domain.untrusted.values import text_problem, value_problem
-from annotate.errors import Invalid, NotFound
+from annotate.errors import Conflict, Invalid, NotFound
+from annotate.questionnaire import Questionnaire, parse_questionnaire
 from annotate.vocabulary import (
-    DIMENSIONS,
     MARGIN_UNITS,
     PLATFORM_NAMES,
     POOL_ORDERS,
@@ -42,11 +43,7 @@ MAX_STOPPING_RULE_CHARS = 2000
 
 EDITABLE = (
     "seed",
-    "scale_min",
-    "scale_max",
-    "anchors",
-    "dimension_labels",
-    "dimension_definitions",
+    "questionnaire",
     "guidelines",
     "equivalence_margin",
     "margin_unit",
@@ -89,12 +86,9 @@ EDITABLE = (
     "platform_fee_percent",
     "bonus_rule",
 )
-"""Settings an admin may change; the dict-valued ones are merged key by key."""
+"""Settings an admin may change."""
 
-_MERGED = ("anchors", "dimension_labels", "dimension_definitions")
 LIMITS: dict[str, tuple[int | None, int]] = {
-    "scale_min": (-1000, 1000),
-    "scale_max": (-1000, 1000),
     "overlap": (None, 1000),
     "reservation_minutes": (None, 7 * 24 * 60),
     "pool_quota": (None, 10**7),
@@ -111,6 +105,10 @@ class StudyNotFound(NotFound):
 
 class StudyError(Invalid):
     """Settings that cannot be saved; the message lists every problem."""
+
+
+class QuestionnaireLocked(Conflict):
+    """The questionnaire of a study that has ratings cannot change."""
 
 
 def get_study(session: Session, name: str) -> Study:
@@ -177,6 +175,7 @@ def update_study(session: Session, name: str, *, force: bool = False, **changes:
     frozen = _frozen_changes(session, study, changes)
     if frozen:
         raise StudyError("; ".join(frozen))
+    _lock_questionnaire(session, study, changes)
     before, set_at = plan.plan_values(study), study.margin_set_at
     kept = study.smallest_effect
     _apply(study, changes)
@@ -208,56 +207,27 @@ def _apply(study: Study, changes: dict[str, Any]) -> None:
     unknown = sorted(set(changes) - set(EDITABLE))
     if unknown:
         raise StudyError(f"unknown setting(s): {', '.join(unknown)}")
-    problems = [p for key in _MERGED if key in changes for p in _key_problems(key, changes[key])]
-    if problems:
-        raise StudyError("; ".join(problems))
     for key, value in changes.items():
-        if key in _MERGED:
-            merged = dict(getattr(study, key))
-            merged.update({str(k): str(v) for k, v in dict(value).items()})
-            value = merged
-        setattr(study, key, value)
+        setattr(study, key, stored_questionnaire(value) if key == "questionnaire" else value)
     for optional in ("completion_code", "screenout_code", "completion_url"):
         value = getattr(study, optional)
         if value is not None:
             setattr(study, optional, str(value).strip() or None)
-    given = changes.get("anchors") or {}
-    outside = [k for k in map(str, given) if not study.scale_min <= _as_int(k) <= study.scale_max]
-    if outside:
-        raise StudyError(
-            f"anchors: expected points of the scale {study.scale_min} to {study.scale_max} "
-            f"as keys, not {_some(outside)}"
-        )
-    study.anchors = {
-        k: v for k, v in study.anchors.items() if study.scale_min <= _as_int(k) <= study.scale_max
-    }
     if study.enrolment_open and not was_open and study.pool_quota is None:
         # shown in the confirmation as a change; only when enrolment opens: a crowd study's
         # limit set to none later is kept (issue 34.5: 0 said "Nothing to change", kept 10)
         study.pool_quota = DEFAULT_CROWD_QUOTA
 
 
-def _key_problems(setting: str, given: object) -> list[str]:
-    """The anchors are keyed by scale points, labels and definitions by the dimensions: any
-    other key is a mistake (refused, not dropped)."""
-    if not isinstance(given, dict):
-        return [f"{setting}: expected a mapping"]
-    keys = [str(k) for k in given]
-    if setting == "anchors":
-        bad = [k for k in keys if not re.fullmatch(r"-?[0-9]{1,4}", k)]
-        expected = "scale points (whole numbers)"
-    else:
-        bad = [k for k in keys if k not in DIMENSIONS]
-        expected = f"the dimensions {', '.join(DIMENSIONS)}"
-    if not bad:
-        return []
-    return [f"{setting.replace('_', ' ')}: expected {expected} as keys, not {_some(bad)}"]
-
-
-def _some(keys: list[str]) -> str:
-    """The first three keys, quoted, and how many more."""
-    shown = ", ".join(repr(k[:40]) for k in keys[:3])
-    return shown + (f" and {len(keys) - 3:,} more" if len(keys) > 3 else "")
+def stored_questionnaire(value: object) -> dict[str, Any]:
+    """What a person gave as the questionnaire (a template's name, a mapping, or a
+    Questionnaire) as the study keeps it; StudyError with the field and what was expected."""
+    if isinstance(value, Questionnaire):
+        return value.stored()
+    try:
+        return parse_questionnaire(value).stored()
+    except ValueError as error:
+        raise StudyError(str(error)) from None
 
 
 def _ensure_enrolment_key(study: Study) -> None:
@@ -270,29 +240,29 @@ def new_enrolment_key() -> str:
     return secrets.token_urlsafe(16)  # 128 bits
 
 
-def _as_int(value: object) -> int:
-    try:
-        return int(str(value))
-    except ValueError:
-        return -(2**31)
-
-
 def _frozen_changes(session: Session, study: Study, changes: dict[str, Any]) -> list[str]:
     problems = []
     if "seed" in changes and int(changes["seed"]) != study.seed:
         assigned = session.exec(select(Assignment.id).where(Assignment.study_id == study.id))
         if assigned.first() is not None:
             problems.append("the seed cannot change once pairs are assigned")
-    scale = {k: changes[k] for k in ("scale_min", "scale_max") if k in changes}
-    if any(int(v) != getattr(study, k) for k, v in scale.items()):
-        rated = session.exec(
-            select(Rating.id)
-            .join(Assignment, col(Rating.assignment_id) == col(Assignment.id))
-            .where(Assignment.study_id == study.id)
-        )
-        if rated.first() is not None:
-            problems.append("the scale cannot change once scores are given")
     return problems
+
+
+def _lock_questionnaire(session: Session, study: Study, changes: dict[str, Any]) -> None:
+    """The questionnaire is locked once the study has a rating, as the analysis plan is, but
+    no force opens it: the stored answers are answers to these questions on these scales."""
+    if "questionnaire" not in changes:
+        return
+    if stored_questionnaire(changes["questionnaire"]) == questionnaire_of(study).stored():
+        return
+    first = plan.first_rating_at(session, stored_id(study))
+    if first is not None:
+        raise QuestionnaireLocked(
+            f"study {study.name!r} has ratings since {first.isoformat(timespec='seconds')}: its "
+            "questionnaire cannot change (the ratings answer these questions on these scales); "
+            "make a new study for other questions"
+        )
 
 
 def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str]:
@@ -303,14 +273,10 @@ def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str
     problems = _range_problems(study)
     if problems:
         return problems  # the checks below assume numbers a column can hold
-    if study.scale_min >= study.scale_max:
-        problems.append(f"scale: minimum {study.scale_min} must be below maximum {study.scale_max}")
-    if study.scale_max - study.scale_min > 20:
-        problems.append("scale: at most 21 points")
-    for kind in ("dimension_labels", "dimension_definitions"):
-        missing = [d for d in DIMENSIONS if not str(getattr(study, kind).get(d, "")).strip()]
-        if missing:
-            problems.append(f"{kind.replace('_', ' ')}: missing for {', '.join(missing)}")
+    try:
+        questionnaire = parse_questionnaire(study.questionnaire)
+    except ValueError as error:
+        return [str(error)]
     if not 0 < study.equivalence_margin <= MAX_MARGIN:
         problems.append(f"equivalence margin must be above 0 and at most {MAX_MARGIN:g}")
     if study.margin_unit not in MARGIN_UNITS:
@@ -357,7 +323,7 @@ def study_problems(study: Study, *, kept_sesoi: float | None = None) -> list[str
         study.practice_pairs,
         study.comprehension_questions,
         study.comprehension_attempts,
-        (study.scale_min, study.scale_max),
+        questionnaire,
     )
     return problems
 

@@ -7,13 +7,13 @@ to people (the open pool, crowd enrolment), which an admin turns on deliberately
 
 Reading is all or nothing: the file's syntax (with its line), then every field's type (with the
 field's path, e.g. `practice_pairs[0].expected.factuality.A`), then the study's own checks; each
-problem names the file. A file may give only some settings: the others are kept. The scale's
-anchors, the dimension labels and definitions are merged key by key, as in `studies edit`.
+problem names the file. A file may give only some settings: the others are kept. The
+questionnaire is given whole (a template's name or the mapping of its questions), never merged.
 The text is read by `annotate.domain.untrusted.documents`: nesting and the number of values are
 capped before the parser can recurse, aliases (no "billion laughs"), tags, repeated keys, huge
 integers, NaN and infinities, NUL and lone surrogates are refused with their place. The study's
-checks (`annotate.domain.study.studies.study_problems`) then bound every number and refuse keys
-that name no scale point or dimension.
+checks (`annotate.domain.study.studies.study_problems`) then bound every number and refuse
+practice scores that answer no question of the questionnaire.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from pathlib import PurePath
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from annotate.db.tables import Study
+from annotate.domain.study.questionnaire import template_name
 from annotate.domain.study.training_rules import (
     ComprehensionQuestion,
     PracticePair,
@@ -33,7 +34,8 @@ from annotate.domain.study.training_rules import (
 )
 from annotate.domain.untrusted.documents import DocumentError, read_json, read_yaml
 from annotate.errors import Conflict, Invalid
-from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN, SCALE_MAX, SCALE_MIN
+from annotate.questionnaire import DEFAULT_TEMPLATE, TEMPLATES, parse_questionnaire
+from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN
 
 FORMATS = ("yaml", "json")
 SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json"}
@@ -51,11 +53,13 @@ class StudySettings(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     prb_annotate_settings: int = Field(default=1, description="the file format's version")
-    scale_min: int = SCALE_MIN
-    scale_max: int = SCALE_MAX
-    anchors: dict[str, str] = Field(default_factory=dict)
-    dimension_labels: dict[str, str] = Field(default_factory=dict)
-    dimension_definitions: dict[str, str] = Field(default_factory=dict)
+    questionnaire: str | dict[str, Any] = Field(
+        default=DEFAULT_TEMPLATE,
+        description="what annotators are asked (annotate.questionnaire): a template's name "
+        f"({', '.join(TEMPLATES)}), {{template, span_labels}}, or {{questions, span_labels}} "
+        "with each question's key, label, text, points and anchors or choices, and role (tie, "
+        "diverge or describe); locked once the study has ratings",
+    )
     guidelines: str = ""
     equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
     margin_unit: str = "points"
@@ -116,21 +120,20 @@ class StudySettings(BaseModel):
         "(refused once the study has ratings)",
     )
 
-    @field_validator("anchors", mode="before")
-    @classmethod
-    def _point_keys(cls, value: object) -> object:
-        """`1: Very poor` in YAML has a number as its key: the scale point, as text."""
-        if isinstance(value, dict):
-            return {str(k) if isinstance(k, int) else k: v for k, v in value.items()}
-        return value
-
 
 SETTINGS = tuple(name for name in StudySettings.model_fields if name != VERSION_KEY)
 """The study settings a file carries, in the file's order."""
 
 
 def settings_of(study: Study) -> StudySettings:
-    return StudySettings.model_validate({name: getattr(study, name) for name in SETTINGS})
+    values = {name: getattr(study, name) for name in SETTINGS}
+    values["questionnaire"] = questionnaire_as_written(study.questionnaire)
+    return StudySettings.model_validate(values)
+
+
+def questionnaire_as_written(stored: dict[str, Any]) -> str | dict[str, Any]:
+    """A stored questionnaire as a file writes it: a template's name when it is one."""
+    return template_name(parse_questionnaire(stored)) or stored
 
 
 def settings_text(study: Study, fmt: str) -> str:
@@ -175,6 +178,11 @@ def read_settings(file: str, data: bytes) -> dict[str, Any]:
             f"{file}, field '{VERSION_KEY}': expected 1, not {settings.prb_annotate_settings}"
         )
     given = settings.model_fields_set - {VERSION_KEY}
+    if "questionnaire" in given:
+        try:  # named with the question's field: questionnaire.questions[2].points: ...
+            parse_questionnaire(settings.questionnaire)
+        except ValueError as error:
+            raise SettingsFileError(f"{file}, {error}") from None
     sesoi = settings.smallest_effect
     if "smallest_effect" in given and sesoi is not None and not sesoi > 0:
         raise SettingsFileError(

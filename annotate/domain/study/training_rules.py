@@ -1,9 +1,9 @@
 """What a study's training is made of (issue 14, item 3), checked without a database.
 
 A practice pair is a made-up pair, not a benchmark pair: its two responses are given as A and B,
-with the scores the study expects on each dimension and an explanation of them, shown as
-feedback after the annotator's own attempt. A comprehension question has options and the
-indices of the correct ones (one: a single choice; several: "choose all that apply"). The
+with the answers the study expects to each question of its questionnaire and an explanation of
+them, shown as feedback after the annotator's own attempt. A comprehension question has options
+and the indices of the correct ones (one: a single choice; several: "choose all that apply"). The
 study's number of attempts bounds the check; `training_problems` names every problem.
 """
 
@@ -14,7 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from annotate.vocabulary import COVERAGE_POINTS, DIMENSIONS, PREFERENCE_POINTS, SIDES
+from annotate.questionnaire import Questionnaire
+from annotate.vocabulary import COVERAGE_POINTS, PREFERENCE_POINTS, SIDES
 
 MAX_PRACTICE_PAIRS = 20
 MAX_QUESTIONS = 20
@@ -63,11 +64,11 @@ class PracticePair(_Strict):
     response_a: Text
     response_b: Text
     expected: dict[str, dict[str, int]] = Field(
-        description="dimension -> {'A': score, 'B': score}: the scores the study expects"
+        description="question key -> {'A': score, 'B': score}: the answers the study expects"
     )
     explanations: dict[str, str] = Field(
         default_factory=dict,
-        description="dimension (or 'aspects', 'preference') -> why (shown as feedback)",
+        description="question key (or 'aspects', 'preference') -> why (shown as feedback)",
     )
     expected_aspects: dict[str, list[int]] = Field(
         default_factory=dict,
@@ -93,14 +94,14 @@ def training_problems(
     practice_pairs: object,
     questions: object,
     attempts: object,
-    scale: tuple[int, int],
+    questionnaire: Questionnaire,
 ) -> list[str]:
     """Everything wrong with a study's training settings, each naming the item and field."""
     problems = _list_problems(
-        "practice pair", practice_pairs, PracticePair, MAX_PRACTICE_PAIRS, scale
+        "practice pair", practice_pairs, PracticePair, MAX_PRACTICE_PAIRS, questionnaire
     )
     problems += _list_problems(
-        "comprehension question", questions, ComprehensionQuestion, MAX_QUESTIONS, scale
+        "comprehension question", questions, ComprehensionQuestion, MAX_QUESTIONS, questionnaire
     )
     if not isinstance(attempts, int) or isinstance(attempts, bool):
         problems.append("comprehension attempts: expected a whole number")
@@ -114,7 +115,7 @@ def _list_problems(
     items: object,
     model: type[PracticePair] | type[ComprehensionQuestion],
     limit: int,
-    scale: tuple[int, int],
+    questionnaire: Questionnaire,
 ) -> list[str]:
     if not isinstance(items, list):
         return [f"{what}s: expected a list"]
@@ -133,28 +134,29 @@ def _list_problems(
             problems.append(f"{where}, field 'id': {item_id!r} is used twice")
         seen.add(item_id)
         if isinstance(parsed, PracticePair):
-            problems += [f"{where}, {p}" for p in _practice_problems(parsed, scale)]
+            problems += [f"{where}, {p}" for p in _practice_problems(parsed, questionnaire)]
         elif isinstance(parsed, ComprehensionQuestion):
             problems += [f"{where}, {p}" for p in _question_problems(parsed)]
     return problems
 
 
-def _practice_problems(pair: PracticePair, scale: tuple[int, int]) -> list[str]:
-    low, high = scale
+def _practice_problems(pair: PracticePair, questionnaire: Questionnaire) -> list[str]:
     problems = []
     if not pair.expected:
-        problems.append("field 'expected': expected the scores of at least one dimension")
+        problems.append("field 'expected': expected the scores of at least one question")
     for dim, by_side in pair.expected.items():
-        if dim not in DIMENSIONS:
-            problems.append(f"field 'expected.{dim}': expected one of {', '.join(DIMENSIONS)}")
+        if dim not in questionnaire.keys:
+            keys = ", ".join(questionnaire.keys)
+            problems.append(f"field 'expected.{dim}': expected one of {keys}")
             continue
         if sorted(by_side) != sorted(SIDES):
             problems.append(f"field 'expected.{dim}': expected the scores of A and B")
+        values = questionnaire.question(dim).values
         for side, score in by_side.items():
-            if side in SIDES and not low <= score <= high:
+            if side in SIDES and score not in values:
                 problems.append(
-                    f"field 'expected.{dim}.{side}': expected a score from {low} to {high}, "
-                    f"not {score}"
+                    f"field 'expected.{dim}.{side}': expected a score from {values[0]} to "
+                    f"{values[-1]}, not {score}"
                 )
     problems += _expected_answer_problems(pair)
     for dim in pair.explanations:
