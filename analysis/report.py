@@ -43,7 +43,7 @@ from analysis.inference.primary import RatingDiffs, compare_dimensions
 from analysis.methods import ALPHA_TENTATIVE, CAVEAT_MEANING, methods
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.model_types import AuditRow
-from analysis.schema.questions import target_key
+from analysis.schema.questions import as_reported, target_key
 from analysis.schema.report_types import (
     Agreement,
     AnnotatorPair,
@@ -117,13 +117,15 @@ def build_report(
     the verdict is interim; ``questionnaire`` the study's questions (each rating's ``dimension``
     is a question's key): the verdict is the intersection of their roles, human accuracy and
     the reliability caveat read its target (the first ``diverge`` question), and a choice
-    question is counted by response (``choices``) instead of averaged.
+    question is counted by response (``choices``) instead of averaged; one asking the
+    benchmark's questions is reported as the default is (:func:`as_reported`).
 
     The primary figures of each dimension (``ci95``, TOST, superiority, verdict) treat pairs
     and annotators as random (:mod:`analysis.inference.primary`); the per-pair-mean t-test is
     under ``sensitivity``. The report's keys are documented in
     :mod:`analysis.schema.report_types` (schema version 3)."""
     unit = check_unit(margin_unit)
+    questionnaire = as_reported(questionnaire)
     _check_settings(margin, alpha, n_boot)
     if smallest_effect is not None and not smallest_effect >= 0:
         raise ValueError(f"smallest_effect must be 0 or more, got {smallest_effect}")

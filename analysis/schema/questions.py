@@ -55,3 +55,19 @@ def verdict_claims(report: Mapping[str, Any]) -> tuple[str, str]:
         return f"General quality ties ({ties})", "Rubric alignment diverges"
     diverges = ", ".join(questionnaire.diverge_keys) or "none"
     return f"Every tie question ties ({ties})", f"Every diverge question diverges ({diverges})"
+
+
+def as_reported(questionnaire: Questionnaire) -> Questionnaire:
+    """The questionnaire a report is built with: the default for one asking the benchmark's
+    questions (its keys, roles and kinds of answer, whatever their labels, texts or scale), so
+    that the report of every study made before questionnaires existed reads byte for byte as
+    it did (issue 35.1); any other as it is."""
+
+    def shape(asked: Questionnaire) -> list[tuple[str, str, bool]]:
+        return [(q.key, q.role.value, q.is_scale) for q in asked.questions]
+
+    return (
+        DEFAULT_QUESTIONNAIRE
+        if shape(questionnaire) == shape(DEFAULT_QUESTIONNAIRE)
+        else questionnaire
+    )
