@@ -35,14 +35,18 @@ from analysis.options import (
     OutputOption,
     PlanAnnotatorsOption,
     PlanPairsOption,
+    QuestionnaireOption,
     SeedOption,
     planned_values,
+    read_questionnaire,
 )
 from analysis.renderers.render import render_report
 from analysis.report import build_report
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.plan_words import change_words, interim_words
+from analysis.schema.questions import report_questionnaire
 from analysis.schema.report_types import ExcludedPair, Report
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, DEFAULT_TEMPLATE, Questionnaire
 from annotate.vocabulary import (
     DEFAULT_EQUIVALENCE_MARGIN,
     DEFAULT_HOLM,
@@ -84,6 +88,7 @@ def emit_report(
     planned: dict[str, float] | None = None,
     smallest_effect: float | None = None,
     plan: Mapping[str, Any] | None = None,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> None:
     """Build the report and print or write it; a bad input exits 1 with a one-line error.
     `extend` adds sections from outside the ratings (the database's reward models);
@@ -105,6 +110,7 @@ def emit_report(
             planned=planned,
             smallest_effect=smallest_effect,
             plan=plan,
+            questionnaire=questionnaire,
         )
         if extend is not None:
             result = extend(result)
@@ -206,11 +212,16 @@ def report(
             "aspect checklist's sections.",
         ),
     ] = None,
+    questionnaire_name: QuestionnaireOption = DEFAULT_TEMPLATE,
 ) -> None:
     """Compute the validation report for a ratings export. With an analysis plan (given, or
     carried beside the export), options not given take the plan's values, and the report says
     where the options given differ from the plan."""
     plan = _plan(ratings_file, plan_file)
+    try:
+        questionnaire = read_questionnaire(questionnaire_name)
+    except ValueError as error:
+        _fail(error)
     planned_values_of = (plan or {}).get("plan", {})
     if margin is None and margin_unit is None:
         margin_unit = MarginUnit(planned_values_of.get("unit", "points"))
@@ -238,6 +249,7 @@ def report(
         smallest_effect=smallest_effect,
         extend=partial(_with_files, ratings_file, aspects_file, (scale_min, scale_max)),
         plan=plan,
+        questionnaire=questionnaire,
     )
 
 
@@ -268,7 +280,7 @@ def _with_files(
         return report
     from analysis.designs.aspects import attach_aspects, load_aspects
 
-    ratings = load_ratings(ratings_file, *scale)
+    ratings = load_ratings(ratings_file, *scale, questionnaire=report_questionnaire(report))
     return attach_aspects(report, load_aspects(aspects_file), ratings)
 
 
@@ -302,6 +314,7 @@ def power(
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
+    questionnaire_name: QuestionnaireOption = DEFAULT_TEMPLATE,
 ) -> None:
     """Power of each test and of the joint verdict on per-pair means (the sensitivity
     analysis: pairs random, annotators fixed), and the pairs needed for a target power. To size
@@ -309,7 +322,8 @@ def power(
     from analysis.inference.power import make_plan, plan_power, power_text
 
     try:
-        ratings = None if pilot is None else load_ratings(pilot)
+        asked = read_questionnaire(questionnaire_name)
+        ratings = None if pilot is None else load_ratings(pilot, questionnaire=asked)
         plan = make_plan(
             pairs,
             annotators,
@@ -322,6 +336,7 @@ def power(
             target=target,
             simulations=simulations,
             seed=seed,
+            questionnaire=asked,
         )
         result = plan_power(plan)
     except (RatingsError, ValueError, OSError) as exc:
@@ -396,6 +411,7 @@ def size(
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
+    questionnaire_name: QuestionnaireOption = DEFAULT_TEMPLATE,
 ) -> None:
     """Size the main study from a pilot: pairs, annotators per pair and the annotator pool for
     the crossed analysis to validate with the target power, with each design's variance of
@@ -404,7 +420,9 @@ def size(
 
     ks, ms = _int_list(per_pair, "--per-pair"), _int_list(pools, "--pools")
     try:
-        components = pilot_components(load_ratings(pilot), confidence)
+        asked = read_questionnaire(questionnaire_name)
+        ratings = load_ratings(pilot, questionnaire=asked)
+        components = pilot_components(ratings, confidence, asked)
         result = size_study(
             components,
             margin=margin,

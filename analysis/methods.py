@@ -9,6 +9,7 @@ from __future__ import annotations
 from analysis.inference.paired import EXACT_MAX_N, MIN_PAIRS
 from analysis.inference.sizing import DEFAULT_DIFFERENCE, SMALL_PILOT, WIDER_POOLS
 from analysis.schema.plan_words import change_words, interim_words, time_words
+from analysis.schema.questions import report_questionnaire
 from analysis.schema.report_types import AnalysisPlan, Report, SequentialLook
 
 ALPHA_TENTATIVE, ALPHA_RELIABLE = 0.667, 0.8
@@ -80,7 +81,7 @@ def methods(report: Report) -> dict[str, str]:
         f"{s['n_boot']} bootstrap resamples (seed {s['seed']})" if s["n_boot"] else "no bootstrap"
     )
     holm = HOLM if s["holm"] else "not adjusted for multiplicity"
-    return {
+    return _asked(report) | {
         "estimand": f"Estimand: per dimension, {ESTIMAND}. The inference generalises to "
         "other pairs drawn like these and to other annotators drawn like these: pairs and "
         "annotators are both random (crossed), so a small panel's shared way of seeing the "
@@ -179,6 +180,23 @@ def methods(report: Report) -> dict[str, str]:
         "Carpenter & Kenward 2013): each skipped rating counted as a tie by its own annotator "
         "and the crossed model refitted; a verdict it changes is said to hold only if skips "
         "are at random. Size and power by seeded simulation in benchmarks/bench_coverage.py.",
+    }
+
+
+def _asked(report: Report) -> dict[str, str]:
+    """Which questions the texts' roles name, for a study asking its own questions (the
+    default's report carries no such text: its words are those of its questions)."""
+    if "questionnaire" not in report:
+        return {}
+    asked = report_questionnaire(report)
+    return {
+        "questionnaire": "The study's questions and their roles: a 'general dimension' below "
+        f"is each tie question ({', '.join(asked.tie_keys) or 'none'}); every diverge "
+        f"question ({', '.join(asked.diverge_keys)}) is tested as 'rubric alignment' is; "
+        f"'rubric alignment' and 'rubric_alignment' in the human accuracy, the preference "
+        f"alpha, the caveat and the missing-data test mean the target, {asked.target}; "
+        f"describe questions ({', '.join(asked.describe_keys) or 'none'}) are reported "
+        "without a hypothesis (a choice question counted by response under 'choices')."
     }
 
 

@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from annotate.questionnaire import TEMPLATES, Questionnaire, parse_questionnaire
+
 
 class Format(StrEnum):
     json = "json"
@@ -72,3 +74,33 @@ def planned_values(plan_pairs: int | None, plan_annotators: int) -> dict[str, fl
     if plan_pairs is None:
         return None
     return {"n_pairs": plan_pairs, "annotators_per_pair": plan_annotators}
+
+
+QuestionnaireOption = Annotated[
+    str,
+    typer.Option(
+        "--questionnaire",
+        help="The study's questions: a template's name (prb, rmbench, pairwise) or a JSON or "
+        "YAML file holding a questionnaire (a template's name, {template, span_labels} or "
+        "{questions: [...]}).",
+    ),
+]
+
+
+def read_questionnaire(value: str) -> Questionnaire:
+    """The questionnaire of --questionnaire: a template's name, or a file holding one;
+    ValueError naming the file and the field."""
+    if value.strip() in TEMPLATES:
+        return TEMPLATES[value.strip()]
+    path = Path(value)
+    if not path.is_file():
+        raise ValueError(
+            f"--questionnaire: expected a template's name ({', '.join(TEMPLATES)}) or a file, "
+            f"got {value!r}"
+        )
+    import yaml  # JSON is YAML too
+
+    try:
+        return parse_questionnaire(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (ValueError, yaml.YAMLError) as error:
+        raise ValueError(f"{path}: {error}") from None

@@ -12,6 +12,7 @@ import pandas as pd
 from analysis.core.agreement import annotator_agreement, dimension_agreement, preference_agreement
 from analysis.core.alpha import why_no_alpha
 from analysis.core.annotators import annotator_behaviour
+from analysis.core.choices import choice_counts
 from analysis.core.coded import (
     CodedRatings,
     FloatArray,
@@ -42,6 +43,7 @@ from analysis.inference.primary import RatingDiffs, compare_dimensions
 from analysis.methods import ALPHA_TENTATIVE, CAVEAT_MEANING, methods
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.model_types import AuditRow
+from analysis.schema.questions import as_reported, target_key
 from analysis.schema.report_types import (
     Agreement,
     AnnotatorPair,
@@ -58,14 +60,11 @@ from analysis.schema.report_types import (
     PowerResult,
     Report,
 )
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 from annotate.vocabulary import (
     DEFAULT_EQUIVALENCE_MARGIN,
     DEFAULT_HOLM,
     DEFAULT_N_BOOT,
-    DIMENSION_LABELS,
-    DIMENSIONS,
-    GENERAL_DIMENSIONS,
-    PERSONAL_DIMENSION,
     SCALE_MAX,
     SCALE_MIN,
 )
@@ -76,7 +75,6 @@ MAX_PAIRWISE_ROWS = 10_000
 """The report keeps at most this many annotator pairs (those sharing the most units); call
 :func:`analysis.core.agreement.annotator_agreement` for all of them."""
 HISTOGRAM_BIN = 0.5
-RUBRIC = DIMENSIONS.index(PERSONAL_DIMENSION)
 
 
 def build_report(
@@ -97,6 +95,7 @@ def build_report(
     domains: bool = True,
     smallest_effect: float | None = None,
     plan: Mapping[str, Any] | None = None,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> Report:
     """Validate ratings (a DataFrame in the export format, or a file path) and compute every
     figure of the validation report. The result is JSON-serialisable with no NaN (None).
@@ -115,33 +114,43 @@ def build_report(
     the margin): chosen "diverges" only when it exceeds rejected by more than it; ``plan`` the
     study's pre-registered analysis plan (a ``plan.json`` document, :mod:`analysis.inference.plan`):
     the report then says what changed in it, where its own options differ from it, and whether
-    the verdict is interim.
+    the verdict is interim; ``questionnaire`` the study's questions (each rating's ``dimension``
+    is a question's key): the verdict is the intersection of their roles, human accuracy and
+    the reliability caveat read its target (the first ``diverge`` question), and a choice
+    question is counted by response (``choices``) instead of averaged; one asking the
+    benchmark's questions is reported as the default is (:func:`as_reported`).
 
     The primary figures of each dimension (``ci95``, TOST, superiority, verdict) treat pairs
     and annotators as random (:mod:`analysis.inference.primary`); the per-pair-mean t-test is
     under ``sensitivity``. The report's keys are documented in
     :mod:`analysis.schema.report_types` (schema version 3)."""
     unit = check_unit(margin_unit)
+    questionnaire = as_reported(questionnaire)
     _check_settings(margin, alpha, n_boot)
     if smallest_effect is not None and not smallest_effect >= 0:
         raise ValueError(f"smallest_effect must be 0 or more, got {smallest_effect}")
+    scale = (scale_min, scale_max)
     if isinstance(data, pd.DataFrame):
-        df, raw = validate_ratings(data, scale_min, scale_max), data
+        df, raw = validate_ratings(data, *scale, questionnaire=questionnaire), data
     else:
-        df, raw = load_ratings(data, scale_min, scale_max), read_raw(Path(data))[0]
+        df = load_ratings(data, *scale, questionnaire=questionnaire)
+        raw = read_raw(Path(data))[0]
     collected = collected_counts(df)
     slots = assignment_slots(raw)
     if excluded_pairs:
         left_out = {e["pair_id"] for e in excluded_pairs}
         df = df[~df["pair_id"].astype(str).isin(left_out)].reset_index(drop=True)
         slots = slots[~slots["pair_id"].isin(left_out)].reset_index(drop=True)
-    coded = encode_ratings(df)
+    coded = encode_ratings(df, questionnaire)
+    target = coded.target_index()
     means = pair_means(coded)
     diffs = RatingDiffs(coded)
     unit_sds = dimension_unit_sds(diffs) if unit == "sd" else None
-    margins = dimension_margins(unit_sds, margin, unit)
+    margins = dimension_margins(unit_sds, margin, unit, coded.keys)
     sesoi = (
-        margins if smallest_effect is None else dimension_margins(unit_sds, smallest_effect, unit)
+        margins
+        if smallest_effect is None
+        else dimension_margins(unit_sds, smallest_effect, unit, coded.keys)
     )
     paired = compare_dimensions(diffs, means, margins, alpha, sesoi)
     dimensions = _dimension_results(paired, coded, means, n_boot, seed, scale_min, scale_max)
@@ -156,12 +165,16 @@ def build_report(
         "domains": sorted(coded.pairs["domain"].unique().tolist()),
         "dimensions": dimensions,
         "checks": _checks(paired, dimensions, diffs, agreement),
-        "human_accuracy": human_accuracy(*diffs.of(RUBRIC, None)),
+        "human_accuracy": human_accuracy(*diffs.of(target, None)),
         "agreement": agreement,
         "by_domain": by_domain(coded, diffs, means, margins, sesoi, alpha, holm) if domains else {},
-        "margin_sensitivity": margin_sensitivity(paired, unit, unit_sds=unit_sds),
+        "margin_sensitivity": margin_sensitivity(
+            paired, unit, unit_sds=unit_sds, questionnaire=questionnaire
+        ),
         "margin_record": margin_record(margin_history, df["created_at"]),
-        "power": None if planned is None else _planned_power(planned, df, margins, alpha, seed),
+        "power": None
+        if planned is None
+        else _planned_power(planned, df, margins, alpha, seed, questionnaire),
         "mixed_model": mixed_model(coded, paired, alpha, fit=mixed),
         "position_bias": position_bias(coded, alpha),
         "exclusions": exclusions(coded, means, excluded_pairs),
@@ -184,7 +197,12 @@ def build_report(
         "methods": {},
         "annotators": annotators,
     }
-    report["label_audit"] = export_label_audit(df)
+    report["label_audit"] = export_label_audit(df, questionnaire)
+    if questionnaire != DEFAULT_QUESTIONNAIRE:  # the default's report reads as it always did
+        report["questionnaire"] = questionnaire.stored()
+    counted = choice_counts(df, questionnaire)
+    if counted:
+        report["choices"] = counted
     report["missing_data"] = missing_data(slots, coded, diffs, paired, alpha, seed)
     if plan is not None:
         used = {
@@ -193,10 +211,9 @@ def build_report(
             "alpha": alpha,
             "smallest_effect": smallest_effect,
         }
-        n_analysed = paired[PERSONAL_DIMENSION]["n_pairs"]
-        report["plan"] = analysis_plan(
-            plan, df["created_at"], n_analysed, used, collected, sequential_p_values(paired)
-        )
+        n_analysed = paired[coded.keys[target]]["n_pairs"]
+        looked = sequential_p_values(paired, questionnaire)
+        report["plan"] = analysis_plan(plan, df["created_at"], n_analysed, used, collected, looked)
         look = report["plan"].get("sequential")
         if look is not None:  # an interim verdict is validated only where its boundary is crossed
             report["checks"]["validated"] = report["checks"]["validated"] and look["crossed"]
@@ -214,23 +231,29 @@ def collected_counts(ratings: pd.DataFrame) -> dict[str, int]:
     }
 
 
-def sequential_p_values(paired: Mapping[str, PairedTest]) -> dict[str, float | None]:
-    """The tests a group-sequential look reads: each general dimension's TOST and the rubric's
-    superiority test (one-sided p-values; the verdict needs all of them)."""
+def sequential_p_values(
+    paired: Mapping[str, PairedTest], questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> dict[str, float | None]:
+    """The tests a group-sequential look reads: each ``tie`` question's TOST and each
+    ``diverge`` question's superiority test (one-sided p-values; the verdict needs all of
+    them), in the questionnaire's order."""
+    diverge = set(questionnaire.diverge_keys)
     return {
-        f"{dim} {'superiority' if dim == PERSONAL_DIMENSION else 'TOST'}": (
-            paired[dim]["superiority_p"] if dim == PERSONAL_DIMENSION else paired[dim]["tost_p"]
+        f"{dim} {'superiority' if dim in diverge else 'TOST'}": (
+            paired[dim]["superiority_p"] if dim in diverge else paired[dim]["tost_p"]
         )
-        for dim in DIMENSIONS
-        if dim in paired
+        for dim in questionnaire.keys
+        if dim in paired and (dim in diverge or dim in questionnaire.tie_keys)
     }
 
 
-def export_label_audit(ratings: pd.DataFrame) -> list[AuditRow]:
+def export_label_audit(
+    ratings: pd.DataFrame, questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> list[AuditRow]:
     """The label audit computed from the ratings themselves (issue 23.6: a report built from an
     export no longer says "0 pairs" for an audit it never ran)."""
-    votes = annotator_votes(ratings)
-    return [] if votes.empty else label_audit(human_verdicts(votes))
+    votes = annotator_votes(ratings, questionnaire)
+    return [] if votes.empty else label_audit(human_verdicts(votes, questionnaire))
 
 
 def _checks(
@@ -239,12 +262,16 @@ def _checks(
     diffs: RatingDiffs,
     agreement: Agreement,
 ) -> Checks:
-    checks = study_checks(paired, reliability_caveat(dimensions[PERSONAL_DIMENSION]))
-    raw = raw_agreement(*diffs.of(RUBRIC, None)[:2])
+    coded = diffs.coded
+    target = coded.target_index()
+    questionnaire = coded.questionnaire
+    caveat = reliability_caveat(dimensions[coded.keys[target]])
+    checks = study_checks(paired, caveat, questionnaire)
+    d, pair, _ = diffs.of(target, None)
+    raw = raw_agreement(d, pair)
     checks["raw_agreement"] = raw
     shares = agreement["preference"]["shares"]
-    d, pair, _ = diffs.of(RUBRIC, None)
-    checks["reliability"] = reliability_words(dimensions, raw, shares, (d, pair))
+    checks["reliability"] = reliability_words(dimensions, raw, shares, (d, pair), questionnaire)
     return checks
 
 
@@ -260,13 +287,14 @@ def _dimension_results(
     """The paired test, Krippendorff's alpha (with CIs), the label and the difference histogram
     of each dimension."""
     agreement = dimension_agreement(coded, list(range(scale_min, scale_max + 1)), n_boot, seed)
+    labels = coded.questionnaire.labels
     results: dict[str, DimensionResult] = {}
-    for dim_index, dim in enumerate(DIMENSIONS):
+    for dim_index, dim in enumerate(coded.keys):
         chosen, rejected = means.means(dim_index)
         results[dim] = {
             **paired[dim],
             **agreement[dim],
-            "label": DIMENSION_LABELS[dim],
+            "label": labels[dim],
             "diff_histogram": diff_histogram(chosen - rejected, scale_max - scale_min),
         }
     return results
@@ -284,17 +312,20 @@ def _check_settings(margin: float, alpha: float, n_boot: int) -> None:
 def dimension_unit_sds(diffs: RatingDiffs) -> dict[str, float | None]:
     """Each dimension's SD unit: the SD of one annotator's chosen - rejected difference
     (:func:`analysis.inference.margins.unit_sd`), the same whatever the annotators per pair."""
-    return {dim: unit_sd(*diffs.of(i, None)) for i, dim in enumerate(DIMENSIONS)}
+    return {dim: unit_sd(*diffs.of(i, None)) for i, dim in enumerate(diffs.coded.keys)}
 
 
 def dimension_margins(
-    unit_sds: Mapping[str, float | None] | None, margin: float, unit: MarginUnit
+    unit_sds: Mapping[str, float | None] | None,
+    margin: float,
+    unit: MarginUnit,
+    keys: Sequence[str],
 ) -> dict[str, float | None]:
-    """Each dimension's margin in scale points (SD units: times that dimension's unit SD;
-    None when it is undefined)."""
+    """Each question's margin in scale points (SD units: times that question's unit SD;
+    None when it is undefined), for the questions of ``keys``."""
     return {
         dim: margin_points(margin, unit, None if unit_sds is None else unit_sds[dim])
-        for dim in DIMENSIONS
+        for dim in keys
     }
 
 
@@ -304,10 +335,12 @@ def _planned_power(
     margins: Mapping[str, float | None],
     alpha: float,
     seed: int,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> PowerResult:
     """The power planner with this study as the pilot, at the study's margin (points; the
-    smallest over the general dimensions when the margin is in SD units)."""
-    general = [m for d, m in margins.items() if d != PERSONAL_DIMENSION and m is not None]
+    smallest over the ``tie`` questions when the margin is in SD units)."""
+    ties = set(questionnaire.tie_keys)
+    general = [m for d, m in margins.items() if d in ties and m is not None]
     if not general:
         raise ValueError("power: the margin is undefined on every general dimension")
     plan = make_plan(
@@ -321,6 +354,7 @@ def _planned_power(
         target=float(planned.get("target", 0.8)),
         simulations=int(planned.get("simulations", 1000)),
         seed=seed,
+        questionnaire=questionnaire,
     )
     return plan_power(plan)
 
@@ -354,12 +388,13 @@ def reliability_words(
     raw: float | None,
     shares: Mapping[str, float],
     rubric_diffs: tuple[FloatArray, IntArray] | None = None,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> str:
     """The reliability check in words: the rubric difference alpha with the raw agreement
     beside it, what a low value measures, why a missing one is missing (from `rubric_diffs`,
     each judgement's chosen - rejected and its pair), and why a low alpha elsewhere is no
     caveat."""
-    rubric = dimensions[PERSONAL_DIMENSION]["alpha_difference"]
+    rubric = dimensions[target_key(questionnaire)]["alpha_difference"]
     raw_words = "not assessed" if raw is None else f"{100 * raw:.0f}%"
     if rubric is None:
         why = "alpha cannot be computed on these ratings"
@@ -388,7 +423,7 @@ def reliability_words(
         )
     tied = [
         dim
-        for dim in GENERAL_DIMENSIONS
+        for dim in questionnaire.tie_keys
         if dimensions[dim]["verdict"] == TIE
         and (dimensions[dim]["alpha_difference"] or 0.0) < NEAR_ZERO_ALPHA
     ]
@@ -428,6 +463,7 @@ def by_domain(
         domain: compare_dimensions(diffs, means, margins, alpha, sesoi, domains == domain)
         for domain in sorted(set(domains))
     }
+    target = coded.target_index()
     if holm:
         apply_holm(list(families.values()), alpha)
     for domain, dims in families.items():
@@ -435,8 +471,8 @@ def by_domain(
         out[domain] = {
             "n_pairs": int(mask.sum()),
             "dimensions": dims,
-            "checks": study_checks(dims),
-            "human_accuracy": human_accuracy(*diffs.of(RUBRIC, mask)),
+            "checks": study_checks(dims, questionnaire=coded.questionnaire),
+            "human_accuracy": human_accuracy(*diffs.of(target, mask)),
         }
     return out
 
@@ -446,7 +482,7 @@ def exclusions(
 ) -> Exclusions:
     """Pairs left out of each dimension, and why; never silent."""
     per_dim: dict[str, DimensionExclusions] = {}
-    for dim_index, dim in enumerate(DIMENSIONS):
+    for dim_index, dim in enumerate(coded.keys):
         counts = means.counts[:, dim_index]
         no_chosen = (counts[:, 0] == 0) & (counts[:, 1] > 0)
         no_rejected = (counts[:, 0] > 0) & (counts[:, 1] == 0)
@@ -464,11 +500,11 @@ def exclusions(
     return {
         "dimensions": per_dim,
         "n_excluded_total": sum(d["n_excluded"] for d in per_dim.values()),
-        "incomplete_pair_ratings": int(np.sum(per_rating < len(DIMENSIONS) * 2)),
+        "incomplete_pair_ratings": int(np.sum(per_rating < coded.n_dims * 2)),
         "note": "A pair lacking chosen or rejected scores on a dimension is excluded from that "
-        "dimension only. Incomplete pair-ratings (fewer than 8 scores) are kept; the pair means "
-        "use the scores present. Pairs under excluded_pairs were left out of every figure by an "
-        "admin, for the reason given.",
+        f"dimension only. Incomplete pair-ratings (fewer than {coded.n_dims * 2} scores) are "
+        "kept; the pair means use the scores present. Pairs under excluded_pairs were left out "
+        "of every figure by an admin, for the reason given.",
         "excluded_pairs": list(excluded_pairs),
     }
 

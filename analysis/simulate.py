@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.core.coded import FloatArray, IntArray
-from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
+from annotate.vocabulary import EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
 
 DEFAULT_DOMAINS = (
     "Art_and_Entertainment",
@@ -42,15 +43,18 @@ def simulate_ratings(
     scale_max: int = SCALE_MAX,
     study: str = "simulated",
     median_seconds: float = 90.0,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> pd.DataFrame:
     """Ratings of ``n_pairs`` pairs, each by ``n_annotators_per_pair`` annotators drawn from a
     pool of ``n_annotators`` (default: exactly that many, so everyone rates every pair).
 
-    ``effects`` maps a dimension to its true chosen - rejected difference (missing: 0).
+    ``effects`` maps a question of ``questionnaire`` to its true chosen - rejected difference
+    (missing: 0); a choice question's answer is the latent value clipped to its choices.
     Domains are assigned to pairs in turn. Returns one row per score, EXPORT_COLUMNS order.
     """
     effects = dict(effects or {})
-    unknown = set(effects) - set(DIMENSIONS)
+    keys = questionnaire.keys
+    unknown = set(effects) - set(keys)
     if unknown:
         raise ValueError(f"unknown dimensions in effects: {sorted(unknown)}")
     pool = n_annotators or n_annotators_per_pair
@@ -59,24 +63,27 @@ def simulate_ratings(
     rng = np.random.default_rng(seed)
 
     latent = _latent_values(
-        rng, n_pairs, effects, (scale_min + scale_max) / 2, pair_sd, response_sd
-    )
+        rng, n_pairs, [effects.get(k, 0.0) for k in keys], (scale_min + scale_max) / 2, pair_sd,
+        response_sd,
+    )  # fmt: skip
     rating_pair = np.repeat(np.arange(n_pairs), n_annotators_per_pair)
     rating_annotator = _draw_annotators(rng, n_pairs, n_annotators_per_pair, pool).ravel()
     n_ratings = len(rating_pair)
 
     bias = rng.normal(0.0, annotator_bias_sd, pool)
-    noise = rng.normal(0.0, noise_sd, (n_ratings, 2, len(DIMENSIONS)))
+    noise = rng.normal(0.0, noise_sd, (n_ratings, 2, len(keys)))
     raw = latent[rating_pair] + bias[rating_annotator][:, None, None] + noise
-    scores = np.clip(np.rint(raw), scale_min, scale_max).astype(np.int64)
+    top = [scale_max if q.is_scale else len(q.choices) for q in questionnaire.questions]
+    bottom = [scale_min if q.is_scale else 1 for q in questionnaire.questions]
+    scores = np.clip(np.rint(raw), bottom, top).astype(np.int64)
     chosen_side = rng.integers(0, 2, n_ratings)
     seconds = np.round(median_seconds * rng.lognormal(0.0, 0.5, n_ratings), 1)
     created = START + rng.integers(0, 30 * 86400, n_ratings).astype("timedelta64[s]")
 
-    per_rating = 2 * len(DIMENSIONS)
+    per_rating = 2 * len(keys)
     row_rating = np.repeat(np.arange(n_ratings), per_rating)
-    row_response = np.tile(np.repeat([0, 1], len(DIMENSIONS)), n_ratings)
-    row_dimension = np.tile(np.tile(np.arange(len(DIMENSIONS)), 2), n_ratings)
+    row_response = np.tile(np.repeat([0, 1], len(keys)), n_ratings)
+    row_dimension = np.tile(np.tile(np.arange(len(keys)), 2), n_ratings)
     row_side = np.where(row_response == 0, chosen_side[row_rating], 1 - chosen_side[row_rating])
     pair_of_row = rating_pair[row_rating]
 
@@ -91,7 +98,7 @@ def simulate_ratings(
         "annotator": names[rating_annotator[row_rating]],
         "response": np.asarray(RESPONSES, dtype=object)[row_response],
         "side": np.asarray(SIDES, dtype=object)[row_side],
-        "dimension": np.asarray(DIMENSIONS, dtype=object)[row_dimension],
+        "dimension": np.asarray(keys, dtype=object)[row_dimension],
         "score": scores.reshape(n_ratings, per_rating).ravel(),
         "seconds": seconds[row_rating],
         "created_at": stamps.astype(object)[row_rating],
@@ -106,16 +113,16 @@ def simulate_ratings(
 def _latent_values(
     rng: np.random.Generator,
     n_pairs: int,
-    effects: Mapping[str, float],
+    effects: Sequence[float],
     centre: float,
     pair_sd: float,
     response_sd: float,
 ) -> FloatArray:
-    """Latent values, shape (n_pairs, 2 responses, n_dims)."""
-    effect = np.array([effects.get(d, 0.0) for d in DIMENSIONS])
-    quality = centre + rng.normal(0.0, pair_sd, (n_pairs, len(DIMENSIONS)))
+    """Latent values, shape (n_pairs, 2 responses, n_dims), ``effects`` per question."""
+    effect = np.asarray(effects, np.float64)
+    quality = centre + rng.normal(0.0, pair_sd, (n_pairs, len(effect)))
     sign = np.array([0.5, -0.5])[None, :, None]
-    jitter = rng.normal(0.0, response_sd, (n_pairs, 2, len(DIMENSIONS)))
+    jitter = rng.normal(0.0, response_sd, (n_pairs, 2, len(effect)))
     return np.asarray(quality[:, None, :] + sign * effect[None, None, :] + jitter, np.float64)
 
 

@@ -11,9 +11,8 @@ import pandas as pd
 from scipy import sparse
 
 from analysis.core.alpha import LEVELS, ValueDomain, alpha_with_ci, codings, pairable, value_counts
-from analysis.core.coded import CHOSEN, N_DIMS, REJECTED, CodedRatings, FloatArray, IntArray
+from analysis.core.coded import CHOSEN, REJECTED, CodedRatings, FloatArray, IntArray
 from analysis.schema.report_types import DimensionAgreement, PreferenceAgreement
-from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
 
 Matrix = Any
 """A dense numpy array or a scipy sparse matrix (scipy ships no type hints)."""
@@ -37,7 +36,7 @@ def dimension_agreement(
     domain = np.asarray(value_domain)
     span = int(domain[-1] - domain[0])
     diff_domain = np.arange(-span, span + 1)
-    for dim_index, dim in enumerate(DIMENSIONS):
+    for dim_index, dim in enumerate(coded.keys):
         rows = coded.dimension == dim_index
         units = coded.pair[rows] * 2 + coded.response[rows]
         data = codings(
@@ -101,7 +100,7 @@ def rating_differences(coded: CodedRatings, dim_index: int) -> pd.DataFrame:
 def rubric_preferences(coded: CodedRatings) -> pd.DataFrame:
     """Per annotator and pair with both rubric scores: which response they scored higher
     (columns pair, annotator, preference code: 0 chosen, 1 equal, 2 rejected)."""
-    diffs = rating_differences(coded, DIMENSIONS.index(PERSONAL_DIMENSION))
+    diffs = rating_differences(coded, coded.target_index())
     diff = diffs.pop("diff").to_numpy()
     diffs["preference"] = np.where(diff > 0, 0, np.where(diff == 0, 1, 2))
     return diffs
@@ -114,7 +113,7 @@ def preference_agreement(coded: CodedRatings, n_boot: int, seed: int) -> Prefere
     pair, preference = prefs["pair"].to_numpy(), prefs["preference"].to_numpy()
     counts = value_counts(pair, preference, [0, 1, 2])
     data = codings(pair, prefs["annotator"].to_numpy(), preference, [0, 1, 2], pair)
-    rng = np.random.default_rng([seed, N_DIMS])
+    rng = np.random.default_rng([seed, coded.n_dims])
     result = alpha_with_ci(data, [0, 1, 2], ["nominal"], n_boot, rng)["nominal"]
     shares = np.bincount(preference, minlength=3) / max(len(prefs), 1)
     return {
@@ -141,7 +140,7 @@ def annotator_agreement(
     annotator code): n_comparisons, exact, within_one, and mean_abs_diff_from_others (mean over
     their scores of |score - mean of the other annotators' scores on that unit|).
     """
-    unit = (coded.pair * N_DIMS + coded.dimension) * 2 + coded.response
+    unit = (coded.pair * coded.n_dims + coded.dimension) * 2 + coded.response
     unit = np.unique(unit, return_inverse=True)[1]
     value = coded.score - scale_min
     scale_size = scale_max - scale_min + 1

@@ -12,17 +12,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.core.coded import scale_keys
 from analysis.core.ratings import ordinary_rows
 from analysis.schema.model_types import AuditRow
-from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION, VERDICTS, Verdict
+from analysis.schema.questions import target_key
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
+from annotate.vocabulary import VERDICTS, Verdict
 
 
-def annotator_votes(ratings: pd.DataFrame, target: str = PERSONAL_DIMENSION) -> pd.DataFrame:
-    """One row per (pair_id, annotator) with both scores of the `target` question (the
-    questionnaire's target, rubric alignment by default): the domain, the side chosen was shown
-    on, each dimension's chosen - rejected difference (``diff_<dim>``) and the vote, by the
-    sign of the target's difference. Ordinary judgements only: skip rows and adjudications are
-    left out."""
+def annotator_votes(
+    ratings: pd.DataFrame, questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> pd.DataFrame:
+    """One row per (pair_id, annotator) with both scores of the target question: the domain,
+    the side chosen was shown on, each scale question's chosen - rejected difference
+    (``diff_<key>``) and the vote (by the target's difference). Ordinary judgements only: skip
+    rows and adjudications are left out."""
+    target = target_key(questionnaire)
     ratings = ordinary_rows(ratings)
     scores = ratings.pivot_table(
         index=["pair_id", "annotator"],
@@ -31,7 +36,7 @@ def annotator_votes(ratings: pd.DataFrame, target: str = PERSONAL_DIMENSION) -> 
         aggfunc="mean",
     )
     out = pd.DataFrame(index=scores.index)
-    for dim in dict.fromkeys((*DIMENSIONS, target)):
+    for dim in scale_keys(questionnaire):
         if (dim, "chosen") in scores and (dim, "rejected") in scores:
             out[f"diff_{dim}"] = scores[(dim, "chosen")] - scores[(dim, "rejected")]
         else:
@@ -52,7 +57,9 @@ def _sign_labels(diff: np.ndarray) -> np.ndarray:
     )
 
 
-def human_verdicts(votes: pd.DataFrame) -> pd.DataFrame:
+def human_verdicts(
+    votes: pd.DataFrame, questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> pd.DataFrame:
     """One row per rated pair (index pair_id): domain, n_annotators, votes per verdict, the
     verdict, mean_rubric_diff and the mean margin of every dimension (``margin_<dim>``)."""
     grouped = votes.groupby(level="pair_id", sort=True)
@@ -73,9 +80,9 @@ def human_verdicts(votes: pd.DataFrame) -> pd.DataFrame:
     for verdict in VERDICTS:
         out[f"n_{verdict}"] = counts[verdict].reindex(out.index).to_numpy()
     out["verdict"] = [_majority(row) for row in counts.reindex(out.index).to_numpy()]
-    for dim in DIMENSIONS:
+    for dim in scale_keys(questionnaire):
         out[f"margin_{dim}"] = grouped[f"diff_{dim}"].mean()
-    out["mean_rubric_diff"] = out[f"margin_{PERSONAL_DIMENSION}"]
+    out["mean_rubric_diff"] = out[f"margin_{target_key(questionnaire)}"]
     return out
 
 

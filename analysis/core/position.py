@@ -13,14 +13,13 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from analysis.core.coded import CHOSEN, N_DIMS, REJECTED, SIDE_A, SIDE_B, CodedRatings, FloatArray
+from analysis.core.coded import CHOSEN, REJECTED, SIDE_A, SIDE_B, CodedRatings, FloatArray
 from analysis.schema.report_types import Interval, PositionBias, SideTest
-from annotate.vocabulary import DIMENSIONS
 
 
 def side_scores(coded: CodedRatings) -> FloatArray:
-    """Scores by (pair-rating, dimension, side): shape (n_ratings, N_DIMS, 2), nan if missing."""
-    scores = np.full((coded.n_ratings, N_DIMS, 2), np.nan)
+    """Scores by (pair-rating, dimension, side): shape (n_ratings, n_dims, 2), nan if missing."""
+    scores = np.full((coded.n_ratings, coded.n_dims, 2), np.nan)
     scores[coded.rating, coded.dimension, coded.side] = coded.score
     return scores
 
@@ -28,7 +27,7 @@ def side_scores(coded: CodedRatings) -> FloatArray:
 def response_scores(coded: CodedRatings) -> tuple[FloatArray, FloatArray]:
     """Scores by (pair-rating, dimension, response) and the side chosen was shown on per
     pair-rating (0 A, 1 B; nan when the rating has no chosen score)."""
-    scores = np.full((coded.n_ratings, N_DIMS, 2), np.nan)
+    scores = np.full((coded.n_ratings, coded.n_dims, 2), np.nan)
     scores[coded.rating, coded.dimension, coded.response] = coded.score
     chosen_side = np.full(coded.n_ratings, np.nan)
     is_chosen = coded.response == CHOSEN
@@ -47,7 +46,7 @@ def position_bias(coded: CodedRatings, alpha: float = 0.05) -> dict[str, Positio
     by_side = side_scores(coded)
     by_response, chosen_side = response_scores(coded)
     out: dict[str, PositionBias] = {}
-    for dim_index, dim in enumerate(DIMENSIONS):
+    for dim_index, dim in enumerate(coded.keys):
         a, b = by_side[:, dim_index, SIDE_A], by_side[:, dim_index, SIDE_B]
         both = ~(np.isnan(a) | np.isnan(b))
         d = by_response[both, dim_index, CHOSEN] - by_response[both, dim_index, REJECTED]

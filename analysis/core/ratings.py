@@ -23,7 +23,8 @@ import pandas as pd
 
 from analysis.core.coded import BoolArray, IntArray
 from annotate.errors import Invalid
-from annotate.vocabulary import DIMENSIONS, EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
+from annotate.vocabulary import EXPORT_COLUMNS, RESPONSES, SCALE_MAX, SCALE_MIN, SIDES
 
 PURPOSE_COLUMN = "purpose"
 STATUS_COLUMN = "status"
@@ -76,15 +77,18 @@ def load_ratings(
     source: str | Path | pd.DataFrame,
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
+    *,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> pd.DataFrame:
-    """Read a ratings file (csv, jsonl, parquet) or take a DataFrame, and validate it."""
+    """Read a ratings file (csv, jsonl, parquet) or take a DataFrame, and validate it (each
+    row's `dimension` a key of `questionnaire`)."""
     if isinstance(source, pd.DataFrame):
-        return validate_ratings(source, scale_min, scale_max)
+        return validate_ratings(source, scale_min, scale_max, questionnaire=questionnaire)
     path = Path(source)
     if not path.is_file():
         raise RatingsError(f"{path}: no such file")
     raw, locate = read_raw(path)
-    return _validate(raw, scale_min, scale_max, locate)
+    return _validate(raw, (scale_min, scale_max), locate, questionnaire=questionnaire)
 
 
 def validate_ratings(
@@ -92,13 +96,16 @@ def validate_ratings(
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
     purpose: str = ORDINARY_PURPOSE,
+    *,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> pd.DataFrame:
     """Check a ratings DataFrame and return a clean copy with typed columns in export order:
     the rows given for ``purpose`` (ordinary ratings, or adjudications), no skip rows.
 
     Rows are named by their 1-based position in ``df``.
     """
-    return _validate(df, scale_min, scale_max, lambda pos: (f"row {pos + 1}", pos + 1), purpose)
+    locate: Locator = lambda pos: (f"row {pos + 1}", pos + 1)  # noqa: E731
+    return _validate(df, (scale_min, scale_max), locate, purpose, questionnaire)
 
 
 def read_raw(path: Path) -> tuple[pd.DataFrame, Locator]:
@@ -171,11 +178,12 @@ def _fail(
 
 def _validate(
     df: pd.DataFrame,
-    scale_min: int,
-    scale_max: int,
+    scale: tuple[int, int],
     locate: Locator,
     purpose: str = ORDINARY_PURPOSE,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> pd.DataFrame:
+    scale_min, scale_max = scale
     if scale_min >= scale_max:
         raise ValueError(f"scale_min ({scale_min}) must be below scale_max ({scale_max})")
     missing = [c for c in EXPORT_COLUMNS if c not in df.columns]
@@ -197,13 +205,25 @@ def _validate(
         out[column] = df[column].fillna("").astype("str")
     check_allowed(out, "response", RESPONSES, locate)
     check_allowed(out, "side", SIDES, locate)
-    check_allowed(out, "dimension", DIMENSIONS, locate)
+    check_allowed(out, "dimension", questionnaire.keys, locate)
     out["score"] = checked_integers(df["score"], scale_min, scale_max, locate)
+    _check_choices(out, questionnaire, locate)
     out["seconds"] = _checked_seconds(df["seconds"], locate)
     out["created_at"] = df["created_at"].fillna("").astype("str")
     out = out[list(EXPORT_COLUMNS)]
     _check_structure(out, locate)
     return out
+
+
+def _check_choices(df: pd.DataFrame, questionnaire: Questionnaire, locate: Locator) -> None:
+    """A choice question's score is the choice's position, 1 to the number of choices."""
+    for question in questionnaire.questions:
+        if question.is_scale:
+            continue
+        n = len(question.choices)
+        bad = (df["dimension"] == question.key) & ~df["score"].between(1, n)
+        expected = f"for question {question.key!r}, a choice from 1 to {n}"
+        _fail(locate, bad.to_numpy(), "score", expected, df["score"])
 
 
 def _kept_locator(locate: Locator, kept: IntArray) -> Locator:
@@ -253,7 +273,7 @@ def _check_structure(df: pd.DataFrame, locate: Locator) -> None:
     side = (df["side"].to_numpy() == "B").astype(np.int64)
     dimension = pd.factorize(df["dimension"])[0].astype(np.int64)
 
-    score_key = (rating * 2 + response) * len(DIMENSIONS) + dimension
+    score_key = (rating * 2 + response) * (int(dimension.max()) + 1) + dimension
     duplicate = pd.Series(score_key).duplicated().to_numpy()
     _fail(
         locate,

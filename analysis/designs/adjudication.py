@@ -25,9 +25,11 @@ from analysis.inference.accuracy import wilson_interval
 from analysis.inference.paired import compare_dimension
 from analysis.schema.adjudication_types import AdjudicationSummary, ChangedPair, Stage
 from analysis.schema.jsonable import to_jsonable
+from analysis.schema.questions import report_questionnaire, target_key
 from analysis.schema.report_types import Report
 from analysis.schema.tables import DASH, Table, num, p_value, pct, pct_interval
-from annotate.vocabulary import PERSONAL_DIMENSION, SCALE_MAX, SCALE_MIN, VERDICTS
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
+from annotate.vocabulary import SCALE_MAX, SCALE_MIN, VERDICTS
 
 RULE = (
     "the adjudicators' majority verdict (a split: tie) and mean rubric difference replace "
@@ -39,13 +41,13 @@ def has_adjudications(export: pd.DataFrame) -> bool:
     return bool(purpose_mask(export, ADJUDICATION_PURPOSE).any())
 
 
-def _verdicts(ratings: pd.DataFrame) -> pd.DataFrame:
+def _verdicts(ratings: pd.DataFrame, questionnaire: Questionnaire) -> pd.DataFrame:
     """Per pair: domain, n_annotators, verdict, mean_rubric_diff (from validated ratings)."""
     columns = ["domain", "n_annotators", "verdict", "mean_rubric_diff"]
-    votes = annotator_votes(ratings)
+    votes = annotator_votes(ratings, questionnaire)
     if votes.empty:
         return pd.DataFrame(columns=columns, index=pd.Index([], name="pair_id"))
-    return human_verdicts(votes)[columns]
+    return human_verdicts(votes, questionnaire)[columns]
 
 
 def _stage(table: pd.DataFrame, margin: float, alpha: float) -> Stage:
@@ -74,16 +76,21 @@ def adjudication_summary(
     excluded: Collection[str] = (),
     scale_min: int = SCALE_MIN,
     scale_max: int = SCALE_MAX,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> AdjudicationSummary | None:
     """Before and after adjudication (None when the export holds no adjudication). `margin`
-    is the rubric-alignment margin in scale points; `excluded` pair ids are left out."""
+    is the target question's margin in scale points; `excluded` pair ids are left out."""
     if not has_adjudications(export):
         return None
-    before_rows = validate_ratings(export, scale_min, scale_max)
-    adjudicated_rows = validate_ratings(export, scale_min, scale_max, ADJUDICATION_PURPOSE)
+    before_rows = validate_ratings(export, scale_min, scale_max, questionnaire=questionnaire)
+    adjudicated_rows = validate_ratings(
+        export, scale_min, scale_max, ADJUDICATION_PURPOSE, questionnaire=questionnaire
+    )
     left_out = {str(p) for p in excluded}
-    before = _verdicts(before_rows[~before_rows["pair_id"].isin(left_out)])
-    decided = _verdicts(adjudicated_rows[~adjudicated_rows["pair_id"].isin(left_out)])
+    before = _verdicts(before_rows[~before_rows["pair_id"].isin(left_out)], questionnaire)
+    decided = _verdicts(
+        adjudicated_rows[~adjudicated_rows["pair_id"].isin(left_out)], questionnaire
+    )
     after = before.copy()
     for pair_id, row in decided.iterrows():
         after.loc[pair_id, ["domain", "verdict", "mean_rubric_diff"]] = [
@@ -125,7 +132,8 @@ def attach_adjudication(report: Report, export: pd.DataFrame) -> Report:
     """The report with its `adjudication` key, when the export holds adjudications (at the
     report's rubric margin, alpha, scale and exclusions)."""
     settings = report["settings"]
-    margin = settings["margins_points"].get(PERSONAL_DIMENSION) or settings["margin"]
+    questionnaire = report_questionnaire(report)
+    margin = settings["margins_points"].get(target_key(questionnaire)) or settings["margin"]
     excluded = [e["pair_id"] for e in report["exclusions"]["excluded_pairs"]]
     summary = adjudication_summary(
         export,
@@ -134,6 +142,7 @@ def attach_adjudication(report: Report, export: pd.DataFrame) -> Report:
         excluded=excluded,
         scale_min=settings["scale_min"],
         scale_max=settings["scale_max"],
+        questionnaire=questionnaire,
     )
     if summary is None:
         return report

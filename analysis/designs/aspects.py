@@ -48,11 +48,11 @@ from analysis.schema.aspect_types import (
     WeakAspect,
 )
 from analysis.schema.jsonable import to_jsonable
+from analysis.schema.questions import DEFAULT_TARGET, target_key_of
 from analysis.schema.report_types import Report
 from annotate.vocabulary import (
     ASPECT_EXPORT_COLUMNS,
     COVERAGE_POINTS,
-    PERSONAL_DIMENSION,
     RESPONSES,
 )
 
@@ -94,9 +94,9 @@ def unit_means(marks: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def rubric_differences(ratings: pd.DataFrame) -> pd.Series:
+def rubric_differences(ratings: pd.DataFrame, target: str = DEFAULT_TARGET) -> pd.Series:
     """Per pair: the annotators' mean rubric-alignment score of chosen minus rejected."""
-    personal = ratings[ratings["dimension"] == PERSONAL_DIMENSION]
+    personal = ratings[ratings["dimension"] == target]
     means = personal.pivot_table(index="pair_id", columns="response", values="score")
     means = means.reindex(columns=["chosen", "rejected"])
     return (means["chosen"] - means["rejected"]).dropna()
@@ -196,13 +196,14 @@ def aspect_summary(
     ratings: pd.DataFrame,
     judges: pd.DataFrame | None = None,
     excluded: Collection[str] = (),
+    target: str = DEFAULT_TARGET,
 ) -> AspectSummary | None:
     """Every figure of the aspect checklist (None when the table holds no marks)."""
     marks = marks[~marks["pair_id"].isin(list(excluded))]
     if marks.empty:
         return None
     units = unit_means(marks)
-    rubric = rubric_differences(ratings)
+    rubric = rubric_differences(ratings, target)
     by_aspect = [
         compare(f"Aspect {k + 1}", units[units["aspect_index"] == k],
                 marks[marks["aspect_index"] == k], rubric)
@@ -238,7 +239,7 @@ def attach_aspects(
     if marks is None:
         return report
     marks = marks[purpose_mask(marks)]  # an adjudicator's marks are not among the figures
-    summary = aspect_summary(marks, ratings, judges, excluded)
+    summary = aspect_summary(marks, ratings, judges, excluded, target_key_of(report))
     if summary is None:
         return report
     return cast(Report, {**report, "aspects": to_jsonable(summary)})

@@ -21,9 +21,10 @@ from analysis.designs.preference import PREFERENCE_COLUMN, forced_choice, judgem
 from analysis.inference.accuracy import wilson_interval
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.preference_types import AttributeGroup, Share
+from analysis.schema.questions import DEFAULT_TARGET, target_key_of
 from analysis.schema.report_types import Report
 from analysis.schema.tables import DASH, Table, pct, pct_interval
-from annotate.vocabulary import PERSONAL_DIMENSION, SURVEY_COLUMN_PREFIX
+from annotate.vocabulary import SURVEY_COLUMN_PREFIX
 
 MAX_GROUPS = 20
 
@@ -32,10 +33,10 @@ def attribute_columns(export: pd.DataFrame) -> list[str]:
     return [c for c in export.columns if str(c).startswith(SURVEY_COLUMN_PREFIX)]
 
 
-def rubric_wins(export: pd.DataFrame) -> pd.Series:
+def rubric_wins(export: pd.DataFrame, target: str = DEFAULT_TARGET) -> pd.Series:
     """Per judgement (pair, annotator): did the annotator score chosen above rejected on
     rubric alignment? (Judgements missing either score are left out.)"""
-    personal = export[export["dimension"] == PERSONAL_DIMENSION]
+    personal = export[export["dimension"] == target]
     scores = personal.pivot_table(
         index=["pair_id", "annotator"], columns="response", values="score", aggfunc="first"
     ).dropna()
@@ -47,18 +48,20 @@ def _share(wins: np.ndarray) -> Share:
     return {"value": won / n if n else None, "ci95": wilson_interval(won, n), "n": n}
 
 
-def _group(rows: pd.DataFrame) -> AttributeGroup:
+def _group(rows: pd.DataFrame, target: str) -> AttributeGroup:
     group: AttributeGroup = {
         "n_annotators": int(rows["annotator"].nunique()),
-        "rubric_accuracy": _share(rubric_wins(rows).to_numpy()),
+        "rubric_accuracy": _share(rubric_wins(rows, target).to_numpy()),
         "forced_choice": None,
     }
     if PREFERENCE_COLUMN in rows and rows[PREFERENCE_COLUMN].notna().any():
-        group["forced_choice"] = forced_choice(judgements(rows)["preference"].to_numpy())
+        group["forced_choice"] = forced_choice(judgements(rows, target)["preference"].to_numpy())
     return group
 
 
-def by_attribute(export: pd.DataFrame) -> dict[str, dict[str, AttributeGroup]]:
+def by_attribute(
+    export: pd.DataFrame, target: str = DEFAULT_TARGET
+) -> dict[str, dict[str, AttributeGroup]]:
     """attribute (the question id) -> answer -> the group's figures."""
     found: dict[str, dict[str, AttributeGroup]] = {}
     for column in attribute_columns(export):
@@ -68,14 +71,14 @@ def by_attribute(export: pd.DataFrame) -> dict[str, dict[str, AttributeGroup]]:
         if not values or len(values) > MAX_GROUPS:
             continue
         name = str(column)[len(SURVEY_COLUMN_PREFIX) :]
-        found[name] = {v: _group(export[export[column] == v]) for v in values}
+        found[name] = {v: _group(export[export[column] == v], target) for v in values}
     return found
 
 
 def attach_attributes(report: Report, export: pd.DataFrame) -> Report:
     """The report with its `by_attribute` key, when the export holds survey answers (of
     ordinary judgements: no skip rows, no adjudications)."""
-    found = by_attribute(ordinary_rows(export))
+    found = by_attribute(ordinary_rows(export), target_key_of(report))
     if not found:
         return report
     return cast(Report, {**report, "by_attribute": to_jsonable(found)})

@@ -29,8 +29,8 @@ from analysis.schema.exclusion_types import (
     RulesRecord,
 )
 from analysis.schema.jsonable import to_jsonable
+from analysis.schema.questions import question_keys, target_key_of
 from analysis.schema.report_types import Report
-from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
 
 EPSILON = 1e-9  # a figure equal to its threshold (up to rounding) passes
 
@@ -212,10 +212,10 @@ def headline(variant: str, rules: list[str], excluded: list[str], report: Report
                 "mean_diff": report["dimensions"][d]["mean_diff"],
                 "verdict": report["dimensions"][d]["verdict"],
             }
-            for d in DIMENSIONS
+            for d in question_keys(report)
         },
         "human_accuracy": report["human_accuracy"]["accuracy"],
-        "rubric_alpha": report["dimensions"][PERSONAL_DIMENSION]["alpha_ordinal"],
+        "rubric_alpha": report["dimensions"][target_key_of(report)]["alpha_ordinal"],
         "validated": report["checks"]["validated"],
     }
 

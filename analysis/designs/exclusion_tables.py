@@ -4,9 +4,9 @@ them): the rules and their record, the sensitivity table, and the annotators und
 
 from __future__ import annotations
 
+from analysis.schema.questions import question_keys
 from analysis.schema.report_types import Report
 from analysis.schema.tables import DASH, VERDICT_LABELS, Table, minute, num, pct, yes_no
-from annotate.vocabulary import DIMENSIONS
 
 NOT_APPLIED = (
     "No exclusion rules in this report (built from a ratings file, without a study's rules "
@@ -46,12 +46,12 @@ def rules_sensitivity_table(report: Report) -> Table:
         "Excluded",
         "Annotators",
         "Pair-ratings",
-        *DIMENSIONS,
+        *question_keys(report),
         "Human accuracy",
         "Rubric α (ordinal)",
         "Validated",
     ]
-    numeric = [False, False, True, True, *([False] * len(DIMENSIONS)), True, True, False]
+    numeric = [False, False, True, True, *([False] * len(question_keys(report))), True, True, False]
     if found is None:
         return Table(headers, [], numeric, NOT_APPLIED)
     rows = []
@@ -59,7 +59,7 @@ def rules_sensitivity_table(report: Report) -> Table:
         dims = [
             f"{num(row['dimensions'][d]['mean_diff'], signed=True)} "
             f"{VERDICT_LABELS[row['dimensions'][d]['verdict']]}"
-            for d in DIMENSIONS
+            for d in question_keys(report)
         ]
         rows.append(
             [

@@ -29,21 +29,22 @@ from analysis.inference.accuracy import TIES_COUNT_AS, wilson_interval
 from analysis.models.reward_models import cohen_kappa
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.preference_types import ForcedChoice, PreferenceSummary, ScoreAgreement, Share
+from analysis.schema.questions import DEFAULT_TARGET, target_key_of
 from analysis.schema.report_types import Report
 from analysis.schema.tables import DASH, Table, num, pct, pct_interval
-from annotate.vocabulary import PERSONAL_DIMENSION, PREFERENCE_POINTS
+from annotate.vocabulary import PREFERENCE_POINTS
 
 PREFERENCE_COLUMN = "preference"
 DIRECTIONS = ("chosen", "tie", "rejected")
 
 
-def judgements(export: pd.DataFrame) -> pd.DataFrame:
+def judgements(export: pd.DataFrame, target: str = DEFAULT_TARGET) -> pd.DataFrame:
     """One row per (pair, annotator) with a preference: ``preference`` and ``score_diff`` (the
     annotator's rubric-alignment score of chosen minus rejected; NaN if not both given)."""
     keys = ["pair_id", "annotator"]
     given = export[export[PREFERENCE_COLUMN].notna()]
     preference = given.groupby(keys)[PREFERENCE_COLUMN].first().astype("int64")
-    personal = given[given["dimension"] == PERSONAL_DIMENSION]
+    personal = given[given["dimension"] == target]
     scores = personal.pivot_table(index=keys, columns="response", values="score", aggfunc="first")
     diff = scores.get("chosen", np.nan) - scores.get("rejected", np.nan)
     table = pd.DataFrame({"preference": preference})
@@ -91,11 +92,13 @@ def score_agreement(preference: IntArray, score_diff: FloatArray) -> ScoreAgreem
     }
 
 
-def preference_summary(export: pd.DataFrame) -> PreferenceSummary | None:
+def preference_summary(
+    export: pd.DataFrame, target: str = DEFAULT_TARGET
+) -> PreferenceSummary | None:
     """The three figures for a study's export (None when it holds no preference)."""
     if PREFERENCE_COLUMN not in export or export[PREFERENCE_COLUMN].notna().sum() == 0:
         return None
-    table = judgements(export)
+    table = judgements(export, target)
     preference = table["preference"].to_numpy()
     return {
         "forced_choice": forced_choice(preference),
@@ -112,7 +115,7 @@ def attach_preference(report: Report, export: pd.DataFrame) -> Report:
     """The report with its `preference` key, when the export holds the direct preference (the
     report is built from the validated export, which keeps only the fixed columns); of
     ordinary judgements only (no skip rows, no adjudications)."""
-    summary = preference_summary(ordinary_rows(export))
+    summary = preference_summary(ordinary_rows(export), target_key_of(report))
     if summary is None:
         return report
     return cast(Report, {**report, "preference": to_jsonable(summary)})

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis.inference.crossed import crossed_mean
-from annotate.vocabulary import PERSONAL_DIMENSION
+from analysis.schema.questions import DEFAULT_TARGET
 
 T_METHOD = "t over questions"
 
@@ -77,10 +77,10 @@ def _per_question(
     }
 
 
-def rubric_differences(ratings: pd.DataFrame) -> pd.DataFrame:
-    """One row per (pair, annotator): `diff`, the rubric-alignment score of chosen (the
+def rubric_differences(ratings: pd.DataFrame, target: str = DEFAULT_TARGET) -> pd.DataFrame:
+    """One row per (pair, annotator): `diff`, the target question's score of chosen (the
     expected condition) minus rejected (the baseline)."""
-    personal = ratings[ratings["dimension"] == PERSONAL_DIMENSION]
+    personal = ratings[ratings["dimension"] == target]
     wide = personal.pivot_table(
         index=["pair_id", "annotator"], columns="response", values="score", aggfunc="mean"
     ).reindex(columns=["chosen", "rejected"])

@@ -32,17 +32,14 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from analysis.core.coded import scale_keys
 from analysis.core.human_verdicts import annotator_votes, human_verdicts
 from analysis.core.ratings import ordinary_rows
 from analysis.inference.paired import DIFF_DECIMALS
+from analysis.schema.questions import target_key
 from annotate.errors import Invalid
-from annotate.vocabulary import (
-    DIMENSION_LABELS,
-    DIMENSIONS,
-    PERSONAL_DIMENSION,
-    RESPONSES,
-    Verdict,
-)
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
+from annotate.vocabulary import RESPONSES, Verdict
 
 PREFERENCE = "preference"
 ACCURACY = "accuracy"
@@ -50,21 +47,32 @@ MISSING = "-"
 OUTCOMES = ("rejected higher", "tie", "chosen higher")  # the order of the accuracy table
 
 
-def _figures() -> dict[str, str]:
-    out = {}
-    for dim in DIMENSIONS:
-        out[f"agreement:{dim}"] = f"Agreement on {DIMENSION_LABELS[dim].lower()}"
-    out[f"agreement:{PREFERENCE}"] = "Agreement on the rubric preference"
-    for dim in DIMENSIONS:
-        expected = "divergence" if dim == PERSONAL_DIMENSION else "tie"
+def figures(questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE) -> dict[str, str]:
+    """Figure name -> a short human label (the app's selector, the CLI's help), for each
+    scale question of ``questionnaire`` (the target's preference and accuracy with one)."""
+    keys, labels = scale_keys(questionnaire), questionnaire.labels
+    out = {f"agreement:{dim}": f"Agreement on {labels[dim].lower()}" for dim in keys}
+    if questionnaire.target is not None:
+        out[f"agreement:{PREFERENCE}"] = "Agreement on the rubric preference"
+    for dim in keys:
+        expected = _expected(questionnaire, dim)
         out[f"verdict:{dim}"] = f"Chosen vs rejected ({expected}) on {dim.replace('_', ' ')}"
-    out[ACCURACY] = "Human accuracy (strict)"
+    if questionnaire.target is not None:
+        out[ACCURACY] = "Human accuracy (strict)"
     return out
 
 
-FIGURES: dict[str, str] = _figures()
-"""Figure name -> a short human label (the app's selector, the CLI's help)."""
-FIGURE_HELP = "The figure: " + ", ".join(FIGURES) + "."
+def _expected(questionnaire: Questionnaire, dim: str) -> str:
+    return "divergence" if dim in questionnaire.diverge_keys else "tie"
+
+
+FIGURES: dict[str, str] = figures()
+"""The figures of the default questionnaire."""
+FIGURE_HELP = (
+    "The figure: "
+    + ", ".join(FIGURES)
+    + " (for a study's own questions: agreement:KEY and verdict:KEY of its scale questions)."
+)
 """The `--figure` option's help, in both command lines."""
 
 ORDER_NOTES: dict[str, str] = {
@@ -82,27 +90,35 @@ ORDER_NOTES: dict[str, str] = {
 }
 
 
-def figure_note(figure: str) -> str:
+def figure_note(figure: str, questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE) -> str:
     """How the figure's pairs are chosen and ordered, in one sentence or two."""
-    kind, dim = parse_figure(figure)
+    kind, dim = parse_figure(figure, questionnaire)
     if kind == "verdict":
-        return ORDER_NOTES["divergence" if dim == PERSONAL_DIMENSION else "tie"]
+        return ORDER_NOTES[_expected(questionnaire, dim)]
     return ORDER_NOTES[PREFERENCE if dim == PREFERENCE else kind]
 
 
-def parse_figure(figure: str) -> tuple[str, str]:
-    """(kind, dimension) of a figure name; Invalid, naming the figures, when it is none."""
-    if figure not in FIGURES:
-        raise Invalid(f"unknown figure {figure!r}; expected one of: {', '.join(FIGURES)}")
+def parse_figure(
+    figure: str, questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> tuple[str, str]:
+    """(kind, question key) of a figure name; Invalid, naming the figures, when it is none."""
+    named = figures(questionnaire)
+    if figure not in named:
+        raise Invalid(f"unknown figure {figure!r}; expected one of: {', '.join(named)}")
     if figure == ACCURACY:
-        return ACCURACY, PERSONAL_DIMENSION
+        return ACCURACY, target_key(questionnaire)
     kind, dim = figure.split(":", 1)
     return kind, dim
 
 
-def figure_pairs(ratings: pd.DataFrame, figure: str, domain: str | None = None) -> pd.DataFrame:
+def figure_pairs(
+    ratings: pd.DataFrame,
+    figure: str,
+    domain: str | None = None,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
+) -> pd.DataFrame:
     """The pairs behind ``figure`` (within ``domain`` when given), most telling first."""
-    kind, dim = parse_figure(figure)
+    kind, dim = parse_figure(figure, questionnaire)
     ratings = ordinary_rows(ratings)  # no skip rows, no adjudications: as in the figures
     if ratings.empty:
         raise Invalid("no ratings yet: no pair is behind any figure")
@@ -111,12 +127,13 @@ def figure_pairs(ratings: pd.DataFrame, figure: str, domain: str | None = None) 
         if domain not in domains:
             raise Invalid(f"no rated pair in domain {domain!r}; domains: {', '.join(domains)}")
         ratings = ratings[ratings["domain"] == domain]
-    builders: dict[str, Callable[[pd.DataFrame, str], pd.DataFrame]] = {
+    builders: dict[str, Callable[[pd.DataFrame, str, Questionnaire], pd.DataFrame]] = {
         "agreement": _preference_pairs if dim == PREFERENCE else _agreement_pairs,
         "verdict": _verdict_pairs,
         ACCURACY: _accuracy_pairs,
     }
-    table = builders[kind](ratings, PERSONAL_DIMENSION if dim == PREFERENCE else dim)
+    target = target_key(questionnaire) if dim == PREFERENCE else dim
+    table = builders[kind](ratings, target, questionnaire)
     return table.reset_index(drop=True)
 
 
@@ -156,7 +173,7 @@ def _score(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _agreement_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
+def _agreement_pairs(ratings: pd.DataFrame, dim: str, _: Questionnaire) -> pd.DataFrame:
     rows = ratings[ratings["dimension"] == dim]
     per_unit = rows.groupby(["pair_id", "response"])["score"].agg(["var", "count"])
     per_unit = per_unit[per_unit["count"] >= 2]  # a unit alpha can pair
@@ -177,21 +194,26 @@ def _agreement_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
     )
 
 
-def _with_votes(table: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
-    """Beside each pair: its rubric votes (n_chosen, n_tie, n_rejected) and their majority."""
-    votes = annotator_votes(ratings)
+def _with_votes(
+    table: pd.DataFrame, ratings: pd.DataFrame, questionnaire: Questionnaire
+) -> pd.DataFrame:
+    """Beside each pair: its votes on the target (n_chosen, n_tie, n_rejected) and their
+    majority."""
+    votes = annotator_votes(ratings, questionnaire)
     if votes.empty:
         columns = ["n_chosen", "n_tie", "n_rejected", "majority"]
         return table.assign(**{c: pd.Series(dtype=object) for c in columns})
-    verdicts = human_verdicts(votes)
+    verdicts = human_verdicts(votes, questionnaire)
     for verdict in (Verdict.CHOSEN.value, "tie", Verdict.REJECTED.value):
         table[f"n_{verdict}"] = verdicts[f"n_{verdict}"].reindex(table.index).astype("Int64")
     table["majority"] = verdicts["verdict"].reindex(table.index)
     return table
 
 
-def _preference_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
-    table = _with_votes(pair_scores(ratings, dim), ratings)
+def _preference_pairs(
+    ratings: pd.DataFrame, dim: str, questionnaire: Questionnaire
+) -> pd.DataFrame:
+    table = _with_votes(pair_scores(ratings, dim), ratings, questionnaire)
     counts = table[["n_chosen", "n_tie", "n_rejected"]].astype(float)
     n_votes = counts.sum(axis=1)
     table = table[n_votes >= 2].copy()
@@ -203,38 +225,41 @@ def _preference_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
     )
 
 
-def _verdict_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
+def _verdict_pairs(ratings: pd.DataFrame, dim: str, questionnaire: Questionnaire) -> pd.DataFrame:
     table = pair_scores(ratings, dim).dropna(subset=["mean_diff"]).reset_index()
-    if dim == PERSONAL_DIMENSION:
+    if dim in questionnaire.diverge_keys:
         return table.sort_values(["mean_diff", "pair_id"], kind="stable")
     table["abs_diff"] = table["mean_diff"].abs()
     ordered = table.sort_values(["abs_diff", "pair_id"], ascending=[False, True], kind="stable")
     return ordered.drop(columns="abs_diff")
 
 
-def _accuracy_pairs(ratings: pd.DataFrame, dim: str) -> pd.DataFrame:
+def _accuracy_pairs(ratings: pd.DataFrame, dim: str, questionnaire: Questionnaire) -> pd.DataFrame:
     table = pair_scores(ratings, dim).dropna(subset=["mean_diff"])
     diff = table["mean_diff"].to_numpy(float)
     outcome = np.where(diff > 0, OUTCOMES[2], np.where(diff < 0, OUTCOMES[0], OUTCOMES[1]))
     table.insert(1, "outcome", outcome)
-    table = _with_votes(table, ratings).reset_index()
+    table = _with_votes(table, ratings, questionnaire).reset_index()
     rank = table["outcome"].map({o: i for i, o in enumerate(OUTCOMES)})
     table = table.assign(_rank=rank)
     ordered = table.sort_values(["_rank", "mean_diff", "pair_id"], kind="stable")
     return ordered.drop(columns="_rank")
 
 
-def annotator_scores(ratings: pd.DataFrame, pair_id: str) -> pd.DataFrame:
-    """One pair's scores: a row per annotator, a column per dimension (vocabulary order) holding
-    ``chosen/rejected`` (``4/2``; ``-`` for a missing score)."""
+def annotator_scores(
+    ratings: pd.DataFrame, pair_id: str, questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> pd.DataFrame:
+    """One pair's scores: a row per annotator, a column per scale question (the
+    questionnaire's order) holding ``chosen/rejected`` (``4/2``; ``-`` for a missing score)."""
+    keys = scale_keys(questionnaire)
     rows = ratings[ratings["pair_id"] == pair_id]
     wide = rows.pivot_table(
         index="annotator", columns=["dimension", "response"], values="score", aggfunc="mean"
     )
-    columns = pd.MultiIndex.from_tuples([(d, r) for d in DIMENSIONS for r in RESPONSES])
+    columns = pd.MultiIndex.from_tuples([(d, r) for d in keys for r in RESPONSES])
     wide = wide.reindex(columns=columns)
     out = pd.DataFrame({"annotator": wide.index})
-    for dim in DIMENSIONS:
+    for dim in keys:
         pairs = zip(wide[(dim, "chosen")], wide[(dim, "rejected")], strict=True)
         out[dim] = [f"{_score(c)}/{_score(r)}" for c, r in pairs]
     return out

@@ -19,12 +19,15 @@ import pandas as pd
 
 from analysis.core.coded import FloatArray, IntArray
 from analysis.schema.report_types import MarginRecord, MarginSensitivity, PairedTest
-from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, MARGIN_UNITS, PERSONAL_DIMENSION
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
+from annotate.vocabulary import MARGIN_UNITS
 
 MarginUnit = Literal["points", "sd"]  # MARGIN_UNITS, as a type
 SENSITIVITY_GRID = tuple(round(0.1 * i, 1) for i in range(1, 11))
 """Margins of the sensitivity table, in the study's unit."""
 UNIT_WORDS = {"points": "scale points", "sd": "SD of one annotator's chosen - rejected difference"}
+UNIT_LABELS = {"points": "scale points", "sd": "SD units"}
+"""A margin's unit in a label (a form field, a table's column)."""
 
 
 def unit_sd(d: FloatArray, pair: IntArray, annotator: IntArray) -> float | None:
@@ -68,24 +71,26 @@ def margin_sensitivity(
     unit: MarginUnit,
     margins: Sequence[float] = SENSITIVITY_GRID,
     unit_sds: Mapping[str, float | None] | None = None,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> MarginSensitivity:
-    """Would each general dimension tie, and would the study be validated, at each margin?
+    """Would each ``tie`` question tie, and would the study be validated, at each margin?
 
     TOST at margin m holds exactly when the (1 - 2 alpha) CI lies inside (-m, m), i.e. when the
     dimension's ``equivalence_bound`` is below m (in points; an SD-unit margin is converted with
-    that dimension's unit SD, ``unit_sds``). Rubric alignment's superiority test does not
-    depend on the margin; when it diverges, validated at m = all general dimensions tie at m.
+    that dimension's unit SD, ``unit_sds``). The ``diverge`` questions' superiority tests do not
+    depend on the margin; when they all diverge, validated at m = all ``tie`` questions tie at m.
     A sensitivity table only: the verdict uses the pre-registered margin, never one chosen
     from this grid.
     """
     ties: dict[str, list[bool]] = {}
-    for dim in GENERAL_DIMENSIONS:
+    for dim in questionnaire.tie_keys:
         r = results[dim]
         sd = None if unit_sds is None else unit_sds.get(dim)
         ties[dim] = [_ties_at(r, m, unit, sd) for m in margins]
-    rubric = results[PERSONAL_DIMENSION]["verdict"] == "diverges"
+    diverges = all(results[d]["verdict"] == "diverges" for d in questionnaire.diverge_keys)
+    tested = bool(questionnaire.tie_keys or questionnaire.diverge_keys)
     validated = [
-        rubric and all(ties[d][i] for d in GENERAL_DIMENSIONS) for i in range(len(margins))
+        tested and diverges and all(tie[i] for tie in ties.values()) for i in range(len(margins))
     ]
     return {
         "unit": unit,
@@ -94,7 +99,7 @@ def margin_sensitivity(
         "validated": validated,
         "equivalence_bounds": {
             d: _bound_in_unit(results[d], unit, None if unit_sds is None else unit_sds.get(d))
-            for d in DIMENSIONS
+            for d in results
         },
     }
 

@@ -48,7 +48,7 @@ from analysis.schema.report_types import (
     SkipTestResult,
     SlotRow,
 )
-from annotate.vocabulary import DIMENSION_LABELS, DIMENSIONS, PERSONAL_DIMENSION
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 
 SKIP_PERMUTATIONS = 1999
 MIN_TESTED_PAIRS = 5
@@ -204,7 +204,7 @@ def missing_data(
     (:func:`analysis.core.ratings.assignment_slots`) and the ratings analysed."""
     pair_code, annotator_code = _slot_codes(slots, coded)
     skipped = slots["skipped"].to_numpy(bool)
-    d, pair, annotator = diffs.of(DIMENSIONS.index(PERSONAL_DIMENSION), None)
+    d, pair, annotator = diffs.of(coded.target_index(), None)
     test = skip_test(pair_code, annotator_code, skipped, d, pair, annotator, seed=seed)
     tested: SkipTestResult = {
         "method": TEST_METHOD,
@@ -234,7 +234,7 @@ def missing_data(
         "by_annotator": slot_counts(slots, "annotator"),
         "skip_test": tested,
         "sensitivity": sensitivity,
-        "words": missing_words(n_skipped, tested, sensitivity, paired),
+        "words": missing_words(n_skipped, tested, sensitivity, paired, coded.questionnaire),
     }
 
 
@@ -270,7 +270,7 @@ def skip_sensitivity(
     rules (:func:`analysis.inference.paired.verdict`) at the same margin and SESOI."""
     dimensions: dict[str, SensitivityDimension] = {}
     changed = []
-    for dim_index, dim in enumerate(DIMENSIONS):
+    for dim_index, dim in enumerate(diffs.coded.keys):
         primary = paired[dim]
         fit = skips_as_ties(*diffs.of(dim_index, None), skip_pair, skip_annotator)
         tost = fit.tost_p(primary["margin"])
@@ -295,16 +295,24 @@ def missing_words(
     test: SkipTestResult,
     sensitivity: MissingSensitivity | None,
     paired: Mapping[str, PairedTest],
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> str:
-    """The assumption, the test and the sensitivity analysis in the verdict's words."""
+    """The assumption, the test and the sensitivity analysis in the verdict's words (questions
+    named by their labels in ``questionnaire``)."""
     if sensitivity is None:
         return "No rating was skipped: no rating is missing. " + ASSUMPTION
     text = [ASSUMPTION, _test_words(test)]
-    rests = [d for d in sensitivity["changed"] if paired[d]["verdict"] in (DIVERGES, TIE)]
+    hypotheses = {*questionnaire.tie_keys, *questionnaire.diverge_keys}
+    rests = [
+        d
+        for d in sensitivity["changed"]
+        if d in hypotheses and paired[d]["verdict"] in (DIVERGES, TIE)
+    ]
     if rests:
         text.append("The study verdict rests on that assumption" + _rests_words(test))
     for dim in sensitivity["changed"]:
-        text.append(_changed_words(dim, n_skipped, sensitivity["dimensions"][dim], paired[dim]))
+        label = questionnaire.labels[dim]
+        text.append(_changed_words(label, n_skipped, sensitivity["dimensions"][dim], paired[dim]))
     if not sensitivity["changed"]:
         text.append(
             f"The verdicts are the same with the {n_skipped} skipped rating(s) counted as ties "
@@ -344,9 +352,8 @@ def _test_words(test: SkipTestResult) -> str:
 
 
 def _changed_words(
-    dim: str, n_skipped: int, result: SensitivityDimension, primary: PairedTest
+    label: str, n_skipped: int, result: SensitivityDimension, primary: PairedTest
 ) -> str:
-    label = DIMENSION_LABELS[dim]
     ci = result["ci95"]
     interval = "" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]"
     estimate = "undefined" if result["estimate"] is None else f"{result['estimate']:.2f}"

@@ -32,7 +32,6 @@ from analysis.core.position import response_scores
 from analysis.inference.crossed import RemlFit, fit_reml, satterthwaite_dfs
 from analysis.inference.paired import DIVERGES, INCONCLUSIVE, INSUFFICIENT, MIN_PAIRS, TIE
 from analysis.schema.report_types import MixedDimension, MixedModel, PairedTest
-from annotate.vocabulary import DIMENSIONS
 
 
 @dataclass(frozen=True)
@@ -96,11 +95,11 @@ def mixed_model(
     primary.
     With `fit` False (a report built only for its headline figures) nothing is fitted."""
     out: dict[str, MixedDimension] = {}
-    for dim_index, dim in enumerate(DIMENSIONS):
+    for dim_index, dim in enumerate(coded.keys):
         out[dim] = _dimension(coded, dim_index, primary[dim], alpha, fitted=fit)
     if not fit:
         return {"dimensions": out, "disagreements": [], "note": NOT_FITTED}
-    disagree = [d for d in DIMENSIONS if out[d]["verdict"] != primary[d]["verdict"]]
+    disagree = [d for d in coded.keys if out[d]["verdict"] != primary[d]["verdict"]]
     note = (
         "The mixed model disagrees with the primary verdict on: " + ", ".join(disagree) + "."
         if disagree

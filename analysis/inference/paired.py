@@ -22,6 +22,7 @@ variance read ``insufficient_data``, never ``tie``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,7 @@ from scipy import optimize, stats
 
 from analysis.core.coded import FloatArray
 from analysis.schema.report_types import Checks, Interval, PairedTest
-from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 
 TIE, DIVERGES, INCONCLUSIVE, INSUFFICIENT = "tie", "diverges", "inconclusive", "insufficient_data"
 VERDICTS = (TIE, DIVERGES, INCONCLUSIVE, INSUFFICIENT)
@@ -377,17 +378,28 @@ def holm_adjust(p_values: list[float]) -> list[float]:
     return adjusted
 
 
-def study_checks(results: dict[str, PairedTest], reliability_caveat: bool | None = None) -> Checks:
-    """Validated = every general dimension ties AND rubric alignment diverges: an
-    intersection-union test, each at the study's alpha, with no multiplicity correction needed
-    (Berger 1982). ``reliability_caveat`` is set by the caller from the rubric alpha."""
-    general = all(d in results and results[d]["verdict"] == TIE for d in GENERAL_DIMENSIONS)
-    rubric = PERSONAL_DIMENSION in results and results[PERSONAL_DIMENSION]["verdict"] == DIVERGES
-    insufficient = [d for d in DIMENSIONS if d in results and results[d]["verdict"] == INSUFFICIENT]
+def study_checks(
+    results: dict[str, PairedTest],
+    reliability_caveat: bool | None = None,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
+) -> Checks:
+    """Validated = every ``tie`` question ties AND every ``diverge`` question diverges (the
+    intersection of each question's role): an intersection-union test, each at the study's
+    alpha, with no multiplicity correction needed (Berger 1982); a questionnaire with no
+    ``tie`` and no ``diverge`` question validates nothing. ``describe`` questions take no part.
+    ``reliability_caveat`` is set by the caller from the target's alpha."""
+    ties = all(_reads(results, d, TIE) for d in questionnaire.tie_keys)
+    diverges = all(_reads(results, d, DIVERGES) for d in questionnaire.diverge_keys)
+    tested = bool(questionnaire.tie_keys or questionnaire.diverge_keys)
+    insufficient = [d for d in results if results[d]["verdict"] == INSUFFICIENT]
     return {
-        "general_quality_tie": general,
-        "rubric_alignment_diverges": rubric,
-        "validated": general and rubric,
+        "general_quality_tie": ties,
+        "rubric_alignment_diverges": diverges,
+        "validated": tested and ties and diverges,
         "insufficient_data": insufficient,
         "reliability_caveat": reliability_caveat,
     }
+
+
+def _reads(results: Mapping[str, PairedTest], key: str, expected: str) -> bool:
+    return key in results and results[key]["verdict"] == expected

@@ -26,11 +26,11 @@ import numpy as np
 import pandas as pd
 from scipy import integrate, special, stats
 
-from analysis.core.coded import CHOSEN, REJECTED, FloatArray, encode_ratings
+from analysis.core.coded import CHOSEN, REJECTED, FloatArray, encode_ratings, scale_keys
 from analysis.core.position import response_scores
 from analysis.inference.paired import MIN_PAIRS
 from analysis.schema.report_types import PowerResult, TestPower
-from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 
 MAX_PAIRS = 100_000
 DEFAULT_SIMULATIONS = 2000
@@ -123,13 +123,25 @@ class Plan:
     seed: int = 0
     sd_source: str = "given"
     notes: list[str] = field(default_factory=list)
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE  # ties TOST, diverges superiority
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The scale questions simulated (the order of ``correlation``)."""
+        return scale_keys(self.questionnaire)
+
+    @property
+    def tested(self) -> tuple[str, ...]:
+        """The questions the verdict tests (``tie`` and ``diverge``), in order."""
+        hypotheses = {*self.questionnaire.tie_keys, *self.questionnaire.diverge_keys}
+        return tuple(k for k in self.keys if k in hypotheses)
 
 
 def plan_power(plan: Plan) -> PowerResult:
     """Power of each test and of the joint verdict at the planned size, and the pairs needed
     for the target power."""
     tests: dict[str, TestPower] = {}
-    for dim in DIMENSIONS:
+    for dim in plan.tested:
         tests[dim] = _test_power(plan, dim)
     joint, joint_se = simulate_joint_power(plan, plan.n_pairs)
     single_needed = [t["pairs_needed"] for t in tests.values()]
@@ -163,7 +175,7 @@ def plan_power(plan: Plan) -> PowerResult:
 
 def _test_power(plan: Plan, dim: str) -> TestPower:
     sd, delta = plan.sd[dim], plan.true_diff.get(dim, 0.0)
-    if dim == PERSONAL_DIMENSION:
+    if dim in plan.questionnaire.diverge_keys:
 
         def power_at(n: int) -> float:
             return superiority_power(n, delta, sd, plan.alpha)
@@ -194,24 +206,25 @@ def simulate_joint_power(plan: Plan, n: int) -> tuple[float, float]:
     if n < MIN_PAIRS:
         return 0.0, 0.0
     rng = np.random.default_rng([plan.seed, n])
-    mean = np.array([plan.true_diff.get(d, 0.0) for d in DIMENSIONS])
-    sd = np.array([plan.sd[d] for d in DIMENSIONS])
-    corr = np.eye(len(DIMENSIONS)) if plan.correlation is None else plan.correlation
+    keys = plan.keys
+    mean = np.array([plan.true_diff.get(d, 0.0) for d in keys])
+    sd = np.array([plan.sd[d] for d in keys])
+    corr = np.eye(len(keys)) if plan.correlation is None else plan.correlation
     chol = np.linalg.cholesky(corr * np.outer(sd, sd))
     df = n - 1
     t_crit = stats.t.ppf(1 - plan.alpha, df)
-    rubric = DIMENSIONS.index(PERSONAL_DIMENSION)
-    general = [DIMENSIONS.index(d) for d in GENERAL_DIMENSIONS]
+    diverge = [keys.index(d) for d in plan.questionnaire.diverge_keys]
+    general = [keys.index(d) for d in plan.questionnaire.tie_keys]
     wins = 0
-    chunk = max(1, min(SIM_CHUNK, 2_000_000 // (n * len(DIMENSIONS))))
+    chunk = max(1, min(SIM_CHUNK, 2_000_000 // (n * len(keys))))
     for start in range(0, plan.simulations, chunk):
         size = min(chunk, plan.simulations - start)
-        draws = rng.standard_normal((size, n, len(DIMENSIONS))) @ chol.T + mean
+        draws = rng.standard_normal((size, n, len(keys))) @ chol.T + mean
         means = draws.mean(axis=1)
         se = draws.std(axis=1, ddof=1) / np.sqrt(n)
         ties = ((means + plan.margin) / se > t_crit) & ((means - plan.margin) / se < -t_crit)
         superior = means / se > t_crit
-        validated = ties[:, general].all(axis=1) & superior[:, rubric]
+        validated = ties[:, general].all(axis=1) & superior[:, diverge].all(axis=1)
         wins += int(validated.sum())
     power = wins / plan.simulations
     return power, float(np.sqrt(power * (1 - power) / plan.simulations))
@@ -226,22 +239,25 @@ class PilotEstimates:
 
     def sd_at(self, k: int) -> dict[str, float]:
         """SD of per-pair mean differences with k annotators per pair."""
-        return {d: float(np.sqrt(self.between[d] + self.within[d] / k)) for d in DIMENSIONS}
+        return {d: float(np.sqrt(self.between[d] + self.within[d] / k)) for d in self.between}
 
 
-def pilot_estimates(ratings: pd.DataFrame) -> PilotEstimates:
+def pilot_estimates(
+    ratings: pd.DataFrame, questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> PilotEstimates:
     """Variance components of chosen - rejected from a validated pilot export (one-way random
     effects by moments): within = pooled variance of the annotators' differences within a pair;
     between = variance of the pair means minus within x mean(1/k), at least 0."""
-    coded = encode_ratings(ratings)
+    coded = encode_ratings(ratings, questionnaire)
+    keys = coded.keys
     scores, _ = response_scores(coded)
     d = scores[:, :, CHOSEN] - scores[:, :, REJECTED]  # (ratings, dims)
     pair = np.zeros(coded.n_ratings, dtype=np.int64)
     pair[coded.rating] = coded.pair
     between: dict[str, float] = {}
     within: dict[str, float] = {}
-    pair_means = np.full((coded.n_pairs, len(DIMENSIONS)), np.nan)
-    for i, dim in enumerate(DIMENSIONS):
+    pair_means = np.full((coded.n_pairs, len(keys)), np.nan)
+    for i, dim in enumerate(keys):
         frame = pd.DataFrame({"pair": pair, "d": d[:, i]}).dropna()
         grouped = frame.groupby("pair")["d"]
         k = grouped.size()
@@ -254,8 +270,8 @@ def pilot_estimates(ratings: pd.DataFrame) -> PilotEstimates:
         within[dim] = pooled
         between[dim] = max(total - pooled * float(np.mean(1 / k)), 0.0)
     complete = ~np.isnan(pair_means).any(axis=1)
-    corr = np.eye(len(DIMENSIONS))
-    if complete.sum() > len(DIMENSIONS):
+    corr = np.eye(len(keys))
+    if complete.sum() > len(keys):
         corr = np.nan_to_num(np.corrcoef(pair_means[complete], rowvar=False), nan=0.0)
         np.fill_diagonal(corr, 1.0)
         corr = _nearest_positive(corr)
@@ -284,23 +300,27 @@ def make_plan(
     target: float = 0.8,
     simulations: int = DEFAULT_SIMULATIONS,
     seed: int = 0,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> Plan:
-    """A :class:`Plan` from the planner's inputs: a common ``sd`` or a ``pilot`` export."""
+    """A :class:`Plan` from the planner's inputs: a common ``sd`` or a ``pilot`` export;
+    ``general_diff`` is the true difference of each ``tie`` question, ``rubric_diff`` of each
+    ``diverge`` question."""
     if n_pairs < 1 or annotators_per_pair < 1:
         raise ValueError("pairs and annotators per pair must be at least 1")
     if not margin > 0 or not 0 < alpha < 0.5 or not 0 < target < 1 or simulations < 1:
         raise ValueError("need margin > 0, 0 < alpha < 0.5, 0 < target < 1, simulations >= 1")
-    diffs = dict.fromkeys(GENERAL_DIMENSIONS, general_diff) | {PERSONAL_DIMENSION: rubric_diff}
+    diffs = dict.fromkeys(questionnaire.tie_keys, general_diff)
+    diffs |= dict.fromkeys(questionnaire.diverge_keys, rubric_diff)
     diffs |= dict(true_diff or {})
     correlation = None
     notes: list[str] = []
     if pilot is not None:
-        estimates = pilot_estimates(pilot)
+        estimates = pilot_estimates(pilot, questionnaire)
         sds = estimates.sd_at(annotators_per_pair)
         correlation = estimates.correlation
         source = f"pilot ({estimates.n_pairs} pairs), k = {annotators_per_pair}"
     elif sd is not None and sd > 0:
-        sds = dict.fromkeys(DIMENSIONS, sd)
+        sds = dict.fromkeys(scale_keys(questionnaire), sd)
         source = "given"
         notes.append("dimensions simulated as independent (no pilot to estimate correlation)")
     else:
@@ -318,6 +338,7 @@ def make_plan(
         seed,
         source,
         notes,
+        questionnaire,
     )
 
 

@@ -32,8 +32,9 @@ from analysis.inference.paired import (
 )
 from analysis.schema.report_types import PairedTest, PairMeansTest, PrimaryFit
 from analysis.schema.tables import singular_words
-from annotate.vocabulary import DIMENSIONS, PERSONAL_DIMENSION
+from annotate.questionnaire import QuestionRole
 
+DESCRIBED = "described: reported without a hypothesis, not part of the study verdict"
 PAIR_MEANS_METHOD = "per-pair means, paired t-test (pairs random, annotators fixed)"
 
 
@@ -41,7 +42,8 @@ class RatingDiffs:
     """Each annotator's chosen - rejected per pair-rating and dimension, computed once."""
 
     def __init__(self, coded: CodedRatings) -> None:
-        self.by_dim = [rating_level(coded, i) for i in range(len(DIMENSIONS))]
+        self.by_dim = [rating_level(coded, i) for i in range(coded.n_dims)]
+        self.coded = coded
 
     def of(
         self, dim_index: int, pair_mask: BoolArray | None
@@ -62,9 +64,12 @@ def compare_dimensions(
     mask: BoolArray | None = None,
 ) -> dict[str, PairedTest]:
     """Per-dimension primary figures and verdicts for the pairs in ``mask`` (all by default),
-    each dimension at its margin and SESOI in points; no multiplicity correction."""
+    each dimension at its margin and SESOI in points; no multiplicity correction. A ``diverge``
+    question reads superiority first; a ``describe`` one is reported without hypothesis."""
     results = {}
-    for dim_index, dim in enumerate(DIMENSIONS):
+    questionnaire = diffs.coded.questionnaire
+    for dim_index, dim in enumerate(diffs.coded.keys):
+        role = questionnaire.question(dim).role
         chosen, rejected = means.means(dim_index, mask)
         margin = margins[dim]
         sesoi = smallest_effect[dim]
@@ -75,8 +80,10 @@ def compare_dimensions(
             margin or 0.0,
             alpha,
             margin if sesoi is None else sesoi,
-            rubric=dim == PERSONAL_DIMENSION,
+            rubric=role is QuestionRole.DIVERGE,
         )
+        if role is QuestionRole.DESCRIBE:
+            results[dim]["notes"].append(DESCRIBED)
         if margin is None:
             results[dim]["notes"].append("margin undefined (SD units with no variance)")
             results[dim]["verdict"] = INSUFFICIENT

@@ -58,7 +58,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 import pandas as pd
@@ -78,6 +78,7 @@ from analysis.inference.crossed import (
 from analysis.inference.mixed import rating_level
 from analysis.inference.paired import MIN_PAIRS
 from analysis.inference.power import superiority_power_se, tost_power_se
+from analysis.schema.questions import target_key
 from analysis.schema.sizing_types import (
     ComponentSet,
     DesignPower,
@@ -85,7 +86,7 @@ from analysis.schema.sizing_types import (
     SizingResult,
     TestAtDesign,
 )
-from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire, QuestionRole
 
 DEFAULT_CONFIDENCE = 0.7
 DEFAULT_PER_PAIR = (2, 3, 5)
@@ -131,12 +132,9 @@ CROSSED_MODEL, PAIR_MODEL, ANNOTATOR_MODEL, T_MODEL = (
     ONE_SAMPLE_T,
 )
 """The model the primary analysis fits to a design: crossed_mean's method names."""
-SHORT = {
-    "factuality": "Fact.",
-    "relevance": "Rel.",
-    "helpfulness": "Help.",
-    PERSONAL_DIMENSION: "Rubric",
-}
+SHORT = {"factuality": "Fact.", "relevance": "Rel.", "helpfulness": "Help."}
+"""Column heads of the designs table: the default questionnaire's abbreviated, the target
+"Rubric", any other question by its key."""
 VARIANCE_FORMULA = "Var = s2_pair / n + s2_annotator / m + s2_residual / (n k)"
 LIMITS_METHOD = (
     "each design's Var(mu_hat) at its upper confidence limit: w's2 + z sqrt(w' C w), z = "
@@ -177,24 +175,42 @@ class Pilot:
     the inverse expected REML information at the estimates, on the pilot's own design."""
     mean_se: dict[str, float] = field(default_factory=dict)  # SE of each pilot mean
     mean_df: dict[str, float] = field(default_factory=dict)  # its Satterthwaite df
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE  # ties, diverges; its target
+
+    @property
+    def target(self) -> str:
+        """The target question: the rubric difference planned for is its."""
+        return target_key(self.questionnaire)
 
 
 # --- the pilot ------------------------------------------------------------------------------
 
 
-def pilot_components(ratings: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE) -> Pilot:
-    """The crossed model's components of each dimension's differences in a validated ratings
-    export, with their profile upper limits at one-sided ``confidence``. ValueError when the
-    pilot cannot separate pairs, annotators and residual on some dimension."""
+def pilot_components(
+    ratings: pd.DataFrame,
+    confidence: float = DEFAULT_CONFIDENCE,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
+) -> Pilot:
+    """The crossed model's components of each tested question's differences (``tie`` and
+    ``diverge``) in a validated ratings export, with their profile upper limits at one-sided
+    ``confidence``. ValueError when the pilot cannot separate pairs, annotators and residual
+    on some question."""
     if not 0.5 < confidence < 1:
         raise ValueError("need 0.5 < confidence < 1")
-    coded = encode_ratings(ratings)
+    coded = encode_ratings(ratings, questionnaire)
+    tested = {*questionnaire.tie_keys, *questionnaire.diverge_keys}
     differences = {}
-    for i, dim in enumerate(DIMENSIONS):
+    for i, dim in enumerate(coded.keys):
+        if dim not in tested:
+            continue
         d, _, pair, annotator = rating_level(coded, i)
         differences[dim] = (d, pair, annotator)
     return pilot_from_differences(
-        differences, confidence, n_pairs=coded.n_pairs, n_annotators=coded.n_annotators
+        differences,
+        confidence,
+        n_pairs=coded.n_pairs,
+        n_annotators=coded.n_annotators,
+        questionnaire=questionnaire,
     )
 
 
@@ -205,6 +221,7 @@ def pilot_from_differences(
     n_pairs: int | None = None,
     n_annotators: int | None = None,
     profile: bool = True,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> Pilot:
     """:func:`pilot_components` from each dimension's (difference, pair, annotator) arrays.
     ``profile`` False skips the components' own profile limits (shown, not planned with:
@@ -214,8 +231,7 @@ def pilot_from_differences(
     z = float(stats.norm.ppf(confidence))
     estimate, upper, mean, covariance, mean_se, mean_df = {}, {}, {}, {}, {}, {}
     n_ratings, pairs, annotators = 0, 0, 0
-    for dim in DIMENSIONS:
-        d, pair_labels, annotator_labels = differences[dim]
+    for dim, (d, pair_labels, annotator_labels) in differences.items():
         pair, annotator = _codes(pair_labels), _codes(annotator_labels)
         _check_pilot(dim, d, pair, annotator)
         with threadpool_limits(1, "blas"):
@@ -242,6 +258,7 @@ def pilot_from_differences(
         covariance,
         mean_se,
         mean_df,
+        questionnaire,
     )
 
 
@@ -505,7 +522,8 @@ class Targets:
     smallest_effect: float
     alpha: float
     target: float
-    true_diff: Mapping[str, float]
+    true_diff: Mapping[str, float]  # each tested question's, in the questionnaire's order
+    diverge: frozenset[str] = frozenset(DEFAULT_QUESTIONNAIRE.diverge_keys)  # superiority
 
 
 def power_at(
@@ -517,13 +535,13 @@ def power_at(
     """Each test's power at the design and the Bonferroni bound on the study's; ``variances``
     (per dimension) replace the components' Var(mu_hat), the df staying the components'."""
     tests: dict[str, TestAtDesign] = {}
-    for dim in DIMENSIONS:
+    for dim in targets.true_diff:
         c = components[dim]
         variance = design_variance(c, design) if variances is None else variances[dim]
         se = math.sqrt(variance)
         df = design_df(c, design)
         delta = float(targets.true_diff[dim])
-        if dim == PERSONAL_DIMENSION:
+        if dim in targets.diverge:
             power = superiority_power_se(delta, se, df, targets.smallest_effect, targets.alpha)
             test = "superiority"
         else:
@@ -598,7 +616,7 @@ def planning_variances(pilot: Pilot, design: Design) -> Planned:
     large pool) adds its uncertainty only in proportion."""
     z = float(stats.norm.ppf(pilot.confidence))
     variances = {}
-    for dim in DIMENSIONS:
+    for dim in pilot.estimate:
         estimate, spread = _design_estimate(pilot, dim, design)
         variances[dim] = estimate + z * math.sqrt(spread)
     return pilot.estimate, variances
@@ -648,17 +666,18 @@ def size_study(
         notes.append(f"The true rubric difference planned for ({rubric:+.3f}) was given.")
     grid = [(k, m) for k in sorted(set(per_pair)) for m in sorted(set(pools)) if 1 <= k <= m >= 2]
     search = _GridSearch(pilot, grid, alpha_halfwidth)
-    targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
-    never = _never_reached(targets)
+    plan = partial(_targets, margin, sesoi, alpha, target, general_diff, pilot.questionnaire)
+    targets = plan(rubric)
+    never = _never_reached(targets, pilot.questionnaire)
     designs, unreachable = ([], []) if never else search.run(targets)
-    estimate = pilot.mean[PERSONAL_DIMENSION]
+    estimate = pilot.mean[pilot.target]
     if not designs and source == PILOT_LIMIT and not never and estimate > sesoi:
         rubric, source = estimate, PILOT_ESTIMATE
         notes.append(
             f"No design on the grid shows a difference that close to the smallest effect: "
             f"planned instead for the pilot's estimate ({rubric:+.3f})."
         )
-        targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
+        targets = plan(rubric)
         designs, unreachable = search.run(targets)
     if not designs and source in (PILOT_LIMIT, PILOT_ESTIMATE) and not never:
         rubric, source = 2 * sesoi, "twice the smallest effect"
@@ -666,7 +685,7 @@ def size_study(
             f"No design on the grid shows a difference that close to the smallest effect: "
             f"planned instead for twice the smallest effect ({rubric:+.3f})."
         )
-        targets = _targets(margin, sesoi, alpha, target, general_diff, rubric)
+        targets = plan(rubric)
         designs, unreachable = search.run(targets)
     if not designs and not never:
         designs = _wider_pools(pilot, grid, alpha_halfwidth, targets, notes)
@@ -699,7 +718,7 @@ def size_study(
             "upper": pilot.upper[dim].as_dict(),
             "pilot_mean": pilot.mean[dim],
         }
-        for dim in DIMENSIONS
+        for dim in pilot.estimate
     }
     return {
         "pilot": {
@@ -723,14 +742,25 @@ def size_study(
         "notes": notes,
         "rubric_diff_source": source,
         "alpha_halfwidth": alpha_halfwidth,
+        "target_question": pilot.target,
     }
 
 
 def _targets(
-    margin: float, sesoi: float, alpha: float, target: float, general: float, rubric: float
+    margin: float,
+    sesoi: float,
+    alpha: float,
+    target: float,
+    general: float,
+    questionnaire: Questionnaire,
+    rubric: float,
 ) -> Targets:
-    true_diff = dict.fromkeys(GENERAL_DIMENSIONS, float(general)) | {PERSONAL_DIMENSION: rubric}
-    return Targets(margin, sesoi, alpha, target, true_diff)
+    """The differences planned for: ``general`` on each ``tie`` question, ``rubric`` on each
+    ``diverge`` question, in the questionnaire's order."""
+    diverge = frozenset(questionnaire.diverge_keys)
+    tested = [q.key for q in questionnaire.questions if q.role is not QuestionRole.DESCRIBE]
+    planned = {key: rubric if key in diverge else float(general) for key in tested}
+    return Targets(margin, sesoi, alpha, target, planned, diverge)
 
 
 def small_pilot_note(pilot: Pilot) -> str:
@@ -797,7 +827,7 @@ class _GridSearch:
         for k, m in self.grid:
             floor = MIN_PAIRS
             if self.alpha_halfwidth is not None:
-                rubric = self.pilot.estimate[PERSONAL_DIMENSION]
+                rubric = self.pilot.estimate[self.pilot.target]
                 floor = max(floor, pairs_for_alpha(rubric, k, self.alpha_halfwidth))
             found = smallest_design(planned, k, m, targets, floor)
             if found is None:
@@ -816,9 +846,9 @@ def planned_rubric_difference(pilot: Pilot, sesoi: float) -> tuple[float, str, s
     leaves the study short whenever the pilot overestimates); otherwise twice the smallest
     effect (a pilot that cannot place the difference above the smallest effect would plan
     for a difference the study could hardly show, or none at all)."""
-    estimate = pilot.mean[PERSONAL_DIMENSION]
-    se = pilot.mean_se.get(PERSONAL_DIMENSION, 0.0)
-    df = pilot.mean_df.get(PERSONAL_DIMENSION, 1.0)
+    estimate = pilot.mean[pilot.target]
+    se = pilot.mean_se.get(pilot.target, 0.0)
+    df = pilot.mean_df.get(pilot.target, 1.0)
     lower = estimate - float(stats.t.ppf(EFFECT_CONFIDENCE, df)) * se
     limit = f"{EFFECT_CONFIDENCE:.0%} lower confidence limit"
     if lower > sesoi:
@@ -859,17 +889,19 @@ def pairs_for_alpha(c: Components, per_pair: int, halfwidth: float) -> int:
     return math.ceil(variance_times_n * (z / halfwidth) ** 2) + 1
 
 
-def _never_reached(targets: Targets) -> list[str]:
+def _never_reached(
+    targets: Targets, questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> list[str]:
     """Why no design can reach the target (the planned differences are outside what the tests
     can show), in words; empty when some design can."""
     reasons = []
-    rubric = targets.true_diff[PERSONAL_DIMENSION]
+    rubric = targets.true_diff[target_key(questionnaire)]
     if rubric <= targets.smallest_effect:
         reasons.append(
             f"Unreachable: rubric alignment must exceed the smallest effect of interest "
             f"({targets.smallest_effect:g}) and the planned true difference is {rubric:+.3f}."
         )
-    for dim in GENERAL_DIMENSIONS:
+    for dim in questionnaire.tie_keys:
         if abs(targets.true_diff[dim]) >= targets.margin:
             reasons.append(
                 f"Unreachable: {dim}'s planned difference {targets.true_diff[dim]:+g} is not "
@@ -895,6 +927,7 @@ def sizing_text(result: SizingResult) -> str:
     """The planner's answer as Markdown: what it assumed, then the designs."""
     pilot = result["pilot"]
     conf = result["confidence"]
+    tested = list(result["true_diff"])
     lines = [
         f"Sizing from a pilot of {pilot['n_pairs']} pairs, {pilot['n_annotators']} annotators, "
         f"{pilot['n_ratings']} ratings: margin ±{result['margin']:g}, smallest effect "
@@ -925,12 +958,12 @@ def sizing_text(result: SizingResult) -> str:
         "is at least the last column):",
         "",
         "| k | Pool | Pairs | Per annotator | Ratings | Model | "
-        + " | ".join(SHORT[d] for d in DIMENSIONS)
+        + " | ".join(_short(d, result) for d in tested)
         + " | Study ≥ |",
-        "|---:|---:|---:|---:|---:|---|" + "---:|" * (len(DIMENSIONS) + 1),
+        "|---:|---:|---:|---:|---:|---|" + "---:|" * (len(tested) + 1),
     ]
     for d in result["designs"]:
-        powers = " | ".join(f"{d['tests'][dim]['power']:.3f}" for dim in DIMENSIONS)
+        powers = " | ".join(f"{d['tests'][dim]['power']:.3f}" for dim in tested)
         lines.append(
             f"| {d['per_pair']} | {d['pool']} | {d['n_pairs']} | {_per_annotator(d)} | "
             f"{d['ratings']} | {d['model']} | {powers} | {d['joint_power_bound']:.3f} |"
@@ -940,7 +973,7 @@ def sizing_text(result: SizingResult) -> str:
     if best is None:
         lines.append("No design on this grid reaches the target power.")
     else:
-        rubric = best["tests"][PERSONAL_DIMENSION]
+        rubric = best["tests"][_target_of(result)]
         lines.append(
             f"Recommended: {best['n_pairs']} pairs x {best['per_pair']} annotators per pair "
             f"from a pool of {best['pool']} ({best['ratings']} ratings, "
@@ -955,6 +988,15 @@ def sizing_text(result: SizingResult) -> str:
         result["method"],
     ]
     return "\n".join(lines) + "\n"
+
+
+def _target_of(result: SizingResult) -> str:
+    return result.get("target_question", target_key(DEFAULT_QUESTIONNAIRE))
+
+
+def _short(key: str, result: SizingResult) -> str:
+    """A question's column head in the designs table (see SHORT)."""
+    return "Rubric" if key == _target_of(result) else SHORT.get(key, key)
 
 
 def _per_annotator(design: DesignPower) -> str:

@@ -33,7 +33,13 @@ from analysis.inference.sizing import (
     size_study,
     smallest_design,
 )
-from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+from analysis.schema.questions import target_key
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
+
+DIMENSIONS = DEFAULT_QUESTIONNAIRE.keys
+"""The questionnaire the check simulates: the benchmark's (three ties, the rubric diverges)."""
+GENERAL_DIMENSIONS = DEFAULT_QUESTIONNAIRE.tie_keys
+PERSONAL_DIMENSION = target_key(DEFAULT_QUESTIONNAIRE)
 
 Differences = dict[str, tuple[FloatArray, IntArray, IntArray]]
 

@@ -52,10 +52,10 @@ from analysis.schema.model_types import (
     Proportion,
     RewardModelResult,
 )
+from analysis.schema.questions import report_questionnaire, target_key
 from analysis.schema.report_types import Report
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 from annotate.vocabulary import (
-    GENERAL_DIMENSIONS,
-    PERSONAL_DIMENSION,
     VERDICTS,
     ModelKind,
     PredictionStatus,
@@ -176,7 +176,10 @@ def model_preferences(predictions: pd.DataFrame) -> pd.DataFrame:
 
 
 def compare_model(
-    predictions: pd.DataFrame, verdicts: pd.DataFrame, votes: pd.DataFrame
+    predictions: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    votes: pd.DataFrame,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> RewardModelResult:
     """Every figure of one model (its rows of ``model_preferences``) against the humans."""
     kind = str(predictions["kind"].iloc[0])
@@ -215,7 +218,9 @@ def compare_model(
         "mcnemar": mcnemar,
         "accuracy_where_humans_agree": proportion(model_correct[human_correct]),
         "accuracy_where_humans_disagree": proportion(model_correct[~human_correct]),
-        "margin_correlation": _margin_correlation(rated) if kind == ModelKind.POINTWISE else None,
+        "margin_correlation": _margin_correlation(rated, questionnaire)
+        if kind == ModelKind.POINTWISE
+        else None,
         "position": _model_position(usable) if kind == ModelKind.PAIRWISE else None,
         "human_position": human_position(votes) if kind == ModelKind.PAIRWISE else None,
         "by_domain": _by_domain(usable, rated),
@@ -256,11 +261,17 @@ def _by_side(correct: np.ndarray, at_a: np.ndarray) -> dict[str, Proportion]:
     }
 
 
-def _margin_correlation(rated: pd.DataFrame) -> dict[str, Correlation]:
+def _margin_correlation(
+    rated: pd.DataFrame, questionnaire: Questionnaire
+) -> dict[str, Correlation]:
+    """Spearman's rho of the model's score margin with the humans' mean difference on each
+    scale question: the ``diverge`` questions first, then ``tie``, then ``describe``."""
     margin = rated["score_margin"].to_numpy(float)
+    order = (*questionnaire.diverge_keys, *questionnaire.tie_keys, *questionnaire.describe_keys)
     return {
         dim: spearman(margin, rated[f"margin_{dim}"].to_numpy(float))
-        for dim in (PERSONAL_DIMENSION, *GENERAL_DIMENSIONS)
+        for dim in order
+        if f"margin_{dim}" in rated
     }
 
 
@@ -303,14 +314,14 @@ def label_audit_frame(
     ratings: pd.DataFrame,
     predictions: pd.DataFrame | None = None,
     comments: pd.DataFrame | None = None,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> pd.DataFrame:
     """The audit as a table for CSV: the JSON fields plus the votes, every annotator's rubric
     scores (``name: chosen/rejected``), their comments and how many models got the pair wrong."""
-    votes = annotator_votes(ratings)
-    audit = audited_pairs(human_verdicts(votes))
-    rubric = ratings[
-        (ratings["dimension"] == PERSONAL_DIMENSION) & ratings["pair_id"].isin(audit["pair_id"])
-    ]
+    votes = annotator_votes(ratings, questionnaire)
+    audit = audited_pairs(human_verdicts(votes, questionnaire))
+    target = target_key(questionnaire)
+    rubric = ratings[(ratings["dimension"] == target) & ratings["pair_id"].isin(audit["pair_id"])]
     table = rubric.pivot_table(
         index=["pair_id", "annotator"], columns="response", values="score", aggfunc="mean"
     ).reindex(columns=["chosen", "rejected"])
@@ -355,14 +366,17 @@ def _joined_comments(comments: pd.DataFrame | None) -> dict[str, str]:
 
 
 def reward_models_section(
-    ratings: pd.DataFrame, predictions: pd.DataFrame
+    ratings: pd.DataFrame,
+    predictions: pd.DataFrame,
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE,
 ) -> tuple[dict[str, RewardModelResult], list[AuditRow]]:
-    """``reward_models`` (by model name) and ``label_audit`` of the report."""
-    votes = annotator_votes(ratings)
-    verdicts = human_verdicts(votes)
+    """``reward_models`` (by model name) and ``label_audit`` of the report: the humans'
+    votes are on the questionnaire's target question."""
+    votes = annotator_votes(ratings, questionnaire)
+    verdicts = human_verdicts(votes, questionnaire)
     prefs = model_preferences(predictions) if len(predictions) else predictions
     models = {
-        str(name): compare_model(rows, verdicts, votes)
+        str(name): compare_model(rows, verdicts, votes, questionnaire)
         for name, rows in (prefs.groupby("model", sort=True) if len(prefs) else [])
     }
     return models, label_audit(verdicts)
@@ -372,7 +386,7 @@ def attach_reward_models(
     report: Report, ratings: pd.DataFrame, predictions: pd.DataFrame
 ) -> Report:
     """The report with its ``reward_models`` and ``label_audit`` keys (and their methods)."""
-    models, audit = reward_models_section(ratings, predictions)
+    models, audit = reward_models_section(ratings, predictions, report_questionnaire(report))
     extended = dict(report)
     extended["reward_models"] = models
     extended["label_audit"] = audit

@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from analysis.models.model_report import model_accuracy_figure
+from analysis.schema.questions import question_keys
 from analysis.schema.report_types import DimensionResult, Interval, Report
 from analysis.schema.style import (
     CHOSEN_COLOUR,
@@ -15,7 +16,6 @@ from analysis.schema.style import (
     VERDICT_COLOURS,
     short_labels,
 )
-from annotate.vocabulary import DIMENSIONS
 
 ALPHA_THRESHOLDS = (0.667, 0.8)
 
@@ -52,17 +52,17 @@ def means_figure(report: Report) -> go.Figure:
         (-0.1, "chosen", CHOSEN_COLOUR),
         (0.1, "rejected", REJECTED_COLOUR),
     ):
-        values = [_response_mean(dims[d], response) for d in DIMENSIONS]
-        cis = [_response_ci(dims[d], response) for d in DIMENSIONS]
+        values = [_response_mean(dims[d], response) for d in dims]
+        cis = [_response_ci(dims[d], response) for d in dims]
         fig.add_trace(
             go.Scatter(
-                x=[i + offset for i in range(len(DIMENSIONS))],
+                x=[i + offset for i in range(len(question_keys(report)))],
                 y=values,
                 name=response,
                 mode="markers",
                 marker={"size": 11, "color": colour},
                 error_y=_errors(values, cis),
-                customdata=list(DIMENSIONS),
+                customdata=list(question_keys(report)),
                 hovertemplate="%{customdata}: %{y:.2f}<extra>" + response + "</extra>",
             )
         )
@@ -70,7 +70,10 @@ def means_figure(report: Report) -> go.Figure:
     return _layout(
         fig,
         "Mean score, chosen vs rejected (95% CI)",
-        xaxis={"tickvals": list(range(len(DIMENSIONS))), "ticktext": short_labels()},
+        xaxis={
+            "tickvals": list(range(len(report["dimensions"]))),
+            "ticktext": short_labels(report),
+        },
         yaxis={"title": "mean score", "range": [s["scale_min"] - 0.2, s["scale_max"] + 0.2]},
     )
 
@@ -78,15 +81,15 @@ def means_figure(report: Report) -> go.Figure:
 def difference_figure(report: Report) -> go.Figure:
     """Mean paired difference with 95% CI per dimension against the equivalence margin."""
     dims = report["dimensions"]
-    values = [dims[d]["mean_diff"] for d in DIMENSIONS]
-    verdicts = [dims[d]["verdict"] for d in DIMENSIONS]
+    values = [dims[d]["mean_diff"] for d in dims]
+    verdicts = [dims[d]["verdict"] for d in dims]
     fig = go.Figure(
         go.Scatter(
             x=values,
-            y=short_labels(),
+            y=short_labels(report),
             mode="markers",
             marker={"size": 12, "color": [VERDICT_COLOURS[v] for v in verdicts]},
-            error_x=_errors(values, [dims[d]["ci95"] for d in DIMENSIONS]),
+            error_x=_errors(values, [dims[d]["ci95"] for d in dims]),
             text=verdicts,
             hovertemplate="%{y}: %{x:.3f} (%{text})<extra></extra>",
             showlegend=False,
@@ -106,9 +109,12 @@ def difference_figure(report: Report) -> go.Figure:
 def distribution_figure(report: Report) -> go.Figure:
     """Histogram of per-pair differences (chosen − rejected) per dimension."""
     fig = make_subplots(
-        rows=1, cols=len(DIMENSIONS), subplot_titles=short_labels(), shared_yaxes=True
+        rows=1,
+        cols=len(question_keys(report)),
+        subplot_titles=short_labels(report),
+        shared_yaxes=True,
     )
-    for i, dim in enumerate(DIMENSIONS, start=1):
+    for i, dim in enumerate(question_keys(report), start=1):
         hist = report["dimensions"][dim]["diff_histogram"]
         colour = VERDICT_COLOURS[report["dimensions"][dim]["verdict"]]
         fig.add_trace(
@@ -128,18 +134,26 @@ def alpha_figure(report: Report) -> go.Figure:
     dims = report["dimensions"]
     fig = go.Figure()
     levels = (
-        ("ordinal", LEVEL_COLOURS["ordinal"], [dims[d]["alpha_ordinal"] for d in DIMENSIONS]),
-        ("interval", LEVEL_COLOURS["interval"], [dims[d]["alpha_interval"] for d in DIMENSIONS]),
+        (
+            "ordinal",
+            LEVEL_COLOURS["ordinal"],
+            [dims[d]["alpha_ordinal"] for d in dims],
+        ),
+        (
+            "interval",
+            LEVEL_COLOURS["interval"],
+            [dims[d]["alpha_interval"] for d in dims],
+        ),
     )
     intervals = {
-        "ordinal": [dims[d]["alpha_ordinal_ci95"] for d in DIMENSIONS],
-        "interval": [dims[d]["alpha_interval_ci95"] for d in DIMENSIONS],
+        "ordinal": [dims[d]["alpha_ordinal_ci95"] for d in dims],
+        "interval": [dims[d]["alpha_interval_ci95"] for d in dims],
     }
     for level, colour, values in levels:
         cis = intervals[level]
         fig.add_trace(
             go.Bar(
-                x=short_labels(),
+                x=short_labels(report),
                 y=values,
                 name=level,
                 marker_color=colour,
@@ -200,14 +214,17 @@ def domain_verdict_figure(report: Report) -> go.Figure:
     text: list[list[str]] = []
     for domain in domains:
         dims = report["by_domain"][domain]["dimensions"]
-        z.append([dims[d]["mean_diff"] for d in DIMENSIONS])
+        z.append([dims[d]["mean_diff"] for d in dims])
         text.append(
-            [f"{dims[d]['verdict']}<br>{_signed(dims[d]['mean_diff'])}" for d in DIMENSIONS]
+            [
+                f"{dims[d]['verdict']}<br>{_signed(dims[d]['mean_diff'])}"
+                for d in question_keys(report)
+            ]
         )
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=short_labels(),
+            x=short_labels(report),
             y=domains,
             text=text,
             texttemplate="%{text}",
@@ -229,13 +246,21 @@ def position_figure(report: Report) -> go.Figure:
     bias = report["position_bias"]
     fig = go.Figure()
     sides = (
-        ([bias[d]["diff_chosen_on_a"] for d in DIMENSIONS], "chosen shown on A", "sky_blue"),
-        ([bias[d]["diff_chosen_on_b"] for d in DIMENSIONS], "chosen shown on B", "vermillion"),
+        (
+            [bias[d]["diff_chosen_on_a"] for d in bias],
+            "chosen shown on A",
+            "sky_blue",
+        ),
+        (
+            [bias[d]["diff_chosen_on_b"] for d in bias],
+            "chosen shown on B",
+            "vermillion",
+        ),
     )
     for values, name, colour in sides:
         fig.add_trace(
             go.Bar(
-                x=short_labels(),
+                x=short_labels(report),
                 y=values,
                 name=name,
                 marker_color=OKABE_ITO[colour],

@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
+from analysis.schema.questions import question_keys
 from analysis.schema.report_types import Interval, Report
 from analysis.schema.style import (
     CHOSEN_COLOUR,
@@ -28,7 +29,6 @@ from analysis.schema.style import (
     VERDICT_COLOURS,
     short_labels,
 )
-from annotate.vocabulary import DIMENSIONS
 
 STATIC_FORMATS = ("svg", "pdf", "png")
 VERDICT_WORDS = {
@@ -55,12 +55,12 @@ def differences_figure(report: Report) -> Figure:
     """Chosen − rejected per dimension: 95% CI (thin), TOST interval (thick), margin band."""
     dims = report["dimensions"]
     fig, ax = plt.subplots(figsize=(6.0, 2.8), layout="constrained")
-    y = list(range(len(DIMENSIONS)))[::-1]
-    margins = [dims[d]["margin"] for d in DIMENSIONS]
+    y = list(range(len(question_keys(report))))[::-1]
+    margins = [dims[d]["margin"] for d in question_keys(report)]
     margin = max(margins)
     ax.axvspan(-margin, margin, color=OKABE_ITO["green"], alpha=0.12, lw=0, label="margin")
     ax.axvline(0, color=OKABE_ITO["black"], lw=0.8, ls=":")
-    for i, dim in enumerate(DIMENSIONS):
+    for i, dim in enumerate(question_keys(report)):
         r = dims[dim]
         colour = VERDICT_COLOURS[r["verdict"]]
         ax.errorbar(
@@ -88,7 +88,7 @@ def differences_figure(report: Report) -> Figure:
             fontsize=8,
             color=colour,
         )
-    ax.set_yticks(y, short_labels())
+    ax.set_yticks(y, short_labels(report))
     ax.set_xlabel("Mean chosen − rejected (scale points)")
     ax.set_title(f"Paired differences (n = {report['n_pairs']} pairs)", fontsize=10)
     ax.spines[["top", "right"]].set_visible(False)
@@ -99,13 +99,13 @@ def means_figure(report: Report) -> Figure:
     """Mean score of chosen and rejected per dimension with 95% CIs."""
     dims = report["dimensions"]
     fig, ax = plt.subplots(figsize=(6.0, 3.0), layout="constrained")
-    x = range(len(DIMENSIONS))
+    x = range(len(question_keys(report)))
     for offset, key, ci_key, label, colour in (
         (-0.12, "mean_chosen", "ci95_chosen", "chosen", CHOSEN_COLOUR),
         (0.12, "mean_rejected", "ci95_rejected", "rejected", REJECTED_COLOUR),
     ):
-        values = [dims[d][key] for d in DIMENSIONS]  # type: ignore[literal-required]
-        cis = [dims[d][ci_key] for d in DIMENSIONS]  # type: ignore[literal-required]
+        values = [dims[d][key] for d in question_keys(report)]  # type: ignore[literal-required]
+        cis = [dims[d][ci_key] for d in question_keys(report)]  # type: ignore[literal-required]
         ax.errorbar(
             [i + offset for i in x],
             _numbers(values),
@@ -116,7 +116,7 @@ def means_figure(report: Report) -> Figure:
             label=label,
         )
     s = report["settings"]
-    ax.set_xticks(list(x), short_labels())
+    ax.set_xticks(list(x), short_labels(report))
     ax.set_ylim(s["scale_min"] - 0.2, s["scale_max"] + 0.2)
     ax.set_ylabel("Mean score")
     ax.legend(frameon=False, ncols=2, loc="upper center", bbox_to_anchor=(0.5, 1.15))
@@ -136,10 +136,10 @@ def alpha_figure(report: Report) -> Figure:
         ("difference", "alpha_difference", "alpha_difference_ci95"),
     )
     for k, (level, key, ci_key) in enumerate(series):
-        values = [dims[d][key] for d in DIMENSIONS]  # type: ignore[literal-required]
-        cis = [dims[d][ci_key] for d in DIMENSIONS]  # type: ignore[literal-required]
+        values = [dims[d][key] for d in question_keys(report)]  # type: ignore[literal-required]
+        cis = [dims[d][ci_key] for d in question_keys(report)]  # type: ignore[literal-required]
         ax.bar(
-            [i + (k - 1) * width for i in range(len(DIMENSIONS))],
+            [i + (k - 1) * width for i in range(len(question_keys(report)))],
             _numbers(values),
             width,
             yerr=_half_widths(values, cis),
@@ -150,7 +150,7 @@ def alpha_figure(report: Report) -> Figure:
     for threshold, text in ((0.667, "0.667 tentative"), (0.8, "0.8 reliable")):
         ax.axhline(threshold, color=OKABE_ITO["grey"], ls="--", lw=0.8)
         ax.annotate(text, (1.0, threshold), xycoords=("axes fraction", "data"), fontsize=7)
-    ax.set_xticks(range(len(DIMENSIONS)), short_labels())
+    ax.set_xticks(range(len(question_keys(report))), short_labels(report))
     ax.set_ylabel("Krippendorff's α")
     ax.set_ylim(min(0.0, ax.get_ylim()[0]), 1.0)
     ax.legend(frameon=False, ncols=3, loc="upper center", bbox_to_anchor=(0.5, 1.15))
@@ -169,16 +169,16 @@ def position_figure(report: Report) -> Figure:
             ("diff_chosen_on_b", "chosen shown on B", OKABE_ITO["vermillion"]),
         )
     ):
-        values = [bias[d][key] for d in DIMENSIONS]  # type: ignore[literal-required]
+        values = [bias[d][key] for d in question_keys(report)]  # type: ignore[literal-required]
         ax.bar(
-            [i + (k - 0.5) * width for i in range(len(DIMENSIONS))],
+            [i + (k - 0.5) * width for i in range(len(question_keys(report)))],
             _numbers(values),
             width,
             color=colour,
             label=label,
         )
     ax.axhline(0, color=OKABE_ITO["black"], lw=0.8)
-    ax.set_xticks(range(len(DIMENSIONS)), short_labels())
+    ax.set_xticks(range(len(question_keys(report))), short_labels(report))
     ax.set_ylabel("Mean chosen − rejected")
     ax.legend(frameon=False, ncols=2, loc="upper center", bbox_to_anchor=(0.5, 1.15))
     ax.spines[["top", "right"]].set_visible(False)

@@ -4,9 +4,9 @@ skips and flags by pair and by annotator (pseudonyms, as everywhere in the repor
 
 from __future__ import annotations
 
+from analysis.schema.questions import question_keys
 from analysis.schema.report_types import MissingData, Report, SlotRow
 from analysis.schema.tables import Table, interval, num, p_value, pct
-from annotate.vocabulary import DIMENSIONS
 
 SHOWN_ROWS = 10
 """The summary table lists this many pairs and annotators with the most skips and flags."""
@@ -26,7 +26,7 @@ def missing_table(report: Report) -> Table | None:
     ]
     sensitivity = found["sensitivity"]
     if sensitivity is not None:
-        for dim in DIMENSIONS:
+        for dim in question_keys(report):
             result = sensitivity["dimensions"][dim]
             figures = f"{num(result['estimate'], signed=True)} {interval(result['ci95'])}"
             rows.append([f"{dim}, skipped ratings as ties", f"{figures}: {result['verdict']}"])

@@ -504,6 +504,16 @@ class ErasureEntry(TypedDict):
     after_ratings: bool
 
 
+class ChoiceCounts(TypedDict):
+    """A choice question (analysis.core.choices): picks per choice, in the order of ``choices``,
+    for each response."""
+
+    label: str
+    choices: list[str]
+    counts: dict[str, list[int]]  # response (chosen / rejected) -> count per choice
+    n_pairs: int
+
+
 class Report(TypedDict):
     schema_version: int
     n_pairs: int
@@ -545,3 +555,5 @@ class Report(TypedDict):
     ]  # analysis.designs.adjudication: adjudicated pairs
     erasures: NotRequired[list[ErasureEntry]]  # analysis.designs.erasures: participants erased
     missing_data: NotRequired[MissingData]  # analysis.inference.missing: skips and flags
+    questionnaire: NotRequired[dict[str, Any]]  # a study not asking the default questions
+    choices: NotRequired[dict[str, ChoiceCounts]]  # analysis.core.choices: choice questions

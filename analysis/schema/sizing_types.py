@@ -63,3 +63,4 @@ class SizingResult(TypedDict):
     rubric_diff_source: NotRequired[str]  # given, pilot lower limit, pilot estimate,
     # twice the smallest effect
     alpha_halfwidth: NotRequired[float | None]  # the precision asked of alpha, if any
+    target_question: NotRequired[str]  # the question whose difference `rubric_diff` plans

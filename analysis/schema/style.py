@@ -1,9 +1,13 @@
 """Shared look of the figures (plotly and matplotlib): the Okabe-Ito colour-blind-safe palette
-and short human labels for the dimensions."""
+and short human labels for the questions."""
 
 from __future__ import annotations
 
-from annotate.vocabulary import DIMENSIONS
+from collections.abc import Mapping
+from typing import Any
+
+from analysis.schema.questions import report_questionnaire
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 
 OKABE_ITO = {
     "orange": "#E69F00",
@@ -33,7 +37,7 @@ LEVEL_COLOURS = {
     "interval": OKABE_ITO["sky_blue"],
     "difference": OKABE_ITO["yellow"],
 }
-SHORT_LABELS = {
+SHORT_LABELS = {  # the default questionnaire's labels, short enough for an axis
     "factuality": "Factuality",
     "relevance": "Relevance",
     "helpfulness": "Helpfulness",
@@ -41,6 +45,14 @@ SHORT_LABELS = {
 }
 
 
-def short_labels() -> list[str]:
-    """Short labels of the dimensions in their fixed order."""
-    return [SHORT_LABELS.get(d, d.replace("_", " ").capitalize()) for d in DIMENSIONS]
+def short_labels(report: Mapping[str, Any]) -> list[str]:
+    """Short labels of the report's questions in their order: the default questionnaire's
+    abbreviated, any other's as written."""
+    return list(labels_by_key(report).values())
+
+
+def labels_by_key(report: Mapping[str, Any]) -> dict[str, str]:
+    """Question key -> short label (see `short_labels`), in the report's order."""
+    dims = report["dimensions"]
+    short = SHORT_LABELS if report_questionnaire(report) == DEFAULT_QUESTIONNAIRE else {}
+    return {d: short.get(d, str(dims[d].get("label", d))) for d in dims}

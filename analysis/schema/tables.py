@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from analysis.schema.plan_words import WORDS, time_words, value_words
+from analysis.schema.questions import question_keys, target_key_of, tie_keys, verdict_claims
 from analysis.schema.report_types import Interval, Report
-from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 
 DASH = "–"
 
@@ -119,7 +119,7 @@ def _and(items: Sequence[str]) -> str:
 def dimension_table(report: Report) -> Table:
     """The paper table: one row per dimension, the primary (mean-based) tests."""
     rows = []
-    for dim in DIMENSIONS:
+    for dim in question_keys(report):
         r = report["dimensions"][dim]
         rows.append(
             [
@@ -175,7 +175,7 @@ def dimension_table(report: Report) -> Table:
 def _singular_sentence(report: Report) -> str:
     """Each dimension whose primary fit is singular, said in words ("" when none is)."""
     said = []
-    for dim in DIMENSIONS:
+    for dim in question_keys(report):
         r = report["dimensions"][dim]
         factors = r.get("primary", {}).get("singular", [])
         if factors:
@@ -186,7 +186,7 @@ def _singular_sentence(report: Report) -> str:
 def sensitivity_table(report: Report) -> Table:
     """Rank-based sensitivity analyses beside the mean-based verdict."""
     rows = []
-    for dim in DIMENSIONS:
+    for dim in question_keys(report):
         r = report["dimensions"][dim]
         rows.append(
             [
@@ -211,7 +211,7 @@ def margin_table(report: Report) -> Table:
     m = report["margin_sensitivity"]
     unit = "SD" if m["unit"] == "sd" else "points"
     rows = []
-    for dim in GENERAL_DIMENSIONS:
+    for dim in tie_keys(report):
         label = report["dimensions"][dim]["label"]
         rows.append([label] + ["tie" if ok else DASH for ok in m["ties"][dim]])
     rows.append(["Joint verdict holds"] + [yes_no(ok) for ok in m["validated"]])
@@ -240,7 +240,7 @@ def mixed_table(report: Report) -> Table:
     """The crossed mixed model beside the primary verdict."""
     mm = report["mixed_model"]
     rows = []
-    for dim in DIMENSIONS:
+    for dim in question_keys(report):
         r = mm["dimensions"][dim]
         rows.append(
             [
@@ -275,13 +275,11 @@ def mixed_table(report: Report) -> Table:
 def verdict_table(report: Report) -> Table:
     checks = report["checks"]
     caveat = checks["reliability_caveat"]
-    rubric_alpha = report["dimensions"]["rubric_alignment"]["alpha_difference"]
+    rubric_alpha = report["dimensions"][target_key_of(report)]["alpha_difference"]
+    ties, diverges = verdict_claims(report)
     rows = [
-        [
-            f"General quality ties ({', '.join(GENERAL_DIMENSIONS)})",
-            yes_no(checks["general_quality_tie"]),
-        ],
-        ["Rubric alignment diverges", yes_no(checks["rubric_alignment_diverges"])],
+        [ties, yes_no(checks["general_quality_tie"])],
+        [diverges, yes_no(checks["rubric_alignment_diverges"])],
         ["Validated (intersection-union, no correction needed)", yes_no(checks["validated"])],
         [
             "Reliability caveat (alpha of the rubric difference < 0.667)",
@@ -403,7 +401,7 @@ def _reference_row(report: Report) -> list[list[str]]:
 
 def agreement_table(report: Report) -> Table:
     rows = []
-    for dim in DIMENSIONS:
+    for dim in question_keys(report):
         r = report["dimensions"][dim]
         rows.append(
             [
@@ -456,7 +454,7 @@ def domain_table(report: Report) -> Table:
     rows = []
     for domain, d in report["by_domain"].items():
         cells = [domain, str(d["n_pairs"])]
-        for dim in DIMENSIONS:
+        for dim in question_keys(report):
             r = d["dimensions"][dim]
             cells.append(f"{VERDICT_LABELS[r['verdict']]} ({num(r['mean_diff'], signed=True)})")
         acc = d["human_accuracy"]
@@ -466,9 +464,9 @@ def domain_table(report: Report) -> Table:
         ]
         rows.append(cells)
     return Table(
-        headers=["Domain", "Pairs", *DIMENSIONS, "Validated", "Human accuracy [95% CI]"],
+        headers=["Domain", "Pairs", *question_keys(report), "Validated", "Human accuracy [95% CI]"],
         rows=rows,
-        numeric=[False, True] + [False] * (len(DIMENSIONS) + 1) + [True],
+        numeric=[False, True] + [False] * (len(question_keys(report)) + 1) + [True],
         note="Exploratory. Cells: verdict (mean chosen − rejected). "
         + (
             "Verdicts use Holm-adjusted p-values (one family: all domains and dimensions)."
@@ -480,7 +478,7 @@ def domain_table(report: Report) -> Table:
 
 def position_table(report: Report) -> Table:
     rows = []
-    for dim in DIMENSIONS:
+    for dim in question_keys(report):
         r = report["position_bias"][dim]
         rows.append(
             [

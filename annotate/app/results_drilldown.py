@@ -16,7 +16,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from analysis.inference.drilldown import FIGURES, annotator_scores, figure_note, parse_figure
+from analysis.inference.drilldown import annotator_scores, figure_note, figures, parse_figure
+from analysis.schema.questions import DEFAULT_TARGET
 from annotate.app import results_models
 from annotate.app.downloads import offer_download
 from annotate.app.results_downstream import Words, wording
@@ -25,10 +26,9 @@ from annotate.app.session import engine
 from annotate.domain.study.permissions import Actor
 from annotate.services import drilldown
 from annotate.services.reporting import StudyRatings
-from annotate.vocabulary import DIMENSIONS
 
 ALL_DOMAINS = "All domains"
-DEFAULT_FIGURE = "agreement:rubric_alignment"
+DEFAULT_FIGURE = f"agreement:{DEFAULT_TARGET}"  # another questionnaire's: its first figure
 MAX_ROWS = 1000  # rows drawn in the table (the CSV has every pair)
 MAX_CHOICES = 200  # pairs offered in "Show a pair"
 FIRST_COLUMNS = ("pair_id", "score_sd", "diff_sd", "disagreement", "outcome", "mean_diff", "scores")
@@ -77,12 +77,14 @@ def draw(study: str, data: StudyRatings, actor: Actor, comparison: bool = False)
     said, _ = wording(comparison)
     st.subheader("Pairs behind the figures")
     left, right = st.columns([3, 2])
-    names = list(FIGURES)
+    asked = data.questionnaire
+    named = figures(asked)
+    names = list(named)
     figure = left.selectbox(
         "Figure",
         names,
-        index=names.index(DEFAULT_FIGURE),
-        format_func=FIGURES.__getitem__,
+        index=names.index(DEFAULT_FIGURE) if DEFAULT_FIGURE in named else 0,
+        format_func=named.__getitem__,
         key="drill_figure",
     )
     domains = sorted(data.ratings["domain"].astype(str).unique())
@@ -94,7 +96,7 @@ def draw(study: str, data: StudyRatings, actor: Actor, comparison: bool = False)
         json.dumps(data.excluded, sort_keys=True),
     )
     table = _pairs(study, figure, domain, *keys, actor, data)
-    st.caption(said(f"{figure_note(figure)} {len(table)} pairs."))
+    st.caption(said(f"{figure_note(figure, asked)} {len(table)} pairs."))
     if table.empty:
         st.info("No pair is behind this figure (each needs the scores it counts).")
         return
@@ -113,7 +115,7 @@ def draw(study: str, data: StudyRatings, actor: Actor, comparison: bool = False)
         mime="text/csv",
         key="download_drilldown",
     )
-    _draw_pair_choice(study, data, table, parse_figure(figure)[1], actor, said)
+    _draw_pair_choice(study, data, table, parse_figure(figure, asked)[1], actor, said)
 
 
 def _worded(column: Any, said: Words) -> Any:
@@ -151,10 +153,11 @@ def _draw_pair_choice(
         f"{int(row['n_annotators'])} annotators · {said('mean chosen - rejected')} "
         f"{row['mean_diff']:+.2f} on {dim.replace('_', ' ')}"
     )
-    labels = {dim: dim.replace("_", " ").capitalize() for dim in DIMENSIONS}
-    scores = annotator_scores(data.ratings, pair_id)  # the figure's dimension first (phones)
+    scores = annotator_scores(data.ratings, pair_id, data.questionnaire)
+    keys = [str(c) for c in scores.columns if c != "annotator"]
+    labels = {key: key.replace("_", " ").capitalize() for key in keys}
     st.dataframe(
-        scores[["annotator", dim, *(d for d in DIMENSIONS if d != dim)]],
+        scores[["annotator", dim, *(d for d in keys if d != dim)]],  # the figure's first (phones)
         hide_index=True,
         width="stretch",
         column_config={"annotator": "Annotator", **labels},

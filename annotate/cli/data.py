@@ -389,6 +389,7 @@ def report_command(
         extend=lambda report: with_reward_models(with_study_options(report, rated), models),
         excluded_pairs=rated.excluded,
         planned=planned_values(plan_pairs, plan_annotators),
+        questionnaire=rated.questionnaire,
     )
 
 

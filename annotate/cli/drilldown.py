@@ -8,11 +8,11 @@ from typing import Annotated
 
 import typer
 
-from analysis.inference.drilldown import FIGURE_HELP, FIGURES, figure_note
-from annotate.cli.common import ACTOR, State, StudyOption, app, fail, out, refusals
+from analysis.inference.drilldown import FIGURE_HELP
+from annotate.cli.common import ACTOR, State, StudyOption, app, out, refusals
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services.drilldown import TEXT_COLUMNS, study_figure_pairs
+from annotate.services.drilldown import TEXT_COLUMNS, figure_words, study_figure_pairs
 
 Opt = typer.Option
 
@@ -31,15 +31,14 @@ def drilldown_command(
     """The pairs behind a figure of the report (agreement, verdict, human accuracy), the most
     disagreeing first, with each annotator's chosen/rejected scores; --csv adds the question,
     rubric aspects and both responses."""
-    if figure not in FIGURES:
-        raise fail(f"--figure must be one of: {', '.join(FIGURES)}; got {figure!r}")
     with refusals():
         table = study_figure_pairs(State.engine(), ACTOR, study, figure, domain)
+        label, note = figure_words(State.engine(), ACTOR, study, figure)
     if csv is not None:
         spreadsheet_csv(table, csv)
         out.print(f"Wrote {len(table)} pairs behind {figure} to {csv}.", highlight=False)
         return
-    out.print(f"{FIGURES[figure]}: {len(table)} pairs. {figure_note(figure)}", highlight=False)
+    out.print(f"{label}: {len(table)} pairs. {note}", highlight=False)
     shown = table.drop(columns=list(TEXT_COLUMNS)).head(top)
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="")
     out.print(text, highlight=False, markup=False)

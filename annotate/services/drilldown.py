@@ -21,6 +21,7 @@ from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_role
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.studies import get_study
 from annotate.services.reporting import StudyRatings, study_ratings
 
@@ -43,7 +44,7 @@ def figure_pairs(
     """The pairs behind `figure` in the ratings already read (`data`), most telling first."""
     with read_session(engine) as session:
         require_role(session, actor, *RESULTS_ROLES)
-    return drilldown.figure_pairs(included_ratings(data), figure, domain)
+    return drilldown.figure_pairs(included_ratings(data), figure, domain, data.questionnaire)
 
 
 def pair_texts(engine: Engine, actor: Actor, study: str, pair_ids: Collection[str]) -> pd.DataFrame:
@@ -88,3 +89,11 @@ def study_figure_pairs(
         require_role(session, actor, *RESULTS_ROLES)
     data = study_ratings(engine, study)
     return with_texts(engine, actor, study, figure_pairs(engine, actor, data, figure, domain))
+
+
+def figure_words(engine: Engine, actor: Actor, study: str, figure: str) -> tuple[str, str]:
+    """The figure's label and how its pairs are ordered, in the study's questions' words."""
+    with read_session(engine) as session:
+        require_role(session, actor, *RESULTS_ROLES)
+        asked = questionnaire_of(get_study(session, study))
+    return drilldown.figures(asked)[figure], drilldown.figure_note(figure, asked)

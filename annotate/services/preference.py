@@ -41,7 +41,7 @@ def export_preference(
             f"study {study!r} has no question with the role 'diverge': no target question "
             "to judge its labels by"
         )
-    frame = preference_table(study_ratings(engine, study), pairs, question)
+    frame = preference_table(study_ratings(engine, study), pairs)
     return agreeing(frame) if agreeing_only else frame
 
 
@@ -63,13 +63,14 @@ def preference_pairs(session: Session, study: Study) -> list[PreferencePair]:
     ]
 
 
-def preference_table(data: StudyRatings, pairs: list[PreferencePair], target: str) -> pd.DataFrame:
+def preference_table(data: StudyRatings, pairs: list[PreferencePair]) -> pd.DataFrame:
     """The preference export of `pairs` with the verdicts of `data`'s primary ratings on the
-    `target` question, the pairs an admin excluded left out."""
+    target question of the study's questionnaire, the pairs an admin excluded left out."""
     left_out = {str(e["pair_id"]) for e in data.excluded}
-    ratings = data.primary()
-    votes = annotator_votes(ratings, target) if not ratings.empty else None
-    verdicts = human_verdicts(votes) if votes is not None and not votes.empty else _no_verdicts()
+    ratings, asked = data.primary(), data.questionnaire
+    votes = annotator_votes(ratings, asked) if not ratings.empty else None
+    have_votes = votes is not None and not votes.empty
+    verdicts = human_verdicts(votes, asked) if have_votes else _no_verdicts()
     return preference_frame([p for p in pairs if p.pair_id not in left_out], verdicts)
 
 

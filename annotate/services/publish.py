@@ -117,8 +117,9 @@ def card_files(
         erasures=data.erasures,
         pay=pay_words(payment_rules(target), target.platform),
         instructed_checks=len(target.instructed_checks),
+        questionnaire=data.questionnaire,
     )
-    pairs_out = preference_table(data, pairs, question) if question is not None else None
+    pairs_out = preference_table(data, pairs) if question is not None else None
     files = _files(data, disclosure, published_times(report), protocol, mask_emails, pairs_out)
     return files
 

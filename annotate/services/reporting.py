@@ -43,6 +43,7 @@ from annotate.domain.study.plan import plan_document
 from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 from annotate.services.study_annotators import annotator_facts, study_pseudonyms
 from annotate.vocabulary import DEFAULT_HOLM
 
@@ -67,6 +68,7 @@ class StudyRatings:
     free_text: dict[str, str] = field(default_factory=dict)  # free-text column -> what it holds
     erasures: list[dict[str, object]] = field(default_factory=list)  # participants erased
     simulated: SimulatedRatings | None = None  # a study holding simulated ratings
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE  # the questions the study asks
 
     def rule_values(self) -> Mapping[str, object]:
         """The study's exclusion rules, name -> threshold (empty without rules)."""
@@ -91,14 +93,14 @@ class StudyRatings:
         return without(self.aspects, self.excluded_annotators())
 
     def margin_settings(
-        self, override: float | None = None
+        self, override: float | None = None, unit: str = "points"
     ) -> tuple[float, str, dict[str, object] | None]:
         """(margin, unit, record) for the report: the study's own, or an override given in
-        scale points, which has no record (the report's plan section says it departs from
-        the plan)."""
-        if override is None or (override == self.margin and self.margin_unit == "points"):
+        `unit` (scale points unless said), which has no record (the report's plan section
+        says it departs from the plan)."""
+        if override is None or (override == self.margin and unit == self.margin_unit):
             return self.margin, self.margin_unit, self.margin_record
-        return override, "points", None
+        return override, unit, None
 
     def plan_options(self) -> dict[str, Any]:
         """The report's keyword options from the study's pre-registered plan."""
@@ -115,7 +117,8 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
     the report needs."""
     with read_session(engine) as session:
         target = get_study(session, study)
-        settings = (target.equivalence_margin, *questionnaire_of(target).scale)
+        questionnaire = questionnaire_of(target)
+        settings = (target.equivalence_margin, *questionnaire.scale)
         unit, record = target.margin_unit, margin_record(target)
         excluded = [
             ExcludedPair(pair_id=e.record_id, reason=e.reason, by=e.by, at=e.at.isoformat())
@@ -153,6 +156,7 @@ def study_ratings(engine: Engine, study: str) -> StudyRatings:
         free_text=free_text,
         erasures=erased,
         simulated=simulated,
+        questionnaire=questionnaire,
     )
 
 
@@ -251,6 +255,7 @@ def study_report(
     data: StudyRatings,
     *,
     margin: float | None = None,
+    margin_unit: str = "points",
     alpha: float | None = None,
     holm: bool = DEFAULT_HOLM,
     n_boot: int = 0,
@@ -262,13 +267,14 @@ def study_report(
     """The validation report of a study, without the annotators its exclusion rules exclude,
     with the figures of the design options it uses (`with_study_options`); the margin and alpha
     default to the study's pre-registered plan (the margin in its unit, with its record: a
-    margin given here is in scale points and has no record; the report says where it departs
-    from the plan). `mixed` False skips the mixed model (the results page shows none of its
-    figures; its report downloads are built in full); `domains` False leaves the by-domain
-    figures out (the results page builds them when a by-domain chart is opened); `options`
-    False leaves the figures of the study's design options out (`with_study_options`: the
-    monitor reads only the headline, the agreement and the plan's look)."""
-    margin, unit, record = data.margin_settings(margin)
+    margin given here is in `margin_unit`, scale points unless said, and has no record; the
+    report says where it departs from the plan). `mixed` False skips the mixed model (the
+    results page shows none of its figures; its report downloads are built in full);
+    `domains` False leaves the by-domain figures out (the results page builds them when a
+    by-domain chart is opened); `options` False leaves the figures of the study's design
+    options out (`with_study_options`: the monitor reads only the headline, the agreement and
+    the plan's look)."""
+    margin, unit, record = data.margin_settings(margin, margin_unit)
     ratings = data.primary()
     report = build_report(
         ratings,
@@ -285,6 +291,7 @@ def study_report(
         excluded_pairs=data.excluded,
         mixed=mixed,
         domains=domains,
+        questionnaire=data.questionnaire,
     )
     return with_study_options(report, data) if options else report
 
@@ -326,5 +333,6 @@ def with_exclusion_rules(report: Report, data: StudyRatings) -> Report:
         mixed=False,  # the sensitivity table reads no mixed-model figure
         domains=False,  # nor any by-domain figure
         smallest_effect=s.get("smallest_effect"),
+        questionnaire=data.questionnaire,
     )
     return attach_exclusion_rules(report, data.ratings, data.rules, data.annotator_facts, variant)

@@ -22,6 +22,9 @@ from annotate.domain.exports.export import ratings_dataframe
 from annotate.domain.models import model_files, reward_models
 from annotate.domain.models.reward_models import ModelImportSummary, PairPrediction
 from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_admin, require_role
+from annotate.domain.study.questionnaire import questionnaire_of
+from annotate.domain.study.studies import get_study
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 from annotate.services.audited import admin_change
 from annotate.services.reporting import pseudonymous
 
@@ -81,6 +84,7 @@ class ModelInputs:
     ratings: pd.DataFrame
     predictions: pd.DataFrame
     comments: pd.DataFrame
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE  # the study's: votes on its target
 
 
 def model_inputs(
@@ -92,9 +96,11 @@ def model_inputs(
         require_role(session, actor, *RESULTS_ROLES)
         predictions = reward_models.prediction_frame(session, study)
         comments = reward_models.pair_comments(session, study)
+        asked = questionnaire_of(get_study(session, study))
     if ratings is None:
         ratings = pseudonymous(engine, ratings_dataframe(engine, study))
-    return ModelInputs(study, ratings, predictions, pseudonymous(engine, comments, study))
+    comments = pseudonymous(engine, comments, study)
+    return ModelInputs(study, ratings, predictions, comments, asked)
 
 
 def with_reward_models(report: Report, inputs: ModelInputs) -> Report:
@@ -115,7 +121,9 @@ def with_reward_models(report: Report, inputs: ModelInputs) -> Report:
 
 def audit_table(inputs: ModelInputs) -> pd.DataFrame:
     """The label audit with scores, comments and models wrong, for CSV."""
-    return label_audit_frame(inputs.ratings, inputs.predictions, inputs.comments)
+    return label_audit_frame(
+        inputs.ratings, inputs.predictions, inputs.comments, inputs.questionnaire
+    )
 
 
 @dataclass(frozen=True)

@@ -45,13 +45,13 @@ from annotate.domain.study import accounts
 from annotate.domain.study.accounts import SIMULATED_PREFIX
 from annotate.domain.study.permissions import SYSTEM, Actor
 from annotate.domain.study.questionnaire import questionnaire_of
-from annotate.errors import Conflict, Invalid
-from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
+from annotate.errors import Conflict
 from annotate.services.audited import admin_change
 from annotate.vocabulary import AssignmentStatus, Side
 
-VALIDATING_EFFECTS: dict[str, float] = {"rubric_alignment": 1.5}
-"""Effects of a benchmark that should validate: ties on general quality, rubric diverges."""
+VALIDATING_EFFECT = 1.5
+"""The chosen - rejected effect (scale points) on each `diverge` question of a benchmark that
+should validate: every other question ties."""
 
 
 def simulated_names(n_annotators: int) -> list[str]:
@@ -79,7 +79,6 @@ def store_simulated_ratings(
     A study with real ratings is refused unless `force`; `count` makes the study count
     simulated ratings in its verdict and card. Audited (who, how many, whether forced).
     """
-    effects = VALIDATING_EFFECTS if effects is None else effects
     with admin_change(engine, actor, "synth.ratings", study_name) as change:
         session, study = change.session, change.study
         assert study is not None  # admin_change found the named study
@@ -107,18 +106,17 @@ def store_simulated_ratings(
 
 
 def _simulate(
-    session: Session, study: Study, n_annotators: int, effects: Mapping[str, float], seed: int
+    session: Session,
+    study: Study,
+    n_annotators: int,
+    effects: Mapping[str, float] | None,
+    seed: int,
 ) -> int:
-    """Rate every pair of the study by the simulated annotators (see `store_simulated_ratings`).
-    The simulation draws the benchmark's four dimensions: a study asking other questions is
-    refused (its ratings would answer no question of its questionnaire)."""
+    """Rate every pair of the study by the simulated annotators (see `store_simulated_ratings`):
+    they answer the study's questions (a choice question by a choice)."""
     study_name = study.name
     asked = questionnaire_of(study)
-    if asked.keys != DEFAULT_QUESTIONNAIRE.keys:
-        raise Invalid(
-            f"study {study_name!r} asks {', '.join(asked.keys)}: simulated ratings are drawn "
-            f"for the four dimensions ({', '.join(DEFAULT_QUESTIONNAIRE.keys)}) only"
-        )
+    effects = dict.fromkeys(asked.diverge_keys, VALIDATING_EFFECT) if effects is None else effects
     pairs = study_pairs(session, study)
     names = simulated_names(n_annotators)
     for name in names:
@@ -131,6 +129,7 @@ def _simulate(
         study=study_name,
         scale_min=asked.scale[0],
         scale_max=asked.scale[1],
+        questionnaire=asked,
     )
     open_assignments = _open_assignments(session, stored_id(study), names)
     record_of = {f"p{i:06d}": pair.record_id for i, pair in enumerate(pairs)}

@@ -56,6 +56,8 @@ def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(
     assert "COUNTED in every figure" in shown
     assert "**Analysis plan:** INTERIM\\: 20 of 50 planned pairs analysed." in shown  # (plain)
     assert "not the pre-registered analysis" not in shown  # the page's defaults are the plan
+    margins = [n for n in at.number_input if n.label.startswith("Equivalence margin")]
+    assert [n.label for n in margins] == ["Equivalence margin (SD units)"]  # issue 35.4
 
 
 def test_results_say_the_group_sequential_look_and_its_decision(page_engine, open_page) -> None:

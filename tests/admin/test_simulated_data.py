@@ -22,7 +22,7 @@ from annotate.domain.assignment import PairSelection
 from annotate.domain.rating.preference import chosen_terms
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
-from annotate.errors import Conflict, Invalid
+from annotate.errors import Conflict
 from annotate.services import plans, studies
 from annotate.services.publish import publish_study
 from annotate.services.reporting import study_pseudonyms, study_ratings, study_report
@@ -78,13 +78,15 @@ def test_every_question_of_the_study_is_answered(engine, mode: str) -> None:
     assert preference["forced_choice"]["strict"]["value"] is not None
 
 
-def test_a_study_asking_other_questions_gets_no_simulated_ratings(engine) -> None:
+def test_a_study_asking_other_questions_gets_simulated_answers_to_them(engine) -> None:
+    """Simulated annotators answer the study's own questions (issue 35.1), the diverge question
+    diverging by default."""
     make_study(engine, "rm", pairs=3)
     studies.update_study(engine, SYSTEM, "rm", questionnaire="rmbench")
-    with pytest.raises(Invalid, match="asks style, substance: simulated ratings are drawn"):
-        store_simulated_ratings(engine, "rm", n_annotators=2, seed=1)
+    assert store_simulated_ratings(engine, "rm", n_annotators=2, seed=1) == 3 * 2 * 2 * 2
     with read_session(engine) as session:
-        assert session.exec(select(Rating)).all() == []
+        asked = {r.dimension for r in session.exec(select(Rating)).all()}
+    assert asked == {"style", "substance"}
 
 
 def test_a_study_with_real_ratings_is_refused_unless_forced_and_audited(engine) -> None:

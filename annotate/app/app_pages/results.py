@@ -14,6 +14,7 @@ from analysis.designs.adjudication import adjudication_table
 from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
+from analysis.inference.margins import UNIT_LABELS, UNIT_WORDS
 from analysis.inference.sizing import (
     DEFAULT_CONFIDENCE,
     DEFAULT_PER_PAIR,
@@ -24,8 +25,9 @@ from analysis.inference.sizing import (
 from analysis.methods import CAVEAT_WORDS
 from analysis.renderers.charts import FIGURES
 from analysis.renderers.render import render_report
+from analysis.schema.questions import verdict_claims
 from analysis.schema.report_types import Report
-from analysis.schema.style import SHORT_LABELS
+from analysis.schema.style import labels_by_key
 from analysis.schema.tables import (
     Table,
     accuracy_table,
@@ -104,9 +106,11 @@ def _study_report(
     by-domain chart (`domains` True); `mixed` and `domains` True build the full report, for
     its downloads. `_data`, the ratings the page has read already (not hashed: the other
     arguments are the key), spares reading them again."""
+    data = _data if _data is not None else study_ratings(engine(), study)
     return study_report(
-        _data if _data is not None else study_ratings(engine(), study),
+        data,
         margin=margin,
+        margin_unit=data.margin_unit,  # the page's margin is in the study's unit
         alpha=alpha,
         holm=holm,
         n_boot=n_boot,
@@ -229,7 +233,11 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
     with st.expander("Settings", icon=":material/tune:"):
         left, middle, right, last = st.columns(4)
         margin = left.number_input(
-            "Equivalence margin (scale points)", min_value=0.05, value=float(data.margin), step=0.05
+            f"Equivalence margin ({UNIT_LABELS[data.margin_unit]})",
+            min_value=0.05,
+            value=float(data.margin),
+            step=0.05,
+            help=f"In the study's unit: {UNIT_WORDS[data.margin_unit]}.",
         )
         alpha = middle.number_input(
             "Alpha",
@@ -250,13 +258,13 @@ def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
 
 def _draw_verdict(report: Report) -> None:
     checks = report["checks"]
-    words = verdict_words(report, SHORT_LABELS)
+    words = verdict_words(report, labels_by_key(report))
+    ties, diverges = verdict_claims(report)
     plan = report.get("plan")
     interim = "**Interim:** " if plan is not None and plan["interim"] else ""
     if checks["validated"]:
         st.success(
-            f"{interim}**Validated.** General quality ties and rubric alignment diverges "
-            f"({words}).",
+            f"{interim}**Validated.** {ties} and {diverges[:1].lower()}{diverges[1:]} ({words}).",
             icon=":material/verified:",
         )
     else:
@@ -423,7 +431,7 @@ def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
         if not st.button("Size the study", icon=":material/calculate:"):
             return
         try:
-            pilot = pilot_components(data.primary(), float(confidence))
+            pilot = pilot_components(data.primary(), float(confidence), data.questionnaire)
             result = size_study(
                 pilot,
                 margin=margin,

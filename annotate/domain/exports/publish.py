@@ -24,6 +24,12 @@ from annotate.domain.exports.card_data import CONFIGS, card_data, card_text
 from annotate.domain.exports.provenance import COLUMN_NOTES
 from annotate.errors import Conflict
 from annotate.markup import markdown_cell, markdown_text
+from annotate.questionnaire import (
+    DEFAULT_QUESTIONNAIRE,
+    Question,
+    Questionnaire,
+    parse_questionnaire,
+)
 
 RATINGS_FILE = CONFIGS["ratings"]
 RATINGS_CSV = "ratings.csv"
@@ -86,6 +92,7 @@ class Protocol:
     pay: str = ""  # crowd studies: the pay in words (payment_rules.pay_words); '' not said
     instructed_checks: int = 0  # the study's instructed-response checks (crowd participants)
     files: Sequence[str] = (RATINGS_FILE,)  # the published tables' files (a config each)
+    questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE  # the questions each response was asked
 
 
 def front_matter_data(protocol: Protocol) -> DatasetCardData:
@@ -155,13 +162,51 @@ def protocol_lines(p: Protocol, report: Mapping[str, Any]) -> list[str]:
         "rejected) were never shown.",
         f"- **Overlap**: {p.overlap} annotator(s) wanted per pair.",
         f"- **Scale**: {p.scale_min} to {p.scale_max}" + (f" ({anchors})." if anchors else "."),
-        "- **Dimensions**: factuality, relevance, helpfulness (general quality) and "
-        "rubric_alignment (the benchmark's personalised criterion).",
+        *questionnaire_lines(p.questionnaire),
         f"- **Equivalence margin**: {_margin_text(p, report)}.",
         f"- **Annotator pool**: {pool}.",
         *([f"- **Pay**: {p.pay}."] if p.pay else []),
         *_checks_line(p.instructed_checks),
     ]
+
+
+def questionnaire_lines(questionnaire: Questionnaire) -> list[str]:
+    """The questions each response was asked: the benchmark's four dimensions in one line, any
+    other questionnaire as a table (key, label, question, scale or choices, role)."""
+    if questionnaire == DEFAULT_QUESTIONNAIRE:
+        return [
+            "- **Dimensions**: factuality, relevance, helpfulness (general quality) and "
+            "rubric_alignment (the benchmark's personalised criterion)."
+        ]
+    rows = [
+        [q.key, markdown_text(q.label), markdown_text(q.text), _answers(q), q.role.value]
+        for q in questionnaire.questions
+    ]
+    return [
+        f"- **Questionnaire**: {len(rows)} question(s); the labels are validated when every "
+        "`tie` question ties and every `diverge` question diverges (`describe`: reported, no "
+        "hypothesis).",
+        "",
+        *_table(["key", "label", "question", "scale or choices", "role"], rows),
+        "",
+    ]
+
+
+def _answers(question: Question) -> str:
+    if not question.is_scale:
+        return "; ".join(f"{i} = {markdown_text(c)}" for i, c in enumerate(question.choices, 1))
+    anchors = ", ".join(f"{k} = {markdown_text(v)}" for k, v in sorted(question.anchors.items()))
+    scale = f"{question.points[0]} to {question.points[-1]}"
+    return f"{scale} ({anchors})" if anchors else scale
+
+
+def _claims(questionnaire: Questionnaire) -> tuple[str, str]:
+    """The verdict's two claims in the card's words."""
+    if questionnaire == DEFAULT_QUESTIONNAIRE:
+        return "general quality ties", "rubric alignment diverges"
+    ties = ", ".join(questionnaire.tie_keys) or "none"
+    diverges = ", ".join(questionnaire.diverge_keys) or "none"
+    return f"every tie question ties ({ties})", f"every diverge question diverges ({diverges})"
 
 
 def _checks_line(n_checks: int) -> list[str]:
@@ -174,8 +219,11 @@ def _checks_line(n_checks: int) -> list[str]:
     ]
 
 
-def _verdict_section(report: Mapping[str, Any]) -> list[str]:
+def _verdict_section(
+    report: Mapping[str, Any], questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
+) -> list[str]:
     checks = report["checks"]
+    ties, diverges = _claims(questionnaire)
     rows = [
         [
             dim,
@@ -203,8 +251,8 @@ def _verdict_section(report: Mapping[str, Any]) -> list[str]:
         "",
         *_plan_warning(plan),
         *_simulated_warning(report.get("simulated")),
-        f"The benchmark's labels are **{word}** by these ratings: general quality ties "
-        f"({_num(checks['general_quality_tie'])}), rubric alignment diverges "
+        f"The benchmark's labels are **{word}** by these ratings: {ties} "
+        f"({_num(checks['general_quality_tie'])}), {diverges} "
         f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected; "
         "the intervals and tests treat pairs and annotators as random.",
         *(["", "; ".join(differs).capitalize() + "."] if differs else []),
@@ -319,11 +367,13 @@ def _agreement_section(report: Mapping[str, Any]) -> list[str]:
         "",
         "## Human accuracy",
         "",
-        *_accuracy_lines(acc),
+        *_accuracy_lines(acc, _asked(report).target),
     ]
 
 
-def _accuracy_lines(acc: Mapping[str, Any]) -> list[str]:
+def _accuracy_lines(
+    acc: Mapping[str, Any], target: str | None = DEFAULT_QUESTIONNAIRE.target
+) -> list[str]:
     """Human accuracy as the report defines it (schema 3): a single annotator, ties as half,
     with the strict rate, the tie share and the panel majority beside it."""
     if "single_annotator" not in acc:  # a report of schema version 2
@@ -331,7 +381,7 @@ def _accuracy_lines(acc: Mapping[str, Any]) -> list[str]:
     majority = acc["panel_majority"]
     return [
         f"Probability that a single annotator scores the chosen response higher on "
-        f"rubric_alignment (ties as half; comparable to a reward model's accuracy): "
+        f"{target} (ties as half; comparable to a reward model's accuracy): "
         f"**{_num(acc['accuracy'])}** {_interval(acc['ci95'])} (interval over pairs and "
         f"annotators); strict {_num(acc['strict']['value'])} "
         f"{_interval(acc['strict']['ci95'])}, tie share {_num(acc['ties']['share'])}; "
@@ -452,10 +502,26 @@ def _privacy_section(p: Protocol) -> list[str]:
     return lines
 
 
+def _asked(report: Mapping[str, Any]) -> Questionnaire:
+    """The questionnaire the report was built with (a report of the default stores none)."""
+    return parse_questionnaire(report.get("questionnaire"))
+
+
+def _column_notes(questionnaire: Questionnaire) -> dict[str, str]:
+    """The ratings table's columns in words; `dimension` holds the question's key."""
+    if questionnaire == DEFAULT_QUESTIONNAIRE:
+        return RATINGS_COLUMNS
+    keys = ", ".join(questionnaire.keys)
+    choice = "; a choice question's score is the choice's position, from 1"
+    asked = f"the question's key ({keys}; see Protocol)"
+    return {**RATINGS_COLUMNS, "dimension": asked, "score": f"the score given{choice}"}
+
+
 def _files_section(
     report: Mapping[str, Any], withheld: Sequence[str] = (), files: Sequence[str] = ()
 ) -> list[str]:
-    columns = [[name, text] for name, text in RATINGS_COLUMNS.items() if name not in withheld]
+    notes = _column_notes(_asked(report))
+    columns = [[name, text] for name, text in notes.items() if name not in withheld]
     aspects = (
         [f"- `{ASPECTS_FILE}`: the aspect checklist, one row per annotator, pair, response and "
          "rubric aspect (coverage 0 not covered, 1 partly, 2 well)."]
@@ -537,7 +603,7 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         "",
         *protocol_lines(protocol, report),
         "",
-        *_verdict_section(report),
+        *_verdict_section(report, protocol.questionnaire),
         "",
         *_missing_section(report),
         "",
@@ -596,7 +662,7 @@ def reproduced_output(report: Mapping[str, Any]) -> list[str]:
         lines.append(" ".join([dim, *fit]))
         kinds = ("alpha_ordinal", "alpha_interval", "alpha_difference")
         lines.append(" ".join([f"alpha:{dim}", *(printed(r[k], "alpha") for k in kinds)]))
-        if dim == "rubric_alignment":
+        if dim == _asked(report).target:
             preference = report["agreement"]["preference"]["alpha_nominal"]
             lines.append(f"alpha:preference {printed(preference, 'alpha')}")
     lines.append(f"validated {'TRUE' if report['checks']['validated'] else 'FALSE'}")

@@ -59,6 +59,9 @@ kalpha <- function(unit, value, level, domain) {
   if (expected == 0) return(NA)
   1 - (sum(nc) - 1) * sum(o * delta2) / expected
 }
+asked <- report$questionnaire$questions  # NULL: the benchmark's four dimensions
+diverge <- if (is.null(asked)) "rubric_alignment" else asked$key[asked$role == "diverge"]
+tie <- if (is.null(asked)) setdiff(names(report$dimensions), diverge) else asked$key[asked$role == "tie"]
 verdicts <- c()
 for (dim in names(report$dimensions)) {
   r <- ratings[ratings$dimension == dim, ]
@@ -79,7 +82,7 @@ for (dim in names(report$dimensions)) {
   tost <- max(pt((est + margin) / se, df, lower.tail = FALSE), pt((est - margin) / se, df))
   sup <- pt((est - sesoi) / se, df, lower.tail = FALSE)
   ci <- est + c(-1, 1) * qt(0.975, df) * se
-  order <- if (dim == "rubric_alignment") c("diverges", "tie") else c("tie", "diverges")
+  order <- if (dim %in% diverge) c("diverges", "tie") else c("tie", "diverges")
   passed <- c(tie = tost < alpha, diverges = sup < alpha)
   verdict <- if (passed[order[1]]) order[1] else if (passed[order[2]]) order[2] else "inconclusive"
   if (length(unique(wide$pair_id)) < report$settings$min_pairs) verdict <- "insufficient_data"
@@ -90,10 +93,10 @@ for (dim in names(report$dimensions)) {
   say(paste0("alpha:", dim), sapply(c(
     kalpha(rated, r$score, "ordinal", scale), kalpha(rated, r$score, "interval", scale),
     kalpha(wide$pair_id, wide$d, "interval", seq(-span, span))), printed, "alpha"))
-  if (dim == "rubric_alignment") {  # which response the annotator scored higher
+  if (dim == diverge[1]) {  # the target: which response the annotator scored higher
     say("alpha:preference", printed(kalpha(wide$pair_id, sign(wide$d), "nominal", -1:1),
       "alpha"))
   }
 }
-general <- setdiff(names(verdicts), "rubric_alignment")
-say("validated", all(verdicts[general] == "tie") && verdicts["rubric_alignment"] == "diverges")
+say("validated", length(c(tie, diverge)) > 0 && all(verdicts[tie] == "tie") &&
+  all(verdicts[diverge] == "diverges"))
