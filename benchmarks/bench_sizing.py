@@ -80,13 +80,27 @@ import argparse
 import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.inference.sizing_check import SCENARIOS, ScenarioSummary, frontier, run
+from analysis.inference.reestimate import CAP_FACTOR
+from analysis.inference.sizing_check import (
+    FIRST_FRACTIONS,
+    REESTIMATE_CONFIDENCES,
+    SCENARIOS,
+    Scenario,
+    ScenarioSummary,
+    clustered_share,
+    frontier,
+    null_run,
+    reestimate_run,
+    run,
+    summarise,
+)
 
 
 def share(count: int, total: int) -> str:
@@ -111,6 +125,53 @@ def show(summary: ScenarioSummary, seconds: float) -> None:
     )
 
 
+def show_reestimate(scenario: Scenario, pilots: int, seed: int) -> None:
+    """The internal pilot's rules side by side on the same pilots and first stages."""
+    began = time.perf_counter()
+    t, outcomes = reestimate_run(scenario, pilots, seed)
+    n = len(outcomes)
+    print(
+        f"\n{scenario.name} (internal pilot): {n} of {pilots} pilots with a plan, "
+        f"{time.perf_counter() - began:.0f} s; need (median) "
+        f"{np.median([o.need for o in outcomes]):.0f} pairs, fixed plan / need "
+        f"{np.median([o.fixed / o.need for o in outcomes]):.3f}"
+    )
+    print("  first  conf  cap  N1/need  final/need (q90)  power >= 0.80          capped")
+    for fraction in FIRST_FRACTIONS:
+        for confidence in REESTIMATE_CONFIDENCES:
+            for cap in (CAP_FACTOR, 1e9):
+                r = summarise(t, outcomes, fraction, confidence, cap)
+                capping = "none" if cap > 100 else f"{cap:g}"
+                print(
+                    f"  {fraction:5.2f}  {confidence:4.2f}  {capping:>4}"
+                    f"  {r.median_first:7.3f}  {r.median_ratio:10.3f} ({r.q90_ratio:.3f})"
+                    f"  {share(r.powered, n):22s} {r.capped}"
+                )
+
+
+NULL_CHUNK = 10  # pilots per task of the process pool
+
+
+def show_null(scenario: Scenario, pilots: int, per_pilot: int, seed: int, jobs: int) -> None:
+    """The type-I error of the test at the end of the internal pilot, under the null."""
+    began = time.perf_counter()
+    chunks = [(start, min(NULL_CHUNK, pilots - start)) for start in range(0, pilots, NULL_CHUNK)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        parts = pool.map(
+            null_run,
+            *zip(*[(scenario, n, per_pilot, seed, start) for start, n in chunks], strict=True),
+        )
+        runs = [c for part in parts for c in part]
+    for name, hit in (("superiority", "superiority"), ("TOST", "tost")):
+        hits = [[bool(getattr(o, hit)) for o in c] for c in runs]
+        p, se = clustered_share(hits)
+        print(f"  {name}: type-I {p:.4f} (MC SE {se:.4f}) over {sum(map(len, hits))} runs")
+    finals = [o.final / o.first_stage for c in runs for o in c]
+    print(
+        f"  final / first stage median {np.median(finals):.3f}; {time.perf_counter() - began:.0f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pilots", type=int, default=40)
@@ -123,7 +184,33 @@ def main() -> None:
         help="instead: the tightest median ratio any plan scaled from the pilot's estimates "
         "can have while reaching the need in 90%% of PILOTS pilots (k = 2, pool 48)",
     )
+    parser.add_argument(
+        "--reestimate",
+        action="store_true",
+        help="instead: the internal pilot (analysis.inference.reestimate), its rules side by "
+        "side (first stage, look confidence, cap) against the need",
+    )
+    parser.add_argument(
+        "--null",
+        type=int,
+        nargs=2,
+        metavar=("PILOTS", "PER_PILOT"),
+        help="instead: the internal pilot's type-I error under the null, PILOTS pilots x "
+        "PER_PILOT main studies each",
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="processes for --null")
     args = parser.parse_args()
+    chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
+    if args.reestimate or args.null:
+        print(f"load average at start: {os.getloadavg()}")
+        for scenario in chosen:
+            if args.reestimate:
+                show_reestimate(scenario, args.pilots, args.seed)
+            else:
+                print(f"\n{scenario.name} (internal pilot under the null)")
+                show_null(scenario, args.null[0], args.null[1], args.seed, args.jobs)
+        print(f"load average at end: {os.getloadavg()}")
+        return
     if args.frontier:
         for scenario in SCENARIOS:
             if args.scenario and scenario.name not in args.scenario:
@@ -136,7 +223,6 @@ def main() -> None:
                 f"({time.perf_counter() - began:.0f} s)"
             )
         return
-    chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
     print(f"bench_sizing: {args.pilots} pilots per scenario, seed {args.seed}")
     print(f"load average at start: {os.getloadavg()}")
     start = time.perf_counter()

@@ -81,6 +81,7 @@ from analysis.inference.power import superiority_power_se, tost_power_se
 from analysis.schema.sizing_types import (
     ComponentSet,
     DesignPower,
+    InternalPilotPlan,
     SizingComponents,
     SizingResult,
     TestAtDesign,
@@ -188,14 +189,23 @@ def pilot_components(ratings: pd.DataFrame, confidence: float = DEFAULT_CONFIDEN
     pilot cannot separate pairs, annotators and residual on some dimension."""
     if not 0.5 < confidence < 1:
         raise ValueError("need 0.5 < confidence < 1")
+    differences, n_pairs, n_annotators = rating_differences(ratings)
+    return pilot_from_differences(
+        differences, confidence, n_pairs=n_pairs, n_annotators=n_annotators
+    )
+
+
+def rating_differences(
+    ratings: pd.DataFrame,
+) -> tuple[dict[str, tuple[FloatArray, IntArray, IntArray]], int, int]:
+    """Each dimension's (chosen - rejected, pair code, annotator code) of a validated ratings
+    export, with its numbers of pairs and annotators."""
     coded = encode_ratings(ratings)
     differences = {}
     for i, dim in enumerate(DIMENSIONS):
         d, _, pair, annotator = rating_level(coded, i)
         differences[dim] = (d, pair, annotator)
-    return pilot_from_differences(
-        differences, confidence, n_pairs=coded.n_pairs, n_annotators=coded.n_annotators
-    )
+    return differences, coded.n_pairs, coded.n_annotators
 
 
 def pilot_from_differences(
@@ -947,6 +957,9 @@ def sizing_text(result: SizingResult) -> str:
             f"{_per_annotator(best)} pairs per annotator): the fewest ratings on this grid; "
             f"rubric SE {rubric['se']:.3f}, df {rubric['df']:.1f}."
         )
+    internal = result.get("internal_pilot")
+    if internal is not None:
+        lines += ["", internal_pilot_text(internal)]
     lines += [
         "",
         *result["notes"],
@@ -955,6 +968,25 @@ def sizing_text(result: SizingResult) -> str:
         result["method"],
     ]
     return "\n".join(lines) + "\n"
+
+
+def internal_pilot_text(plan: InternalPilotPlan) -> str:
+    """The internal pilot's recommendation in words (:mod:`analysis.inference.reestimate`)."""
+    k, pool = plan["per_pair"], plan["pool"]
+    return (
+        f"**Recommended for this small pilot: an internal pilot.** Rate a first stage of "
+        f"{plan['first_stage']} pairs x {k} annotators per pair from a pool of {pool} (the "
+        f"size the pilot's point estimates give). Once it is rated, re-estimate the variance "
+        f"components from the pilot and the first stage together (`python -m analysis size "
+        f"PILOT --first-stage FIRST_STAGE --per-pair {k} --pools {pool}`, with the same "
+        f"difference, margin and alpha) and rate up to the final size it gives: never below "
+        f"{plan['first_stage']}, at most {plan['cap']} pairs; expect about "
+        f"{plan['expected_final']} (in simulation the final size was a median "
+        f"{plan['growth']:.2f} times the first stage). The test at the end is run as planned, "
+        f"on all the main study's pairs (the pilot's not included), at alpha unchanged: the "
+        f"look reads only the variances. The fixed design above, from the pilot alone, asks "
+        f"for {plan['fixed']} pairs. Rule: {plan['rule']}."
+    )
 
 
 def _per_annotator(design: DesignPower) -> str:
