@@ -113,7 +113,8 @@ SMALL_PILOT = (
     "a pilot of fewer than 40 pairs or 8 annotators is said to size the study imprecisely: "
     "from 16 pairs and 4 annotators, no plan scaled from the pilot's estimates both reaches "
     "the power the study needs in 90% of pilots and asks for at most 1.25 times its pairs at "
-    "the median"
+    "the median; such a pilot is also given an internal pilot, a first stage after which the "
+    "size is re-estimated from the pilot and the study's own first ratings"
 )
 EFFECT_CONFIDENCE = 0.8
 """One-sided confidence of the pilot's lower limit of the rubric difference planned for by

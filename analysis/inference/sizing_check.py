@@ -367,6 +367,7 @@ class ReestimateSummary:
     q90_ratio: float
     powered: int
     capped: int
+    growth: float  # median final / first stage
 
 
 def summarise(
@@ -391,6 +392,9 @@ def summarise(
         float(np.quantile(ratios, 0.9)),
         sum(true_power(t, o, f) >= 0.8 for f, o in zip(finals, outcomes, strict=True)),
         capped,
+        float(
+            np.median([f / o.first_stage[fraction] for f, o in zip(finals, outcomes, strict=True)])
+        ),
     )
 
 
