@@ -133,6 +133,7 @@ from analysis.inference.sizing_check import (
     Scenario,
     ScenarioSummary,
     clustered_share,
+    fixed_null,
     frontier,
     null_run,
     reestimate_run,
@@ -242,9 +243,27 @@ def main() -> None:
         help="instead: the internal pilot's type-I error under the null, PILOTS pilots x "
         "PER_PILOT main studies each",
     )
+    parser.add_argument(
+        "--null-fixed",
+        type=int,
+        nargs=2,
+        metavar=("RUNS", "PAIRS"),
+        help="instead: the same tests under the same null at a fixed size (k 2, pool 48)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="processes for --null")
     args = parser.parse_args()
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
+    if args.null_fixed:
+        for scenario in chosen:
+            began = time.perf_counter()
+            hits = fixed_null(scenario, args.null_fixed[0], args.seed, args.null_fixed[1])
+            for name, i in (("superiority", 0), ("TOST", 1)):
+                print(
+                    f"{scenario.name}, {args.null_fixed[1]} pairs fixed: {name} type-I "
+                    f"{share(sum(h[i] for h in hits), len(hits))}"
+                )
+            print(f"{time.perf_counter() - began:.0f} s, load {os.getloadavg()}")
+        return
     if args.reestimate or args.null:
         print(f"load average at start: {os.getloadavg()}")
         for scenario in chosen:

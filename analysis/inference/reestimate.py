@@ -27,9 +27,10 @@ need in 90% of pilots). The remedy is the internal pilot with sample-size re-est
    unplanned interim analysis of it).
 3. **The test at the end as planned**: the crossed analysis of all N pairs of the main study
    (first stage included, the pilot not), at the planned alpha, with no adjustment. The look
-   reads no mean difference, so it spends no alpha; the type-I error it adds through the
-   size's dependence on the variance estimate is measured in
-   ``benchmarks/bench_sizing.py --reestimate`` (:func:`analysis.inference.sizing_check.null_run`).
+   reads no mean difference (REML variance estimates depend on the data only through
+   contrasts free of the mean), so it spends no alpha; the type-I error the size's
+   dependence on the first stage's variance can still add is measured by
+   ``benchmarks/bench_sizing.py --null`` (:func:`analysis.inference.sizing_check.null_run`).
 
 This is a separate device from the group-sequential plan
 (:mod:`analysis.inference.sequential`): that one reads the test at interim looks and spends

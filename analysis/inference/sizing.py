@@ -756,7 +756,10 @@ def small_pilot_note(pilot: Pilot) -> str:
         "pairs and 4 annotators reached the power the study needs in 38 of 40 cases but asked "
         "for a median 1.8 times the pairs it needs; no plan scaled from such a pilot's "
         "estimates does both within 1.25 times at the median and 90% of the time. A larger "
-        "pilot, with more annotators first, sizes the study more precisely."
+        "pilot, with more annotators first, sizes the study more precisely; or run the "
+        "internal pilot below, which re-estimates the size from the study's first stage (in "
+        "simulation: a median 1.20-1.27 times the pairs needed, reaching the power in 74 of "
+        "80 such pilots)."
     )
 
 

@@ -519,6 +519,33 @@ def null_study(
     )
 
 
+def fixed_null(
+    scenario: Scenario,
+    runs: int,
+    seed: int,
+    n_pairs: int,
+    per_pair: int = 2,
+    pool: int = 48,
+    margin: float = 0.5,
+) -> list[tuple[bool, bool]]:
+    """The same tests under the same null at a fixed size (no pilot, no look): whether the
+    rubric superiority test and :data:`NULL_DIMENSION`'s TOST reject, per run; the baseline
+    the internal pilot's type-I error is read against."""
+    from analysis.inference.crossed import crossed_mean
+
+    t = truth(scenario, seed)
+    out = []
+    for i in range(runs):
+        rng = np.random.default_rng([seed, i, 9])
+        data = gaussian_draw(
+            t.components, null_means(margin), n_pairs, per_pair, _pool_effects(t, pool, rng), rng
+        )
+        sup = crossed_mean(*data[PERSONAL_DIMENSION]).p_greater(margin)
+        tost = crossed_mean(*data[NULL_DIMENSION]).tost_p(margin)
+        out.append((sup is not None and sup < 0.05, tost is not None and tost < 0.05))
+    return out
+
+
 def null_run(
     scenario: Scenario, pilots: int, per_pilot: int, seed: int, start: int = 0
 ) -> list[list[NullOutcome]]:
