@@ -191,11 +191,15 @@ def show_reestimate(scenario: Scenario, pilots: int, seed: int) -> None:
 NULL_CHUNK = 5  # pilots per task of the process pool
 
 
-def show_null(scenario: Scenario, pilots: int, per_pilot: int, seed: int, jobs: int) -> None:
+def show_null(
+    scenario: Scenario, pilots: int, per_pilot: int, seed: int, jobs: int, first: int = 0
+) -> None:
     """The type-I error of the test at the end of the internal pilot, under the null; the
     running totals are printed as the tasks finish (in order)."""
     began = time.perf_counter()
-    chunks = [(start, min(NULL_CHUNK, pilots - start)) for start in range(0, pilots, NULL_CHUNK)]
+    chunks = [
+        (first + start, min(NULL_CHUNK, pilots - start)) for start in range(0, pilots, NULL_CHUNK)
+    ]
     runs: list[list[NullOutcome]] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         tasks = [(scenario, n, per_pilot, seed, start) for start, n in chunks]
@@ -251,6 +255,12 @@ def main() -> None:
         help="instead: the same tests under the same null at a fixed size (k 2, pool 48)",
     )
     parser.add_argument("--jobs", type=int, default=1, help="processes for --null")
+    parser.add_argument(
+        "--null-start",
+        type=int,
+        default=0,
+        help="--null: the first pilot's index (to extend a run)",
+    )
     args = parser.parse_args()
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
     if args.null_fixed:
@@ -271,7 +281,9 @@ def main() -> None:
                 show_reestimate(scenario, args.pilots, args.seed)
             else:
                 print(f"\n{scenario.name} (internal pilot under the null)")
-                show_null(scenario, args.null[0], args.null[1], args.seed, args.jobs)
+                show_null(
+                    scenario, args.null[0], args.null[1], args.seed, args.jobs, args.null_start
+                )
         print(f"load average at end: {os.getloadavg()}")
         return
     if args.frontier:

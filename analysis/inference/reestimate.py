@@ -14,9 +14,8 @@ need in 90% of pilots). The remedy is the internal pilot with sample-size re-est
    (sizes go as 1 / variance, convex in the estimate), and the final size is never below
    the first stage, so a full first stage leaves the look no room to come down
    (``benchmarks/bench_sizing.py --reestimate``, two sets of 40 small pilots, look at 80%:
-   1.37 and 1.33 times the need at the median with the whole, 1.27 and 1.20 with 0.7, for
-   the same share reaching the power, 38 and 36 of 40; 0.5 leaves the look too little
-   data).
+   1.38 and 1.33 times the need at the median with the whole (40 and 38 of 40 reaching the
+   power), 1.27 and 1.20 with 0.7 (38 and 36 of 40)).
 2. **One re-estimation look** once those N1 pairs are rated: the components are re-fitted on
    the pilot and the first stage together (each annotator and pair its own level), and the
    final size N is the fewest pairs reaching the target with each design's Var(mu_hat) at its
