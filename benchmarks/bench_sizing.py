@@ -108,7 +108,30 @@ on one seed and missed by 0.02 on the other, the 90% met on both, against 1.81x 
 fixed plan. The final size was a median 1.52 times the first stage (seed 1): the planner's
 "expect about" figure (``GROWTH``).
 
-NULL_PLACEHOLDER
+**Type-I error with the look** (``--null 400 5 --jobs 2``, then ``--null 100 5 --jobs 2
+--null-start 400``; seed 1): normal data with the small pilot scenario's true components,
+rubric mean at the smallest effect (0.5) and factuality's at +margin (0.5), the others 0; per
+pilot (16 pairs x 2 of 4 annotators) five main studies, k = 2 from a pool of 48 whose
+annotator effects carry from the first stage to the second, the first stage at 0.7 of the
+size the pilot's estimates give for the true rubric difference (0.94; 19 of 400 and 3 of 100
+pilots reach no size at a pool of 48 and are left out), the look as in the product, and the
+crossed tests at the end at alpha 0.05. Measured 2026-12-05, 2 processes at nice 10: the
+first part 1,994 s (load average 8.9 at the start, 4-11 during, 7.4 at the end, 1,905 runs:
+superiority 5.14%, MC SE 0.51%; TOST 6.14%, MC SE 0.55%), the second 370 s (load 7.2-7.3, 485
+runs: 4.33% and 5.98%). Together, 2,390 runs after 478 pilots:
+
+* rubric superiority, type-I 119 / 2,390 = 4.98% (MC SE 0.45%, pilots as clusters);
+* factuality's TOST, type-I 146 / 2,390 = 6.11% (MC SE 0.49%): above 0.05 + 2 MC SE
+  (5.98%) by 0.13 points;
+* final / first stage median 1.59.
+
+The same tests at a fixed size (``--null-fixed 2000 100`` and ``--null-fixed 2000 60``, no
+pilot, no look; 1,102 s and 539 s at load 5.5-9): superiority 5.8% and 5.7%, TOST 4.9% and
+4.5% (MC SE 0.5%). So the look leaves the superiority test at its fixed-size level, and
+raises the TOST's by about 1.2-1.6 points (some 2.5 MC SE of the difference): variance-only
+re-estimation from a first stage this small is not free for the TOST here. Not yet traced;
+candidates: the final size depends on factuality's own first-stage variance, and a TOST
+rejects at the margin when the SE is small.
 """
 
 from __future__ import annotations
