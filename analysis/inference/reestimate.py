@@ -212,6 +212,7 @@ def internal_pilot_plan(pilot: Pilot, result: SizingResult) -> InternalPilotPlan
         return None
     return {
         "first_stage": first,
+        "fraction": FIRST_STAGE_FRACTION,
         "per_pair": k,
         "pool": pool,
         "cap": cap_pairs(first),

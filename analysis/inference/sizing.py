@@ -979,8 +979,9 @@ def internal_pilot_text(plan: InternalPilotPlan) -> str:
     k, pool = plan["per_pair"], plan["pool"]
     return (
         f"**Recommended for this small pilot: an internal pilot.** Rate a first stage of "
-        f"{plan['first_stage']} pairs x {k} annotators per pair from a pool of {pool} (the "
-        f"size the pilot's point estimates give). Once it is rated, re-estimate the variance "
+        f"{plan['first_stage']} pairs x {k} annotators per pair from a pool of {pool} "
+        f"({plan['fraction']:g} of the size the pilot's point estimates give). Once it is "
+        f"rated, re-estimate the variance "
         f"components from the pilot and the first stage together (`python -m analysis size "
         f"PILOT --first-stage FIRST_STAGE --per-pair {k} --pools {pool}`, with the same "
         f"difference, margin and alpha) and rate up to the final size it gives: never below "

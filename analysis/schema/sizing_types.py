@@ -48,7 +48,8 @@ class InternalPilotPlan(TypedDict):
     """An internal pilot (`analysis.inference.reestimate`): a first stage, one look that
     re-estimates the variance components, a final size between the first stage and the cap."""
 
-    first_stage: int  # N1 pairs, at the pilot's point estimates
+    first_stage: int  # N1 pairs: a fraction of the size at the pilot's point estimates
+    fraction: float  # that fraction
     per_pair: int
     pool: int
     cap: int  # the final size is at most this
