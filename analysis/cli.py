@@ -408,6 +408,15 @@ def size(
             "alpha of the rubric difference.",
         ),
     ] = None,
+    first_stage: Annotated[
+        Path | None,
+        typer.Option(
+            "--first-stage",
+            help="An internal pilot's first stage (ratings export): instead of planning, the "
+            "re-estimation look: the final size from the pilot and the first stage together, "
+            "at the one k (--per-pair) and pool (--pools) the first stage used.",
+        ),
+    ] = None,
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
@@ -415,10 +424,28 @@ def size(
 ) -> None:
     """Size the main study from a pilot: pairs, annotators per pair and the annotator pool for
     the crossed analysis to validate with the target power, with each design's variance of
-    the mean at its upper confidence limit from the pilot's variance components."""
+    the mean at its upper confidence limit from the pilot's variance components. A small
+    pilot also gets an internal pilot (a first stage, then a re-estimation look:
+    ``--first-stage``)."""
+    from analysis.inference.reestimate import with_internal_pilot
     from analysis.inference.sizing import pilot_components, size_study, sizing_text
 
     ks, ms = _int_list(per_pair, "--per-pair"), _int_list(pools, "--pools")
+    if first_stage is not None:
+        _look(
+            pilot,
+            first_stage,
+            ks,
+            ms,
+            margin,
+            smallest_effect,
+            alpha,
+            target,
+            general_diff,
+            rubric_diff,
+            fmt,
+        )
+        return
     try:
         asked = read_questionnaire(questionnaire_name)
         ratings = load_ratings(pilot, questionnaire=asked)
@@ -435,9 +462,52 @@ def size(
             pools=ms,
             alpha_halfwidth=alpha_halfwidth,
         )
+        result = with_internal_pilot(components, result)
     except (RatingsError, ValueError, OSError) as exc:
         _fail(exc)
     _emit_planner(result, fmt, sizing_text)
+
+
+def _look(
+    pilot: Path,
+    first_stage: Path,
+    ks: list[int],
+    ms: list[int],
+    margin: float,
+    smallest_effect: float | None,
+    alpha: float,
+    target: float,
+    general_diff: float,
+    rubric_diff: float | None,
+    fmt: PowerFormat,
+) -> None:
+    """The internal pilot's re-estimation look (``size --first-stage``)."""
+    from analysis.inference.reestimate import look, look_text
+
+    if len(ks) != 1 or len(ms) != 1:
+        _fail(
+            ValueError(
+                "--first-stage: give the one k (--per-pair) and pool (--pools) the first "
+                f"stage used, got --per-pair {','.join(map(str, ks))} --pools "
+                f"{','.join(map(str, ms))}"
+            )
+        )
+    try:
+        result = look(
+            load_ratings(pilot),
+            load_ratings(first_stage),
+            per_pair=ks[0],
+            pool=ms[0],
+            margin=margin,
+            smallest_effect=smallest_effect,
+            alpha=alpha,
+            target=target,
+            general_diff=general_diff,
+            rubric_diff=rubric_diff,
+        )
+    except (RatingsError, ValueError, OSError) as exc:
+        _fail(exc)
+    _emit_planner(result, fmt, look_text)
 
 
 def _fail(exc: Exception) -> NoReturn:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from analysis.inference.paired import EXACT_MAX_N, MIN_PAIRS
+from analysis.inference.reestimate import RULE as INTERNAL_PILOT
 from analysis.inference.sizing import DEFAULT_DIFFERENCE, SMALL_PILOT, WIDER_POOLS
 from analysis.schema.plan_words import change_words, interim_words, time_words
 from analysis.schema.questions import report_questionnaire
@@ -50,6 +51,7 @@ PLANNER_STATEMENTS = {
     "default difference": DEFAULT_DIFFERENCE,
     "wider pools": WIDER_POOLS,
     "small pilot": SMALL_PILOT,
+    "internal pilot": INTERNAL_PILOT,
 }
 """What the sizing planner (`analysis.inference.sizing`) does where its pilot says little, as
 docs/statistics.md must say it word for word (tests/analysis/test_statistics_docs.py); the

@@ -271,4 +271,313 @@ def frontier(
     return Frontier(at_truth["n_pairs"], float(np.quantile(ratios, 0.1)), float(np.median(ratios)))
 
 
+# --- the internal pilot (analysis.inference.reestimate) -----------------------------------
+
+REESTIMATE_CONFIDENCES = (0.5, 0.6, 0.7, 0.8)
+"""The look's confidences simulated side by side (the product uses REESTIMATE_CONFIDENCE)."""
+
+
+FIRST_FRACTIONS = (0.7, 1.0)
+"""First stages simulated side by side, as fractions of the size at the pilot's estimates."""
+
+
+@dataclass(frozen=True)
+class ReestimateOutcome:
+    """One pilot sized by the internal pilot at the fixed plan's k and pool: the fixed plan's
+    pairs, the pairs the true components need, and per first-stage fraction the first stage
+    and, per look confidence, the size the re-fitted components ask for (None: none up to the
+    maximum)."""
+
+    per_pair: int
+    pool: int
+    fixed: int
+    need: int
+    first_stage: dict[float, int]
+    asked: dict[float, dict[float, int | None]]
+
+
+def reestimate_pilot(
+    scenario: Scenario, t: Truth, rng: np.random.Generator, margin: float = 0.5
+) -> ReestimateOutcome | None:
+    """One pilot (the same draw as :func:`one_pilot`'s for the same generator), its fixed
+    plan given the true rubric difference, first stages at fractions of the size at the
+    pilot's point estimates, each drawn from the population, and the look's re-estimated
+    sizes."""
+    from analysis.inference.reestimate import combined_pilot, first_stage_pairs, reestimated_pairs
+
+    sample = draw(scenario, scenario.pilot_pairs, scenario.pilot_per_pair, scenario.pilot_pool, rng)
+    pilot = pilot_from_differences(sample, profile=False)
+    targets = targets_at_truth(t, margin, margin)
+    best = size_study(pilot, margin=margin, rubric_diff=t.mean[PERSONAL_DIMENSION])["recommended"]
+    if best is None:
+        return None
+    k, pool = best["per_pair"], best["pool"]
+    at_truth = smallest_design(t.components, k, pool, targets)
+    if at_truth is None:
+        return None
+    firsts, asked = {}, {}
+    for fraction in FIRST_FRACTIONS:
+        first = first_stage_pairs(pilot, k, pool, targets, fraction)
+        if first is None:
+            return None
+        combined = combined_pilot(sample, draw(scenario, first, k, pool, rng))
+        firsts[fraction] = first
+        asked[fraction] = {
+            c: reestimated_pairs(combined, k, pool, targets, first, c).needed
+            for c in REESTIMATE_CONFIDENCES
+        }
+    return ReestimateOutcome(k, pool, best["n_pairs"], at_truth["n_pairs"], firsts, asked)
+
+
+def reestimate_run(
+    scenario: Scenario, pilots: int, seed: int
+) -> tuple[Truth, list[ReestimateOutcome]]:
+    """:func:`reestimate_pilot` over ``pilots`` seeded pilots (those of :func:`run`)."""
+    t = truth(scenario, seed)
+    outcomes = []
+    for i in range(pilots):
+        found = reestimate_pilot(scenario, t, np.random.default_rng([seed, i]))
+        if found is not None:
+            outcomes.append(found)
+    return t, outcomes
+
+
+def final_pairs(
+    outcome: ReestimateOutcome, fraction: float, confidence: float, cap_factor: float
+) -> int:
+    """The final size of the rule: asked, kept within [first stage, cap]."""
+    first = outcome.first_stage[fraction]
+    cap = int(np.floor(cap_factor * first))
+    asked = outcome.asked[fraction][confidence]
+    wanted = cap if asked is None else asked
+    return min(max(wanted, first), cap)
+
+
+def true_power(t: Truth, outcome: ReestimateOutcome, n_pairs: int, margin: float = 0.5) -> float:
+    design = Design(n_pairs, outcome.per_pair, outcome.pool)
+    return power_at(t.components, design, targets_at_truth(t, margin, margin))["joint_power_bound"]
+
+
+@dataclass(frozen=True)
+class ReestimateSummary:
+    """A rule (first-stage fraction, look confidence, cap) over the pilots: the median first
+    stage / need and final / need, the pilots whose final size has true power >= 0.80, the
+    pilots capped."""
+
+    fraction: float
+    confidence: float
+    cap_factor: float
+    pilots: int
+    median_first: float
+    median_ratio: float
+    q90_ratio: float
+    powered: int
+    capped: int
+    growth: float  # median final / first stage
+
+
+def summarise(
+    t: Truth,
+    outcomes: list[ReestimateOutcome],
+    fraction: float,
+    confidence: float,
+    cap_factor: float,
+) -> ReestimateSummary:
+    finals = [final_pairs(o, fraction, confidence, cap_factor) for o in outcomes]
+    ratios = [f / o.need for f, o in zip(finals, outcomes, strict=True)]
+    capped = sum(
+        (o.asked[fraction][confidence] or 10**9) > f for f, o in zip(finals, outcomes, strict=True)
+    )
+    return ReestimateSummary(
+        fraction,
+        confidence,
+        cap_factor,
+        len(outcomes),
+        float(np.median([o.first_stage[fraction] / o.need for o in outcomes])),
+        float(np.median(ratios)),
+        float(np.quantile(ratios, 0.9)),
+        sum(true_power(t, o, f) >= 0.8 for f, o in zip(finals, outcomes, strict=True)),
+        capped,
+        float(
+            np.median([f / o.first_stage[fraction] for f, o in zip(finals, outcomes, strict=True)])
+        ),
+    )
+
+
+# --- the type-I error of the test at the end, with the look ---------------------------------
+
+
+def gaussian_draw(
+    components: Mapping[str, Components],
+    means: Mapping[str, float],
+    n_pairs: int,
+    per_pair: int,
+    annotator_effects: Mapping[str, FloatArray],
+    rng: np.random.Generator,
+) -> Differences:
+    """Each dimension's d = mu + v_p + u_a + e of ``n_pairs`` new pairs, each rated by
+    ``per_pair`` annotators of the pool drawn at random, the pool's effects given (they
+    persist from one stage to the next)."""
+    pool = len(next(iter(annotator_effects.values())))
+    picks = [rng.choice(pool, per_pair, replace=False) for _ in range(n_pairs)]
+    annotator = np.concatenate(picks) if picks else np.zeros(0, dtype=np.int64)
+    pair = np.repeat(np.arange(n_pairs), per_pair)
+    out: Differences = {}
+    for dim in DIMENSIONS:
+        c = components[dim]
+        v = rng.normal(0.0, np.sqrt(c.pair), n_pairs)[pair]
+        e = rng.normal(0.0, np.sqrt(c.residual), len(pair))
+        out[dim] = (means[dim] + v + annotator_effects[dim][annotator] + e, pair, annotator)
+    return out
+
+
+@dataclass(frozen=True)
+class NullOutcome:
+    """One run under the null: the first stage, the final size, and whether the test at the
+    end rejected (rubric superiority at the smallest effect; factuality's TOST at +margin)."""
+
+    first_stage: int
+    final: int
+    superiority: bool
+    tost: bool
+
+
+NULL_DIMENSION = "factuality"
+"""The general dimension whose mean sits on the TOST margin in :func:`null_once`."""
+
+
+NullPilot = tuple[Differences, int]
+"""A null run's pilot and the first stage it gives."""
+
+
+def null_pilot(
+    scenario: Scenario,
+    t: Truth,
+    seed: int,
+    index: int,
+    per_pair: int = 2,
+    pool: int = 48,
+    margin: float = 0.5,
+) -> NullPilot | None:
+    """Pilot ``index`` of :func:`null_run`: normal data of the scenario's true components and
+    size (:func:`null_means`), and the first stage its point estimates give (planned for the
+    true rubric difference); None when they reach no size."""
+    from analysis.inference.reestimate import first_stage_pairs
+
+    rng = np.random.default_rng([seed, index, 7])
+    data = gaussian_draw(
+        t.components,
+        null_means(margin),
+        scenario.pilot_pairs,
+        scenario.pilot_per_pair,
+        _pool_effects(t, scenario.pilot_pool, rng),
+        rng,
+    )
+    pilot = pilot_from_differences(data, profile=False)
+    first = first_stage_pairs(pilot, per_pair, pool, targets_at_truth(t, margin, margin))
+    return None if first is None else (data, first)
+
+
+def null_means(margin: float) -> dict[str, float]:
+    """The means under the null: rubric at the smallest effect (``margin``),
+    :data:`NULL_DIMENSION` at +margin, the others 0."""
+    return dict.fromkeys(DIMENSIONS, 0.0) | {PERSONAL_DIMENSION: margin, NULL_DIMENSION: margin}
+
+
+def _pool_effects(t: Truth, size: int, rng: np.random.Generator) -> dict[str, FloatArray]:
+    sd = {dim: float(np.sqrt(t.components[dim].annotator)) for dim in DIMENSIONS}
+    return {dim: rng.normal(0.0, sd[dim], size) for dim in DIMENSIONS}
+
+
+def null_study(
+    t: Truth,
+    pilot: NullPilot,
+    seed: int,
+    index: tuple[int, int],
+    per_pair: int = 2,
+    pool: int = 48,
+    margin: float = 0.5,
+) -> NullOutcome:
+    """One main study after a null pilot: the first stage from a pool of its own; the look
+    (:func:`analysis.inference.reestimate.reestimated_pairs` at its defaults); the second stage
+    from the same pool; the tests at the end at alpha 0.05 on the main study's pairs."""
+    from analysis.inference.crossed import crossed_mean
+    from analysis.inference.reestimate import combined_pilot, reestimated_pairs
+
+    planned = targets_at_truth(t, margin, margin)
+    means = null_means(margin)
+    rng = np.random.default_rng([seed, *index, 8])
+    pilot_data, first = pilot
+    pool_effects = _pool_effects(t, pool, rng)
+    stage = gaussian_draw(t.components, means, first, per_pair, pool_effects, rng)
+    look = reestimated_pairs(combined_pilot(pilot_data, stage), per_pair, pool, planned, first)
+    rest = gaussian_draw(t.components, means, look.final - first, per_pair, pool_effects, rng)
+    tests = {}
+    for dim in (PERSONAL_DIMENSION, NULL_DIMENSION):
+        d = np.concatenate([stage[dim][0], rest[dim][0]])
+        pair = np.concatenate([stage[dim][1], rest[dim][1] + first])
+        annotator = np.concatenate([stage[dim][2], rest[dim][2]])
+        tests[dim] = crossed_mean(d, pair, annotator)
+    sup = tests[PERSONAL_DIMENSION].p_greater(margin)
+    tost = tests[NULL_DIMENSION].tost_p(margin)
+    return NullOutcome(
+        first, look.final, sup is not None and sup < 0.05, tost is not None and tost < 0.05
+    )
+
+
+def fixed_null(
+    scenario: Scenario,
+    runs: int,
+    seed: int,
+    n_pairs: int,
+    per_pair: int = 2,
+    pool: int = 48,
+    margin: float = 0.5,
+) -> list[tuple[bool, bool]]:
+    """The same tests under the same null at a fixed size (no pilot, no look): whether the
+    rubric superiority test and :data:`NULL_DIMENSION`'s TOST reject, per run; the baseline
+    the internal pilot's type-I error is read against."""
+    from analysis.inference.crossed import crossed_mean
+
+    t = truth(scenario, seed)
+    out = []
+    for i in range(runs):
+        rng = np.random.default_rng([seed, i, 9])
+        data = gaussian_draw(
+            t.components, null_means(margin), n_pairs, per_pair, _pool_effects(t, pool, rng), rng
+        )
+        sup = crossed_mean(*data[PERSONAL_DIMENSION]).p_greater(margin)
+        tost = crossed_mean(*data[NULL_DIMENSION]).tost_p(margin)
+        out.append((sup is not None and sup < 0.05, tost is not None and tost < 0.05))
+    return out
+
+
+def null_run(
+    scenario: Scenario, pilots: int, per_pilot: int, seed: int, start: int = 0
+) -> list[list[NullOutcome]]:
+    """The internal pilot under the null: for pilots ``start`` .. ``start + pilots - 1``
+    (:func:`null_pilot`), ``per_pilot`` main studies each (:func:`null_study`); the pilot
+    only sets the first stage and joins the look's fit, so its fits are shared by the
+    studies after it (the MC SE then counts pilots as clusters)."""
+    t = truth(scenario, seed)
+    out = []
+    for j in range(start, start + pilots):
+        pilot = null_pilot(scenario, t, seed, j)
+        if pilot is not None:
+            out.append([null_study(t, pilot, seed, (j, r)) for r in range(per_pilot)])
+    return out
+
+
+def clustered_share(hits: list[list[bool]]) -> tuple[float, float]:
+    """The share of hits over clustered runs and its MC SE (between-cluster variance of the
+    cluster totals, ratio estimator)."""
+    totals = np.array([sum(c) for c in hits], dtype=np.float64)
+    sizes = np.array([len(c) for c in hits], dtype=np.float64)
+    share = float(totals.sum() / sizes.sum())
+    g = len(hits)
+    resid = totals - share * sizes
+    se = float(np.sqrt(g / (g - 1) * np.sum(resid**2)) / sizes.sum()) if g > 1 else float("nan")
+    return share, se
+
+
 __all__ = ["GENERAL_DIMENSIONS", "SCENARIOS", "Scenario", "run", "truth"]

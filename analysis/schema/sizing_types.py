@@ -44,6 +44,22 @@ class PilotSize(TypedDict):
     n_ratings: int
 
 
+class InternalPilotPlan(TypedDict):
+    """An internal pilot (`analysis.inference.reestimate`): a first stage, one look that
+    re-estimates the variance components, a final size between the first stage and the cap."""
+
+    first_stage: int  # N1 pairs: a fraction of the size at the pilot's point estimates
+    fraction: float  # that fraction
+    per_pair: int
+    pool: int
+    cap: int  # the final size is at most this
+    expected_final: int  # the first stage times the median growth measured in simulation
+    growth: float  # that median final / first stage (benchmarks/bench_sizing.py)
+    fixed: int  # the fixed plan's pairs (upper limits from the pilot alone), for comparison
+    confidence: float  # one-sided, of the upper limit the final size is planned with
+    rule: str
+
+
 class SizingResult(TypedDict):
     pilot: PilotSize
     confidence: float  # one-sided, of the upper limits
@@ -64,3 +80,22 @@ class SizingResult(TypedDict):
     # twice the smallest effect
     alpha_halfwidth: NotRequired[float | None]  # the precision asked of alpha, if any
     target_question: NotRequired[str]  # the question whose difference `rubric_diff` plans
+    internal_pilot: NotRequired[InternalPilotPlan]  # recommended when the pilot is small
+
+
+class LookResult(TypedDict):
+    """The internal pilot's re-estimation look (`analysis.inference.reestimate.look`)."""
+
+    first_stage: int  # pairs rated in the first stage
+    per_pair: int
+    pool: int
+    cap: int
+    pilot: PilotSize
+    components: dict[str, ComponentSet]  # re-fitted on the pilot and the first stage
+    true_diff: dict[str, float]  # the differences planned for (fixed before the study)
+    rubric_diff_source: str
+    confidence: float
+    asked: int | None  # the size the re-fitted components ask for (None: none up to the max)
+    final: int  # asked, kept between the first stage and the cap
+    capped: bool
+    rule: str

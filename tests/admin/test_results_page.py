@@ -34,6 +34,8 @@ def test_results_show_the_caveat_and_plan_power(page_engine, open_page) -> None:
     assert "x 1 annotators per pair" not in text  # k >= 2 by default (issue 33.4)
     assert "| 1 | 6 |" not in text
     assert "planned for" in text  # which rubric difference it assumed
+    if "Recommended:" in text:  # a pilot this small also gets an internal pilot (issue 33.4)
+        assert "**Recommended for this small pilot: an internal pilot.**" in text
 
 
 def test_results_say_interim_simulated_and_keep_the_study_s_margin_unit(

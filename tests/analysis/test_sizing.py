@@ -29,6 +29,7 @@ from r_helpers import needs_lmertest
 from scipy import stats
 
 from analysis.inference.crossed import crossed_mean, fit_reml
+from analysis.inference.reestimate import with_internal_pilot
 from analysis.inference.sizing import (
     ANNOTATOR_MODEL,
     CROSSED_MODEL,
@@ -548,6 +549,6 @@ def test_a_small_pilot_gets_a_design_every_time_and_is_told_it_is_small():
     assert result["recommended"]["pool"] > 48
     assert any("widened to a pool of" in n for n in result["notes"])
     assert any("This pilot (16 pairs, 4 annotators) is smaller" in n for n in result["notes"])
-    text = sizing_text(result)
+    text = sizing_text(with_internal_pilot(pilot, result))
     for statement in PLANNER_STATEMENTS.values():
         assert statement in text

@@ -15,6 +15,7 @@ from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
 from analysis.inference.margins import UNIT_LABELS, UNIT_WORDS
+from analysis.inference.reestimate import with_internal_pilot
 from analysis.inference.sizing import (
     DEFAULT_CONFIDENCE,
     DEFAULT_PER_PAIR,
@@ -444,6 +445,7 @@ def _draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
                 pools=[int(m) for m in pools],
                 alpha_halfwidth=None if halfwidth is None else float(halfwidth),
             )
+            result = with_internal_pilot(pilot, result)
         except ValueError as error:
             st.error(f"This study cannot serve as the pilot: {error}")
             return

@@ -1,0 +1,328 @@
+"""An internal pilot: the main study's size re-estimated once, from its own first stage.
+
+A small pilot (fewer than :data:`analysis.inference.sizing.CHECKED_PILOT` pairs or annotators)
+estimates the variance components too loosely for a fixed size that is both safe and tight
+(``benchmarks/bench_sizing.py``: from 16 pairs x 2 of 4 annotators, any plan scaled from the
+pilot's estimates needs a median of at least 1.37 times the pairs the study needs to reach that
+need in 90% of pilots). The remedy is the internal pilot with sample-size re-estimation
+(Wittes & Brittain, 1990; Birkett & Day, 1994; Kieser & Friede, 2003):
+
+1. **First stage.** N1 pairs at the planner's k and pool: :data:`FIRST_STAGE_FRACTION`
+   (0.7) of the fewest for which the pilot's *point estimates* of the components give the
+   target power (:func:`first_stage_pairs`), at least MIN_PAIRS. Not the whole of it: the
+   size at the estimates is already 1.18 times the need at the median from a small pilot
+   (sizes go as 1 / variance, convex in the estimate), and the final size is never below
+   the first stage, so a full first stage leaves the look no room to come down
+   (``benchmarks/bench_sizing.py --reestimate``, two sets of 40 small pilots, look at 80%:
+   1.38 and 1.33 times the need at the median with the whole (40 and 38 of 40 reaching the
+   power), 1.27 and 1.20 with 0.7 (38 and 36 of 40)).
+2. **One re-estimation look** once those N1 pairs are rated: the components are re-fitted on
+   the pilot and the first stage together (each annotator and pair its own level), and the
+   final size N is the fewest pairs reaching the target with each design's Var(mu_hat) at its
+   upper confidence limit at :data:`REESTIMATE_CONFIDENCE` (the planner's own rule, now on
+   many more df); never below N1, never above the cap ``CAP_FACTOR`` x N1
+   (:func:`reestimated_pairs`). Only variances are re-estimated: the difference planned for
+   stays the one fixed before the study (re-estimating the effect would turn the look into an
+   unplanned interim analysis of it).
+3. **The test at the end as planned**: the crossed analysis of all N pairs of the main study
+   (first stage included, the pilot not), at the planned alpha, with no adjustment. The look
+   reads no mean difference (REML variance estimates depend on the data only through
+   contrasts free of the mean), so it spends no alpha; the type-I error the size's
+   dependence on the first stage's variance can still add is measured by
+   ``benchmarks/bench_sizing.py --null`` (:func:`analysis.inference.sizing_check.null_run`).
+
+This is a separate device from the group-sequential plan
+(:mod:`analysis.inference.sequential`): that one reads the test at interim looks and spends
+alpha to stop early; this one reads only the variances once to set the size. The two are not
+combined here.
+
+References: Wittes, J. & Brittain, E. (1990). The role of internal pilot studies in increasing
+the efficiency of clinical trials. *Statistics in Medicine*, 9, 65-72. Birkett, M. A. & Day,
+S. J. (1994). Internal pilot studies for estimating sample size. *Statistics in Medicine*, 13,
+2455-2463. Kieser, M. & Friede, T. (2003). Simple procedures for blinded sample size
+adjustment that do not affect the type I error rate. *Statistics in Medicine*, 22, 3571-3581.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.core.coded import FloatArray, IntArray
+from analysis.inference.paired import MIN_PAIRS
+from analysis.inference.sizing import (
+    CHECKED_PILOT,
+    DEFAULT_CONFIDENCE,
+    Design,
+    Pilot,
+    Planned,
+    Targets,
+    pilot_from_differences,
+    planned_rubric_difference,
+    planning_variances,
+    rating_differences,
+    smallest_design,
+)
+from analysis.schema.sizing_types import InternalPilotPlan, LookResult, SizingResult
+from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+
+Differences = Mapping[str, tuple[FloatArray, IntArray, IntArray]]
+
+REESTIMATE_CONFIDENCE = 0.8
+"""One-sided confidence of the upper limit of Var(mu_hat) the final size is planned with at the
+look (the pilot and first stage together estimate it on many more df than the pilot alone)."""
+FIRST_STAGE_FRACTION = 0.7
+"""The first stage as a fraction of the size the pilot's point estimates give."""
+CAP_FACTOR = 2.5
+"""The final size is at most this many times the first stage."""
+GROWTH = 1.5
+"""The median final size / first stage in ``benchmarks/bench_sizing.py --reestimate`` (the
+small pilot): the planner's "expect about" figure."""
+RULE = (
+    f"an internal pilot: a first stage of N1 pairs, {FIRST_STAGE_FRACTION:g} of the size the "
+    "pilot's point estimates give; once it is rated, the variance components re-fitted on "
+    "the pilot and the first stage together and the final size recomputed with each design's "
+    f"Var(mu_hat) at its {REESTIMATE_CONFIDENCE:.0%} upper limit, never below N1 and at most "
+    f"{CAP_FACTOR:g} N1; the difference planned for unchanged; the test at the end run as "
+    "planned on all the main study's pairs (Wittes & Brittain, 1990; Kieser & Friede, 2003)"
+)
+
+
+def first_stage_pairs(
+    pilot: Pilot,
+    per_pair: int,
+    pool: int,
+    targets: Targets,
+    fraction: float = FIRST_STAGE_FRACTION,
+) -> int | None:
+    """N1: ``fraction`` of the fewest pairs at which the pilot's point estimates reach the
+    target with k annotators per pair from the pool, rounded up, at least MIN_PAIRS and
+    enough for every annotator of the pool to rate one (None when no size up to MAX_PAIRS
+    reaches the target)."""
+    found = smallest_design(pilot.estimate, per_pair, pool, targets)
+    if found is None:
+        return None
+    least = max(MIN_PAIRS, math.ceil(pool / per_pair))
+    return max(math.ceil(fraction * found["n_pairs"] - 1e-9), least)
+
+
+def cap_pairs(first_stage: int) -> int:
+    return math.floor(CAP_FACTOR * first_stage)
+
+
+@dataclass(frozen=True)
+class Reestimate:
+    """The look's answer: the size the re-fitted components ask for (None: none up to the
+    maximum) and the final size, that size kept between the first stage and the cap."""
+
+    needed: int | None
+    final: int
+    capped: bool
+
+
+def reestimated_pairs(
+    combined: Pilot,
+    per_pair: int,
+    pool: int,
+    targets: Targets,
+    first_stage: int,
+    confidence: float = REESTIMATE_CONFIDENCE,
+) -> Reestimate:
+    """The final size from the components re-fitted on the pilot and the first stage
+    (``combined``, e.g. from :func:`combined_pilot`): the fewest pairs reaching the target
+    with each design's Var(mu_hat) at its upper limit at ``confidence`` (0.5: the estimate),
+    kept within [first_stage, :func:`cap_pairs`]."""
+
+    def planned(design: Design) -> Planned:
+        if confidence == 0.5:
+            return combined.estimate, None
+        return planning_variances(_at_confidence(combined, confidence), design)
+
+    found = smallest_design(planned, per_pair, pool, targets)
+    needed = None if found is None else found["n_pairs"]
+    cap = cap_pairs(first_stage)
+    wanted = cap + 1 if needed is None else needed
+    return Reestimate(needed, min(max(wanted, first_stage), cap), wanted > cap)
+
+
+def _at_confidence(pilot: Pilot, confidence: float) -> Pilot:
+    if not 0.5 < confidence < 1:
+        raise ValueError("need 0.5 <= confidence < 1")
+    return Pilot(
+        pilot.estimate,
+        pilot.upper,
+        pilot.mean,
+        confidence,
+        pilot.n_pairs,
+        pilot.n_annotators,
+        pilot.n_ratings,
+        pilot.covariance,
+        pilot.mean_se,
+        pilot.mean_df,
+    )
+
+
+def combine(
+    pilot: Differences, stage: Differences
+) -> dict[str, tuple[FloatArray, IntArray, IntArray]]:
+    """Each dimension's differences of the pilot and the first stage in one set: the stage's
+    pair and annotator codes shifted past the pilot's (the pilot's annotators are others; a
+    person in both may keep one label by giving the same code in both)."""
+    out = {}
+    for dim, (d, pair, annotator) in pilot.items():
+        d2, pair2, annotator2 = stage[dim]
+        out[dim] = (
+            np.concatenate([d, d2]),
+            np.concatenate([pair, pair2 + int(pair.max()) + 1]),
+            np.concatenate([annotator, annotator2 + int(annotator.max()) + 1]),
+        )
+    return out
+
+
+def combined_pilot(pilot: Differences, stage: Differences) -> Pilot:
+    """The components re-fitted on the pilot and the first stage together (no profile)."""
+    return pilot_from_differences(combine(pilot, stage), profile=False)
+
+
+def is_small(pilot: Pilot) -> bool:
+    pairs, annotators = CHECKED_PILOT
+    return pilot.n_pairs < pairs or pilot.n_annotators < annotators
+
+
+def internal_pilot_plan(pilot: Pilot, result: SizingResult) -> InternalPilotPlan | None:
+    """The internal pilot at the planner's recommended k and pool (None without a
+    recommendation or when the point estimates reach no size)."""
+    best = result["recommended"]
+    if best is None:
+        return None
+    targets = Targets(
+        result["margin"],
+        result["smallest_effect"],
+        result["alpha"],
+        result["target"],
+        result["true_diff"],
+    )
+    k, pool = best["per_pair"], best["pool"]
+    first = first_stage_pairs(pilot, k, pool, targets)
+    if first is None:
+        return None
+    return {
+        "first_stage": first,
+        "fraction": FIRST_STAGE_FRACTION,
+        "per_pair": k,
+        "pool": pool,
+        "cap": cap_pairs(first),
+        "expected_final": min(math.ceil(GROWTH * first), cap_pairs(first)),
+        "growth": GROWTH,
+        "fixed": best["n_pairs"],
+        "confidence": REESTIMATE_CONFIDENCE,
+        "rule": RULE,
+    }
+
+
+def with_internal_pilot(pilot: Pilot, result: SizingResult) -> SizingResult:
+    """The planner's answer with the internal pilot recommended when the pilot is small."""
+    if not is_small(pilot):
+        return result
+    plan = internal_pilot_plan(pilot, result)
+    return result if plan is None else {**result, "internal_pilot": plan}
+
+
+def look(
+    pilot_ratings: pd.DataFrame,
+    stage_ratings: pd.DataFrame,
+    *,
+    per_pair: int,
+    pool: int,
+    margin: float,
+    smallest_effect: float | None = None,
+    alpha: float = 0.05,
+    target: float = 0.8,
+    general_diff: float = 0.0,
+    rubric_diff: float | None = None,
+) -> LookResult:
+    """The re-estimation look from the pilot's and the first stage's ratings exports: the
+    components re-fitted on both (:func:`combined_pilot`), the final size at the first
+    stage's k and pool (:func:`reestimated_pairs`). The difference planned for is the one
+    given or, as when the study was planned, the one the pilot alone gives
+    (:func:`analysis.inference.sizing.planned_rubric_difference`)."""
+    sesoi = margin if smallest_effect is None else float(smallest_effect)
+    if not margin > 0 or not sesoi > 0:
+        raise ValueError("need margin > 0 and a smallest effect of interest above 0")
+    pilot_d, pilot_pairs, pilot_annotators = rating_differences(pilot_ratings)
+    stage_d, first, _ = rating_differences(stage_ratings)
+    if first < MIN_PAIRS:
+        raise ValueError(f"first stage: {first} pairs, fewer than {MIN_PAIRS}")
+    if rubric_diff is None:
+        alone = pilot_from_differences(pilot_d, DEFAULT_CONFIDENCE, profile=False)
+        rubric, source, _ = planned_rubric_difference(alone, sesoi)
+    else:
+        rubric, source = float(rubric_diff), "given"
+    true_diff = dict.fromkeys(GENERAL_DIMENSIONS, float(general_diff))
+    true_diff[PERSONAL_DIMENSION] = rubric
+    targets = Targets(margin, sesoi, alpha, target, true_diff)
+    combined = combined_pilot(pilot_d, stage_d)
+    answer = reestimated_pairs(combined, per_pair, pool, targets, first)
+    return {
+        "first_stage": first,
+        "per_pair": per_pair,
+        "pool": pool,
+        "cap": cap_pairs(first),
+        "pilot": {
+            "n_pairs": pilot_pairs,
+            "n_annotators": pilot_annotators,
+            "n_ratings": len(pilot_d[PERSONAL_DIMENSION][0]),
+        },
+        "components": {dim: combined.estimate[dim].as_dict() for dim in DIMENSIONS},
+        "true_diff": true_diff,
+        "rubric_diff_source": source,
+        "confidence": REESTIMATE_CONFIDENCE,
+        "asked": answer.needed,
+        "final": answer.final,
+        "capped": answer.capped,
+        "rule": RULE,
+    }
+
+
+def look_text(result: LookResult) -> str:
+    """The look's answer as Markdown."""
+    pilot = result["pilot"]
+    lines = [
+        f"Re-estimation look of an internal pilot: the pilot ({pilot['n_pairs']} pairs, "
+        f"{pilot['n_annotators']} annotators) and a first stage of {result['first_stage']} "
+        f"pairs x {result['per_pair']} annotators per pair from a pool of {result['pool']}.",
+        "",
+        "Variance components re-fitted on both (REML, points²):",
+        "",
+        "| Dimension | Pair | Annotator | Residual | Planned true diff |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for dim, c in result["components"].items():
+        lines.append(
+            f"| {dim} | {c['pair']:.3f} | {c['annotator']:.3f} | {c['residual']:.3f} | "
+            f"{result['true_diff'][dim]:+.2f} |"
+        )
+    asked = result["asked"]
+    wanted = "no size up to the maximum reaches the target" if asked is None else f"{asked} pairs"
+    kept = (
+        " (at the cap)"
+        if result["capped"]
+        else " (the first stage: never fewer)"
+        if asked is not None and asked < result["first_stage"]
+        else ""
+    )
+    lines += [
+        "",
+        f"The re-fitted components ask for {wanted} (each design's variance of the mean at "
+        f"its {result['confidence']:.0%} upper limit). **Final size: {result['final']} pairs"
+        f"{kept}**, {result['final'] - result['first_stage']} more after the first stage, "
+        f"from the same pool; the test at the end is run as planned on all "
+        f"{result['final']} pairs. Difference planned for: {result['rubric_diff_source']}.",
+        "",
+        f"Rule: {result['rule']}.",
+    ]
+    return "\n".join(lines) + "\n"
