@@ -60,7 +60,7 @@ def test_a_pair_without_profile_narrative_or_rubric_shows_no_empty_tab(open_app,
     at.run()
     assert [tab.label for tab in at.tabs] == ["How to rate"]
     guide = " ".join(m.value for m in at.tabs[0].markdown)
-    assert "Read the conversation, then score" in guide
+    assert "Read the conversation, then answer" in guide
     assert "what this user expects" not in " ".join(m.value for m in at.markdown)
 
 

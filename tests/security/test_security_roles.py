@@ -81,6 +81,7 @@ ARGUMENTS: dict[str, Any] = {
     "data": b"",
     "response": None,  # judge import: which response an eval file's answers are
     "domain": None,
+    "shape": None,  # the input shape: the default (this benchmark's records)
     "max_bytes": 10,
     "mask_emails": False,
     "names": ["newcomer"],
