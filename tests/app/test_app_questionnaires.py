@@ -22,6 +22,7 @@ from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_study
 from annotate.questionnaire import TEMPLATES, parse_questionnaire
 from annotate.services import data as data_service
+from annotate.services.reporting import study_ratings, study_report
 from annotate.services.study_settings import import_settings
 from tests.app.apptest_helpers import (
     PAIR_TOKEN,
@@ -149,6 +150,16 @@ def test_a_study_with_other_questions_is_rated_on_the_page_and_exported(
         given = {k: int(v) for k, v in zip(by_key["dimension"], by_key["score"], strict=True)}
         side = by_key["side"].iloc[0]
         assert given == ANSWERS[name][side], (pair, response)
+
+    # ... and the report reads the same questions with their roles (issue 35.1, end to end)
+    report = study_report(study_ratings(engine, "demo"), mixed=False, domains=False)
+    asked = parse_questionnaire(questionnaire)
+    assert list(report["dimensions"]) == [q.key for q in asked.questions if q.is_scale]
+    listed = report["questionnaire"]["questions"]
+    assert [(q["key"], q["role"]) for q in listed] == [(q.key, q.role) for q in asked.questions]
+    if name == "three":
+        counts = report["choices"]["tone"]["counts"]
+        assert sum(counts["chosen"]) == sum(counts["rejected"]) == len(rated)
 
 
 def test_a_new_question_is_added_by_the_settings_file_only_and_rated(
