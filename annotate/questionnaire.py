@@ -197,8 +197,24 @@ class Questionnaire(_Frozen):
         return (first.points[0], first.points[-1]) if first else (1, 2)
 
     def stored(self) -> dict[str, Any]:
-        """The mapping kept on the study and written to the settings file (JSON-safe)."""
+        """The mapping kept on the study (JSON-safe, every field)."""
         return self.model_dump(mode="json", exclude_defaults=False)
+
+    def written(self) -> dict[str, Any]:
+        """The mapping as a person writes it (the Studies page's box): fields at their
+        defaults left out, and a choice question's unused scale; read back, the same
+        questionnaire."""
+        questions = []
+        for question in self.questions:
+            fields = question.model_dump(mode="json", exclude_defaults=True)
+            if question.choices:
+                fields.pop("points", None)
+                fields.pop("anchors", None)
+            questions.append({"key": question.key, **fields})
+        written: dict[str, Any] = {"questions": questions}
+        if self.span_labels:
+            written["span_labels"] = [s.model_dump(mode="json") for s in self.span_labels]
+        return written
 
 
 def prb_with(

@@ -108,3 +108,14 @@ def test_a_choice_question_describes_and_reads_its_words() -> None:
 def test_a_bad_questionnaire_says_where_and_what_was_expected(value: object, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         parse_questionnaire(value)
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+def test_the_written_form_reads_back_as_the_same_questionnaire(name: str) -> None:
+    assert parse_questionnaire(TEMPLATES[name].written()) == TEMPLATES[name]
+
+
+def test_a_choice_question_is_written_without_a_scale() -> None:
+    choice = {"key": "tone", "label": "Tone", "text": "Which?", "choices": ["Warm", "Cold"]}
+    written = parse_questionnaire({"questions": [choice]}).written()
+    assert written == {"questions": [choice]}

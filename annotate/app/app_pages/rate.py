@@ -1,4 +1,4 @@
-"""The annotator's page: one blinded pair, scored on four dimensions per response.
+"""The annotator's page: one blinded pair, each response answered on the study's questions.
 
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
 rationale, comment, flag, skip reason) has a widget key of its own for each pair (`field_key`),
@@ -63,11 +63,12 @@ from annotate.domain.rating.ratings import RatingError, missing_scores
 from annotate.domain.rating.signals import read_signals
 from annotate.domain.study.accounts import LoginNoLongerValid
 from annotate.errors import PrbError, Unavailable
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, Questionnaire
 from annotate.services.checks import answer_check
 from annotate.services.enrolment import finish_offers, finish_study
 from annotate.services.rating import skip_pair, submit_rating
 from annotate.services.work import annotator_queue, endings, pull_for_annotator, shown_pair
-from annotate.vocabulary import SIDES
+from annotate.vocabulary import DIMENSIONS, SIDES
 
 _T = TypeVar("_T")
 CURRENT = "current_assignment"
@@ -91,15 +92,24 @@ SKIP_POPOVER = "skip_popover"
 SIGNALS = "pair_signals"  # hidden: '<pair>:<focus losses>:<pastes>', filled by the page script
 PREFERENCE = "preference"  # by side only: -2 A much better .. +2 B much better
 RATIONALE = "rationale"
-TASK = (
-    "Read the question and what this user expects, then score **both** responses on all four "
-    "dimensions (each on its own; they may deserve the same score)."
-)
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
-TASK_WITHOUT_RUBRIC = (  # a dataset with no user rubric (a plain preference set)
-    "Read the question, then score **both** responses on every question (each on its own; "
-    "they may deserve the same score)."
-)
+
+def task_line(questionnaire: Questionnaire, has_rubric: bool) -> str:
+    """What to do with a pair, in one line: read, then answer the study's questions for both
+    responses (this benchmark's four dimensions are called so)."""
+    count = len(questionnaire.questions)
+    if questionnaire.keys == DIMENSIONS:
+        asked = "on all four dimensions"
+    elif count == 1:
+        asked = f"on “{inert_markdown(questionnaire.questions[0].label)}”"
+    else:
+        asked = f"on all {NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else count} questions"
+    read = "the question and what this user expects" if has_rubric else "the question"
+    return (
+        f"Read {read}, then answer for **both** responses {asked} (each on its own; they may "
+        "deserve the same answer)."
+    )
 
 
 def score_key(dim: str, side: str) -> str:
@@ -245,7 +255,8 @@ def _draw_notice() -> None:
 def _draw_progress(view: PairView) -> None:
     with st.container(key="task_line", horizontal=True, gap="small"):
         st.markdown(f"**Pair {view.number} of {view.total}** · {view.done} rated", width="content")
-        st.markdown(TASK if view.rubric_aspects else TASK_WITHOUT_RUBRIC, width="stretch")
+        asked = view.scale.questionnaire if view.scale else DEFAULT_QUESTIONNAIRE
+        st.markdown(task_line(asked, bool(view.rubric_aspects)), width="stretch")
     if view.status == "done":
         st.info("You have rated this pair already. Change any score and submit to revise it.")
     elif view.status == "skipped" and view.flag_reason:

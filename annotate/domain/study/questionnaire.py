@@ -43,7 +43,7 @@ def read_questionnaire(source: str, text: str) -> Questionnaire:
 
 def questionnaire_text(questionnaire: Questionnaire) -> str:
     """The questionnaire as YAML, as `read_questionnaire` reads it back."""
-    return str(yaml.safe_dump(questionnaire.stored(), sort_keys=False, allow_unicode=True))
+    return str(yaml.safe_dump(questionnaire.written(), sort_keys=False, allow_unicode=True))
 
 
 def template_name(questionnaire: Questionnaire) -> str | None:
