@@ -1,6 +1,8 @@
 """Command line: ``python -m analysis report RATINGS_FILE [options]`` (also ``size``,
 ``power``, ``figures``, ``pairs``, ``downstream``).
 
+Why 619 lines: not yet split (report options / planner commands), issue 35.4.
+
 The options and `emit_report` are shared with ``prb-annotate report``, which reads the ratings
 from the database instead of a file.
 """
@@ -428,7 +430,15 @@ def size(
     pilot also gets an internal pilot (a first stage, then a re-estimation look:
     ``--first-stage``)."""
     from analysis.inference.reestimate import with_internal_pilot
-    from analysis.inference.sizing import pilot_components, size_study, sizing_text
+    from analysis.inference.sizing import (
+        size_study,
+    )
+    from analysis.inference.sizing_pilot import (
+        pilot_components,
+    )
+    from analysis.inference.sizing_text import (
+        sizing_text,
+    )
 
     ks, ms = _int_list(per_pair, "--per-pair"), _int_list(pools, "--pools")
     if first_stage is not None:

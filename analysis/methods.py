@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from analysis.inference.paired import EXACT_MAX_N, MIN_PAIRS
 from analysis.inference.reestimate import RULE as INTERNAL_PILOT
-from analysis.inference.sizing import DEFAULT_DIFFERENCE, SMALL_PILOT, WIDER_POOLS
+from analysis.inference.sizing import (
+    DEFAULT_DIFFERENCE,
+    SMALL_PILOT,
+    WIDER_POOLS,
+)
 from analysis.schema.plan_words import change_words, interim_words, time_words
 from analysis.schema.questions import report_questionnaire
 from analysis.schema.report_types import AnalysisPlan, Report, SequentialLook

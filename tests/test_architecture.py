@@ -5,10 +5,13 @@
   domain) breaks them.
 - ARCHITECTURE.md lists every product module, and every path it, the README or the manual
   (docs/) names exists.
+- Every module under `annotate/` and `analysis/` has at most 450 lines or a docstring line
+  "Why N lines: ..." with N its line count within 10% (issue 35.4).
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -118,3 +121,49 @@ def test_every_named_path_exists(document: str) -> None:
     assert named, f"{document} names no paths: the check would pass vacuously"
     stale = sorted(path for path in named if not (ROOT / path.rstrip("/")).exists())
     assert not stale, f"{document} names paths that do not exist: {stale}"
+
+
+MAX_MODULE_LINES = 450
+WHY_LINES = re.compile(r"^Why (\d+) lines\b")
+
+
+def _size_problems(paths: list[Path]) -> list[str]:
+    """Each module over MAX_MODULE_LINES lines whose docstring has no line "Why N lines: ..."
+    (issue 35.4), or whose N is more than 10% off its true line count."""
+    problems = []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        lines = text.count("\n")
+        if lines <= MAX_MODULE_LINES:
+            continue
+        docstring = ast.get_docstring(ast.parse(text)) or ""
+        said = [int(m[1]) for line in docstring.splitlines() if (m := WHY_LINES.match(line))]
+        if not said:
+            problems.append(f"{path}: {lines} lines and no 'Why {lines} lines: ...' line")
+        elif abs(said[0] - lines) > 0.1 * lines:
+            problems.append(f"{path}: says 'Why {said[0]} lines', has {lines}")
+    return problems
+
+
+def test_every_module_is_short_or_says_why() -> None:
+    paths = [p for package in ("annotate", "analysis") for p in (ROOT / package).rglob("*.py")]
+    assert len(paths) > 100
+    problems = _size_problems(paths)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_size_check_can_fail(tmp_path: Path) -> None:
+    body = "x = 1\n" * MAX_MODULE_LINES
+    short = tmp_path / "short.py"
+    short.write_text(body)
+    silent = tmp_path / "silent.py"
+    silent.write_text('"""A module."""\n' + body)
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text('"""A module.\n\nWhy 300 lines: one concept.\n"""\n' + body)
+    right = tmp_path / "right.py"
+    right.write_text('"""A module.\n\nWhy 460 lines: one concept.\n"""\n' + body)
+    problems = _size_problems([short, silent, wrong, right])
+    assert problems == [
+        f"{silent}: 451 lines and no 'Why 451 lines: ...' line",
+        f"{wrong}: says 'Why 300 lines', has 454",
+    ]

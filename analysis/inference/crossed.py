@@ -1,5 +1,7 @@
 """A mean over pairs AND annotators: a crossed random-effects model with small-sample df.
 
+Why 651 lines: not yet split (REML fit / Satterthwaite df / fallbacks), issue 35.4.
+
 Each value is one annotator's figure on one pair (e.g. chosen - rejected). The model is
 
     y_pa = x_pa' beta + v_p + u_a + e_pa,   v_p ~ N(0, s2_pair), u_a ~ N(0, s2_annotator),

@@ -56,16 +56,20 @@ from analysis.core.coded import FloatArray, IntArray
 from analysis.inference.paired import MIN_PAIRS
 from analysis.inference.sizing import (
     CHECKED_PILOT,
-    DEFAULT_CONFIDENCE,
-    Design,
-    Pilot,
-    Planned,
-    Targets,
-    pilot_from_differences,
     planned_rubric_difference,
     planning_variances,
-    rating_differences,
+)
+from analysis.inference.sizing_design import (
+    Design,
+    Planned,
+    Targets,
     smallest_design,
+)
+from analysis.inference.sizing_pilot import (
+    DEFAULT_CONFIDENCE,
+    Pilot,
+    pilot_from_differences,
+    rating_differences,
 )
 from analysis.schema.sizing_types import InternalPilotPlan, LookResult, SizingResult
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION

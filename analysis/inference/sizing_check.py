@@ -3,6 +3,8 @@ sized by :func:`analysis.inference.sizing.size_study`, and the design it recomme
 with what the population's true components need (``benchmarks/bench_sizing.py`` prints it; a
 seeded reduced run is in ``tests/analysis/test_sizing.py``).
 
+Why 589 lines: not yet split (population / pilots drawn / comparison), issue 35.4.
+
 The population (per pair p, annotator a, dimension; scores on the 1-5 scale): a pair quality
 q_p ~ N(3, 0.7) shared by both responses and all dimensions; per dimension the chosen and
 rejected latent values q_p +- effect / 2, each plus a pair-level response deviation
@@ -24,14 +26,18 @@ import numpy as np
 
 from analysis.core.coded import FloatArray, IntArray
 from analysis.inference.sizing import (
-    DEFAULT_CONFIDENCE,
-    Components,
+    size_study,
+)
+from analysis.inference.sizing_design import (
     Design,
     Targets,
-    pilot_from_differences,
     power_at,
-    size_study,
     smallest_design,
+)
+from analysis.inference.sizing_pilot import (
+    DEFAULT_CONFIDENCE,
+    Components,
+    pilot_from_differences,
 )
 from analysis.schema.questions import target_key
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE

@@ -1,10 +1,8 @@
 """The report's tables as plain text cells, shared by the Markdown and HTML renderers.
 
-Cells are unescaped strings; each renderer escapes them for its own format.
+Why 588 lines: one short function per report table: every table's layout is found here.
 
-Why one module of ~450 lines: one short function per table of the report (plus the shared cell
-formatting); `analysis/renderers/sections.py` lists them in report order, and a reader looking for
-how a table is laid out finds every one here.
+Cells are unescaped strings; each renderer escapes them for its own format.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Data commands of `prb-annotate`: import, pairs, accounts, export, synthetic data, report,
-backup, schema, serve and demo."""
+backup, schema, serve and demo.
+
+Why 541 lines: not yet split (import and export / demo and serve commands), issue 35.4.
+"""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from annotate.cli.common import (
     out,
     refusals,
 )
-from annotate.cli.studies import DESIGN_SETTINGS, studies_app
+from annotate.cli.option_settings import DESIGN_SETTINGS
+from annotate.cli.studies import studies_app
 from annotate.domain.study.plan import plan_json, plan_markdown
 from annotate.domain.study.study_settings import format_of
 from annotate.services import studies, study_settings

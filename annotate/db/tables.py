@@ -1,12 +1,10 @@
 """The database tables.
 
+Why 715 lines: every table in one module: the schema reads at a glance beside its migrations.
+
 A study owns pairs; an assignment gives one pair to one annotator, with the side the chosen
 response is shown on and the pair's place in that annotator's queue; a rating is one score of
 one response on one dimension, and its earlier values are kept as revisions.
-
-Why every table in one module of ~430 lines: the schema reads at a glance, each migration is
-written against this one file, and the columns are declarations with their descriptions, no
-logic (that lives in the domain).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from analysis.renderers.render import render_json, render_markdown
 from analysis.schema.report_types import Report
 from annotate.db import read_session
 from annotate.domain.crowd.payment_rules import pay_words, payment_rules
-from annotate.domain.exports import publish
+from annotate.domain.exports import card_reproduce, card_results, publish
 from annotate.domain.exports.croissant import croissant_document, croissant_json
 from annotate.domain.exports.preference import PREFERENCE_NOTES
 from annotate.domain.exports.published import (
@@ -243,13 +243,13 @@ def _files(
     json_name, md_name, html_name = publish.REPORT_FILES
     extra = {}
     if data.plan is not None:
-        extra[publish.PLAN_FILE] = plan_json(published_times(data.plan)).encode("utf-8")
+        extra[card_results.PLAN_FILE] = plan_json(published_times(data.plan)).encode("utf-8")
     notes = {"ratings": publish.RATINGS_COLUMNS, "preference": PREFERENCE_NOTES}
     today = datetime.now(UTC).date().isoformat()
     document = croissant_document(protocol, tables, parquet, notes, today)
     return (
         extra
-        | publish.reproduce_scripts()
+        | card_reproduce.reproduce_scripts()
         | parquet
         | {
             publish.RATINGS_CSV: spreadsheet_csv(ratings).encode("utf-8"),  # R's copy

@@ -1,5 +1,5 @@
 """The check shared by the reproduce-script tests: lines printed by reproduce.R or reproduce.py
-against the lines the card shows (`annotate.domain.exports.publish.reproduced_output`)."""
+against the lines the card shows (`annotate.domain.exports.card_reproduce.reproduced_output`)."""
 
 from __future__ import annotations
 

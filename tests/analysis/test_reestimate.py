@@ -42,15 +42,7 @@ from analysis.inference.reestimate import (
     with_internal_pilot,
 )
 from analysis.inference.sizing import (
-    Components,
-    Design,
-    Pilot,
-    Targets,
-    design_df,
-    pilot_from_differences,
-    power_at,
     size_study,
-    sizing_text,
 )
 from analysis.inference.sizing_check import (
     SCENARIOS,
@@ -59,6 +51,20 @@ from analysis.inference.sizing_check import (
     null_study,
     reestimate_pilot,
     truth,
+)
+from analysis.inference.sizing_design import (
+    Design,
+    Targets,
+    design_df,
+    power_at,
+)
+from analysis.inference.sizing_pilot import (
+    Components,
+    Pilot,
+    pilot_from_differences,
+)
+from analysis.inference.sizing_text import (
+    sizing_text,
 )
 from analysis.methods import PLANNER_STATEMENTS
 from analysis.simulate import simulate_ratings

@@ -5,7 +5,7 @@ difference (units = pairs), and the nominal alpha of the rubric preference (the 
 the `krippendorff` package, the R script with its own base-R coincidence-matrix alpha).
 
 A seeded study is written as a published folder would hold it (ratings.parquet, report.json from
-`build_report`, the two scripts from `annotate.domain.exports.publish.reproduce_scripts`); both
+`build_report`, the two scripts from `annotate.domain.exports.card_reproduce.reproduce_scripts`); both
 scripts run as a reader would run them, and their figures are compared with report.json: the R
 scripts print the card's lines (report.json's figures to the digits that reproduce, at most one
 unit of the last digit away). Debian has no R Parquet reader (arrow), so the test writes the same
@@ -29,7 +29,7 @@ from r_helpers import needs_lmertest
 from analysis.report import build_report
 from analysis.schema.jsonable import to_jsonable
 from analysis.simulate import simulate_ratings
-from annotate.domain.exports.publish import reproduce_scripts, reproduced_output
+from annotate.domain.exports.card_reproduce import reproduce_scripts, reproduced_output
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 

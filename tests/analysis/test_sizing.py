@@ -31,29 +31,35 @@ from scipy import stats
 from analysis.inference.crossed import crossed_mean, fit_reml
 from analysis.inference.reestimate import with_internal_pilot
 from analysis.inference.sizing import (
+    planning_variances,
+    size_study,
+)
+from analysis.inference.sizing_check import SCENARIOS, draw, run
+from analysis.inference.sizing_design import (
     ANNOTATOR_MODEL,
     CROSSED_MODEL,
     PAIR_MODEL,
     T_MODEL,
-    Components,
     Design,
-    Pilot,
     Targets,
     analysis_model,
-    component_covariance,
     cyclic_design,
     design_df,
     design_variance,
     pairs_for_alpha,
+    power_at,
+)
+from analysis.inference.sizing_pilot import (
+    Components,
+    Pilot,
+    component_covariance,
     pilot_components,
     pilot_from_differences,
-    planning_variances,
-    power_at,
     profile_upper_limits,
-    size_study,
+)
+from analysis.inference.sizing_text import (
     sizing_text,
 )
-from analysis.inference.sizing_check import SCENARIOS, draw, run
 from analysis.methods import PLANNER_STATEMENTS
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION

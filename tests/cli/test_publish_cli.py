@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from annotate.domain.exports.card_data import size_category
-from annotate.domain.exports.publish import reproduced_output
+from annotate.domain.exports.card_reproduce import reproduced_output
 from annotate.domain.exports.published import FREE_TEXT_FIELDS
 from annotate.vocabulary import DEFAULT_HOLM, EXPORT_COLUMNS, PROVENANCE_EXPORT_COLUMNS
 from tests.analysis.printed_figures import last_digit_agrees

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from annotate.domain.exports.publish import reproduced_output
+from annotate.domain.exports.card_reproduce import reproduced_output
 from tests.analysis.printed_figures import last_digit_agrees
 from tests.analysis.r_helpers import has_pbkrtest
 

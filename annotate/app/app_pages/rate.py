@@ -1,5 +1,7 @@
 """The annotator's page: one blinded pair, each response answered on the study's questions.
 
+Why 734 lines: one page's shared widget state; the issue-36 component replaces most.
+
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
 rationale, comment, flag, skip reason) has a widget key of its own for each pair (`field_key`),
 so nothing typed or picked on one pair can appear on or be saved with another, whichever way the
@@ -19,10 +21,6 @@ with the submit, so it costs no run of its own.
 Between two pairs a crowd participant may be asked an instructed-response check
 (`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work
 with "failed checks" and no completion code (its stored outcome, drawn by the done page).
-
-Why one module of ~560 lines: the pair, its form, the callbacks that save or skip it and the
-navigation share one set of widget keys and session-state entries; kept together, a newcomer sees
-every reader and writer of that state in one place. The logic they call lives in the domain.
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 `dataset_card` writes the folder's `README.md` from plain data (the study's protocol and the
 report as a JSON-like dict, so this module needs neither the database nor the statistics):
-YAML front matter (license, task, size, the ratings file as a config) and a body that states the
-protocol, the verdict with its figures, agreement, human accuracy and any reward models.
+YAML front matter (license, task, size, a config per table) and a body that states the
+protocol, the findings (:mod:`annotate.domain.exports.card_results`: the verdict with its
+figures, agreement, human accuracy, any reward models), exclusions, privacy and the files, with
+the lines the reproduce scripts print (:mod:`annotate.domain.exports.card_reproduce`).
 `write_folder` puts the files in place all at once (a temporary folder renamed), never half.
 """
 
@@ -14,21 +16,31 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from huggingface_hub import DatasetCardData
 
 from annotate.domain.exports.card_data import CONFIGS, card_data, card_text
+from annotate.domain.exports.card_format import num, table
+from annotate.domain.exports.card_reproduce import reproduced_output
+from annotate.domain.exports.card_results import (
+    PLAN_FILE,
+    agreement_section,
+    asked,
+    downstream_section,
+    missing_section,
+    models_section,
+    plan_section,
+    verdict_section,
+)
 from annotate.domain.exports.provenance import COLUMN_NOTES
 from annotate.errors import Conflict
-from annotate.markup import markdown_cell, markdown_text
+from annotate.markup import markdown_text
 from annotate.questionnaire import (
     DEFAULT_QUESTIONNAIRE,
     Question,
     Questionnaire,
-    parse_questionnaire,
 )
 
 RATINGS_FILE = CONFIGS["ratings"]
@@ -38,19 +50,8 @@ reproduce.R reads this file."""
 ASPECTS_FILE = CONFIGS["aspects"]  # the aspect checklist's marks, for a study that uses it
 PREFERENCE_FILE = CONFIGS["preference"]  # the pairs in TRL's preference format, with verdicts
 REPORT_FILES = ("report.json", "report.md", "report.html")
-REPRODUCE_FILES = {"reproduce.R": "reproduce.R", "reproduce.py": "reproduce.py.txt"}
-"""Published name -> package data file (in ``reproduce/``): scripts that recompute the verdict's
-figures and its Krippendorff's alphas from the ratings file (R: lme4/lmerTest and a base-R
-alpha; Python: the analysis package and the krippendorff package)."""
-DECIMALS = {"estimate": 3, "df": 1, "p": 3, "alpha": 3}
-"""The decimals the card and both reproduce scripts print, kind of figure -> decimals: only
-digits that reproduce. lme4/lmerTest and this package's REML agree to about 1e-4 on the
-estimate and interval, 2e-3 on Satterthwaite's df (its optimum is flat) and 2e-5 on a p-value;
-each kind is printed where that error is under a tenth of the last digit (the alphas are exact
-formulas). The scripts write these numbers as they are, so change them together."""
 CARD_FILE = "README.md"
 CROISSANT_FILE = "croissant.json"  # Croissant metadata with its RAI fields (exports.croissant)
-PLAN_FILE = "plan.json"  # the study's pre-registered analysis plan (annotate.domain.study.plan)
 DEFAULT_LICENSE = "cc-by-4.0"
 RATINGS_COLUMNS = {
     "study": "the study's name",
@@ -102,46 +103,16 @@ def front_matter_data(protocol: Protocol) -> DatasetCardData:
     )
 
 
-def _num(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def _p(value: float | None) -> str:
-    smallest = 10 ** -DECIMALS["p"]
-    return (
-        f"< {smallest:g}" if value is not None and value < smallest else _num(value, DECIMALS["p"])
-    )
-
-
-def _interval(value: Sequence[float] | None) -> str:
-    return "n/a" if not value else f"[{_num(value[0])}, {_num(value[1])}]"
-
-
-def _cell(text: Any) -> str:
-    return markdown_cell(text)
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    return out + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-
-
 def _margin_text(p: Protocol, report: Mapping[str, Any]) -> str:
     """The equivalence margin as the report tested it (its unit; per dimension in points)."""
     settings = report.get("settings", {})
     unit = settings.get("margin_unit", "points")
     margin = settings.get("margin", p.margin)
     if unit == "points":
-        return f"{_num(margin, 2)} scale points (TOST on general quality)"
+        return f"{num(margin, 2)} scale points (TOST on general quality)"
     tested = settings.get("margins_points") or {}
-    per_dim = ", ".join(f"{dim} {_num(value, 2)}" for dim, value in tested.items())
-    text = f"{_num(margin, 2)} {unit} (TOST on general quality)"
+    per_dim = ", ".join(f"{dim} {num(value, 2)}" for dim, value in tested.items())
+    text = f"{num(margin, 2)} {unit} (TOST on general quality)"
     return text + (f"; in scale points: {per_dim}" if per_dim else "")
 
 
@@ -187,7 +158,7 @@ def questionnaire_lines(questionnaire: Questionnaire) -> list[str]:
         "`tie` question ties and every `diverge` question diverges (`describe`: reported, no "
         "hypothesis).",
         "",
-        *_table(["key", "label", "question", "scale or choices", "role"], rows),
+        *table(["key", "label", "question", "scale or choices", "role"], rows),
         "",
     ]
 
@@ -200,15 +171,6 @@ def _answers(question: Question) -> str:
     return f"{scale} ({anchors})" if anchors else scale
 
 
-def _claims(questionnaire: Questionnaire) -> tuple[str, str]:
-    """The verdict's two claims in the card's words."""
-    if questionnaire == DEFAULT_QUESTIONNAIRE:
-        return "general quality ties", "rubric alignment diverges"
-    ties = ", ".join(questionnaire.tie_keys) or "none"
-    diverges = ", ".join(questionnaire.diverge_keys) or "none"
-    return f"every tie question ties ({ties})", f"every diverge question diverges ({diverges})"
-
-
 def _checks_line(n_checks: int) -> list[str]:
     if not n_checks:
         return []
@@ -217,222 +179,6 @@ def _checks_line(n_checks: int) -> list[str]:
         "participants which option to pick; a participant's second wrong answer ended their "
         "work (status 'failed checks'). Gold pairs, speed and disagreement ended no one's work."
     ]
-
-
-def _verdict_section(
-    report: Mapping[str, Any], questionnaire: Questionnaire = DEFAULT_QUESTIONNAIRE
-) -> list[str]:
-    checks = report["checks"]
-    ties, diverges = _claims(questionnaire)
-    rows = [
-        [
-            dim,
-            r["n_pairs"],
-            _num(r["mean_diff"]),
-            _interval(r["ci95"]),
-            _p(r["tost_p"]),
-            _p(r["wilcoxon_p"]),
-            r["verdict"].replace("_", " "),  # "insufficient data", not the report's key
-        ]
-        for dim, r in report["dimensions"].items()
-    ]
-    headers = ["dimension", "pairs", "mean diff", "95% CI", "TOST p", "Wilcoxon p", "verdict"]
-    differs = [
-        f"{dim} ties within the margin yet chosen is significantly {r['differs']}"
-        for dim, r in report["dimensions"].items()
-        if r["verdict"] == "tie" and r.get("differs")
-    ]
-    word = "VALIDATED" if checks["validated"] else "NOT validated"
-    plan = report.get("plan")
-    if plan is not None and plan["interim"]:
-        word = f"INTERIM: {word}"
-    return [
-        "## Verdict",
-        "",
-        *_plan_warning(plan),
-        *_simulated_warning(report.get("simulated")),
-        f"The benchmark's labels are **{word}** by these ratings: {ties} "
-        f"({_num(checks['general_quality_tie'])}), {diverges} "
-        f"({_num(checks['rubric_alignment_diverges'])}). Mean diff is chosen minus rejected; "
-        "the intervals and tests treat pairs and annotators as random.",
-        *(["", "; ".join(differs).capitalize() + "."] if differs else []),
-        *(["", checks["reliability"]] if checks.get("reliability") else []),
-        "",
-        *_table(headers, rows),
-    ]
-
-
-def _missing_section(report: Mapping[str, Any]) -> list[str]:
-    """Skips and flags, the missing-at-random assumption, its test and the sensitivity
-    analysis in the verdict's words (report key ``missing_data``; none in an older report)."""
-    found = report.get("missing_data")
-    if found is None:
-        return []
-    test = found["skip_test"]
-    rows = [
-        ["skipped", f"{found['n_skipped']} of {found['n_assigned']}"],
-        ["flagged", f"{found['n_flagged']} of {found['n_assigned']}"],
-        ["skipping related to the pair: permutation p", _p(test["p"])],
-    ]
-    return ["## Missing data", "", found["words"], "", *_table(["", "value"], rows)]
-
-
-def _plan_warning(plan: Mapping[str, Any] | None) -> list[str]:
-    """The plan's standing above the verdict when it is not as pre-registered."""
-    if plan is None or plan["note"] == "as pre-registered":
-        return []
-    return [f"**Analysis plan: {_cell(plan['note'])}** (see Analysis plan).", ""]
-
-
-def _sequential_line(look: Mapping[str, Any] | None) -> list[str]:
-    """The group-sequential plan's look in the card: which look, the boundary, stop/continue."""
-    if look is None:
-        return []
-    return [f"- **Group-sequential plan**: {_cell(look['words'])}"]
-
-
-def _closed_line(closed: Mapping[str, Any] | None) -> list[str]:
-    """Enrolment closed by the plan at a look that said stop (the monitor), in the card."""
-    if not closed:
-        return []
-    return [
-        f"- **Enrolment closed by the plan**: {_minute(closed.get('at'))}, at look "
-        f"{closed.get('look')} of {closed.get('n_looks')} ({closed.get('n_observed')} collected)"
-    ]
-
-
-def _minute(iso: str | None) -> str:
-    """An ISO time in the card, to the minute ('2026-12-01 10:00 UTC'; the exact time is in
-    plan.json)."""
-    return "n/a" if not iso else iso[:16].replace("T", " ") + " UTC"
-
-
-def _simulated_warning(simulated: Mapping[str, Any] | None) -> list[str]:
-    """Made-up ratings said above the verdict: counted in it (the study opts in) or left out."""
-    if simulated is None:
-        return []
-    return [f"**Simulated ratings: {simulated['note']}.**", ""]
-
-
-def _plan_section(report: Mapping[str, Any]) -> list[str]:
-    """The pre-registered analysis plan, and each change with its before, after and time."""
-    plan = report.get("plan")
-    if plan is None:
-        return []
-    sesoi = plan["smallest_effect"]
-    size = plan["planned_pairs"]
-    lines = [
-        "## Analysis plan",
-        "",
-        f"Pre-registered in prb-annotate (`{PLAN_FILE}`), last set {_minute(plan['set_at'])}; "
-        f"first rating {_minute(plan['first_rating_at'])}.",
-        "",
-        f"- **Equivalence margin**: {_num(plan['margin'], 2)} {plan['margin_unit']}",
-        "- **Smallest effect of interest**: "
-        + ("the margin" if sesoi is None else _num(float(sesoi), 2)),
-        f"- **Alpha**: {plan['alpha']:g}",
-        "- **Planned sample size**: "
-        + (f"{size} pairs ({plan['n_pairs_analysed']} analysed)" if size else "not set"),
-        f"- **Stopping rule**: {_cell(plan['stopping_rule']) or 'none'}",
-        *_sequential_line(plan.get("sequential")),
-        *_closed_line(plan.get("enrolment_closed")),
-        f"- **Standing**: {_cell(plan['note'])}",
-    ]
-    changes = plan["changes"]
-    if not changes:
-        return [*lines, "", "No change to the plan since it was set."]
-    rows = [
-        [c["setting"], _cell(c["before"]), _cell(c["after"]), _minute(c["at"]),
-         "after data" if c["after_data"] else "before data"]
-        for c in changes
-    ]  # fmt: skip
-    return [*lines, "", *_table(["setting", "from", "to", "when", ""], rows)]
-
-
-def _agreement_section(report: Mapping[str, Any]) -> list[str]:
-    pref = report["agreement"]["preference"]
-    rows = [
-        [dim, _num(r["alpha_ordinal"]), _interval(r["alpha_ordinal_ci95"]), r["alpha_units"]]
-        for dim, r in report["dimensions"].items()
-    ]
-    acc = report["human_accuracy"]
-    return [
-        "## Agreement",
-        "",
-        f"Preference agreement (nominal Krippendorff's alpha on each annotator's rubric "
-        f"preference): {_num(pref['alpha_nominal'])} {_interval(pref['ci95'])}, "
-        f"{pref['n_pairs']} pairs.",
-        "",
-        *_table(["dimension", "ordinal alpha", "95% CI", "units"], rows),
-        "",
-        "## Human accuracy",
-        "",
-        *_accuracy_lines(acc, _asked(report).target),
-    ]
-
-
-def _accuracy_lines(
-    acc: Mapping[str, Any], target: str | None = DEFAULT_QUESTIONNAIRE.target
-) -> list[str]:
-    """Human accuracy as the report defines it (schema 3): a single annotator, ties as half,
-    with the strict rate, the tie share and the panel majority beside it."""
-    if "single_annotator" not in acc:  # a report of schema version 2
-        return [f"Ties as half: **{_num(acc['accuracy'])}** over {acc['n_pairs']} pairs."]
-    majority = acc["panel_majority"]
-    return [
-        f"Probability that a single annotator scores the chosen response higher on "
-        f"{target} (ties as half; comparable to a reward model's accuracy): "
-        f"**{_num(acc['accuracy'])}** {_interval(acc['ci95'])} (interval over pairs and "
-        f"annotators); strict {_num(acc['strict']['value'])} "
-        f"{_interval(acc['strict']['ci95'])}, tie share {_num(acc['ties']['share'])}; "
-        f"{acc['n_ratings']} judgements on {acc['n_pairs']} pairs.",
-        "",
-        f"Panel majority (a median of {majority.get('k', 0):g} annotators per pair, a tied "
-        f"majority as half): {_num(majority['value'])} {_interval(majority['ci95'])}.",
-    ]
-
-
-def _models_section(report: Mapping[str, Any]) -> list[str]:
-    models = report.get("reward_models") or {}
-    if not models:
-        return []
-    rows = [
-        [
-            name,
-            m["kind"],
-            m["n_pairs"],
-            _num(m["accuracy_all"]),
-            _interval(m["accuracy_all_ci95"]),
-            _num(m["human_accuracy_same_pairs"]),
-        ]
-        for name, m in sorted(models.items())
-    ]
-    headers = ["model", "kind", "pairs", "accuracy", "95% CI", "single annotator, same pairs"]
-    return ["## Reward models", "", *_table(headers, rows)]
-
-
-def _downstream_section(report: Mapping[str, Any]) -> list[str]:
-    """The downstream comparisons and the correlation claim (issue 25), when the report has
-    them (`analysis.downstream`)."""
-    found = report.get("downstream")
-    if not found or not found.get("comparisons"):
-        return []
-    rows = [
-        [
-            c["expected"],
-            c["baseline"],
-            c["human"]["n_questions"],
-            _num(c["human"]["share_identical"]),
-            _num(c["human"]["gain"]["estimate"]),
-            _interval(c["human"]["gain"]["ci"]),
-            _num(c["judge"]["gain"]["estimate"]),
-        ]
-        for c in found["comparisons"]
-    ]
-    headers = ["expected", "baseline", "questions", "identical", "human gain", "95% CI", "judge"]
-    claim = found.get("claim")
-    sentence = [claim["sentence"], ""] if claim else []
-    return ["## Downstream (Best-of-N, PPO)", "", *sentence, *_table(headers, rows)]
 
 
 def _exclusions_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
@@ -444,7 +190,7 @@ def _exclusions_section(p: Protocol, report: Mapping[str, Any]) -> list[str]:
         )
         lines += [
             "",
-            *_table(
+            *table(
                 ["pair", "reason", "by", "when"],
                 [[e["pair_id"], e["reason"], e["by"], e["at"]] for e in p.exclusions],
             ),
@@ -469,9 +215,7 @@ def _rules_lines(found: Mapping[str, Any] | None) -> list[str]:
     lines += [
         f"{len(excluded)} annotator(s) left out of every figure (their ratings are in the file):",
         "",
-        *_table(
-            ["annotator", "why"], [[a["annotator"], "; ".join(a["reasons"])] for a in excluded]
-        ),
+        *table(["annotator", "why"], [[a["annotator"], "; ".join(a["reasons"])] for a in excluded]),
     ]
     return lines
 
@@ -502,11 +246,6 @@ def _privacy_section(p: Protocol) -> list[str]:
     return lines
 
 
-def _asked(report: Mapping[str, Any]) -> Questionnaire:
-    """The questionnaire the report was built with (a report of the default stores none)."""
-    return parse_questionnaire(report.get("questionnaire"))
-
-
 def _column_notes(questionnaire: Questionnaire) -> dict[str, str]:
     """The ratings table's columns in words; `dimension` holds the question's key."""
     if questionnaire == DEFAULT_QUESTIONNAIRE:
@@ -520,7 +259,7 @@ def _column_notes(questionnaire: Questionnaire) -> dict[str, str]:
 def _files_section(
     report: Mapping[str, Any], withheld: Sequence[str] = (), files: Sequence[str] = ()
 ) -> list[str]:
-    notes = _column_notes(_asked(report))
+    notes = _column_notes(asked(report))
     columns = [[name, text] for name, text in notes.items() if name not in withheld]
     aspects = (
         [f"- `{ASPECTS_FILE}`: the aspect checklist, one row per annotator, pair, response and "
@@ -550,7 +289,7 @@ def _files_section(
         "ordinal, interval and on the chosen - rejected difference; the rubric preference), "
         "from the ratings and the settings in `report.json`.",
         "",
-        *_table(["column", "meaning"], columns),
+        *table(["column", "meaning"], columns),
         "",
         *_reproduce_lines(report),
         "",
@@ -603,17 +342,17 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         "",
         *protocol_lines(protocol, report),
         "",
-        *_verdict_section(report, protocol.questionnaire),
+        *verdict_section(report, protocol.questionnaire),
         "",
-        *_missing_section(report),
+        *missing_section(report),
         "",
-        *_plan_section(report),
+        *plan_section(report),
         "",
-        *_agreement_section(report),
+        *agreement_section(report),
         "",
-        *_models_section(report),
+        *models_section(report),
         "",
-        *_downstream_section(report),
+        *downstream_section(report),
         "",
         *_exclusions_section(protocol, report),
         "",
@@ -634,45 +373,6 @@ def folder_name(study: str) -> str:
     '_' and '-' replaced."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", study).strip(".-")
     return f"{safe or 'study'}-card"
-
-
-def printed(value: float | None, kind: str) -> str:
-    """A figure as the card's reproduce scripts print it: ``DECIMALS[kind]`` decimals, "NA"
-    for none, a p-value below the last digit as "<0.001", never a negative zero."""
-    if value is None:
-        return "NA"
-    digits = DECIMALS[kind]
-    if kind == "p" and value < 10**-digits:
-        return f"<{10**-digits:g}"
-    text = f"{value:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def reproduced_output(report: Mapping[str, Any]) -> list[str]:
-    """The lines `Rscript reproduce.R` and `python reproduce.py` print for `report` (from the
-    published ratings they recompute the same figures, to the last printed digit): per
-    dimension the estimate, 95% interval, df, TOST p, superiority p and verdict, then its
-    ordinal, interval and difference alphas; the rubric preference's alpha; the study verdict."""
-    lines = []
-    for dim, r in report["dimensions"].items():
-        ci = r["ci95"] or (None, None)
-        fit = [*(printed(v, "estimate") for v in (r["mean_diff"], *ci))]
-        fit += [printed(r.get("primary", {}).get("df"), "df"), printed(r["tost_p"], "p")]
-        fit += [printed(r["superiority_p"], "p"), r["verdict"]]
-        lines.append(" ".join([dim, *fit]))
-        kinds = ("alpha_ordinal", "alpha_interval", "alpha_difference")
-        lines.append(" ".join([f"alpha:{dim}", *(printed(r[k], "alpha") for k in kinds)]))
-        if dim == _asked(report).target:
-            preference = report["agreement"]["preference"]["alpha_nominal"]
-            lines.append(f"alpha:preference {printed(preference, 'alpha')}")
-    lines.append(f"validated {'TRUE' if report['checks']['validated'] else 'FALSE'}")
-    return lines
-
-
-def reproduce_scripts() -> dict[str, bytes]:
-    """The R script and its Python twin that recompute the verdict from the published files."""
-    here = resources.files("annotate.domain.exports") / "reproduce"
-    return {name: (here / source).read_bytes() for name, source in REPRODUCE_FILES.items()}
 
 
 def write_folder(folder: Path, files: Mapping[str, bytes]) -> list[Path]:
