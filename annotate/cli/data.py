@@ -363,7 +363,7 @@ def report_command(
     """The validation report of a study, from the database (same options as `python -m analysis
     report`; the margin's unit and record and the analysis plan come from the study, and the
     report says where options given here depart from the plan)."""
-    from analysis.cli import emit_report
+    from analysis.cli.report import emit_report
     from annotate.services.reporting import study_ratings, with_study_options
     from annotate.services.reward_models import model_inputs, with_reward_models
 

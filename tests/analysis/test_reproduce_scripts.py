@@ -5,8 +5,9 @@ difference (units = pairs), and the nominal alpha of the rubric preference (the 
 the `krippendorff` package, the R script with its own base-R coincidence-matrix alpha).
 
 A seeded study is written as a published folder would hold it (ratings.parquet, report.json from
-`build_report`, the two scripts from `annotate.domain.exports.card_reproduce.reproduce_scripts`); both
-scripts run as a reader would run them, and their figures are compared with report.json: the R
+`build_report`, the two scripts from
+`annotate.domain.exports.card_reproduce.reproduce_scripts`); both scripts run as a reader would
+run them, and their figures are compared with report.json: the R
 scripts print the card's lines (report.json's figures to the digits that reproduce, at most one
 unit of the last digit away). Debian has no R Parquet reader (arrow), so the test writes the same
 rows as ratings.csv, as the published folder holds them (tests/cli/test_publish_reproduce.py runs

@@ -2,7 +2,7 @@
 publish`, the folder's own `reproduce.py` and `reproduce.R` (run as a reader would, on the
 folder's files only: R reads `ratings.csv`, with only lme4, lmerTest and what Debian installs
 with them on its library path, so no arrow) print the lines the card shows, which are
-report.json's figures rounded to the digits that reproduce (`publish.DECIMALS`). A figure may
+report.json's figures rounded to the digits that reproduce (`card_format.DECIMALS`). A figure may
 differ by one in its last digit (a value on a rounding boundary), never more, and never print
 more digits. The R part is skipped without R and lmerTest."""
 

@@ -3,7 +3,7 @@ key `insufficient_data` and a panel "k" that was the median, read as the study's
 
 from __future__ import annotations
 
-from annotate.domain.exports.publish import _accuracy_lines, _verdict_section
+from annotate.domain.exports.card_results import _accuracy_lines, verdict_section
 
 
 def _dimension(verdict: str) -> dict:
@@ -29,7 +29,7 @@ def test_the_card_s_verdict_column_is_in_words():
             "relevance": _dimension("tie"),
         },
     }
-    text = "\n".join(_verdict_section(report))
+    text = "\n".join(verdict_section(report))
     assert "insufficient_data" not in text
     assert "| insufficient data |" in text
 

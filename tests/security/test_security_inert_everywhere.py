@@ -28,7 +28,7 @@ from analysis.renderers.render import markdown_table
 from analysis.schema.tables import Table
 from annotate.db import write_session
 from annotate.domain.exports.export import ratings_bytes
-from annotate.domain.exports.publish import _table
+from annotate.domain.exports.card_format import table as card_table
 from annotate.domain.study import accounts, studies
 from annotate.markup import markdown_cell, markdown_text
 
@@ -90,7 +90,7 @@ def test_report_and_card_tables_keep_a_cell_inert(text):
         headers=["annotator", "survey_job"], rows=[["p1", text], [text, "-0.52"]], note=text
     )
     report = markdown_table(table) + "\n\n[ref]\n"  # a definition in the note would link it
-    for markdown in (report, "\n".join(_table(table.headers, table.rows))):
+    for markdown in (report, "\n".join(card_table(table.headers, table.rows))):
         assert not _tokens(markdown) & ACTIVE, markdown
         assert text.replace("\n", " ") in _texts(markdown).replace("|", "")
         assert not re.search(r"(?<!\\)://|www\.", markdown)
