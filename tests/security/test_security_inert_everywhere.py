@@ -27,8 +27,8 @@ from analysis.renderers.latex import latex_table
 from analysis.renderers.render import markdown_table
 from analysis.schema.tables import Table
 from annotate.db import write_session
-from annotate.domain.exports.export import ratings_bytes
 from annotate.domain.exports.card_format import table as card_table
+from annotate.domain.exports.export import ratings_bytes
 from annotate.domain.study import accounts, studies
 from annotate.markup import markdown_cell, markdown_text
 
