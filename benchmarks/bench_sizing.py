@@ -147,21 +147,25 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.inference.reestimate import CAP_FACTOR
-from analysis.inference.sizing_check import (
-    FIRST_FRACTIONS,
-    REESTIMATE_CONFIDENCES,
-    SCENARIOS,
+from analysis.inference.null_check import (
     NullOutcome,
-    Scenario,
-    ScenarioSummary,
     clustered_share,
     fixed_null,
-    frontier,
     null_run,
+)
+from analysis.inference.reestimate import CAP_FACTOR
+from analysis.inference.reestimate_check import (
+    FIRST_FRACTIONS,
+    REESTIMATE_CONFIDENCES,
     reestimate_run,
-    run,
     summarise,
+)
+from analysis.inference.sizing_check import (
+    SCENARIOS,
+    Scenario,
+    ScenarioSummary,
+    frontier,
+    run,
 )
 
 

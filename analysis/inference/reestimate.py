@@ -29,7 +29,7 @@ need in 90% of pilots). The remedy is the internal pilot with sample-size re-est
    reads no mean difference (REML variance estimates depend on the data only through
    contrasts free of the mean), so it spends no alpha; the type-I error the size's
    dependence on the first stage's variance can still add is measured by
-   ``benchmarks/bench_sizing.py --null`` (:func:`analysis.inference.sizing_check.null_run`).
+   ``benchmarks/bench_sizing.py --null`` (:func:`analysis.inference.null_check.null_run`).
 
 This is a separate device from the group-sequential plan
 (:mod:`analysis.inference.sequential`): that one reads the test at interim looks and spends

@@ -30,6 +30,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from analysis.inference.null_check import (
+    null_pilot,
+    null_study,
+)
 from analysis.inference.reestimate import (
     CAP_FACTOR,
     FIRST_STAGE_FRACTION,
@@ -41,15 +45,15 @@ from analysis.inference.reestimate import (
     reestimated_pairs,
     with_internal_pilot,
 )
+from analysis.inference.reestimate_check import (
+    reestimate_pilot,
+)
 from analysis.inference.sizing import (
     size_study,
 )
 from analysis.inference.sizing_check import (
     SCENARIOS,
     draw,
-    null_pilot,
-    null_study,
-    reestimate_pilot,
     truth,
 )
 from analysis.inference.sizing_design import (

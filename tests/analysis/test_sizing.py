@@ -34,7 +34,11 @@ from analysis.inference.sizing import (
     planning_variances,
     size_study,
 )
-from analysis.inference.sizing_check import SCENARIOS, draw, run
+from analysis.inference.sizing_check import (
+    SCENARIOS,
+    draw,
+    run,
+)
 from analysis.inference.sizing_design import (
     ANNOTATOR_MODEL,
     CROSSED_MODEL,
