@@ -3,7 +3,13 @@
 they register on in :mod:`analysis.cli.app`.
 """
 
-from analysis.cli import figures, planning, report  # noqa: F401  (registers the commands)
+# Each command module registers its commands on the app; --help lists them in this order.
+# isort: off
+from analysis.cli import report  # noqa: F401
+from analysis.cli import planning  # noqa: F401
+from analysis.cli import figures  # noqa: F401
+
+# isort: on
 from analysis.cli.app import app
 
 __all__ = ["app"]
