@@ -28,7 +28,9 @@ from analysis.core.human_verdicts import annotator_votes, human_verdicts, label_
 from analysis.core.position import position_bias
 from analysis.core.ratings import assignment_slots, load_ratings, read_raw, validate_ratings
 from analysis.inference.accuracy import human_accuracy
-from analysis.inference.crossed import DF_METHOD
+from analysis.inference.crossed import (
+    DF_METHOD,
+)
 from analysis.inference.margins import (
     MarginUnit,
     check_unit,

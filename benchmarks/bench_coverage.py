@@ -140,8 +140,16 @@ from scipy import optimize, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.inference.crossed import crossed_mean, fit_reml, satterthwaite_df
+from analysis.inference.crossed import (
+    crossed_mean,
+)
 from analysis.inference.missing import skip_test, skips_as_ties
+from analysis.inference.reml import (
+    fit_reml,
+)
+from analysis.inference.reml_df import (
+    satterthwaite_df,
+)
 
 PAIR_SD, PAIR_DIFF_SD, LENIENCY_SD, INTERACTION_SD, NOISE_SD = 0.7, 0.6, 0.4, 0.3, 0.7
 MARGIN = 0.5

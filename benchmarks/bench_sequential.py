@@ -58,7 +58,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_coverage import ALPHA, MARGIN, SESOI, Design, delta_for, panel, scores
 
-from analysis.inference.crossed import crossed_mean
+from analysis.inference.crossed import (
+    crossed_mean,
+)
 from analysis.inference.sequential import boundaries
 from annotate.vocabulary import OBRIEN_FLEMING, POCOCK
 

@@ -21,7 +21,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.inference.crossed import crossed_mean
+from analysis.inference.crossed import (
+    crossed_mean,
+)
 from analysis.schema.questions import DEFAULT_TARGET
 
 T_METHOD = "t over questions"

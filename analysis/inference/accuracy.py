@@ -22,7 +22,9 @@ import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
 from analysis.core.coded import FloatArray, IntArray
-from analysis.inference.crossed import crossed_mean
+from analysis.inference.crossed import (
+    crossed_mean,
+)
 from analysis.inference.paired import DIFF_DECIMALS
 from analysis.schema.report_types import AccuracyFigure, HumanAccuracy, Interval
 

@@ -45,7 +45,9 @@ def unit_sd(d: FloatArray, pair: IntArray, annotator: IntArray) -> float | None:
         return float(np.std(d, ddof=1))
     # here, not at the top: the admin's Participants page reads the margin record through this
     # module and must not import scipy (tests/app/test_app_lazy_imports.py)
-    from analysis.inference.crossed import fit_reml
+    from analysis.inference.reml import (
+        fit_reml,
+    )
 
     fit = fit_reml(d, np.ones((len(d), 1)), pair, annotator)
     return float(np.sqrt(fit.s2_pair + fit.s2_annotator + fit.s2_residual))

@@ -37,7 +37,10 @@ import pandas as pd
 from scipy import stats
 
 from analysis.core.coded import BoolArray, CodedRatings, FloatArray, IntArray
-from analysis.inference.crossed import CrossedMean, crossed_mean
+from analysis.inference.crossed import (
+    CrossedMean,
+    crossed_mean,
+)
 from analysis.inference.paired import DIVERGES, TIE, verdict
 from analysis.inference.primary import RatingDiffs
 from analysis.schema.report_types import (

@@ -13,9 +13,9 @@ Unlike per-pair means it weighs pairs by how many annotators rated them, and an 
 systematically favours one response is a random effect shared across their pairs (ignoring
 such grouping inflates Type I error: Steen & Markert, EACL 2021).
 
-Fitted by REML with :func:`analysis.inference.crossed.fit_reml` (the primary analysis' own
+Fitted by REML with :func:`analysis.inference.reml.fit_reml` (the primary analysis' own
 REML, with the side as a second fixed effect); intervals are t intervals with lmerTest's
-Satterthwaite df of each fixed effect (:func:`analysis.inference.crossed.satterthwaite_dfs`).
+Satterthwaite df of each fixed effect (:func:`analysis.inference.reml_df.satterthwaite_dfs`).
 Checked against statsmodels' MixedLM with crossed variance components in the tests.
 """
 
@@ -29,8 +29,14 @@ from threadpoolctl import threadpool_limits
 
 from analysis.core.coded import CHOSEN, REJECTED, CodedRatings, FloatArray, IntArray
 from analysis.core.position import response_scores
-from analysis.inference.crossed import RemlFit, fit_reml, satterthwaite_dfs
 from analysis.inference.paired import DIVERGES, INCONCLUSIVE, INSUFFICIENT, MIN_PAIRS, TIE
+from analysis.inference.reml import (
+    RemlFit,
+    fit_reml,
+)
+from analysis.inference.reml_df import (
+    satterthwaite_dfs,
+)
 from analysis.schema.report_types import MixedDimension, MixedModel, PairedTest
 
 
@@ -48,7 +54,7 @@ class CrossedFit:
 
 def fit_crossed(d: FloatArray, x: FloatArray, pair: IntArray, annotator: IntArray) -> CrossedFit:
     """REML fit of d = X beta + pair + annotator + residual (any integer labels) by
-    :func:`analysis.inference.crossed.fit_reml`, with each fixed effect's Satterthwaite df;
+    :func:`analysis.inference.reml.fit_reml`, with each fixed effect's Satterthwaite df;
     where it is undefined, the fewer levels of pairs or annotators - 1."""
     pair_codes = np.unique(pair, return_inverse=True)[1].ravel()
     annotator_codes = np.unique(annotator, return_inverse=True)[1].ravel()

@@ -123,7 +123,9 @@ def null_study(
     """One main study after a null pilot: the first stage from a pool of its own; the look
     (:func:`analysis.inference.reestimate.reestimated_pairs` at its defaults); the second stage
     from the same pool; the tests at the end at alpha 0.05 on the main study's pairs."""
-    from analysis.inference.crossed import crossed_mean
+    from analysis.inference.crossed import (
+        crossed_mean,
+    )
     from analysis.inference.reestimate import combined_pilot, reestimated_pairs
 
     planned = targets_at_truth(t, margin, margin)
@@ -159,7 +161,9 @@ def fixed_null(
     """The same tests under the same null at a fixed size (no pilot, no look): whether the
     rubric superiority test and :data:`NULL_DIMENSION`'s TOST reject, per run; the baseline
     the internal pilot's type-I error is read against."""
-    from analysis.inference.crossed import crossed_mean
+    from analysis.inference.crossed import (
+        crossed_mean,
+    )
 
     t = truth(scenario, seed)
     out = []

@@ -20,7 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from analysis.core.coded import BoolArray, CodedRatings, FloatArray, IntArray, PairMeans
-from analysis.inference.crossed import DEGENERATE, CrossedMean, crossed_mean
+from analysis.inference.crossed import (
+    DEGENERATE,
+    CrossedMean,
+    crossed_mean,
+)
 from analysis.inference.mixed import rating_level
 from analysis.inference.paired import (
     INSUFFICIENT,

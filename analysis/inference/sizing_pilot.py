@@ -1,7 +1,7 @@
 """The pilot's variance components for sizing the main study (:mod:`analysis.inference.sizing`).
 
 Each tested question's pilot differences d_pa = mu + v_p + u_a + e_pa are fitted by
-:func:`analysis.inference.crossed.fit_reml`; the covariance C of the three variance estimates
+:func:`analysis.inference.reml.fit_reml`; the covariance C of the three variance estimates
 is the inverse expected REML information on the pilot's design (:func:`component_covariance`).
 Each SD's own upper profile-likelihood limit at one-sided ``confidence`` (the SD where the
 profiled REML criterion rises by z^2; for the residual SD, lme4's ``confint(fit, method =
@@ -22,12 +22,14 @@ from scipy import linalg, optimize, stats
 from threadpoolctl import threadpool_limits
 
 from analysis.core.coded import FloatArray, IntArray, encode_ratings
-from analysis.inference.crossed import (
+from analysis.inference.mixed import rating_level
+from analysis.inference.reml import (
     RemlFit,
     fit_reml,
+)
+from analysis.inference.reml_df import (
     satterthwaite_df,
 )
-from analysis.inference.mixed import rating_level
 from analysis.schema.questions import target_key
 from analysis.schema.sizing_types import (
     ComponentSet,

@@ -42,7 +42,9 @@ from analysis.inference.accuracy import (
     TIES_COUNT_AS,
     wilson_interval,
 )
-from analysis.inference.crossed import crossed_mean
+from analysis.inference.crossed import (
+    crossed_mean,
+)
 from analysis.schema.jsonable import to_jsonable
 from analysis.schema.model_types import (
     AuditRow,

@@ -20,7 +20,9 @@ from analysis.downstream.claim import attainable_interval, permutation_p, rank_s
 from analysis.downstream.gains import human_gain, judge_gain
 from analysis.downstream.judge_human import agreement, scaling_curve
 from analysis.downstream.summary import downstream_summary
-from analysis.inference.crossed import crossed_mean
+from analysis.inference.crossed import (
+    crossed_mean,
+)
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="needs GNU R")
 

@@ -7,9 +7,11 @@ import pytest
 
 from analysis.core.coded import encode_ratings
 from analysis.core.ratings import validate_ratings
-from analysis.inference.crossed import fit_reml
 from analysis.inference.margins import check_unit, margin_record, unit_sd
 from analysis.inference.primary import RatingDiffs
+from analysis.inference.reml import (
+    fit_reml,
+)
 from analysis.renderers.render import render_report
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings

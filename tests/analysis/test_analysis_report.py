@@ -10,7 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.inference.crossed import crossed_mean
+from analysis.inference.crossed import (
+    crossed_mean,
+)
 from analysis.inference.paired import compare_dimension
 from analysis.report import build_report
 from analysis.simulate import simulate_ratings

@@ -212,7 +212,11 @@ def test_annotators_constant_across_pairs_fall_back_to_the_annotator_means():
 def test_scattered_products_equal_the_dense_ones_on_a_large_sparse_design():
     """fit_reml(..., scatter=True) (the mixed model's large designs): the same REML pieces as
     the dense product up to rounding, and the same fit to optimizer tolerance."""
-    from analysis.inference.crossed import SCATTER_FROM, _Reml, fit_reml
+    from analysis.inference.reml import (
+        SCATTER_FROM,
+        _Reml,
+        fit_reml,
+    )
 
     rng = np.random.default_rng(3)
     n, pool, k = 1000, 120, 3

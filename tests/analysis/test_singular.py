@@ -3,7 +3,7 @@
 When REML puts the annotator (or pair) variance at 0, Satterthwaite's df on lme4's relative SDs
 loses that variance's uncertainty and jumps to about n - 1 (29 where Kenward-Roger gives 6-10
 in a 3-annotator pilot), and the intervals under-cover. `crossed_mean` then takes
-Kenward-Roger's SE and df (`analysis.inference.crossed.kenward_roger`).
+Kenward-Roger's SE and df (`analysis.inference.reml_df.kenward_roger`).
 
 References: R's pbkrtest (Kenward-Roger) and lmerTest (Satterthwaite), run live on 50 seeded
 data sets whose annotator variance is 0-5% of the total, each read as R reads it:
@@ -31,10 +31,14 @@ from analysis.inference.crossed import (
     DF_KENWARD_ROGER,
     DF_METHOD,
     crossed_mean,
-    fit_reml,
-    kenward_roger,
 )
 from analysis.inference.primary import primary_dimension
+from analysis.inference.reml import (
+    fit_reml,
+)
+from analysis.inference.reml_df import (
+    kenward_roger,
+)
 
 SETS = 50
 

@@ -28,8 +28,13 @@ import pytest
 from r_helpers import needs_lmertest
 from scipy import stats
 
-from analysis.inference.crossed import crossed_mean, fit_reml
+from analysis.inference.crossed import (
+    crossed_mean,
+)
 from analysis.inference.reestimate import with_internal_pilot
+from analysis.inference.reml import (
+    fit_reml,
+)
 from analysis.inference.sizing import (
     planning_variances,
     size_study,
