@@ -7,7 +7,7 @@
 # PRB_TEST_POSTGRES_URL picks another server; PRB_TEST_SEQUENTIAL=1 runs the passes one after
 # the other, printing as they go. Each pass runs its test files on PRB_TEST_WORKERS pytest-xdist
 # workers (default: one per core; 0 runs them in the pytest process itself). Extra arguments go to
-# pytest.
+# pytest. The PostgreSQL pass leaves out the tests that never reach its database (tests/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test

@@ -57,18 +57,33 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("sqlite_only") and on_postgres():
         pytest.skip("SQLite-specific behaviour")
-    if _browser_on_own_file(item) and on_postgres():
-        # Its server runs on a SQLite file of its own whatever the pass: the PostgreSQL pass
-        # would run the same test again (issue 22.11: that pass stays short).
-        pytest.skip("browser test on its own SQLite file: run in the SQLite pass")
     if item.get_closest_marker("postgres_only") and not on_postgres():
         pytest.skip(f"needs {TEST_DATABASE_ENV} (a PostgreSQL server)")
 
 
-def _browser_on_own_file(item: pytest.Item) -> bool:
-    """A browser test that does not use the test database (`db_url`): it makes its own."""
-    uses = getattr(item, "fixturenames", ())
-    return item.get_closest_marker("browser") is not None and "db_url" not in uses
+DATABASE_FIXTURES = frozenset({"db_url", "empty_db_url", "engine"})
+"""The fixtures through which a test reaches the pass's database (tests/conftest.py)."""
+ALL_ON_POSTGRES_ENV = "PRB_TEST_ALL_ON_POSTGRES"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On the PostgreSQL pass, leave out the tests that never reach the pass's database (no
+    `db_url`, `empty_db_url` or `engine` among their fixtures, not marked postgres_only): they
+    run the same in the SQLite pass, so running them twice only costs time (issue 35.5; a
+    browser test on its own SQLite file, the analysis, the parsers). `PRB_TEST_ALL_ON_POSTGRES=1`
+    keeps them."""
+    if not on_postgres() or os.environ.get(ALL_ON_POSTGRES_ENV) == "1":
+        return
+    kept = [item for item in items if _reaches_database(item)]
+    left = [item for item in items if not _reaches_database(item)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def _reaches_database(item: pytest.Item) -> bool:
+    uses = set(getattr(item, "fixturenames", ()))
+    return bool(uses & DATABASE_FIXTURES) or item.get_closest_marker("postgres_only") is not None
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
