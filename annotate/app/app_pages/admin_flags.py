@@ -17,6 +17,7 @@ from annotate.app.app_pages.admin_common import (
     show_notice,
     wide_table,
 )
+from annotate.app.chat import draw_conversation
 from annotate.app.safe_text import inert_markdown, plain_text
 from annotate.app.session import engine
 from annotate.app.study_picker import page_title
@@ -112,8 +113,11 @@ def _draw_item(study: str, item: FlagItem) -> None:
                     label="In the adjudication queue: send it to an adjudicator there",
                     icon=":material/gavel:",
                 )
-        st.markdown("**Question**")
-        st.markdown(inert_markdown(text.question))
+        if text.conversation:
+            draw_conversation(text.conversation)
+        else:
+            st.markdown("**Question**")
+            st.markdown(inert_markdown(text.question))
         left, right = st.columns(2)
         left.markdown("**Chosen** (the benchmark's label)")
         left.markdown(inert_markdown(text.chosen))

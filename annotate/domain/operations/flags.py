@@ -4,7 +4,7 @@ for adjudication, and pairs excluded from the analysis with a reason (kept, reve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -68,6 +68,7 @@ class PairText:
     profile: list[dict[str, Any]]
     chosen: str
     rejected: str
+    conversation: list[dict[str, str]] = field(default_factory=list)  # turns before the responses
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ def pair_text(session: Session, study: Study, record_id: str) -> PairText:
         list(pair.profile),
         pair.chosen,
         pair.rejected,
+        list(pair.conversation),
     )
 
 
