@@ -40,7 +40,8 @@ from analysis.core.ratings import validate_ratings
 from analysis.inference.mixed import mixed_model
 from analysis.inference.primary import RatingDiffs, compare_dimensions
 from analysis.renderers.render import render_report
-from analysis.report import build_report, by_domain
+from analysis.report import build_report
+from analysis.report_sections import by_domain
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 # Each command module registers its commands on the app; --help lists them in this order.
 # isort: off
 from annotate.cli import data  # noqa: F401
+from annotate.cli import demo  # noqa: F401
 from annotate.cli import studies  # noqa: F401
 from annotate.cli import rules  # noqa: F401
 from annotate.cli import study_files  # noqa: F401

@@ -297,7 +297,7 @@ def test_multiple_studies_keep_pairs_apart(small_study):
 
 
 def test_pairwise_table_is_capped_by_shared_units(validating_study, monkeypatch):
-    from analysis import report as report_module
+    from analysis import report_sections as report_module
 
     full = build_report(validating_study, n_boot=0)["agreement"]
     monkeypatch.setattr(report_module, "MAX_PAIRWISE_ROWS", 3)
