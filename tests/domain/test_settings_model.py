@@ -58,8 +58,9 @@ def test_the_derived_lists_are_the_ones_the_study_had() -> None:
     )  # fmt: skip
     assert plan.RECORD_KEYS["equivalence_margin"] == "margin"
     assert plan.RECORD_KEYS["margin_unit"] == "unit"
-    assert DESIGN_SETTINGS == {"overlap", "count_simulated", "exclusion_rules", *PLAN_SETTINGS}
-    assert "exclusion_rules" not in EDITABLE and "exclusion_rules" in FILE_SETTINGS
+    assert {"overlap", "count_simulated", "exclusion_rules", *PLAN_SETTINGS} == DESIGN_SETTINGS
+    assert "exclusion_rules" not in EDITABLE
+    assert "exclusion_rules" in FILE_SETTINGS
     left_out = {"seed", "pool_open", "enrolment_open"}  # each study draws its own; opened by hand
     assert set(EDITABLE) - set(FILE_SETTINGS) == left_out
 
