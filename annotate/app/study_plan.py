@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
+from annotate.app.settings_inputs import help_text, label
 from annotate.db.tables import Study
 from annotate.domain.study.plan import LABELS
 from annotate.vocabulary import LOOK_UNITS, OBRIEN_FLEMING, SPENDING_FAMILIES
@@ -19,41 +20,42 @@ def plan_inputs(study: Study, key: str, plan: dict[str, Any]) -> dict[str, Any]:
     """The plan's inputs beside the margin, with its standing below them."""
     cols = st.columns(4)
     sesoi = cols[0].number_input(
-        "Smallest effect of interest (empty: the margin)",
+        label("smallest_effect"),
         value=study.smallest_effect,
         min_value=0.0,
         step=0.1,
         key=f"{key}_sesoi",
-        help="In the margin's unit: rubric alignment must exceed it to diverge.",
+        help=help_text("smallest_effect"),
     )
     alpha = cols[1].number_input(
-        "Alpha",
+        label("alpha"),
         value=float(study.alpha),
         min_value=0.001,
         max_value=0.499,
         step=0.01,
         format="%.3f",
         key=f"{key}_alpha",
+        help=help_text("alpha"),
     )
     planned = cols[2].number_input(
-        "Planned pairs (0: none)",
+        label("planned_pairs"),
         value=study.planned_pairs or 0,
         min_value=0,
         step=10,
         key=f"{key}_planned_pairs",
-        help="A verdict shown before this many pairs are analysed is labelled interim.",
+        help=help_text("planned_pairs"),
     )
     counted = cols[3].toggle(
-        "Count simulated ratings",
+        label("count_simulated"),
         value=study.count_simulated,
         key=f"{key}_count_simulated",
-        help="Off: made-up ratings (prb-annotate synth ratings) stay out of the verdict and "
-        "the card.",
+        help=help_text("count_simulated"),
     )
     rule = st.text_input(
-        "Stopping rule (in words; empty: none; not a pre-registered stopping plan)",
+        label("stopping_rule"),
         value=study.stopping_rule,
         key=f"{key}_stop",
+        help=help_text("stopping_rule"),
     )
     sequential = sequential_inputs(study, key)
     st.caption(plan_status(plan))

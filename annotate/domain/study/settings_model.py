@@ -99,9 +99,11 @@ class Settings(BaseModel):
         S(
             "questions",
             "Questionnaire",
-            f"What annotators are asked: a template ({', '.join(TEMPLATES)}), or questions "
-            "{key, label, text, points and anchors or choices, role: tie, diverge or describe} "
-            "with optional span labels; locked once the study has ratings.",
+            f"What annotators are asked of each response: a template ({', '.join(TEMPLATES)}), "
+            "or your own questions in YAML or JSON: `questions:` a list of {key, label, text, "
+            "points: [1, 2, 3, 4, 5], anchors: {1: Very poor, ...} or choices: [...], role: tie "
+            "| diverge | describe}, and optional `span_labels:`. Locked once the study has "
+            "ratings.",
             cli=(
                 Option(
                     ("--questionnaire",),
@@ -225,7 +227,8 @@ class Settings(BaseModel):
         S(
             PLAN,
             "Count simulated ratings",
-            "Count simulated annotators' ratings in the verdict and the card (labelled).",
+            "Count simulated annotators' ratings (prb-annotate synth ratings) in the verdict "
+            "and the card (labelled); off: they stay out.",
             design=True,
         ),
     ] = False
@@ -391,7 +394,9 @@ class Settings(BaseModel):
         S(
             "design",
             "Survey questions after consent (JSON; empty: no survey)",
-            "Crowd: survey questions, a JSON list of {id, text, kind: choice|text, options}.",
+            'Crowd: survey questions after consent, a JSON list, e.g. [{"id": "age", '
+            '"text": "Your age band", "kind": "choice", "options": ["18-29", "30-49", "50+"]}, '
+            '{"id": "field", "text": "Your field", "kind": "text"}].',
             words="survey questions",
             cli=(
                 Option(
@@ -483,9 +488,11 @@ class Settings(BaseModel):
         S(
             "design",
             "Instructed-response checks between pairs (JSON; empty: none)",
-            "Crowd: instructed-response checks in the rating "
-            "flow: {text, options, expected, after (pairs)}; a participant who fails two ends with "
-            "'failed checks'.",
+            'Crowd: instructed-response checks in the rating flow, e.g. [{"text": "For this item, '
+            'select Somewhat.", "options": ["Not at all", "Somewhat", "Very much"], "expected": '
+            '"Somewhat", "after": 2}]: shown after that many pairs; a first wrong answer is '
+            'warned, a second ends their work with the status "failed checks" and no completion '
+            "code.",
             words="instructed-response checks",
             cli=(
                 Option(
@@ -502,7 +509,7 @@ class Settings(BaseModel):
     adjudication_threshold: Annotated[
         float | None,
         S(
-            "design",
+            "adjudication",
             "Adjudication threshold",
             "Pairs whose annotators' rubric differences spread this much go to adjudication "
             "(clear it with `prb-annotate adjudication threshold`).",
@@ -515,7 +522,6 @@ class Settings(BaseModel):
             "Retention (days; empty: kept until erased)",
             "Participants' platform ids and free text older than this many days are listed and "
             "erased by `prb-annotate retention`.",
-            cli=(),
         ),
     ] = None
     platform: Annotated[
