@@ -83,6 +83,7 @@ def setting_input(
         return where.toggle(spec.label, value=bool(now), **options)
     if kind in (int, float):
         shown = none_as if now is None and none_as is not None else now
+        shown = kind(shown) if shown is not None else None  # a float box wants a float
         value = where.number_input(spec.label, value=shown, **{"step": 1, **options})
         return None if value is None or value == none_as else kind(value)
     if kind is str:

@@ -29,7 +29,14 @@ from annotate.app.app_pages.study_files import (
 )
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
-from annotate.app.settings_inputs import Unread, help_text, label, other_inputs, read_json
+from annotate.app.settings_inputs import (
+    Unread,
+    help_text,
+    label,
+    other_inputs,
+    read_json,
+    setting_input,
+)
 from annotate.app.study_picker import STUDY, page_title
 from annotate.app.study_rules import draw_rules
 from annotate.db.tables import Study
@@ -45,6 +52,8 @@ from annotate.domain.study.studies import DEFAULT_CROWD_QUOTA
 from annotate.questionnaire import TEMPLATES
 from annotate.services import studies
 from annotate.vocabulary import MARGIN_UNITS, PLATFORM_NAMES, RATIONALE_MODES
+
+_box = setting_input  # a setting's input in a column of the form
 
 
 def draw() -> None:
@@ -128,10 +137,7 @@ def _draw_settings(study: Study) -> None:
 
 
 def _seed_input(study: Study, key: str) -> dict[str, Any]:
-    seed = st.number_input(
-        label("seed"), value=study.seed, step=1, key=f"{key}_seed", help=help_text("seed")
-    )
-    return {"seed": int(seed)}
+    return {"seed": _box(st, study, "seed", f"{key}_seed")}
 
 
 CUSTOM = "custom (the text below)"
@@ -176,14 +182,6 @@ def _questionnaire_inputs(study: Study, key: str) -> dict[str, Any]:
 def _work_inputs(study: Study, key: str) -> dict[str, Any]:
     st.markdown("##### Analysis, overlap and the open pool")
     margin_box, unit_box, code_box, k_box = st.columns(4)
-    margin = margin_box.number_input(
-        label("equivalence_margin"),
-        value=float(study.equivalence_margin),
-        min_value=0.01,
-        step=0.1,
-        key=f"{key}_margin",
-        help=help_text("equivalence_margin"),
-    )
     unit = unit_box.selectbox(
         label("margin_unit"),
         MARGIN_UNITS,
@@ -192,110 +190,39 @@ def _work_inputs(study: Study, key: str) -> dict[str, Any]:
         key=f"{key}_margin_unit",
         help=help_text("margin_unit"),
     )
-    code = code_box.text_input(
-        label("completion_code"),
-        value=study.completion_code or "",
-        key=f"{key}_code",
-        help=help_text("completion_code"),
-    )
-    overlap = k_box.number_input(
-        label("overlap"),
-        value=study.overlap,
-        min_value=1,
-        step=1,
-        key=f"{key}_k",
-        help=help_text("overlap"),
-    )
-    reservation_box, quota_box, gold_box, minimum_box = st.columns(4)
-    reservation = reservation_box.number_input(
-        label("reservation_minutes"),
-        value=study.reservation_minutes,
-        min_value=1,
-        step=5,
-        key=f"{key}_reservation",
-        help=help_text("reservation_minutes"),
-    )
-    quota = quota_box.number_input(
-        label("pool_quota"),
-        value=study.pool_quota or 0,
-        min_value=0,
-        step=1,
-        key=f"{key}_quota",
-        help=help_text("pool_quota"),
-    )
-    minimum = minimum_box.number_input(
-        label("finish_minimum"),
-        value=study.finish_minimum or 0,
-        min_value=0,
-        step=1,
-        key=f"{key}_finish_minimum",
-        help=f"{help_text('finish_minimum')} Opening crowd enrolment sets "
-        f"{DEFAULT_CROWD_QUOTA} pairs per person when none is set.",
-    )
-    gold_rate = gold_box.number_input(
-        label("gold_rate"),
-        value=float(study.gold_rate),
-        min_value=0.0,
-        max_value=0.9,
-        step=0.05,
-        key=f"{key}_gold",
-        help=help_text("gold_rate"),
-    )
-    limit_box, flags_box, skips_box = st.columns(3)
-    limit = limit_box.number_input(
-        label("skip_limit"),
-        value=-1 if study.skip_limit is None else study.skip_limit,
-        min_value=-1,
-        step=1,
-        key=f"{key}_skip_limit",
-        help=help_text("skip_limit"),
-    )
-    counts_flags = flags_box.toggle(
-        label("finish_counts_flags"),
-        value=study.finish_counts_flags,
-        key=f"{key}_counts_flags",
-        help=help_text("finish_counts_flags"),
-    )
-    counts_skips = skips_box.toggle(
-        label("finish_counts_skips"),
-        value=study.finish_counts_skips,
-        key=f"{key}_counts_skips",
-        help=help_text("finish_counts_skips"),
-    )
-    toggles = st.columns(4)
-    pool = toggles[0].toggle(
-        label("pool_open"), value=study.pool_open, key=f"{key}_pool", help=help_text("pool_open")
-    )
-    enrolment = toggles[1].toggle(
-        label("enrolment_open"),
-        value=study.enrolment_open,
-        key=f"{key}_enrol",
-        help=help_text("enrolment_open"),
-    )
-    close_at_stop = toggles[2].toggle(
-        label("close_at_stop"),
-        value=study.close_at_stop,
-        key=f"{key}_close_at_stop",
-        help=help_text("close_at_stop"),
-    )
-    order = pool_order_select(toggles[3], study, f"{key}_pool_order")
-    return {
-        "equivalence_margin": float(margin),
+    changes = {
+        "equivalence_margin": _box(margin_box, study, "equivalence_margin", f"{key}_margin",
+                                   min_value=0.01, step=0.1),
         "margin_unit": unit,
-        "completion_code": code,
-        "overlap": int(overlap),
-        "reservation_minutes": int(reservation),
-        "pool_quota": int(quota) or None,
-        "finish_minimum": int(minimum) or None,
-        "skip_limit": None if int(limit) < 0 else int(limit),
-        "finish_counts_flags": counts_flags,
-        "finish_counts_skips": counts_skips,
-        "gold_rate": float(gold_rate),
-        "pool_open": pool,
-        "pool_order": order,
-        "enrolment_open": enrolment,
-        "close_at_stop": close_at_stop,
-    }
+        "completion_code": _box(code_box, study, "completion_code", f"{key}_code"),
+        "overlap": _box(k_box, study, "overlap", f"{key}_k", min_value=1),
+    }  # fmt: skip
+    reservation_box, quota_box, gold_box, minimum_box = st.columns(4)
+    limit_box, flags_box, skips_box = st.columns(3)
+    toggles = st.columns(4)
+    crowd = f"Opening crowd enrolment sets {DEFAULT_CROWD_QUOTA} pairs per person when none is set."
+    changes |= {
+        "reservation_minutes": _box(reservation_box, study, "reservation_minutes",
+                                    f"{key}_reservation", min_value=1, step=5),
+        "pool_quota": _box(quota_box, study, "pool_quota", f"{key}_quota", none_as=0,
+                           min_value=0),
+        "gold_rate": _box(gold_box, study, "gold_rate", f"{key}_gold", min_value=0.0,
+                          max_value=0.9, step=0.05),
+        "finish_minimum": _box(minimum_box, study, "finish_minimum", f"{key}_finish_minimum",
+                               none_as=0, min_value=0,
+                               help=f"{help_text('finish_minimum')} {crowd}"),
+        "skip_limit": _box(limit_box, study, "skip_limit", f"{key}_skip_limit", none_as=-1,
+                           min_value=-1),
+        "finish_counts_flags": _box(flags_box, study, "finish_counts_flags",
+                                    f"{key}_counts_flags"),
+        "finish_counts_skips": _box(skips_box, study, "finish_counts_skips",
+                                    f"{key}_counts_skips"),
+        "pool_open": _box(toggles[0], study, "pool_open", f"{key}_pool"),
+        "enrolment_open": _box(toggles[1], study, "enrolment_open", f"{key}_enrol"),
+        "close_at_stop": _box(toggles[2], study, "close_at_stop", f"{key}_close_at_stop"),
+        "pool_order": pool_order_select(toggles[3], study, f"{key}_pool_order"),
+    }  # fmt: skip
+    return changes
 
 
 def _design_inputs(study: Study, key: str) -> dict[str, Any]:
@@ -315,27 +242,14 @@ def _design_inputs(study: Study, key: str) -> dict[str, Any]:
         key=f"{key}_survey",
         help=help_text("survey_questions"),
     )
-    cols = st.columns([1, 2])
-    screenout = cols[0].text_input(
-        label("screenout_code"),
-        value=study.screenout_code or "",
-        key=f"{key}_screenout",
-        help=help_text("screenout_code"),
-    )
-    url = cols[1].text_input(
-        label("completion_url"),
-        value=study.completion_url or "",
-        placeholder="https://app.prolific.com/submissions/complete?cc={code}",
-        key=f"{key}_completion_url",
-        help=help_text("completion_url"),
-    )
-    asks = st.columns(2)
-    ask = asks[0].toggle(
-        label("ask_preference"),
-        value=study.ask_preference,
-        key=f"{key}_preference",
-        help=help_text("ask_preference"),
-    )
+    cols, asks = st.columns([1, 2]), st.columns(2)
+    url_example = "https://app.prolific.com/submissions/complete?cc={code}"
+    changes = {
+        "screenout_code": _box(cols[0], study, "screenout_code", f"{key}_screenout"),
+        "completion_url": _box(cols[1], study, "completion_url", f"{key}_completion_url",
+                               placeholder=url_example),
+        "ask_preference": _box(asks[0], study, "ask_preference", f"{key}_preference"),
+    }  # fmt: skip
     rationale = asks[1].selectbox(
         label("rationale"),
         RATIONALE_MODES,
@@ -343,12 +257,7 @@ def _design_inputs(study: Study, key: str) -> dict[str, Any]:
         key=f"{key}_rationale",
         help=help_text("rationale"),
     )
-    checklist = st.toggle(
-        label("aspect_checklist"),
-        value=study.aspect_checklist,
-        key=f"{key}_aspect_checklist",
-        help=help_text("aspect_checklist"),
-    )
+    checklist = _box(st, study, "aspect_checklist", f"{key}_aspect_checklist")
     checks = st.text_area(
         label("instructed_checks"),
         value=json.dumps(study.instructed_checks, indent=1) if study.instructed_checks else "",
@@ -356,14 +265,11 @@ def _design_inputs(study: Study, key: str) -> dict[str, Any]:
         key=f"{key}_checks",
         help=help_text("instructed_checks"),
     )
-    return {
+    return changes | {
         "aspect_checklist": checklist,
         "consent_text": consent,
         "survey_questions": read_json(survey, "Survey questions", []),
         "instructed_checks": read_json(checks, "Instructed-response checks", []),
-        "screenout_code": screenout,
-        "completion_url": url,
-        "ask_preference": ask,
         "rationale": rationale,
     }
 
@@ -385,47 +291,19 @@ def _platform_inputs(study: Study, key: str) -> dict[str, Any]:
         key=f"{key}_platform",
         help=help_text("platform"),
     )
-    platform_study = study_id.text_input(
-        label("platform_study_id"),
-        value=study.platform_study_id or "",
-        key=f"{key}_platform_study_id",
-        help=help_text("platform_study_id"),
-    )
-    money = currency.text_input(
-        label("currency"), value=study.currency, key=f"{key}_currency", help=help_text("currency")
-    )
     reward_box, fee_box, bonus_box = st.columns(3)
-    reward = reward_box.number_input(
-        label("reward"),
-        value=study.reward or 0,
-        min_value=0,
-        step=10,
-        key=f"{key}_reward",
-        help=help_text("reward"),
-    )
-    fee = fee_box.number_input(
-        label("platform_fee_percent"),
-        value=float(study.platform_fee_percent),
-        min_value=0.0,
-        max_value=100.0,
-        step=0.5,
-        key=f"{key}_platform_fee",
-        help=help_text("platform_fee_percent"),
-    )
-    bonus = bonus_box.text_input(
-        label("bonus_rule"),
-        value=study.bonus_rule,
-        key=f"{key}_bonus_rule",
-        help=help_text("bonus_rule"),
-    )
     return {
         "platform": None if name == NO_PLATFORM else name,
-        "platform_study_id": platform_study.strip() or None,
-        "currency": money.strip().upper(),
-        "reward": int(reward) or None,
-        "platform_fee_percent": float(fee),
-        "bonus_rule": bonus.strip(),
-    }
+        "platform_study_id": _box(study_id, study, "platform_study_id",
+                                  f"{key}_platform_study_id"),
+        "currency": _box(currency, study, "currency", f"{key}_currency").strip().upper(),
+        "reward": _box(reward_box, study, "reward", f"{key}_reward", none_as=0, min_value=0,
+                       step=10),
+        "platform_fee_percent": _box(fee_box, study, "platform_fee_percent",
+                                     f"{key}_platform_fee", min_value=0.0, max_value=100.0,
+                                     step=0.5),
+        "bonus_rule": _box(bonus_box, study, "bonus_rule", f"{key}_bonus_rule").strip(),
+    }  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ A setting added here (and as a column of `annotate.db.tables.Study`, with the sa
 `tests/domain/test_settings_model.py` checks both agree) is in the file, the CLI and the page
 without another edit.
 
-Why 620 lines: one declaration per setting (43, each with its label, help text and options as
+Why 640 lines: one declaration per setting (43, each with its label, help text and options as
 the formatter lays them out); splitting them would list the settings twice.
 """
 
@@ -291,7 +291,7 @@ class Settings(BaseModel):
             "crowd",
             "Crowd: pairs before Finish (0: the pairs per person)",
             "Crowd: pairs a participant rates before Finish gives the completion "
-            "code (at most --pool-quota).",
+            "code (at most the pairs per person; empty: the pairs per person).",
             words="pairs before Finish",
             cli=(
                 Option(
@@ -326,11 +326,19 @@ class Settings(BaseModel):
         S(
             "crowd",
             "Crowd: pairs one may set aside (-1: the pairs per person)",
-            "Crowd: pairs a participant may set aside (skip, or flag without "
-            "scores) before the pool stops; short of the finish rule they are then screened out "
-            "(-1: the pool quota, the default).",
+            "Crowd: pairs a participant may set aside (skip, or flag without scores) before the "
+            "pool stops; short of the finish rule they are then screened out (empty: the pairs "
+            "per person).",
             words="pairs one may set aside",
-            cli=(Option(("--skip-limit",), parse=read.negative_is_none),),
+            cli=(
+                Option(
+                    ("--skip-limit",),
+                    "Crowd: pairs a participant may set aside (skip, or flag without scores) "
+                    "before the pool stops; short of the finish rule they are then screened out "
+                    "(-1: the pool quota, the default).",
+                    parse=read.negative_is_none,
+                ),
+            ),
         ),
     ] = None
     pool_order: Annotated[
