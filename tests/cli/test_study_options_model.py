@@ -67,7 +67,7 @@ def test_options_read_by_their_parsers(tmp_path: Path) -> None:
     app, seen = _app(Settings)
     args = ["s1", "--pool-quota", "0", "--skip-limit", "-1", "--currency", " usd ",
             "--platform", "", "--smallest-effect", "margin", "--sequential", "looks=10,20",
-            "--no-consent", "-k", "4"]  # fmt: skip
+            "--no-consent", "-k", "4", "--retention-days", "30"]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     settings = seen[0]
@@ -79,6 +79,7 @@ def test_options_read_by_their_parsers(tmp_path: Path) -> None:
     assert settings["consent_text"] == ""
     assert settings["sequential"]["looks"] == [10, 20]
     assert settings["overlap"] == 4
+    assert settings["retention_days"] == 30  # derived: --the-name of the setting's type
     bad = CliRunner().invoke(app, ["s1", "--sequential", "looks"])
     assert bad.exit_code == 1
     assert "--sequential 'looks': expected one of" in bad.output
