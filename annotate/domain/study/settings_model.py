@@ -3,23 +3,26 @@
 `Settings` is the typed model of what an admin sets on a study: each field its type and default,
 and a `Setting` beside it (`Annotated[type, Setting(...)]`) with its label and help text, its
 group, and what it takes part in: the settings file (`file`), the locked analysis plan (`plan`:
-its key in the plan's record), the confirmation a design change needs (`design`), and how the
+its key in the plan's record), the confirmation a design change needs (`design`), how the
 command line gives it (`cli`: none given derives `--the-name`, `--the-name/--no-the-name` for
-a yes/no; `()` none). Everything else is derived from it, never listed again:
+a yes/no, `--the-name-file` of JSON for a list or mapping; `()` none), and a whole number's
+bounds (`limits`, checked by `annotate.domain.study.studies.study_problems`). Everything else
+is derived from it, never listed again:
 
-* `EDITABLE` (what `create_study` / `update_study` accept), `PLAN_SETTINGS` and the plan
-  record's keys and words (`annotate.domain.study.plan`), `DESIGN_SETTINGS` (confirmed first);
+* `EDITABLE` (what `create_study` / `update_study` accept) and its `LIMITS`, `PLAN_SETTINGS`
+  and the plan record's keys and words (`annotate.domain.study.plan`), `DESIGN_SETTINGS`
+  (confirmed first);
 * the settings file's model (`annotate.domain.study.study_settings.StudySettings`): the fields
   whose `file` is true, in this order;
 * the options of `prb-annotate studies create|edit` (`annotate.cli.study_options`);
-* the Studies page's labels, help and words (`annotate.app.app_pages`), and an input for any
-  setting its laid-out forms do not draw.
+* the Studies page's labels, help and words (`annotate.app.settings_inputs`), and an input for
+  any setting its laid-out forms do not draw.
 
 A setting added here (and as a column of `annotate.db.tables.Study`, with the same default:
 `tests/domain/test_settings_model.py` checks both agree) is in the file, the CLI and the page
 without another edit.
 
-Why 640 lines: one declaration per setting (43, each with its label, help text and options as
+Why 650 lines: one declaration per setting (43, each with its label, help text and options as
 the formatter lays them out); splitting them would list the settings twice.
 """
 
@@ -70,6 +73,8 @@ class Setting:
     plan: str = ""
     design: bool = False
     cli: tuple[Option, ...] | None = None
+    limits: tuple[int | None, int] | None = None
+    """A whole number's (lowest, or None where the study's checks say it; highest)."""
 
 
 def _zero(flag: str, what: str) -> tuple[Option, ...]:
@@ -92,6 +97,7 @@ class Settings(BaseModel):
             "Seed",
             "Seed of the blinding draws and the plan; fixed once any pair is assigned.",
             file=False,
+            limits=(0, 2**31 - 1),
         ),
     ] = None
     questionnaire: Annotated[
@@ -243,6 +249,7 @@ class Settings(BaseModel):
             "Distinct annotators per pair.",
             words="annotators per pair (k)",
             design=True,
+            limits=(None, 1000),
             cli=(Option(("--overlap", "-k")),),
         ),
     ] = 3
@@ -253,6 +260,7 @@ class Settings(BaseModel):
             "Reservation (minutes)",
             "Open pool: how long a pulled pair is held.",
             words="reservation (minutes)",
+            limits=(None, 7 * 24 * 60),
         ),
     ] = 60
     gold_rate: Annotated[
@@ -276,6 +284,7 @@ class Settings(BaseModel):
             "Pairs per person from the pool (0: no limit)",
             "Open pool: most pairs per annotator.",
             words="pairs per person",
+            limits=(None, 10**7),
             cli=(
                 Option(
                     ("--pool-quota",),

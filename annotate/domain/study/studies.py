@@ -21,7 +21,7 @@ from annotate.domain.study import plan
 from annotate.domain.study.crowd_settings import completion_url_problems, survey_problems
 from annotate.domain.study.instructed_checks import check_problems
 from annotate.domain.study.questionnaire import questionnaire_of
-from annotate.domain.study.settings_model import EDITABLE
+from annotate.domain.study.settings_model import EDITABLE, setting
 from annotate.domain.study.training_rules import training_problems
 from annotate.domain.untrusted.values import text_problem, value_problem
 from annotate.errors import Conflict, Invalid, NotFound
@@ -44,13 +44,10 @@ MAX_STOPPING_RULE_CHARS = 2000
 
 
 LIMITS: dict[str, tuple[int | None, int]] = {
-    "overlap": (None, 1000),
-    "reservation_minutes": (None, 7 * 24 * 60),
-    "pool_quota": (None, 10**7),
-    "seed": (0, 2**31 - 1),
+    name: limits for name in EDITABLE if (limits := setting(name).limits) is not None
 }
 """Whole-number settings: (lowest or None where `study_problems` says it, highest) allowed (a
-32-bit column holds them all)."""
+32-bit column holds them all), from the settings model."""
 MAX_MARGIN = 1e6
 
 
