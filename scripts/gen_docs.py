@@ -7,7 +7,7 @@ to regenerate by hand:
 * `cli`: every `prb-annotate` command from Typer's command tree (arguments, options, help);
 * `report`: the validation report's JSON keys from its typed dicts (`analysis/schema`);
 * `export`: the ratings export's columns from `annotate/vocabulary.py`;
-* `settings`: a study settings file's fields from `annotate/domain/study/study_settings.py`;
+* `settings`: a study settings file's fields from `annotate/domain/study/settings_model.py`;
 * `methods`: how each figure of the report is computed (`analysis/methods.py`).
 
     python scripts/gen_docs.py cli      # print one generated section

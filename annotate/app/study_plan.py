@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from annotate.app.safe_text import inert_markdown
+from annotate.app.settings_inputs import help_text, label, setting_input
 from annotate.db.tables import Study
 from annotate.domain.study.plan import LABELS
 from annotate.vocabulary import LOOK_UNITS, OBRIEN_FLEMING, SPENDING_FAMILIES
@@ -18,53 +19,25 @@ from annotate.vocabulary import LOOK_UNITS, OBRIEN_FLEMING, SPENDING_FAMILIES
 def plan_inputs(study: Study, key: str, plan: dict[str, Any]) -> dict[str, Any]:
     """The plan's inputs beside the margin, with its standing below them."""
     cols = st.columns(4)
-    sesoi = cols[0].number_input(
-        "Smallest effect of interest (empty: the margin)",
-        value=study.smallest_effect,
-        min_value=0.0,
-        step=0.1,
-        key=f"{key}_sesoi",
-        help="In the margin's unit: rubric alignment must exceed it to diverge.",
-    )
-    alpha = cols[1].number_input(
-        "Alpha",
-        value=float(study.alpha),
-        min_value=0.001,
-        max_value=0.499,
-        step=0.01,
-        format="%.3f",
-        key=f"{key}_alpha",
-    )
-    planned = cols[2].number_input(
-        "Planned pairs (0: none)",
-        value=study.planned_pairs or 0,
-        min_value=0,
-        step=10,
-        key=f"{key}_planned_pairs",
-        help="A verdict shown before this many pairs are analysed is labelled interim.",
-    )
-    counted = cols[3].toggle(
-        "Count simulated ratings",
-        value=study.count_simulated,
-        key=f"{key}_count_simulated",
-        help="Off: made-up ratings (prb-annotate synth ratings) stay out of the verdict and "
-        "the card.",
-    )
+    changes = {
+        "smallest_effect": setting_input(cols[0], study, "smallest_effect", f"{key}_sesoi",
+                                         min_value=0.0, step=0.1),
+        "alpha": setting_input(cols[1], study, "alpha", f"{key}_alpha", min_value=0.001,
+                               max_value=0.499, step=0.01, format="%.3f"),
+        "planned_pairs": setting_input(cols[2], study, "planned_pairs", f"{key}_planned_pairs",
+                                       none_as=0, min_value=0, step=10),
+        "count_simulated": setting_input(cols[3], study, "count_simulated",
+                                         f"{key}_count_simulated"),
+    }  # fmt: skip
     rule = st.text_input(
-        "Stopping rule (in words; empty: none; not a pre-registered stopping plan)",
+        label("stopping_rule"),
         value=study.stopping_rule,
         key=f"{key}_stop",
+        help=help_text("stopping_rule"),
     )
     sequential = sequential_inputs(study, key)
     st.caption(plan_status(plan))
-    return {
-        "smallest_effect": None if sesoi is None else float(sesoi),
-        "alpha": float(alpha),
-        "planned_pairs": int(planned) or None,
-        "stopping_rule": rule,
-        "sequential": sequential,
-        "count_simulated": counted,
-    }
+    return changes | {"stopping_rule": rule, "sequential": sequential}
 
 
 def sequential_inputs(study: Study, key: str) -> dict[str, Any] | None:

@@ -18,9 +18,6 @@ from annotate.cli.common import (
     out,
     refusals,
 )
-from annotate.cli.option_settings import (
-    DESIGN_SETTINGS,
-)
 from annotate.cli.study_options import with_study_options
 from annotate.db.tables import Study
 from annotate.domain.assignment.quota import counts_words
@@ -33,6 +30,7 @@ from annotate.domain.study.questionnaire import (
     questionnaire_of,
     template_name,
 )
+from annotate.domain.study.settings_model import DESIGN_SETTINGS
 from annotate.questionnaire import Questionnaire
 from annotate.services import studies
 

@@ -19,9 +19,9 @@ from annotate.cli.common import (
     out,
     refusals,
 )
-from annotate.cli.option_settings import DESIGN_SETTINGS
 from annotate.cli.studies import studies_app
 from annotate.domain.study.plan import plan_json, plan_markdown
+from annotate.domain.study.settings_model import DESIGN_SETTINGS
 from annotate.domain.study.study_settings import format_of
 from annotate.services import studies, study_settings
 from annotate.services.training import training_outcomes

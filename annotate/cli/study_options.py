@@ -1,301 +1,133 @@
-"""The options of `prb-annotate studies create` and `studies edit`: each declared once, and
-:func:`with_study_options`, which gives a command all of them and calls it with the settings they
-give (read by :mod:`annotate.cli.option_settings`)."""
+"""The options of `prb-annotate studies create` and `studies edit`, generated from the study's
+settings model (`annotate.domain.study.settings_model`): each setting's declared `Option`s, or
+by default `--the-name` of its type (`--the-name/--no-the-name` for a yes/no, `--the-name-file`
+of JSON for a list or mapping), with the setting's help; `--settings FILE` gives a settings file
+under them. :func:`with_study_options` gives a command all of them and calls it with the
+settings they give."""
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any, Union, get_args, get_origin
 
 import typer
+from pydantic import BaseModel
 
-from annotate.cli.option_settings import (
-    GENERAL_OPTIONS,
-    PLATFORM_OPTIONS,
-    design_settings,
-    general_settings,
-    platform_settings,
-    settings_from_file,
-)
-from annotate.questionnaire import TEMPLATES
+from annotate.cli.common import fail, refusals
+from annotate.domain.study import option_values
+from annotate.domain.study.settings_model import Option, Setting, Settings, spec_of
+from annotate.domain.study.study_settings import read_settings
 
-Opt = typer.Option
-Seed = Annotated[int | None, Opt(help="Seed of the blinding draws and the plan.")]
-QuestionnaireOpt = Annotated[
-    str | None,
-    Opt(
-        "--questionnaire",
-        help=f"What annotators are asked: a template ({', '.join(TEMPLATES)}) or a YAML/JSON "
-        "file of questions (locked once the study has ratings).",
-    ),
-]
-Guidelines = Annotated[str | None, Opt(help="Guideline text (Markdown).")]
-GuidelinesFile = Annotated[Path | None, Opt("--guidelines-file", help="Read guidelines from.")]
-Margin = Annotated[
-    float | None, Opt("--margin", help="Equivalence margin, in the unit of --margin-unit.")
-]
-MarginUnit = Annotated[
-    str | None,
-    Opt("--margin-unit", help="'points' (scale points) or 'sd' (SDs of the paired differences)."),
-]
-SmallestEffect = Annotated[
-    str | None,
-    Opt(
-        "--smallest-effect",
-        help="Pre-registered smallest effect of interest, in the margin's unit: rubric "
-        "alignment must exceed it ('margin': the margin, the default).",
-    ),
-]
-AlphaLevel = Annotated[float | None, Opt("--alpha", help="Pre-registered significance level.")]
-PlannedPairs = Annotated[
-    int | None,
-    Opt(
-        "--planned-pairs",
-        help="Pre-registered sample size: pairs to analyse; a verdict before it is interim "
-        "(0: none).",
-    ),
-]
-StoppingRule = Annotated[
-    str | None, Opt("--stopping-rule", help="Pre-registered stopping rule, in words ('': none).")
-]
-Sequential = Annotated[
-    str | None,
-    Opt(
-        "--sequential",
-        help="Pre-registered group-sequential plan: 'looks=30,60,90,120 [unit=pairs|ratings] "
-        "[alpha=obrien-fleming|pocock] [futility=obrien-fleming|pocock] [beta=0.2] "
-        "[binding=yes]' (Lan-DeMets spending; futility non-binding by default; 'none': no plan).",
-    ),
-]
-CountSimulated = Annotated[
-    bool | None,
-    Opt(
-        "--count-simulated/--no-count-simulated",
-        help="Count simulated annotators' ratings in the verdict and the card (labelled).",
-    ),
-]
-Code = Annotated[str | None, Opt("--completion-code", help="Shown when a queue is finished.")]
-Overlap = Annotated[int | None, Opt("--overlap", "-k", help="Distinct annotators per pair.")]
-Reservation = Annotated[
-    int | None, Opt("--reservation-minutes", help="Open pool: how long a pulled pair is held.")
-]
-GoldRate = Annotated[float | None, Opt("--gold-rate", help="Share of gold pairs in queues.")]
-Pool = Annotated[bool | None, Opt("--pool/--no-pool", help="Open or close the open pool.")]
-Quota = Annotated[
-    int | None, Opt("--pool-quota", help="Open pool: most pairs per annotator (0: no limit).")
-]
-FinishMinimum = Annotated[
-    int | None,
-    Opt(
-        "--finish-minimum",
-        help="Crowd: pairs a participant rates before Finish gives the completion code (at "
-        "most --pool-quota; 0: the pool quota).",
-    ),
-]
-FinishCountsFlags = Annotated[
-    bool | None,
-    Opt(
-        "--finish-counts-flags/--no-finish-counts-flags",
-        help="Crowd: a pair flagged without scores counts towards the finish rule (default: no).",
-    ),
-]
-FinishCountsSkips = Annotated[
-    bool | None,
-    Opt(
-        "--finish-counts-skips/--no-finish-counts-skips",
-        help="Crowd: a skipped pair counts towards the finish rule (default: no).",
-    ),
-]
-SkipLimit = Annotated[
-    int | None,
-    Opt(
-        "--skip-limit",
-        help="Crowd: pairs a participant may set aside (skip, or flag without scores) before "
-        "the pool stops; short of the finish rule they are then screened out (-1: the pool "
-        "quota, the default).",
-    ),
-]
-PoolOrderOpt = Annotated[
-    str | None,
-    Opt(
-        "--pool-order",
-        help="Open pool: depth (fill partly rated pairs to k first; the default) or breadth "
-        "(the pairs with the fewest ratings first).",
-    ),
-]
-Enrolment = Annotated[
-    bool | None, Opt("--enrolment/--no-enrolment", help="Accept crowd enrolment links.")
-]
-CloseAtStop = Annotated[
-    bool | None,
-    Opt(
-        "--close-at-stop/--no-close-at-stop",
-        help="Close crowd enrolment when the group-sequential plan says stop (`prb-annotate "
-        "monitor` and the Monitor page apply it, audited; the reason is kept and shown).",
-    ),
-]
-ConsentFile = Annotated[
-    Path | None,
-    Opt("--consent-file", help="Crowd: consent page text (Markdown) read from this file."),
-]
-NoConsent = Annotated[bool, Opt("--no-consent", help="Crowd: remove the consent page.")]
-SurveyFile = Annotated[
-    Path | None,
-    Opt(
-        "--survey-file",
-        help="Crowd: survey questions, a JSON list of {id, text, kind: choice|text, options}"
-        " ('[]' removes the survey).",
-    ),
-]
-ChecksFile = Annotated[
-    Path | None,
-    Opt(
-        "--checks-file",
-        help="Crowd: instructed-response checks, a JSON list of {text, options, expected, "
-        "after} (shown after that many pairs; two failed end the participant's work, no code; "
-        "'[]' removes them).",
-    ),
-]
-Screenout = Annotated[
-    str | None, Opt("--screenout-code", help="Crowd: code for people screened out.")
-]
-CompletionUrl = Annotated[
-    str | None,
-    Opt(
-        "--completion-url",
-        help="Crowd: where the done page sends people; {code} is replaced, e.g. "
-        "'https://app.prolific.com/submissions/complete?cc={code}'.",
-    ),
-]
-Preference = Annotated[
-    bool | None,
-    Opt("--preference/--no-preference", help="Ask which response fits better, after the scores."),
-]
-Rationale = Annotated[
-    str | None, Opt("--rationale", help="With the preference: off, optional or required.")
-]
-AspectChecklist = Annotated[
-    bool | None,
-    Opt(
-        "--aspect-checklist/--no-aspect-checklist",
-        help="Mark each rubric aspect's coverage per response (0 not, 1 partly, 2 well).",
-    ),
-]
-AdjudicationThreshold = Annotated[
-    float | None,
-    Opt(
-        "--adjudication-threshold",
-        help="Pairs whose annotators' rubric differences spread this much go to adjudication "
-        "(clear it with `prb-annotate adjudication threshold`).",
-    ),
-]
-PlatformName = Annotated[
-    str | None,
-    Opt("--platform", help="Crowd: the platform, prolific or completion_url ('': none)."),
-]
-PlatformStudy = Annotated[
-    str | None, Opt("--platform-study-id", help="Crowd: the study's id on the platform.")
-]
-Reward = Annotated[
-    int | None,
-    Opt("--reward", help="Crowd: pay per completed participant in minor units (pence, cents)."),
-]
-Currency = Annotated[str | None, Opt("--currency", help="Crowd: GBP, USD, ... (default GBP).")]
-PlatformFee = Annotated[
-    float | None, Opt("--platform-fee", help="Crowd: the platform's fee, in percent.")
-]
-BonusRule = Annotated[
-    str | None,
-    Opt(
-        "--bonus-rule",
-        help="Crowd: 'per_extra_pair:N' (N minor units per rated pair beyond the minimum "
-        "before Finish) or '' (no bonus).",
-    ),
-]
-SettingsFile = Annotated[
-    Path | None,
-    Opt(
+SCALARS = (bool, int, float, str)
+SETTINGS_FILE = inspect.Parameter(
+    "settings_file",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    default=typer.Option(
+        None,
         "--settings",
         help="A settings file (.yaml/.json, as `studies export-settings` writes; training: "
         "practice pairs, comprehension questions); the other options given win over it.",
     ),
-]
+    annotation=Path | None,
+)
 
 
-def study_options(
-    seed: Seed = None,
-    questionnaire: QuestionnaireOpt = None,
-    guidelines: Guidelines = None,
-    guidelines_file: GuidelinesFile = None,
-    margin: Margin = None,
-    margin_unit: MarginUnit = None,
-    smallest_effect: SmallestEffect = None,
-    alpha: AlphaLevel = None,
-    planned_pairs: PlannedPairs = None,
-    stopping_rule: StoppingRule = None,
-    sequential: Sequential = None,
-    count_simulated: CountSimulated = None,
-    completion_code: Code = None,
-    overlap: Overlap = None,
-    reservation_minutes: Reservation = None,
-    gold_rate: GoldRate = None,
-    pool: Pool = None,
-    pool_quota: Quota = None,
-    finish_minimum: FinishMinimum = None,
-    finish_counts_flags: FinishCountsFlags = None,
-    finish_counts_skips: FinishCountsSkips = None,
-    skip_limit: SkipLimit = None,
-    pool_order: PoolOrderOpt = None,
-    enrolment: Enrolment = None,
-    close_at_stop: CloseAtStop = None,
-    consent_file: ConsentFile = None,
-    no_consent: NoConsent = False,
-    survey_file: SurveyFile = None,
-    screenout_code: Screenout = None,
-    completion_url: CompletionUrl = None,
-    preference: Preference = None,
-    rationale: Rationale = None,
-    aspect_checklist: AspectChecklist = None,
-    adjudication_threshold: AdjudicationThreshold = None,
-    platform: PlatformName = None,
-    platform_study_id: PlatformStudy = None,
-    reward: Reward = None,
-    currency: Currency = None,
-    platform_fee: PlatformFee = None,
-    bonus_rule: BonusRule = None,
-    checks_file: ChecksFile = None,
-    settings_file: SettingsFile = None,
-) -> dict[str, Any]:
-    """The settings a study command was given: its options, over those of its --settings file.
+@dataclass(frozen=True)
+class StudyOption:
+    """One option of the study commands: the setting it sets and how."""
 
-    The options of `studies create` and `studies edit` (`with_study_options`)."""
-    given = {k: v for k, v in locals().items() if k != "settings_file"}
-    money = platform_settings(**{k: given.pop(k) for k in PLATFORM_OPTIONS})
-    settings = (
-        general_settings(**{k: given.pop(k) for k in GENERAL_OPTIONS})
-        | design_settings(**given)
-        | money
-    )
-    return settings_from_file(settings_file) | settings
+    setting: str
+    option: Option
+    kind: Any
+
+    def parameter(self, help_text: str) -> inspect.Parameter:
+        annotation = self.kind if self.option.default is not None else self.kind | None
+        return inspect.Parameter(
+            self.option.param,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=typer.Option(self.option.default, *self.option.names, help=help_text),
+            annotation=annotation,
+        )
 
 
-def with_study_options(command: Callable[..., None]) -> Callable[..., None]:
+def study_options(model: type[BaseModel] = Settings) -> Iterator[tuple[StudyOption, Setting]]:
+    """Every option the settings of `model` have, in the model's order, with its setting."""
+    for name, field in model.model_fields.items():
+        spec = spec_of(field)
+        scalar = _scalar(field.annotation)
+        for option in _default_options(name, scalar) if spec.cli is None else spec.cli:
+            yield StudyOption(name, option, option.kind or scalar or Path), spec
+
+
+def _scalar(annotation: Any) -> Any:
+    """int, float, str or bool for a setting of that type (or of it or None); None else."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        kinds = [a for a in get_args(annotation) if a is not type(None)]
+        annotation = kinds[0] if len(kinds) == 1 else None
+    return annotation if annotation in SCALARS else None
+
+
+def _default_options(name: str, scalar: Any) -> tuple[Option, ...]:
+    flag = "--" + name.replace("_", "-")
+    if scalar is bool:
+        return (Option((f"{flag}/--no-{flag[2:]}",)),)
+    if scalar is None:  # a list or mapping: read from a JSON file
+        return (Option((f"{flag}-file",), kind=Path, parse=option_values.read_json),)
+    return (Option((flag,)),)
+
+
+def parameters(model: type[BaseModel] = Settings) -> list[inspect.Parameter]:
+    """The study commands' parameters: every setting's options, then `--settings`."""
+    shown = [o.parameter(o.option.help or spec.help) for o, spec in study_options(model)]
+    return [*shown, SETTINGS_FILE]
+
+
+def given_settings(given: dict[str, Any], model: type[BaseModel] = Settings) -> dict[str, Any]:
+    """The settings a study command was given: its options (each read by its parser), over
+    those of its --settings file."""
+    settings: dict[str, Any] = {}
+    with refusals():
+        for study_option, _spec in study_options(model):
+            option = study_option.option
+            value = given.get(option.param)
+            if value is None or value == option.default:
+                continue
+            settings[study_option.setting] = option.parse(value) if option.parse else value
+    return settings_from_file(given.get("settings_file")) | settings
+
+
+def with_study_options(
+    command: Callable[..., None], model: type[BaseModel] = Settings
+) -> Callable[..., None]:
     """`command(name, settings, **own options)` as a Typer command whose options are the study
-    options (`study_options`, shown after `name`) and its own; it is called with the settings
-    they give."""
-    shared = inspect.signature(study_options, eval_str=True).parameters
+    options (shown after `name`) and its own; it is called with the settings they give."""
+    shared = parameters(model)
     own = inspect.signature(command, eval_str=True).parameters
     name, _settings_param, *rest = own.values()
 
     @functools.wraps(command)
     def run(**given: Any) -> None:
-        settings = study_options(**{k: given.pop(k) for k in shared})
-        command(given.pop(name.name), settings, **given)
+        options = {p.name: given.pop(p.name) for p in shared}
+        command(given.pop(name.name), given_settings(options, model), **given)
 
-    parameters = [name, *shared.values(), *rest]
-    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    listed = [name, *shared, *rest]
+    run.__signature__ = inspect.Signature(listed)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in listed}
     return run
+
+
+def settings_from_file(path: Path | None) -> dict[str, Any]:
+    """The settings a `--settings` file gives (all of its problems, located, if any)."""
+    if path is None:
+        return {}
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise fail(f"{path}: cannot read it ({error})") from None
+    with refusals():
+        return read_settings(str(path), data)

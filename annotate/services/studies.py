@@ -19,12 +19,13 @@ from annotate.domain.crowd.enrolment import enrolment_link
 from annotate.domain.operations import exclusion_rules
 from annotate.domain.study import audit, plan, studies
 from annotate.domain.study.permissions import Actor, require_admin
+from annotate.domain.study.settings_model import PLAN_SETTINGS
 from annotate.services.audited import AdminChange, admin_change
 
 RULES = (
     "exclusion_rules"  # a setting set through annotate.domain.operations.exclusion_rules.set_rules
 )
-PLAN_AUDITED = {*plan.PLAN_SETTINGS, RULES}
+PLAN_AUDITED = {*PLAN_SETTINGS, RULES}
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from annotate.config import APP_URL_ENV
 from annotate.db.tables import Study
 from annotate.domain.dataset.importer import DatasetError
 from annotate.domain.study.questionnaire import template_name
+from annotate.domain.study.settings_model import Settings, setting, words
 from annotate.errors import PrbError
 from annotate.questionnaire import parse_questionnaire
 from annotate.services import studies
@@ -312,46 +313,8 @@ def _update_study(study: str, changes: dict[str, Any], done: str, force: bool) -
     return done
 
 
-SETTING_WORDS = {
-    "seed": "seed",
-    "questionnaire": "questionnaire",
-    "guidelines": "guidelines",
-    "equivalence_margin": "equivalence margin",
-    "margin_unit": "margin unit",
-    "completion_code": "completion code",
-    "overlap": "annotators per pair (k)",
-    "reservation_minutes": "reservation (minutes)",
-    "gold_rate": "gold rate",
-    "pool_open": "open pool",
-    "pool_quota": "pairs per person",
-    "finish_minimum": "pairs before Finish",
-    "finish_counts_flags": "flags without scores count towards Finish",
-    "finish_counts_skips": "skips count towards Finish",
-    "skip_limit": "pairs one may set aside",
-    "pool_order": "order of the open pool",
-    "enrolment_open": "crowd enrolment",
-    "close_at_stop": "close enrolment when the plan says stop",
-    "consent_text": "consent page",
-    "survey_questions": "survey questions",
-    "instructed_checks": "instructed-response checks",
-    "screenout_code": "screen-out code",
-    "completion_url": "completion URL",
-    "ask_preference": "ask which response fits better",
-    "rationale": "rationale with the preference",
-    "aspect_checklist": "aspect checklist",
-    "practice_pairs": "practice pairs",
-    "comprehension_questions": "comprehension questions",
-    "comprehension_attempts": "attempts at the comprehension check",
-    "adjudication_threshold": "adjudication threshold",
-    "platform": "crowd platform",
-    "platform_study_id": "the platform's study id",
-    "reward": "reward (minor units)",
-    "currency": "currency",
-    "platform_fee_percent": "platform fee (%)",
-    "bonus_rule": "bonus rule",
-    "exclusion_rules": "exclusion rules",
-    **RULE_WORDS,
-}
+SETTING_WORDS = {name: words(name) for name in Settings.model_fields} | RULE_WORDS
+"""Each setting's name in prose, from the settings model, and the exclusion rules' words."""
 
 
 def setting_words(name: str) -> str:
@@ -370,7 +333,7 @@ def pool_order_select(where: Any, study: Study, key: str) -> str:
     order = PoolOrder(study.pool_order)
     return str(
         where.selectbox(
-            "Order of the open pool",
+            setting("pool_order").label,
             list(PoolOrder),
             index=list(PoolOrder).index(order),
             format_func=lambda o: POOL_ORDER_WORDS[o],

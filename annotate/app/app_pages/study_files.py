@@ -26,10 +26,11 @@ from annotate.app.downloads import offer_download
 from annotate.app.safe_text import plain_text
 from annotate.app.session import engine
 from annotate.db.tables import Study
+from annotate.domain.study.settings_model import settings_where
 from annotate.services import study_settings
 
 STUDY_FILE_FORMS = ("training", "settings_file")  # the forms whose confirmation is drawn here
-TRAINING_FIELDS = ("practice_pairs", "comprehension_questions", "comprehension_attempts")
+TRAINING_FIELDS = settings_where(lambda s: s.group == "training")
 TRAINING_SOURCE = "training (Studies page)"
 TRAINING_HELP = (
     "practice_pairs: [{id, question, response_a, response_b, expected: {relevance: {A: 5, B: 2}}, "

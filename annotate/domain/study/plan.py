@@ -30,39 +30,15 @@ from sqlmodel import Session, col, func, select
 
 from annotate.db.tables import Assignment, Rating, Study, stored_id, utcnow
 from annotate.domain.study.questionnaire import questionnaire_of
+from annotate.domain.study.settings_model import PLAN_SETTINGS, setting, words
 from annotate.errors import Conflict
 
 PLAN_FORMAT = 1
 PLAN_KEY = "prb_annotate_plan"
-PLAN_SETTINGS = (
-    "equivalence_margin",
-    "margin_unit",
-    "smallest_effect",
-    "alpha",
-    "planned_pairs",
-    "stopping_rule",
-    "sequential",
-)
-"""The plan's settings on the study (the exclusion rules are the plan's other part)."""
-RECORD_KEYS = {
-    "equivalence_margin": "margin",
-    "margin_unit": "unit",
-    "smallest_effect": "smallest_effect",
-    "alpha": "alpha",
-    "planned_pairs": "planned_pairs",
-    "stopping_rule": "stopping_rule",
-    "sequential": "sequential",
-}
+RECORD_KEYS = {name: setting(name).plan for name in PLAN_SETTINGS}
 """Each plan setting's key in the plan record (`margin` and `unit` as the margin record had)."""
-LABELS = {
-    "margin": "equivalence margin",
-    "unit": "margin unit",
-    "smallest_effect": "smallest effect of interest",
-    "alpha": "alpha",
-    "planned_pairs": "planned pairs",
-    "stopping_rule": "stopping rule",
-    "sequential": "group-sequential plan",
-    "exclusion_rules": "exclusion rules",
+LABELS = {key: words(name) for name, key in RECORD_KEYS.items()} | {
+    "exclusion_rules": words("exclusion_rules")
 }
 
 

@@ -21,6 +21,7 @@ from annotate.domain.study import plan
 from annotate.domain.study.crowd_settings import completion_url_problems, survey_problems
 from annotate.domain.study.instructed_checks import check_problems
 from annotate.domain.study.questionnaire import questionnaire_of
+from annotate.domain.study.settings_model import EDITABLE, setting
 from annotate.domain.study.training_rules import training_problems
 from annotate.domain.untrusted.values import text_problem, value_problem
 from annotate.errors import Conflict, Invalid, NotFound
@@ -41,61 +42,12 @@ always has a way to finish (issue 22.4)."""
 MAX_NAME_CHARS = 200
 MAX_STOPPING_RULE_CHARS = 2000
 
-EDITABLE = (
-    "seed",
-    "questionnaire",
-    "guidelines",
-    "equivalence_margin",
-    "margin_unit",
-    "smallest_effect",
-    "alpha",
-    "planned_pairs",
-    "stopping_rule",
-    "sequential",
-    "count_simulated",
-    "completion_code",
-    "overlap",
-    "reservation_minutes",
-    "gold_rate",
-    "pool_open",
-    "pool_quota",
-    "finish_minimum",
-    "finish_counts_flags",
-    "finish_counts_skips",
-    "skip_limit",
-    "pool_order",
-    "enrolment_open",
-    "close_at_stop",
-    "consent_text",
-    "survey_questions",
-    "screenout_code",
-    "completion_url",
-    "ask_preference",
-    "rationale",
-    "aspect_checklist",
-    "practice_pairs",
-    "comprehension_questions",
-    "comprehension_attempts",
-    "instructed_checks",
-    "adjudication_threshold",
-    "retention_days",
-    "platform",
-    "platform_study_id",
-    "reward",
-    "currency",
-    "platform_fee_percent",
-    "bonus_rule",
-)
-"""Settings an admin may change."""
 
 LIMITS: dict[str, tuple[int | None, int]] = {
-    "overlap": (None, 1000),
-    "reservation_minutes": (None, 7 * 24 * 60),
-    "pool_quota": (None, 10**7),
-    "seed": (0, 2**31 - 1),
+    name: limits for name in EDITABLE if (limits := setting(name).limits) is not None
 }
 """Whole-number settings: (lowest or None where `study_problems` says it, highest) allowed (a
-32-bit column holds them all)."""
+32-bit column holds them all), from the settings model."""
 MAX_MARGIN = 1e6
 
 

@@ -1,8 +1,8 @@
 """A study's settings as a file (issue 14, item 6): exported as YAML or JSON, imported back.
 
-`StudySettings` lists, in one place, every setting a file carries; a setting added to studies
-later (in `annotate.domain.studies.EDITABLE`) joins the file with one line here. Left out on
-purpose: the name and the seed (each study draws its own), and the switches that open a study
+`StudySettings` is the part of the study's settings model (`annotate.domain.study.
+settings_model`) a file carries: a setting declared there with `file=True` joins the file. Left
+out on purpose: the name and the seed (each study draws its own), and the switches that open a study
 to people (the open pool, crowd enrolment), which an admin turns on deliberately.
 
 Reading is all or nothing: the file's syntax (with its line), then every field's type (with the
@@ -23,19 +23,21 @@ from pathlib import PurePath
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from annotate.db.tables import Study
 from annotate.domain.study.questionnaire import template_name
-from annotate.domain.study.training_rules import (
-    ComprehensionQuestion,
-    PracticePair,
-    validation_messages,
+from annotate.domain.study.settings_model import (
+    FILE_SETTINGS,
+    Settings,
+    default,
+    setting,
+    settings_where,
 )
+from annotate.domain.study.training_rules import validation_messages
 from annotate.domain.untrusted.documents import DocumentError, read_json, read_yaml
 from annotate.errors import Conflict, Invalid
-from annotate.questionnaire import DEFAULT_TEMPLATE, TEMPLATES, parse_questionnaire
-from annotate.vocabulary import DEFAULT_EQUIVALENCE_MARGIN
+from annotate.questionnaire import parse_questionnaire
 
 FORMATS = ("yaml", "json")
 SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json"}
@@ -47,85 +49,35 @@ class SettingsFileError(Invalid):
     """A settings file that cannot be applied; one line per problem, each naming the file."""
 
 
-class StudySettings(BaseModel):
-    """Every setting a study's settings file carries (the types a file must give)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    prb_annotate_settings: int = Field(default=1, description="the file format's version")
-    questionnaire: str | dict[str, Any] = Field(
-        default=DEFAULT_TEMPLATE,
-        description="what annotators are asked (annotate.questionnaire): a template's name "
-        f"({', '.join(TEMPLATES)}), {{template, span_labels}}, or {{questions, span_labels}} "
-        "with each question's key, label, text, points and anchors or choices, and role (tie, "
-        "diverge or describe); locked once the study has ratings",
-    )
-    guidelines: str = ""
-    equivalence_margin: float = DEFAULT_EQUIVALENCE_MARGIN
-    margin_unit: str = "points"
-    smallest_effect: float | None = Field(
-        default=None, description="pre-registered: in the margin's unit (empty: the margin)"
-    )
-    alpha: float = Field(default=0.05, description="pre-registered significance level")
-    planned_pairs: int | None = Field(default=None, description="pre-registered sample size")
-    stopping_rule: str = Field(default="", description="pre-registered stopping rule in words")
-    sequential: dict[str, Any] | None = Field(
-        default=None,
-        description="pre-registered group-sequential plan: looks (cumulative counts), unit "
-        "(pairs or ratings), alpha_spending and futility (obrien-fleming or pocock), beta, binding",
-    )
-    count_simulated: bool = False
-    overlap: int = 3
-    reservation_minutes: int = 60
-    gold_rate: float = 0.0
-    pool_quota: int | None = None
-    finish_minimum: int | None = None
-    finish_counts_flags: bool = False
-    finish_counts_skips: bool = False
-    skip_limit: int | None = Field(
-        default=None, description="crowd: pairs one may set aside (empty: the pairs per person)"
-    )
-    pool_order: str = "depth"
-    completion_code: str | None = None
-    close_at_stop: bool = Field(
-        default=False,
-        description="crowd enrolment closes itself when the group-sequential plan says stop",
-    )
-    consent_text: str = ""
-    survey_questions: list[dict[str, Any]] = Field(default_factory=list)
-    screenout_code: str | None = None
-    completion_url: str | None = None
-    ask_preference: bool = False
-    rationale: str = "off"
-    practice_pairs: list[PracticePair] = Field(default_factory=list)
-    comprehension_questions: list[ComprehensionQuestion] = Field(default_factory=list)
-    comprehension_attempts: int = 2
-    instructed_checks: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="crowd: instructed-response checks in the rating flow: {text, options, "
-        "expected, after (pairs)}; a participant who fails two ends with 'failed checks'",
-    )
-    aspect_checklist: bool = False
-    adjudication_threshold: float | None = None
-    retention_days: int | None = None
-    platform: str | None = Field(default=None, description="prolific, completion_url or empty")
-    platform_study_id: str | None = None
-    reward: int | None = Field(default=None, description="per completed participant, minor units")
-    currency: str = "GBP"
-    platform_fee_percent: float = 0.0
-    bonus_rule: str = Field(default="", description="'' or 'per_extra_pair:N' (minor units)")
-    exclusion_rules: dict[str, int | float] = Field(
-        default_factory=dict,
-        description="pre-registered: set through annotate.domain.operations.exclusion_rules "
-        "(refused once the study has ratings)",
+def file_model(model: type[BaseModel] = Settings) -> type[BaseModel]:
+    """The settings file's model: the `file` settings of `model`, in its order, after the
+    format's version."""
+    fields: dict[str, Any] = {
+        name: (field.annotation, _file_field(model, name))
+        for name, field in model.model_fields.items()
+        if name in settings_where(lambda s: s.file, model)
+    }
+    return create_model(
+        "StudySettings",
+        __config__=ConfigDict(extra="forbid", strict=True),
+        __doc__="Every setting a study's settings file carries (the types a file must give).",
+        prb_annotate_settings=(int, Field(default=1, description="the file format's version")),
+        **fields,
     )
 
 
-SETTINGS = tuple(name for name in StudySettings.model_fields if name != VERSION_KEY)
+def _file_field(model: type[BaseModel], name: str) -> Any:
+    return Field(
+        default_factory=lambda: default(name, model), description=setting(name, model).help
+    )
+
+
+StudySettings = file_model()
+SETTINGS = FILE_SETTINGS
 """The study settings a file carries, in the file's order."""
 
 
-def settings_of(study: Study) -> StudySettings:
+def settings_of(study: Study) -> BaseModel:
     values = {name: getattr(study, name) for name in SETTINGS}
     values["questionnaire"] = questionnaire_as_written(study.questionnaire)
     return StudySettings.model_validate(values)
@@ -168,7 +120,7 @@ def read_settings(file: str, data: bytes) -> dict[str, Any]:
     if not isinstance(parsed, dict):
         raise SettingsFileError(f"{file}: expected a mapping of setting names to values")
     try:
-        settings = StudySettings.model_validate(parsed)
+        settings: Any = StudySettings.model_validate(parsed)
     except ValidationError as error:
         raise SettingsFileError(
             "\n".join(f"{file}, {message}" for message in validation_messages(error))
@@ -189,7 +141,7 @@ def read_settings(file: str, data: bytes) -> dict[str, Any]:
             f"{file}, field 'smallest_effect': expected a number above 0 (or empty: the "
             f"margin), got {sesoi!r}: at 0 any positive difference would diverge"
         )
-    return settings.model_dump(include=given)
+    return dict(settings.model_dump(include=given))
 
 
 def _parsed(file: str, fmt: str, text: str) -> object:
