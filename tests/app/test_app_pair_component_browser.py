@@ -1,0 +1,361 @@
+"""The pair drawn by our own component (issue 36, `annotate.app.pair_component`), in headless
+Chromium against a real `streamlit run` server started with PRB_RATING_VIEW=component.
+
+The demo study asks six questions (five scales and a choice list, `tests.questionnaire_helpers`);
+every test rates through the component and reads the database rows: exactly the values entered
+on each pair, by mouse and by keyboard only; a double click saves once; nothing the browser
+receives says which response is chosen; dataset text with markup stays text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import select
+
+from annotate.app.pair_component import pair_data
+from annotate.db import make_engine, read_session, write_session
+from annotate.db.tables import Assignment, Rating, Study
+from annotate.domain.rating.queue import pair_view
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study
+from annotate.services.data import import_files
+from annotate.services.demo import set_up_demo
+from support.appserver import AppServer
+from tests.app import hostile
+from tests.app.browser_helpers import (
+    BROWSER_MARKS,
+    LAPTOP,
+    PHONE,
+    SERVER_START_TIMEOUT_S,
+    Recorder,
+    add_annotator,
+    screenshot_dir,
+    settle,
+    wait_for_loads,
+)
+from tests.questionnaire_helpers import SIX
+
+pytestmark = BROWSER_MARKS
+
+PAIR = ".prb-pair"
+KEYS = [q.key for q in SIX.questions]  # clarity, tone, accuracy, safety, creativity, format
+
+
+@dataclass
+class World:
+    engine: Any
+    url: str
+    shots: Path
+
+    def link(self, study: str, name: str) -> str:
+        return f"{self.url}/?token={add_annotator(self.engine, study, name)}"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    folder = tmp_path_factory.mktemp("pair_component")
+    db = folder / "pair_component.db"
+    engine = make_engine(str(db))
+    set_up_demo(engine)
+    with write_session(engine) as session:
+        study = session.exec(select(Study).where(Study.name == "demo")).one()
+        study.questionnaire = SIX.stored()
+        session.add(study)
+        get_or_create_study(session, "hostile", seed=7)
+    import_files(
+        engine, SYSTEM, [hostile.write_hostile_dataset(folder / "hostile")], study="hostile"
+    )
+    server = AppServer(
+        str(db), folder / "server.log", environment={"PRB_RATING_VIEW": "component"}
+    ).start(timeout=SERVER_START_TIMEOUT_S)
+    try:
+        yield World(engine, server.url, screenshot_dir(folder / "shots"))
+    finally:
+        server.stop()
+        engine.dispose()
+
+
+def answers(shift: int) -> dict[str, dict[str, int]]:
+    """Different on every question and across sides (a swapped question or side cannot pass),
+    and different for each `shift` (a value carried to another pair cannot pass)."""
+    out: dict[str, dict[str, int]] = {}
+    for side, start in (("A", 0), ("B", 2)):
+        out[side] = {}
+        for index, key in enumerate(KEYS):
+            points = 4 if key == "format" else 5  # the choice list has four choices
+            out[side][key] = (index + start + shift) % points + 1
+    return out
+
+
+def shown(page: Any) -> int:
+    """The assignment the component shows (its pair token)."""
+    page.locator(f"{PAIR}[data-pair]").wait_for()
+    return int(page.locator(PAIR).get_attribute("data-pair"))
+
+
+def open_pair(page: Any, url: str) -> int:
+    page.goto(url)
+    settle(page)
+    return shown(page)
+
+
+def wait_next(page: Any, old: int) -> int:
+    """Wait until the component shows another pair than `old`; that pair."""
+    page.locator(f"{PAIR}[data-pair]:not([data-pair='{old}'])").wait_for()
+    settle(page)
+    return shown(page)
+
+
+def question(page: Any, side: str, key: str) -> Any:
+    return page.locator(f"{PAIR} fieldset.q[data-side='{side}'][data-key='{key}']")
+
+
+def checked(page: Any) -> dict[str, dict[str, int]]:
+    """The answers the component shows checked, by side and question."""
+    out: dict[str, dict[str, int]] = {}
+    for side in "AB":
+        for key in KEYS:
+            box = question(page, side, key).locator("input:checked")
+            if box.count():
+                out.setdefault(side, {})[key] = int(box.get_attribute("value"))
+    return out
+
+
+def stored(engine: Any, assignment_id: int) -> tuple[str, dict[str, dict[str, int]], str, str]:
+    """The pair's status, its scores by side shown (through the assignment's chosen side), its
+    comment and flag, as the database holds them."""
+    with read_session(engine) as session:
+        done = session.get(Assignment, assignment_id)
+        assert done is not None
+        rows = session.exec(select(Rating).where(Rating.assignment_id == assignment_id)).all()
+    other = "B" if done.chosen_side == "A" else "A"
+    side_of = {"chosen": done.chosen_side, "rejected": other}
+    scores: dict[str, dict[str, int]] = {}
+    for row in rows:
+        scores.setdefault(side_of[row.response], {})[row.dimension] = row.score
+    return done.status, scores, done.comment or "", done.flag_reason or ""
+
+
+# The focused element, inside the component's shadow root (the page sees only its host).
+DEEP_FOCUS = """let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) {
+        a = a.shadowRoot.activeElement;
+    }"""
+
+
+def focused(page: Any) -> str | None:
+    """The focused control inside the component: a radio's name, 'submit', or None."""
+    return page.evaluate(
+        """() => { """
+        + DEEP_FOCUS
+        + """
+                   if (!a) return null;
+                   if (a.type === 'radio') return a.name;
+                   return a.classList && a.classList.contains('submit') ? 'submit' : null; }"""
+    )
+
+
+def wait_focus(page: Any, name: str) -> None:
+    page.wait_for_function(
+        """(name) => { """
+        + DEEP_FOCUS
+        + """
+                       return !!a && (a.name === name ||
+                              (name === 'submit' && a.classList.contains('submit'))); }""",
+        arg=name,
+    )
+
+
+def test_three_pairs_store_exactly_what_was_entered(world: World, new_page):
+    page = new_page(LAPTOP)
+    current = open_pair(page, world.link("demo", "mouse"))
+    rated = []
+    for number in range(3):
+        assert checked(page) == {}, f"pair {number + 1} opened with another pair's values"
+        given = answers(number)
+        for side, by_key in given.items():
+            for key, value in by_key.items():
+                question(page, side, key).locator(f"input[value='{value}']").check()
+        comment = f"comment on pair {number + 1}"
+        page.locator(f"{PAIR} #prb-comment").fill(comment)
+        flag = "odd wording" if number == 1 else ""
+        page.locator(f"{PAIR} #prb-flag").fill(flag)
+        page.locator(f"{PAIR} button.submit").click()
+        rated.append((current, given, comment, flag))
+        current = wait_next(page, current)
+    for assignment_id, given, comment, flag in rated:
+        assert stored(world.engine, assignment_id) == ("done", given, comment, flag)
+    assert stored(world.engine, current) == ("pending", {}, "", "")
+
+
+def test_keyboard_only_rating(world: World, new_page):
+    """The keys the page teaches: a digit answers the focused question and moves on; after the
+    last question the focus is on Submit, and Enter sends it; Ctrl+Enter sends from anywhere."""
+    page = new_page(LAPTOP)
+    current = open_pair(page, world.link("demo", "keys"))
+    rated = []
+    for number, send in enumerate(["Enter", "Control+Enter"]):
+        wait_focus(page, f"A__{KEYS[0]}")
+        given = answers(number + 5)
+        for side in "AB":
+            for key in KEYS:
+                assert focused(page) == f"{side}__{key}"
+                page.keyboard.press(str(given[side][key]))
+        assert focused(page) == "submit"
+        page.keyboard.press(send)
+        rated.append((current, given))
+        current = wait_next(page, current)
+    for assignment_id, given in rated:
+        assert stored(world.engine, assignment_id) == ("done", given, "", "")
+
+
+def test_missing_answers_are_said_and_entries_kept(world: World, new_page):
+    page = new_page(LAPTOP)
+    current = open_pair(page, world.link("demo", "missing"))
+    question(page, "A", KEYS[0]).locator("input[value='2']").check()
+    page.locator(f"{PAIR} #prb-comment").fill("kept")
+    page.locator(f"{PAIR} button.submit").click()
+    page.locator(f"{PAIR} .error").get_by_text("Please give every score").wait_for()
+    assert shown(page) == current
+    assert checked(page) == {"A": {KEYS[0]: 2}}
+    assert page.locator(f"{PAIR} #prb-comment").input_value() == "kept"
+    assert page.locator(f"{PAIR} fieldset.q.missing").count() == 2 * len(KEYS) - 1
+    assert stored(world.engine, current)[0] == "pending"
+    given = answers(2)  # then completed: saved, and Submit works again after the refusal
+    for side, by_key in given.items():
+        for key, value in by_key.items():
+            question(page, side, key).locator(f"input[value='{value}']").check()
+    page.locator(f"{PAIR} button.submit").click()
+    wait_next(page, current)
+    assert stored(world.engine, current) == ("done", given, "kept", "")
+
+
+def test_a_double_submit_is_ignored(world: World, new_page):
+    page = new_page(LAPTOP)
+    first = open_pair(page, world.link("demo", "double"))
+    given = answers(1)
+    for side, by_key in given.items():
+        for key, value in by_key.items():
+            question(page, side, key).locator(f"input[value='{value}']").check()
+    page.locator(f"{PAIR} button.submit").dblclick()
+    second = wait_next(page, first)
+    page.keyboard.press("Control+Enter")  # nothing entered: refused, not saved anywhere
+    page.locator(f"{PAIR} .error").get_by_text("Please give every score").wait_for()
+    assert stored(world.engine, first) == ("done", given, "", "")
+    assert stored(world.engine, second) == ("pending", {}, "", "")
+    assert checked(page) == {}
+    with read_session(world.engine) as session:
+        rows = session.exec(select(Rating).where(Rating.assignment_id == first)).all()
+    assert len(rows) == 2 * len(KEYS)
+
+
+def test_skip_with_a_reason(world: World, new_page):
+    page = new_page(PHONE)
+    first = open_pair(page, world.link("demo", "skipper"))
+    page.locator(f"{PAIR} button.skip-open").click()
+    page.locator(f"{PAIR} #prb-skip-reason").fill("cannot judge this one")
+    page.locator(f"{PAIR} button.skip").click()
+    wait_next(page, first)
+    with read_session(world.engine) as session:
+        skipped = session.get(Assignment, first)
+    assert skipped is not None
+    assert (skipped.status, skipped.skip_reason) == ("skipped", "cannot judge this one")
+
+
+def test_nothing_sent_to_the_browser_says_which_response_is_chosen(world: World, new_page):
+    """Every websocket frame and the page's DOM on three pairs; and the component's data is
+    the same whichever side holds the chosen response, but for the two texts' places."""
+    page = new_page(LAPTOP)
+    record = Recorder().attach(page)
+    current = open_pair(page, world.link("demo", "blind"))
+    seen = []
+    for number in range(3):
+        record.snapshot(page, f"pair {number + 1}")
+        seen.append(current)
+        for side, by_key in answers(number).items():
+            for key, value in by_key.items():
+                question(page, side, key).locator(f"input[value='{value}']").check()
+        page.locator(f"{PAIR} button.submit").click()
+        current = wait_next(page, current)
+    assert record.label_leaks() == []
+    received = b"".join(record.received)
+    assert b"chosen_side" not in received
+    with write_session(world.engine) as session:
+        for assignment_id in seen:
+            assignment = session.get(Assignment, assignment_id)
+            assert assignment is not None
+            annotator = assignment.annotator_id
+            as_drawn = pair_data(pair_view(session, annotator, assignment_id), [])
+            assignment.chosen_side = "B" if assignment.chosen_side == "A" else "A"
+            session.flush()
+            swapped = pair_data(pair_view(session, annotator, assignment_id), [])
+            assignment.chosen_side = "B" if assignment.chosen_side == "A" else "A"
+            session.flush()
+            assert as_drawn["responses"] != swapped["responses"]
+            moved = [
+                {"side": r["side"], "body": s["body"]}
+                for r, s in zip(as_drawn["responses"], reversed(swapped["responses"]), strict=True)
+            ]
+            assert moved == as_drawn["responses"]
+            assert {k: v for k, v in as_drawn.items() if k not in ("responses", "saved")} == {
+                k: v for k, v in swapped.items() if k not in ("responses", "saved")
+            }
+
+
+def _component_root_js(body: str) -> str:
+    return (
+        "() => { const host = [...document.querySelectorAll('*')].find("
+        "h => h.shadowRoot && h.shadowRoot.querySelector('.prb-pair'));"
+        "const root = host.shadowRoot;" + body + "}"
+    )
+
+
+def test_hostile_text_is_inert_in_the_component(world: World, new_page):
+    page = new_page(LAPTOP)
+    record = Recorder().attach(page)
+    open_pair(page, world.link("hostile", "hostile-reader"))
+    # every section open: its text drawn and shown
+    page.locator(f"{PAIR} details").evaluate_all("all => all.forEach(d => { d.open = true; })")
+    wait_for_loads(page)
+    page.screenshot(path=str(world.shots / "component_hostile.png"))
+    assert page.evaluate("() => typeof window.__pwned") == "undefined"
+    tags = page.evaluate(
+        _component_root_js(
+            "return [...root.querySelectorAll('*')].map(el => el.tagName.toLowerCase());"
+        )
+    )
+    for tag in ("img", "iframe", "object", "embed", "svg", "a", "script", "video", "audio"):
+        assert tag not in tags, f"a <{tag}> from the dataset is in the component"
+    handlers = page.evaluate(
+        _component_root_js(
+            "return [...root.querySelectorAll('*')].flatMap(el =>"
+            " [...el.attributes].filter(a => a.name.startsWith('on')).map(a => a.name));"
+        )
+    )
+    assert handlers == []
+    assert [u for u in record.requests if hostile.EVIL_HOST in u] == []
+    text = page.locator(PAIR).inner_text()
+    for shown_as_text in (hostile.SCRIPT, hostile.IMG, hostile.CJK, hostile.EMOJI):
+        assert shown_as_text in text
+    assert "[image: t]" in text
+    assert "click me" in text  # a javascript: link is its words
+
+
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_screenshots(world: World, new_page, size: str):
+    """1366x768 and 390x844, for a person to look at (`screenshot_dir`)."""
+    page = new_page(LAPTOP if size == "laptop" else PHONE)
+    open_pair(page, world.link("demo", f"shots-{size}"))
+    page.screenshot(path=str(world.shots / f"component_{size}_top.png"))
+    question(page, "B", KEYS[-1]).scroll_into_view_if_needed()
+    page.screenshot(path=str(world.shots / f"component_{size}_questions.png"))
+    overflow = page.evaluate(
+        """() => { const m = document.querySelector("[data-testid='stMain']");
+                   return m.scrollWidth - m.clientWidth; }"""
+    )
+    assert overflow <= 0
