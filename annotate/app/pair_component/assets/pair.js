@@ -89,6 +89,8 @@ function drawSides(data) {
   for (const response of data.responses) {
     const side = response.side;
     const column = el("div", { class: `side side-${side}` });
+    // Rows shared by both columns (pair.css: subgrid): each question level with its twin.
+    column.style.gridRow = `span ${data.questions.length + 2}`;
     column.append(el("h3", { text: `Response ${side}` }));
     column.append(region(`Response ${side}`, "response", build(response.body, el("div", { class: "md" }))));
     const saved = data.saved.scores[side] || {};
