@@ -35,12 +35,12 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_browser import CHROMIUM, CHROMIUM_ARGS, CYCLE_JS, LAPTOP, TIMEOUT_MS  # noqa: E402
+from bench_browser import CHROMIUM, CHROMIUM_ARGS, CYCLE_JS, LAPTOP, TIMEOUT_MS
 
-from annotate.db import make_engine  # noqa: E402
-from annotate.services.demo import set_up_demo  # noqa: E402
-from support.appserver import AppServer  # noqa: E402
-from tests.app.browser_helpers import add_annotator  # noqa: E402
+from annotate.db import make_engine
+from annotate.services.demo import set_up_demo
+from support.appserver import AppServer
+from tests.app.browser_helpers import add_annotator
 
 VIEWS = ("streamlit", "component")
 
