@@ -35,7 +35,14 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_browser import CHROMIUM, CHROMIUM_ARGS, CYCLE_JS, LAPTOP, TIMEOUT_MS
+from bench_browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CYCLE_JS,
+    CYCLE_TEMPLATE,
+    LAPTOP,
+    TIMEOUT_MS,
+)
 
 from annotate.db import make_engine
 from annotate.services.demo import set_up_demo
@@ -44,16 +51,14 @@ from tests.app.browser_helpers import add_annotator
 
 VIEWS = ("streamlit", "component")
 
-# The component's cycle: as CYCLE_JS, inside the component's shadow root.
-COMPONENT_CYCLE_JS = """
-async (deadline) => {
-  const rootOf = () => {
+# The component's cycle: bench_browser's, inside the component's shadow root.
+ROOT_JS = """(() => {
     const host = [...document.querySelectorAll('*')].find(
       h => h.shadowRoot && h.shadowRoot.querySelector('.prb-pair'));
     return host ? host.shadowRoot : null;
-  };
-  const ready = () => {
-    const root = rootOf();
+  })()"""
+COMPONENT_READY_JS = """() => {
+    const root = ROOT;
     const pair = root ? root.querySelector('.prb-pair') : null;
     const active = root ? root.activeElement : null;
     const first = root ? root.querySelector('fieldset.q') : null;
@@ -64,32 +69,17 @@ async (deadline) => {
       settled: document.querySelector("[data-testid='stApp']")
                  ?.getAttribute('data-test-script-state') === 'notRunning',
     };
-  };
-  const frame = () => new Promise(r => requestAnimationFrame(r));
-  const start = performance.now();
-  const before = ready().token;
-  const root = rootOf();
-  for (const group of root.querySelectorAll('fieldset.q')) {
+  }"""
+COMPONENT_FILL_JS = """for (const group of ROOT.querySelectorAll('fieldset.q')) {
     const boxes = group.querySelectorAll("input[type='radio']");
     boxes[Math.floor(Math.random() * boxes.length)].click();
-  }
-  await frame();
-  const submitted = performance.now();
-  root.querySelector('button.submit').click();
-  let visible = null;
-  while (performance.now() - submitted < deadline) {
-    await frame();
-    const now = ready();
-    if (visible === null && now.token && now.token !== before && now.checked === 0 && now.focused)
-      visible = performance.now();
-    if (visible !== null && now.settled) {
-      return {fill: submitted - start, visible: visible - submitted,
-              settled: performance.now() - submitted, token: now.token};
-    }
-  }
-  return null;
-}
-"""
+  }"""
+COMPONENT_CYCLE_JS = (
+    CYCLE_TEMPLATE.replace("READY", COMPONENT_READY_JS)
+    .replace("FILL", COMPONENT_FILL_JS)
+    .replace("SUBMIT", "ROOT.querySelector('button.submit').click();")
+    .replace("ROOT", ROOT_JS)
+)
 
 
 def one_view(browser: Any, view: str, pairs: int, folder: Path) -> list[dict[str, float]]:
