@@ -38,6 +38,7 @@ from tests.app.browser_helpers import (
     settle,
     wait_for_loads,
 )
+from tests.app.test_app_accessibility_browser import severe_findings
 from tests.questionnaire_helpers import SIX
 
 pytestmark = BROWSER_MARKS
@@ -348,10 +349,12 @@ def test_hostile_text_is_inert_in_the_component(world: World, new_page):
 
 @pytest.mark.parametrize("size", ["laptop", "phone"])
 def test_screenshots(world: World, new_page, size: str):
-    """1366x768 and 390x844, for a person to look at (`screenshot_dir`)."""
+    """1366x768 and 390x844, for a person to look at (`screenshot_dir`); axe finds no serious
+    or critical violation; nothing wider than the screen."""
     page = new_page(LAPTOP if size == "laptop" else PHONE)
     open_pair(page, world.link("demo", f"shots-{size}"))
     page.screenshot(path=str(world.shots / f"component_{size}_top.png"))
+    assert severe_findings(page, "pair component", size) == []
     question(page, "B", KEYS[-1]).scroll_into_view_if_needed()
     page.screenshot(path=str(world.shots / f"component_{size}_questions.png"))
     overflow = page.evaluate(

@@ -62,7 +62,8 @@ function drawContext(data) {
   }
   data.sections.forEach((section, index) => {
     const details = el("details", { class: "section" },
-      el("summary", { text: section.title }), build(section.body, el("div", { class: "md" })));
+      el("summary", { text: section.title }),
+      build(section.body, region(section.title, "md")));
     if (index === 0 && data.sections.length > 1) details.open = true;
     box.append(details);
   });
