@@ -9,6 +9,7 @@ const TAGS = new Set([
   "p", "strong", "em", "s", "code", "pre", "ul", "ol", "li", "blockquote", "br", "hr",
   "table", "thead", "tbody", "tr", "th", "td", "span",
 ]);
+const BLOCKS = new Set(["p", "li", "td", "th", "blockquote"]);
 const NEXT_TURN = "The assistant's next turn, written two ways: Response A and Response B below.";
 const STATES = new WeakMap(); // the component's root -> its state
 let current = null; // the state of the pair component on the page (for the page-wide keys)
@@ -32,6 +33,7 @@ function build(nodes, parent) {
     } else if (Array.isArray(node)) {
       const tag = TAGS.has(node[0]) ? node[0] : "span";
       const child = document.createElement(tag);
+      if (BLOCKS.has(tag)) child.dir = "auto"; // right-to-left text aligned as it reads
       build(node[1], child);
       parent.append(child);
     }
