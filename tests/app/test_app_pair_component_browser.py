@@ -9,6 +9,7 @@ receives says which response is chosen; dataset text with markup stays text.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from sqlmodel import select
 from annotate.app.pair_component import pair_data
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment, Rating, Study
+from annotate.domain.dataset.shapes import Shape, ShapeOptions
 from annotate.domain.rating.queue import pair_view
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study
@@ -39,6 +41,7 @@ from tests.app.browser_helpers import (
     wait_for_loads,
 )
 from tests.app.test_app_accessibility_browser import severe_findings
+from tests.app.test_app_chat_browser import HISTORY
 from tests.questionnaire_helpers import SIX
 
 pytestmark = BROWSER_MARKS
@@ -71,6 +74,22 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     import_files(
         engine, SYSTEM, [hostile.write_hostile_dataset(folder / "hostile")], study="hostile"
     )
+    chat = folder / "garden_test.jsonl"  # two pairs of a conversation (test_app_chat_browser)
+    chat.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"chat_{n}",
+                    "chosen": [*HISTORY, {"role": "assistant", "content": "Water less."}],
+                    "rejected": [*HISTORY, {"role": "assistant", "content": "Water more."}],
+                }
+            )
+            + "\n"
+            for n in range(2)
+        ),
+        encoding="utf-8",
+    )
+    import_files(engine, SYSTEM, [chat], study="chat", shape=ShapeOptions(shape=Shape.HF))
     server = AppServer(
         str(db), folder / "server.log", environment={"PRB_RATING_VIEW": "component"}
     ).start(timeout=SERVER_START_TIMEOUT_S)
@@ -196,11 +215,12 @@ def test_three_pairs_store_exactly_what_was_entered(world: World, new_page):
 
 def test_keyboard_only_rating(world: World, new_page):
     """The keys the page teaches: a digit answers the focused question and moves on; after the
-    last question the focus is on Submit, and Enter sends it; Ctrl+Enter sends from anywhere."""
+    last question the focus is on Submit, and Enter sends it; Ctrl+Enter and Ctrl+S send it
+    from anywhere; Alt+P goes back to the pair before, drawn with what was saved."""
     page = new_page(LAPTOP)
     current = open_pair(page, world.link("demo", "keys"))
     rated = []
-    for number, send in enumerate(["Enter", "Control+Enter"]):
+    for number, send in enumerate(["Enter", "Control+Enter", "Control+s"]):
         wait_focus(page, f"A__{KEYS[0]}")
         given = answers(number + 5)
         for side in "AB":
@@ -213,6 +233,11 @@ def test_keyboard_only_rating(world: World, new_page):
         current = wait_next(page, current)
     for assignment_id, given in rated:
         assert stored(world.engine, assignment_id) == ("done", given, "", "")
+    page.keyboard.press("Alt+p")
+    assert wait_next(page, current) == rated[-1][0]
+    assert checked(page) == rated[-1][1]
+    page.get_by_text("You have rated this pair already").wait_for()
+    assert page.locator(f"{PAIR} button.skip-open").count() == 0
 
 
 def test_missing_answers_are_said_and_entries_kept(world: World, new_page):
@@ -345,6 +370,29 @@ def test_hostile_text_is_inert_in_the_component(world: World, new_page):
         assert shown_as_text in text
     assert "[image: t]" in text
     assert hostile.MD_JS_LINK in text  # a javascript: link is no link: its characters
+
+
+def test_a_conversation_is_drawn_as_a_chat(world: World, new_page):
+    """Each earlier turn under its role's name (the page's words), its markup inert, the box
+    opened at its last turn; then the two responses."""
+    page = new_page(PHONE)
+    open_pair(page, world.link("chat", "chat-reader"))
+    turns = page.locator(f"{PAIR} .conversation .turn")
+    assert turns.count() == len(HISTORY)
+    names = [turns.nth(i).locator(".who").inner_text() for i in range(turns.count())]
+    assert names == ["Instructions to the assistant", "User", "Assistant", "User"]
+    assert hostile.SCRIPT in turns.nth(3).inner_text()
+    assert page.evaluate("() => typeof window.__pwned") == "undefined"
+    at_end = page.evaluate(
+        _component_root_js(
+            "const box = root.querySelector('.conversation');"
+            "return box.scrollTop + box.clientHeight >= box.scrollHeight - 2;"
+        )
+    )
+    assert at_end
+    texts = page.locator(f"{PAIR} .response").all_inner_texts()
+    assert sorted(texts) == ["Water less.", "Water more."]
+    page.screenshot(path=str(world.shots / "component_chat_phone.png"))
 
 
 @pytest.mark.parametrize("size", ["laptop", "phone"])
