@@ -205,11 +205,20 @@ def test_three_pairs_store_exactly_what_was_entered(world: World, new_page):
         page.locator(f"{PAIR} #prb-comment").fill(comment)
         flag = "odd wording" if number == 1 else ""
         page.locator(f"{PAIR} #prb-flag").fill(flag)
+        for _ in range(number):  # the window left `number` times (a quality signal)
+            page.evaluate(
+                "() => { window.dispatchEvent(new Event('blur'));"
+                " window.dispatchEvent(new Event('focus')); }"
+            )
         page.locator(f"{PAIR} button.submit").click()
         rated.append((current, given, comment, flag))
         current = wait_next(page, current)
-    for assignment_id, given, comment, flag in rated:
+    for number, (assignment_id, given, comment, flag) in enumerate(rated):
         assert stored(world.engine, assignment_id) == ("done", given, comment, flag)
+        with read_session(world.engine) as session:
+            row = session.get(Assignment, assignment_id)
+            assert row is not None
+            assert row.focus_losses == number
     assert stored(world.engine, current) == ("pending", {}, "", "")
 
 
