@@ -1,6 +1,6 @@
 """The annotator's page: one blinded pair, each response answered on the study's questions.
 
-Why 809 lines: one page's shared widget state and both views of the pair (Streamlit's
+Why 814 lines: one page's shared widget state and both views of the pair (Streamlit's
 widgets, our component); the issue-36 component replaces most.
 
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
@@ -18,6 +18,10 @@ an earlier pair (a double click) is recognised and ignored, never saved to the n
 hidden field of the pair (`SIGNALS`) carries what the page script counted while the pair was
 shown (focus losses, pastes into the rationale: `annotate.domain.rating.signals`); it is sent
 with the submit, so it costs no run of its own.
+
+With $PRB_RATING_VIEW=component the pair (context, responses, questions, comment, flag, skip,
+Submit) is drawn by our own component instead (`annotate.app.pair_view`, issue 36), saved by
+the same `_save`; the rest of the page is the same.
 
 Between two pairs a crowd participant may be asked an instructed-response check
 (`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work
