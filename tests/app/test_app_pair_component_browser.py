@@ -10,12 +10,13 @@ receives says which response is chosen; dataset text with markup stays text.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import func
 from sqlmodel import select
 
 from annotate.app.pair_component import pair_data
@@ -25,9 +26,12 @@ from annotate.domain.dataset.shapes import Shape, ShapeOptions
 from annotate.domain.rating.queue import pair_view
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
 from support.appserver import AppServer
+from support.own_postgres import available as postgres_available
+from support.own_postgres import own_postgres
 from tests.app import hostile
 from tests.app.browser_helpers import (
     BROWSER_MARKS,
@@ -47,6 +51,7 @@ from tests.questionnaire_helpers import SIX
 pytestmark = BROWSER_MARKS
 
 PAIR = ".prb-pair"
+OFFLINE_WORDS = "Not saved: the database did not answer. Your entries are still here"
 KEYS = [q.key for q in SIX.questions]  # clarity, tone, accuracy, safety, creativity, format
 
 
@@ -135,11 +140,11 @@ def question(page: Any, side: str, key: str) -> Any:
     return page.locator(f"{PAIR} fieldset.q[data-side='{side}'][data-key='{key}']")
 
 
-def checked(page: Any) -> dict[str, dict[str, int]]:
+def checked(page: Any, keys: Sequence[str] = KEYS) -> dict[str, dict[str, int]]:
     """The answers the component shows checked, by side and question."""
     out: dict[str, dict[str, int]] = {}
     for side in "AB":
-        for key in KEYS:
+        for key in keys:
             box = question(page, side, key).locator("input:checked")
             if box.count():
                 out.setdefault(side, {})[key] = int(box.get_attribute("value"))
@@ -419,3 +424,56 @@ def test_screenshots(world: World, new_page, size: str):
                    return m.scrollWidth - m.clientWidth; }"""
     )
     assert overflow <= 0
+
+
+@pytest.fixture
+def outage_server(tmp_path: Path) -> Iterator[tuple[Any, AppServer, str, Any]]:
+    """The demo on a PostgreSQL server of the test's own (never the shared one), the component
+    view on."""
+    with own_postgres() as database:
+        engine = make_engine(database.url)
+        demo = set_up_demo(engine)
+        app = AppServer(
+            database.url, tmp_path / "server.log", environment={"PRB_RATING_VIEW": "component"}
+        )
+        app.start(timeout=SERVER_START_TIMEOUT_S)
+        try:
+            yield database, app, demo.token, engine
+        finally:
+            app.stop()
+            engine.dispose()
+
+
+@pytest.mark.skipif(not postgres_available(), reason="needs PostgreSQL's binaries and root")
+def test_a_submit_during_an_outage_keeps_every_entry_and_saves_once_after(outage_server, new_page):
+    """As `test_app_outage_browser` for the Streamlit view: the database stopped, Submit says
+    "Not saved" inside the component and keeps every answer and the comment; after the restart
+    the same Submit saves the 8 rows exactly once."""
+    database, app, token, engine = outage_server
+    page = new_page(LAPTOP)
+    first = open_pair(page, f"{app.url}/?token={token}")
+    given = {
+        side: {key: (n + offset) % 5 + 1 for n, key in enumerate(DEFAULT_QUESTIONNAIRE.keys)}
+        for side, offset in (("A", 0), ("B", 3))
+    }
+    for side, by_key in given.items():
+        for key, value in by_key.items():
+            question(page, side, key).locator(f"input[value='{value}']").check()
+    page.locator(f"{PAIR} #prb-comment").fill("typed before the outage")
+
+    database.stop()
+    page.locator(f"{PAIR} button.submit").click()
+    page.locator(f"{PAIR} .error").get_by_text(OFFLINE_WORDS).wait_for()
+    settle(page)
+    assert shown(page) == first
+    assert checked(page, DEFAULT_QUESTIONNAIRE.keys) == given
+    assert page.locator(f"{PAIR} #prb-comment").input_value() == "typed before the outage"
+    assert page.locator("[data-testid='stException']").count() == 0
+
+    database.start()
+    page.locator(f"{PAIR} button.submit").click()
+    wait_next(page, first)
+    with read_session(engine) as session:
+        total = session.exec(select(func.count()).select_from(Rating)).one()
+    assert total == 8  # saved exactly once
+    assert stored(engine, first) == ("done", given, "typed before the outage", "")
