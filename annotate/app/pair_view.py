@@ -18,7 +18,7 @@ from typing import Any
 from annotate.app import pair_component
 from annotate.domain.rating.aspects import AspectMarks
 from annotate.domain.rating.queue import PairView
-from annotate.vocabulary import SIDES
+from annotate.vocabulary import PREFERENCE_POINTS, SIDES
 
 MAX_TEXT = 20_000  # characters kept of a text sent by the browser (the save path checks less)
 
@@ -37,10 +37,10 @@ class Entered:
 
 
 def supported(view: PairView) -> bool:
-    """Can the component draw this pair's study? Not yet the direct preference nor the aspect
-    checklist (drawn by the Streamlit view meanwhile)."""
+    """Can the component draw this pair's study? Not yet the aspect checklist (drawn by the
+    Streamlit view meanwhile)."""
     scale = view.scale
-    return scale is not None and not scale.ask_preference and not scale.aspect_checklist
+    return scale is not None and not scale.aspect_checklist
 
 
 def draw(
@@ -72,7 +72,8 @@ def draw(
 
 def entered(event: Mapping[str, Any], view: PairView) -> Entered:
     """The entries of a Submit event: the study's questions by side (a whole number or None),
-    the comment, the flag and the signals field, as text."""
+    the preference (one of its points, when asked), the comment, the flag, the rationale and
+    the signals field, as text."""
     assert view.scale is not None
     keys = view.scale.questionnaire.keys
     sent = event.get("scores")
@@ -82,10 +83,14 @@ def entered(event: Mapping[str, Any], view: PairView) -> Entered:
         given = sent.get(side)
         given = given if isinstance(given, Mapping) else {}
         scores[side] = {key: _whole(given.get(key)) for key in keys}
+    asked = view.scale.ask_preference
+    preference = event.get("preference")
     return Entered(
         scores=scores,
         comment=_text(event.get("comment")).strip(),
         flag_reason=_text(event.get("flag")).strip(),
+        side_preference=_whole(preference) if asked and preference in PREFERENCE_POINTS else None,
+        rationale=_text(event.get("rationale")).strip() if asked else None,
         signals=_text(event.get("signals")),
     )
 

@@ -25,7 +25,7 @@ from annotate.db.tables import Assignment, Rating, Study
 from annotate.domain.dataset.shapes import Shape, ShapeOptions
 from annotate.domain.rating.queue import pair_view
 from annotate.domain.study.permissions import SYSTEM
-from annotate.domain.study.studies import get_or_create_study
+from annotate.domain.study.studies import get_or_create_study, update_study
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
@@ -95,6 +95,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         encoding="utf-8",
     )
     import_files(engine, SYSTEM, [chat], study="chat", shape=ShapeOptions(shape=Shape.HF))
+    with write_session(engine) as session:  # the chat study also asks the direct preference
+        update_study(session, "chat", ask_preference=True, rationale="optional")
     server = AppServer(
         str(db), folder / "server.log", environment={"PRB_RATING_VIEW": "component"}
     ).start(timeout=SERVER_START_TIMEOUT_S)
@@ -397,16 +399,39 @@ def test_a_conversation_is_drawn_as_a_chat(world: World, new_page):
     assert names == ["Instructions to the assistant", "User", "Assistant", "User"]
     assert hostile.SCRIPT in turns.nth(3).inner_text()
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
-    at_end = page.evaluate(
+    page.wait_for_function(  # opened at its last turn
         _component_root_js(
             "const box = root.querySelector('.conversation');"
             "return box.scrollTop + box.clientHeight >= box.scrollHeight - 2;"
         )
     )
-    assert at_end
     texts = page.locator(f"{PAIR} .response").all_inner_texts()
     assert sorted(texts) == ["Water less.", "Water more."]
     page.screenshot(path=str(world.shots / "component_chat_phone.png"))
+
+
+def test_the_direct_preference_by_keyboard(world: World, new_page):
+    """The chat study asks the preference with an optional rationale: after the last score the
+    focus is on the preference (a digit picks the option at its place: 5 = B much better),
+    then on "Why?"; Ctrl+Enter saves the preference by side and the rationale."""
+    page = new_page(LAPTOP)
+    current = open_pair(page, world.link("chat", "prefers"))
+    keys = DEFAULT_QUESTIONNAIRE.keys
+    wait_focus(page, f"A__{keys[0]}")
+    for side in "AB":
+        for _ in keys:
+            page.keyboard.press("4" if side == "A" else "2")
+    assert focused(page) == "preference"
+    page.keyboard.press("5")
+    page.keyboard.type("B waters less")
+    page.keyboard.press("Control+Enter")
+    wait_next(page, current)
+    with read_session(world.engine) as session:
+        row = session.get(Assignment, current)
+        assert row is not None
+        assert (row.status, row.side_preference, row.rationale) == ("done", 2, "B waters less")
+    scores = {"A": dict.fromkeys(keys, 4), "B": dict.fromkeys(keys, 2)}
+    assert stored(world.engine, current)[1] == scores
 
 
 @pytest.mark.parametrize("size", ["laptop", "phone"])

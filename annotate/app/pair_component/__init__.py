@@ -1,7 +1,8 @@
 """The pair drawn by our own component (issue 36): one Streamlit v2 component (no iframe, plain
 HTML, CSS and script: `pair.js`, `pair.css`) draws a blinded pair's context, Response A and
 Response B, the study's questions for each, the comment, the flag, the skip and Submit, and
-sends back one event with what was entered and the pair it was drawn for.
+sends back one event with what was entered and the pair it was drawn for; the direct
+preference (by side only) and its rationale when the study asks for them.
 
 What it receives (`pair_data`) is built from the blinded `PairView` only: the texts under the
 names A and B, the study's questions, what was saved under the same sides, the page's own words.
@@ -24,9 +25,10 @@ from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentM
 
 from annotate.app.chat import ROLE_NAMES
 from annotate.app.pair_component.text_tree import text_tree
+from annotate.domain.rating.preference import MAX_RATIONALE_CHARS
 from annotate.domain.rating.queue import PairView
 from annotate.questionnaire import Question
-from annotate.vocabulary import SIDES
+from annotate.vocabulary import PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
 
 HERE = Path(__file__).resolve().parent  # the package root of the component's assets
 KEY = "pair_component"  # the element's key: the same for every pair
@@ -105,9 +107,24 @@ def pair_data(
             "comment": view.comment,
             "flag": view.flag_reason,
         },
+        "preference": _preference(view),
         "can_skip": view.status != "done",
         "notice": notice,
         "error": error,
+    }
+
+
+def _preference(view: PairView) -> dict[str, Any] | None:
+    """The direct preference, by side only, and its rationale box (None: not asked)."""
+    scale = view.scale
+    if scale is None or not scale.ask_preference:
+        return None
+    return {
+        "options": [{"value": v, "words": PREFERENCE_WORDS[v]} for v in PREFERENCE_POINTS],
+        "saved": view.side_preference,
+        "rationale": scale.rationale,  # off, optional or required
+        "saved_rationale": view.rationale,
+        "max_chars": MAX_RATIONALE_CHARS,
     }
 
 

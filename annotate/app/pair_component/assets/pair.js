@@ -103,6 +103,29 @@ function drawSides(data) {
   return sides;
 }
 
+// The direct preference (by side only; a digit picks the option at its place) and its
+// rationale box unless the study's rationale is "off".
+function drawPreference(data) {
+  const asked = data.preference;
+  if (!asked) return null;
+  const set = el("fieldset", { class: "q pref", "data-key": "preference" });
+  set.append(el("legend", { text: "Which response fits this user better?" }));
+  const options = el("div", { class: "options" });
+  for (const option of asked.options) {
+    const input = el("input", { type: "radio", name: "preference", value: String(option.value) });
+    if (asked.saved === option.value) input.checked = true;
+    options.append(el("label", { class: "opt" }, input, el("span", { text: option.words })));
+  }
+  set.append(options);
+  const box = el("div", { class: "preference" }, set);
+  if (asked.rationale !== "off") {
+    const why = el("textarea", { id: "prb-rationale", rows: "2", maxlength: String(asked.max_chars) });
+    why.value = asked.saved_rationale || "";
+    box.append(el("label", { for: "prb-rationale", text: `Why? (${asked.rationale})` }), why);
+  }
+  return box;
+}
+
 function drawNotes(data) {
   const comment = el("textarea", { id: "prb-comment", rows: "2" });
   comment.value = data.saved.comment || "";
@@ -147,6 +170,7 @@ function draw(state, data) {
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
     drawSides(data),
+    drawPreference(data),
     drawNotes(data),
     drawActions(state, data),
     el("div", { class: "error", role: "alert" }),
@@ -161,7 +185,9 @@ function openAtTop(root) {
   window.scrollTo(0, 0);
   for (const box of document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppViewContainer']")) box.scrollTop = 0;
   const chat = root.querySelector(".conversation");
-  if (chat) chat.scrollTop = chat.scrollHeight;
+  const toEnd = () => { if (chat) chat.scrollTop = chat.scrollHeight; };
+  toEnd();
+  requestAnimationFrame(() => requestAnimationFrame(toEnd)); // once its layout has settled
   focusGroup(root.querySelector("fieldset.q"), true);
 }
 
@@ -177,7 +203,7 @@ function focusGroup(group, preventScroll = false) {
 function entries(state) {
   const root = state.root;
   const scores = {};
-  for (const group of root.querySelectorAll("fieldset.q")) {
+  for (const group of root.querySelectorAll("fieldset.q[data-side]")) {
     const side = group.dataset.side;
     const checked = group.querySelector("input:checked");
     scores[side] = scores[side] || {};
@@ -186,11 +212,18 @@ function entries(state) {
   return {
     pair: state.pair,
     scores,
+    preference: preferenceOf(root),
+    rationale: root.querySelector("#prb-rationale")?.value || "",
     comment: root.querySelector("#prb-comment").value,
     flag: root.querySelector("#prb-flag").value,
     reason: root.querySelector("#prb-skip-reason")?.value || "",
     signals: `${state.pair}:${state.losses}:0`,
   };
+}
+
+function preferenceOf(root) {
+  const checked = root.querySelector("fieldset.pref input:checked");
+  return checked ? Number(checked.value) : null;
 }
 
 // One event per pair shown: a second click (or key) before the server has answered sends
@@ -224,7 +257,8 @@ function onKey(state, event) {
 }
 
 function answer(state, group, event) {
-  const input = radios(group).find((r) => r.value === event.key);
+  const byPlace = group.classList.contains("pref"); // options without numbers
+  const input = byPlace ? radios(group)[Number(event.key) - 1] : radios(group).find((r) => r.value === event.key);
   if (!input) return;
   event.preventDefault();
   event.stopPropagation();
@@ -232,7 +266,9 @@ function answer(state, group, event) {
   group.classList.remove("missing");
   const all = [...state.root.querySelectorAll("fieldset.q")];
   const next = all[all.indexOf(group) + 1];
-  if (!focusGroup(next)) state.root.querySelector("button.submit").focus();
+  if (focusGroup(next)) return;
+  // After the last question: the preference's rationale when there is one, else Submit.
+  (state.root.querySelector("#prb-rationale") || state.root.querySelector("button.submit")).focus();
 }
 
 // Page-wide keys, installed once: Ctrl+Enter or Ctrl+S (Cmd on a Mac) submits, a digit with
