@@ -3,6 +3,8 @@ the event read only for the study's questions by side, the switch that turns the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from annotate.app.pair_component.text_tree import TAGS, text_tree
@@ -100,3 +102,21 @@ def test_the_view_switch(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(RATING_VIEW_ENV, "react")
     with pytest.raises(ValueError, match="PRB_RATING_VIEW"):
         rating_view()
+
+
+def test_the_preference_is_read_only_when_asked_and_only_its_points():
+    asked = replace(
+        _view(),
+        scale=StudyScale(
+            questionnaire=DEFAULT_QUESTIONNAIRE,
+            guidelines="",
+            ask_preference=True,
+            rationale="optional",
+        ),
+    )
+    for sent, kept in ((2, 2), (-2, -2), (3, None), (True, None), ("1", None), (None, None)):
+        event = {"pair": "7", "preference": sent, "rationale": " why "}
+        got = entered(event, asked)
+        assert (got.side_preference, got.rationale) == (kept, "why")
+    plain = entered({"pair": "7", "preference": 2, "rationale": "x"}, _view())
+    assert (plain.side_preference, plain.rationale) == (None, None)
