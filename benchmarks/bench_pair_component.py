@@ -18,6 +18,9 @@ average 11-13 throughout: far from quiet, both views alike), 2 rounds x 24 pairs
 * Streamlit's widgets: visible median 512 ms (round medians 536, 490), p95 847 ms;
 * the pair component: visible median 122 ms (136, 103), p95 234 ms; settled median 131 ms;
 * component / Streamlit within each round: 0.25 and 0.21.
+Again after the preference was added to the component (load 12.5-15.4): Streamlit 513 ms (409,
+603), p95 886 ms; component 145 ms (150, 119), p95 278 ms; ratios 0.37 and 0.20. With load
+this high the ratio moves from round to round; a quiet machine is still to be measured.
 """
 
 from __future__ import annotations
