@@ -31,7 +31,6 @@ from annotate.services.data import import_files
 from annotate.services.demo import set_up_demo
 from support.appserver import AppServer
 from support.own_postgres import available as postgres_available
-from support.own_postgres import own_postgres
 from tests.app import hostile
 from tests.app.browser_helpers import (
     BROWSER_MARKS,
@@ -46,6 +45,7 @@ from tests.app.browser_helpers import (
 )
 from tests.app.test_app_accessibility_browser import severe_findings
 from tests.app.test_app_chat_browser import HISTORY
+from tests.app.test_app_outage_browser import demo_on_own_postgres
 from tests.questionnaire_helpers import SIX
 
 pytestmark = BROWSER_MARKS
@@ -455,18 +455,8 @@ def test_screenshots(world: World, new_page, size: str):
 def outage_server(tmp_path: Path) -> Iterator[tuple[Any, AppServer, str, Any]]:
     """The demo on a PostgreSQL server of the test's own (never the shared one), the component
     view on."""
-    with own_postgres() as database:
-        engine = make_engine(database.url)
-        demo = set_up_demo(engine)
-        app = AppServer(
-            database.url, tmp_path / "server.log", environment={"PRB_RATING_VIEW": "component"}
-        )
-        app.start(timeout=SERVER_START_TIMEOUT_S)
-        try:
-            yield database, app, demo.token, engine
-        finally:
-            app.stop()
-            engine.dispose()
+    with demo_on_own_postgres(tmp_path / "server.log", {"PRB_RATING_VIEW": "component"}) as found:
+        yield found
 
 
 @pytest.mark.skipif(not postgres_available(), reason="needs PostgreSQL's binaries and root")
