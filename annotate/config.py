@@ -188,3 +188,19 @@ def ensure_secret_file(path: Path) -> Path:
 def app_url() -> str:
     """The base URL printed in login links."""
     return os.environ.get(APP_URL_ENV, DEFAULT_APP_URL).rstrip("/")
+
+
+RATING_VIEW_ENV = "PRB_RATING_VIEW"
+RATING_VIEWS = ("streamlit", "component")
+
+
+def rating_view() -> str:
+    """How the rating page draws a pair, from $PRB_RATING_VIEW: "streamlit" (Streamlit's own
+    widgets, the default until the pair component reaches parity, issue 36) or "component"
+    (`annotate.app.pair_component`)."""
+    value = os.environ.get(RATING_VIEW_ENV, "").strip().lower() or RATING_VIEWS[0]
+    if value not in RATING_VIEWS:
+        raise ValueError(
+            f"${RATING_VIEW_ENV} must be one of {', '.join(RATING_VIEWS)}, got {value!r}"
+        )
+    return value

@@ -168,22 +168,19 @@ FIRST_OPEN_MARKS = (
 """
 ).replace("READY", READY_JS.strip())
 
-# Fill the 8 scores, submit, and time the next pair (all in the page).
-CYCLE_JS = (
-    """
+# Fill the scores, submit, and time the next pair (all in the page). READY tells the pair shown
+# and whether it is ready, FILL clicks a random answer to each question, SUBMIT sends the pair
+# (bench_pair_component.py fills them for the pair component).
+CYCLE_TEMPLATE = """
 async (deadline) => {
   const ready = READY;
   const frame = () => new Promise(r => requestAnimationFrame(r));
   const start = performance.now();
   const before = ready().token;
-  for (const group of document.querySelectorAll(
-      ".st-key-scores_A [data-testid='stRadio'], .st-key-scores_B [data-testid='stRadio']")) {
-    const labels = group.querySelectorAll("label[data-testid='stRadioOption']");
-    labels[Math.floor(Math.random() * labels.length)].click();
-  }
+  FILL
   await frame();
   const submitted = performance.now();
-  document.querySelector('.st-key-submit button').click();
+  SUBMIT
   let visible = null;
   while (performance.now() - submitted < deadline) {
     await frame();
@@ -198,7 +195,18 @@ async (deadline) => {
   return null;
 }
 """
-).replace("READY", READY_JS.strip())
+CYCLE_JS = (
+    CYCLE_TEMPLATE.replace("READY", READY_JS.strip())
+    .replace(
+        "FILL",
+        """for (const group of document.querySelectorAll(
+      ".st-key-scores_A [data-testid='stRadio'], .st-key-scores_B [data-testid='stRadio']")) {
+    const labels = group.querySelectorAll("label[data-testid='stRadioOption']");
+    labels[Math.floor(Math.random() * labels.length)].click();
+  }""",
+    )
+    .replace("SUBMIT", "document.querySelector('.st-key-submit button').click();")
+)
 
 
 def build_database(folder: Path) -> tuple[str, dict[str, str]]:

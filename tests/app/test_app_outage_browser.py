@@ -8,6 +8,8 @@ same Submit saves the 8 rows exactly once.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,18 +43,28 @@ CHOICES["B"] = dict(zip(DIMENSIONS, (5, 4, 2, 1), strict=True))
 NOT_SAVED = "Not saved: the database did not answer. Your entries are still here"
 
 
-@pytest.fixture
-def server(tmp_path) -> Iterator[tuple[OwnPostgres, AppServer, str, Any]]:
+@contextmanager
+def demo_on_own_postgres(
+    log: Path, environment: dict[str, str] | None = None
+) -> Iterator[tuple[OwnPostgres, AppServer, str, Any]]:
+    """The demo on a PostgreSQL server of the test's own and an app server on it (with
+    `environment`): the database, the app, the demo annotator's token, an engine."""
     with own_postgres() as database:
         engine = make_engine(database.url)
         demo = set_up_demo(engine)
-        app = AppServer(database.url, tmp_path / "server.log")
+        app = AppServer(database.url, log, environment=environment)
         app.start(timeout=SERVER_START_TIMEOUT_S)
         try:
             yield database, app, demo.token, engine
         finally:
             app.stop()
             engine.dispose()
+
+
+@pytest.fixture
+def server(tmp_path) -> Iterator[tuple[OwnPostgres, AppServer, str, Any]]:
+    with demo_on_own_postgres(tmp_path / "server.log") as found:
+        yield found
 
 
 def _shown(page: Any) -> dict[str, dict[str, int | None]]:

@@ -1,6 +1,7 @@
 """The annotator's page: one blinded pair, each response answered on the study's questions.
 
-Why 734 lines: one page's shared widget state; the issue-36 component replaces most.
+Why 814 lines: one page's shared widget state and both views of the pair (Streamlit's
+widgets, our component); the issue-36 component replaces most.
 
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
 rationale, comment, flag, skip reason) has a widget key of its own for each pair (`field_key`),
@@ -18,6 +19,10 @@ hidden field of the pair (`SIGNALS`) carries what the page script counted while 
 shown (focus losses, pastes into the rationale: `annotate.domain.rating.signals`); it is sent
 with the submit, so it costs no run of its own.
 
+With $PRB_RATING_VIEW=component the pair (context, responses, questions, comment, flag, skip,
+Submit) is drawn by our own component instead (`annotate.app.pair_view`, issue 36), saved by
+the same `_save`; the rest of the page is the same.
+
 Between two pairs a crowd participant may be asked an instructed-response check
 (`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work
 with "failed checks" and no completion code (its stored outcome, drawn by the done page).
@@ -28,14 +33,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any, TypeVar
 
 import streamlit as st
 
-from annotate.app import aspect_checklist
+from annotate.app import aspect_checklist, pair_view
 from annotate.app.chat import draw_conversation
 from annotate.app.exit_link import draw_exit
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
+from annotate.app.pair_view import Entered
 from annotate.app.safe_text import inert_markdown, plain_lines
 from annotate.app.score_widgets import (
     draw_response,
@@ -45,6 +52,7 @@ from annotate.app.score_widgets import (
 )
 from annotate.app.session import NOTICE, REFUSED, current_account, engine, login_token
 from annotate.app.training import training_gate
+from annotate.config import rating_view
 from annotate.domain.crowd.checks import WARNING, DueCheck
 from annotate.domain.crowd.finish import EndingNote
 from annotate.domain.crowd.outcomes import COMPLETED, FAILED_CHECKS, PLATFORM
@@ -139,21 +147,30 @@ def draw() -> None:
 @st.fragment
 def _pair_page(account_id: int) -> None:
     st.session_state.pop(SCALE_SHOWN, None)
-    _draw_notice()  # a save is confirmed before anything else is said
-    try:
-        loaded = _load(account_id)
-    except Unavailable:
-        logging.getLogger(__name__).warning("the database did not answer", exc_info=True)
-        loaded = _last_shown()
+    component = rating_view() == "component"
+    # The component's view: whatever comes and goes above the pair in one container, so the
+    # component keeps its place (a new place would be a new element, its entries lost).
+    with st.container(key="pair_top") if component else nullcontext():
+        _draw_notice()  # a save is confirmed before anything else is said
+        try:
+            loaded = _load(account_id)
+        except Unavailable:
+            logging.getLogger(__name__).warning("the database did not answer", exc_info=True)
+            loaded = _last_shown()
+        if loaded is not None:
+            _draw_progress(loaded[1])
     if loaded is None:
         return
     entries, view = loaded
     st.session_state.setdefault(SHOWN_AT, {}).setdefault(view.assignment_id, time.time())
     _reset_widgets(view)
-    _draw_progress(view)
-    _draw_context(view)
-    _draw_form(account_id, view, entries)
-    _draw_navigation(account_id, view, entries)
+    if component and pair_view.supported(view):
+        _draw_component(account_id, view, entries)
+    else:
+        component = False
+        _draw_context(view)
+        _draw_form(account_id, view, entries)
+    _draw_navigation(account_id, view, entries, skip=not component)
     _draw_finish(account_id)
     scale = view.scale
     assert scale is not None
@@ -356,14 +373,16 @@ def _what_to_read(view: PairView) -> str:
 def _draw_profile_items(items: list[dict[str, Any]]) -> None:
     """All posts as one Markdown list: one element, not one per post (profiles run to 100+)."""
     if items:
-        st.markdown(
-            "\n".join(
-                f"- *{inert_markdown(str(item.get('category', '')))}*: "
-                # continuation lines stay inside their list item
-                + inert_markdown(str(item.get("text", ""))).replace("\n", "\n  ")
-                for item in items
-            )
-        )
+        st.markdown(_profile_markdown(items))
+
+
+def _profile_markdown(items: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"- *{inert_markdown(str(item.get('category', '')))}*: "
+        # continuation lines stay inside their list item
+        + inert_markdown(str(item.get("text", ""))).replace("\n", "\n  ")
+        for item in items
+    )
 
 
 def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
@@ -417,32 +436,84 @@ def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
         )
 
 
-def _draw_error(name: str, view: PairView) -> None:
-    failed = st.session_state.pop(name, None)
+def _take_error(view: PairView, *names: str) -> str:
+    """The message a refused save of this pair left (popped), else ''."""
+    failed = [st.session_state.pop(name, None) for name in names]
     st.session_state.pop(REFUSED, None)  # said here, not again on the login page
-    if failed and failed[0] == view.assignment_id:
-        shown = st.session_state[ERRORS_SHOWN] = st.session_state.get(ERRORS_SHOWN, 0) + 1
-        with st.container(key=f"submit_error_{shown}"):
-            st.error(failed[1])
+    found = [f[1] for f in failed if f and f[0] == view.assignment_id]
+    if found:
+        st.session_state[ERRORS_SHOWN] = st.session_state.get(ERRORS_SHOWN, 0) + 1
+    return found[0] if found else ""
+
+
+def _draw_error(name: str, view: PairView) -> None:
+    message = _take_error(view, name)
+    if message:
+        with st.container(key=f"submit_error_{st.session_state[ERRORS_SHOWN]}"):
+            st.error(message)
+
+
+def _draw_component(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
+    """The pair, its questions, comment, flag, skip and Submit drawn by our own component
+    (`annotate.app.pair_view`), saved through the same callbacks as the form's."""
+    pair_view.draw(
+        view,
+        _context_sections(view),
+        error=_take_error(view, SUBMIT_ERROR, SKIP_ERROR),
+        attempt=st.session_state.get(ERRORS_SHOWN, 0),
+        on_submit=lambda entered: _save(account_id, view, entries, entered),
+        on_skip=lambda reason: _set_aside(account_id, view, entries, reason, flag=False),
+    )
+
+
+def _context_sections(view: PairView) -> list[tuple[str, str]]:
+    """The context's parts under the question, as (title, Markdown), for the component."""
+    sections = []
+    if view.rubric_aspects:
+        title = f"What this user expects ({_count(len(view.rubric_aspects), 'aspect')})"
+        sections.append((title, _rubric_markdown(view.rubric_aspects)))
+    if view.narrative:
+        sections.append(("What the user told us", inert_markdown(view.narrative)))
+    if view.profile:
+        posts = _profile_markdown(view.profile)
+        sections.append((f"Their earlier posts ({len(view.profile)})", posts))
+    sections.append(("How to rate", _guidelines_markdown(view)))
+    return sections
 
 
 def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
-    """Form callback: save the pair's scores, or leave an error for the page to show. A flag
-    with answers missing is a flag without scores: the pair is set aside as a skip is."""
+    """Form callback: save the pair's entries (`_save`), unless the form was sent by a page
+    still showing an earlier pair (a double click): not this pair's."""
     state = st.session_state
     if state.get(PAIR_TOKEN) != str(view.assignment_id):
-        return  # sent by a page still showing an earlier pair (a double click): not this pair's
+        return
 
     def value(name: str) -> Any:
         return state.get(field_key(name, view.assignment_id))
 
-    scores = {side: {dim: value(score_key(dim, side)) for dim in _keys(view)} for side in SIDES}
+    asked = view.scale is not None and view.scale.ask_preference
+    entered = Entered(
+        scores={side: {d: value(score_key(d, side)) for d in _keys(view)} for side in SIDES},
+        comment=(value(COMMENT) or "").strip(),
+        flag_reason=(value(FLAG) or "").strip(),
+        side_preference=value(PREFERENCE) if asked else None,
+        rationale=(value(RATIONALE) or "").strip() if asked else None,
+        aspect_marks=aspect_checklist.marks(view),
+        signals=value(SIGNALS) or "",
+    )
+    _save(account_id, view, entries, entered)
+
+
+def _save(account_id: int, view: PairView, entries: list[QueueEntry], entered: Entered) -> None:
+    """Save the pair's scores, or leave an error for the page to show. A flag with answers
+    missing is a flag without scores: the pair is set aside as a skip is."""
+    state = st.session_state
+    scores = entered.scores
     scale = view.scale
     assert scale is not None
     asked = scale.ask_preference
-    side_preference = value(PREFERENCE) if asked else None
-    rationale = (value(RATIONALE) or "").strip() if asked else None
-    flag_reason = (value(FLAG) or "").strip()
+    side_preference, rationale = entered.side_preference, entered.rationale
+    flag_reason = entered.flag_reason
     missing = missing_scores(scores, scale.questionnaire)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
     missing += aspect_checklist.missing(view)
@@ -468,13 +539,13 @@ def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
             assignment_id=view.assignment_id,
             scores=scores,
             seconds=round(seconds, 3),
-            comment=(value(COMMENT) or "").strip(),
+            comment=entered.comment,
             flag_reason=flag_reason,
             token=login_token() or "",
             side_preference=side_preference,
             rationale=rationale,
-            aspect_marks=aspect_checklist.marks(view),
-            signals=read_signals(value(SIGNALS), view.assignment_id),
+            aspect_marks=entered.aspect_marks,
+            signals=read_signals(entered.signals, view.assignment_id),
         ),
     )
     if result is None:
@@ -542,8 +613,11 @@ def _set_aside(
     _go_to(next_open_after(skipped, view.assignment_id))
 
 
-def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
-    back, forward, skip, jump = st.columns([1, 1, 1, 3], vertical_alignment="bottom")
+def _draw_navigation(
+    account_id: int, view: PairView, entries: list[QueueEntry], *, skip: bool = True
+) -> None:
+    """Previous, Next, Skip (unless the pair's component draws its own), Go to pair."""
+    back, forward, skip_column, jump = st.columns([1, 1, 1, 3], vertical_alignment="bottom")
     previous_entry = step(entries, view.assignment_id, -1)
     next_entry = step(entries, view.assignment_id, +1)
     # Navigation moves in callbacks, so one run draws the pair navigated to.
@@ -565,25 +639,8 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
         on_click=_go_to,
         args=(next_entry,),
     )
-    with skip.popover(
-        "Skip this pair",
-        icon=":material/skip_next:",
-        disabled=view.status == "done",
-        key=field_key(SKIP_POPOVER, view.assignment_id),
-    ):
-        # A form of its own (issue 22.9): typing, Tab or a click elsewhere runs nothing (a run
-        # would close the popover); Enter in the box skips, like the Skip button.
-        with st.form("skip_form", border=False, enter_to_submit=True):
-            st.container(key=SKIP_REASON).text_input(
-                "Why do you skip it?", key=field_key(SKIP_REASON, view.assignment_id)
-            )
-            st.form_submit_button(
-                "Skip", key="skip", on_click=_skip, args=(account_id, view, entries)
-            )
-        failed = st.session_state.pop(SKIP_ERROR, None)
-        st.session_state.pop(REFUSED, None)  # said here, not again on the login page
-        if failed and failed[0] == view.assignment_id:
-            st.error(failed[1])
+    if skip:
+        _draw_skip(skip_column, account_id, view, entries)
     if next_open(entries) is None:  # reviewing after the last pair: the way back to the end
         st.button(
             "Back to the end",
@@ -605,6 +662,29 @@ def _draw_navigation(account_id: int, view: PairView, entries: list[QueueEntry])
 
 
 _STATUS_WORDS = {"pending": "to do", "done": "rated", "skipped": "skipped"}
+
+
+def _draw_skip(column: Any, account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
+    """The Skip popover: a reason, then Skip."""
+    with column.popover(
+        "Skip this pair",
+        icon=":material/skip_next:",
+        disabled=view.status == "done",
+        key=field_key(SKIP_POPOVER, view.assignment_id),
+    ):
+        # A form of its own (issue 22.9): typing, Tab or a click elsewhere runs nothing (a run
+        # would close the popover); Enter in the box skips, like the Skip button.
+        with st.form("skip_form", border=False, enter_to_submit=True):
+            st.container(key=SKIP_REASON).text_input(
+                "Why do you skip it?", key=field_key(SKIP_REASON, view.assignment_id)
+            )
+            st.form_submit_button(
+                "Skip", key="skip", on_click=_skip, args=(account_id, view, entries)
+            )
+        failed = st.session_state.pop(SKIP_ERROR, None)
+        st.session_state.pop(REFUSED, None)  # said here, not again on the login page
+        if failed and failed[0] == view.assignment_id:
+            st.error(failed[1])
 
 
 def _draw_finish(account_id: int) -> None:

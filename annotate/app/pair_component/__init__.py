@@ -1,0 +1,140 @@
+"""The pair drawn by our own component (issue 36): one Streamlit v2 component (no iframe, plain
+HTML, CSS and script: `pair.js`, `pair.css`) draws a blinded pair's context, Response A and
+Response B, the study's questions for each, the comment, the flag, the skip and Submit, and
+sends back one event with what was entered and the pair it was drawn for; the direct
+preference (by side only) and its rationale when the study asks for them.
+
+What it receives (`pair_data`) is built from the blinded `PairView` only: the texts under the
+names A and B, the study's questions, what was saved under the same sides, the page's own words.
+No role, no pair or response id but the assignment's (which says nothing of the sides). Dataset
+text goes as a tree of plain nodes (`text_tree`): the script builds it with DOM calls, never as
+HTML. The element has one key for every pair, so the next pair is new data for the same element,
+not a new element (no remount).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
+from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
+
+from annotate.app.chat import ROLE_NAMES
+from annotate.app.pair_component.text_tree import text_tree
+from annotate.domain.rating.preference import MAX_RATIONALE_CHARS
+from annotate.domain.rating.queue import PairView
+from annotate.questionnaire import Question
+from annotate.vocabulary import PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
+
+HERE = Path(__file__).resolve().parent  # the package root of the component's assets
+KEY = "pair_component"  # the element's key: the same for every pair
+EVENT = "event"  # the trigger the script sets on Submit or Skip
+
+
+PROJECT = "prb_annotate"
+NAME = f"{PROJECT}.pair"  # a packaged component's name: "<project>.<component>"
+ASSETS = "assets"  # pair.js and pair.css, served by Streamlit from this folder only
+
+
+def _mount() -> Callable[..., Any]:
+    """The component's mounting command, its files registered with this process's runtime.
+
+    Its script is served as a file of the app's own origin (`/_stcore/bidi-components/...`),
+    not given inline: Streamlit loads an inline component script from a `blob:` address, which
+    the app's Content-Security-Policy refuses (`annotate.app.security_headers`). A package
+    declares such files in its pyproject.toml; the app registers the same declaration itself,
+    so it does not depend on how it was installed."""
+    manager = get_bidi_component_manager()
+    return _registered(manager)
+
+
+@cache
+def _registered(manager: Any) -> Callable[..., Any]:
+    manifest = ComponentManifest(
+        name=PROJECT, version="1", components=[ComponentConfig(name="pair", asset_dir=ASSETS)]
+    )
+    manager.register_from_manifest(manifest, HERE)
+    return st.components.v2.component(
+        NAME, html='<div class="prb-pair"></div>', css="pair.css", js="pair.js"
+    )
+
+
+def _options(question: Question) -> list[dict[str, Any]]:
+    """A question's answers: its stored value and its words ('' for a point without one)."""
+    if question.is_scale:
+        return [{"value": v, "words": question.anchors.get(v, "")} for v in question.points]
+    return [
+        {"value": v, "words": w} for v, w in zip(question.values, question.choices, strict=True)
+    ]
+
+
+def _turns(conversation: Sequence[Mapping[str, str]]) -> list[dict[str, Any]]:
+    turns = []
+    for turn in conversation:
+        role = turn.get("role", "user")
+        role = role if role in ROLE_NAMES else "user"
+        turns.append(
+            {"role": role, "name": ROLE_NAMES[role], "body": text_tree(turn.get("content", ""))}
+        )
+    return turns
+
+
+def pair_data(
+    view: PairView, sections: Sequence[tuple[str, str]], *, notice: str = "", error: str = ""
+) -> dict[str, Any]:
+    """What the component is given for one pair (JSON): blinded, as the module's docstring says.
+    `sections`: the context's parts as (title, Markdown) in order; `notice`: a save just
+    confirmed; `error`: why the last submit of this pair was not saved."""
+    scale = view.scale
+    assert scale is not None
+    return {
+        "pair": str(view.assignment_id),
+        "category": view.category,
+        "question": [] if view.conversation else text_tree(view.question),
+        "conversation": _turns(view.conversation),
+        "sections": [{"title": t, "body": text_tree(body)} for t, body in sections],
+        "responses": [{"side": s, "body": text_tree(view.responses[s])} for s in SIDES],
+        "questions": [
+            {"key": q.key, "label": q.label, "text": q.text, "options": _options(q)}
+            for q in scale.questionnaire.questions
+        ],
+        "saved": {
+            "scores": {s: dict(view.scores.get(s, {})) for s in SIDES},
+            "comment": view.comment,
+            "flag": view.flag_reason,
+        },
+        "preference": _preference(view),
+        "can_skip": view.status != "done",
+        "notice": notice,
+        "error": error,
+    }
+
+
+def _preference(view: PairView) -> dict[str, Any] | None:
+    """The direct preference, by side only, and its rationale box (None: not asked)."""
+    scale = view.scale
+    if scale is None or not scale.ask_preference:
+        return None
+    return {
+        "options": [{"value": v, "words": PREFERENCE_WORDS[v]} for v in PREFERENCE_POINTS],
+        "saved": view.side_preference,
+        "rationale": scale.rationale,  # off, optional or required
+        "saved_rationale": view.rationale,
+        "max_chars": MAX_RATIONALE_CHARS,
+    }
+
+
+def draw_pair(data: dict[str, Any], on_event: Callable[[], None]) -> None:
+    """Mount (or update) the component with `data`; `on_event` runs on Submit or Skip, before
+    the run that follows (the event: `event_value()`)."""
+    _mount()(key=KEY, data=data, on_event_change=on_event)
+
+
+def event_value() -> Any:
+    """The event the component sent with this run (None without one)."""
+    state = st.session_state.get(KEY)
+    return state.get(EVENT) if state is not None else None

@@ -1,0 +1,328 @@
+// prb-annotate: one blinded pair drawn by our own component (annotate/app/pair_component).
+// Every text from the data is put in with createTextNode / textContent, and dataset text comes
+// as a tree of plain nodes (text_tree.py) built here with createElement from a fixed list of
+// tags: nothing in the data is ever parsed as HTML.
+// Streamlit calls this function again whenever the data change; the pair is drawn anew only
+// when the pair changes (a refused submit keeps what was typed).
+
+const TAGS = new Set([
+  "p", "strong", "em", "s", "code", "pre", "ul", "ol", "li", "blockquote", "br", "hr",
+  "table", "thead", "tbody", "tr", "th", "td", "span",
+]);
+const BLOCKS = new Set(["p", "li", "td", "th", "blockquote"]);
+const NEXT_TURN = "The assistant's next turn, written two ways: Response A and Response B below.";
+const STATES = new WeakMap(); // the component's root -> its state
+let current = null; // the state of the pair component on the page (for the page-wide keys)
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (name === "text") node.textContent = value;
+    else if (name === "class") node.className = value;
+    else node.setAttribute(name, value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+// A text tree: a string is text; a node is [tag, children] with a tag of TAGS (else a span).
+function build(nodes, parent) {
+  for (const node of nodes || []) {
+    if (typeof node === "string") {
+      parent.append(document.createTextNode(node));
+    } else if (Array.isArray(node)) {
+      const tag = TAGS.has(node[0]) ? node[0] : "span";
+      const child = document.createElement(tag);
+      if (BLOCKS.has(tag)) child.dir = "auto"; // right-to-left text aligned as it reads
+      build(node[1], child);
+      parent.append(child);
+    }
+  }
+  return parent;
+}
+
+function region(name, cls, ...children) {
+  // A scroll box: a Tab stop, named for a screen reader.
+  return el("div", { class: cls, role: "region", "aria-label": name, tabindex: "0" }, ...children);
+}
+
+function drawContext(data) {
+  const box = el("div", { class: "context" });
+  if (data.conversation.length) {
+    const chat = region("Conversation", "conversation",
+      el("p", { class: "box-title", text: "The conversation so far" }));
+    for (const turn of data.conversation) {
+      chat.append(el("div", { class: `turn turn-${turn.role}` },
+        el("p", { class: "who", text: turn.name }), build(turn.body, el("div", { class: "md" }))));
+    }
+    chat.append(el("p", { class: "caption", text: NEXT_TURN }));
+    box.append(chat);
+  } else {
+    const title = el("p", { class: "box-title" }, el("strong", { text: "The user's question" }));
+    if (data.category) title.append(" · ", el("em", { text: data.category }));
+    box.append(region("Question", "question", title, build(data.question, el("div", { class: "md" }))));
+  }
+  data.sections.forEach((section, index) => {
+    const details = el("details", { class: "section" },
+      el("summary", { text: section.title }),
+      build(section.body, region(section.title, "md")));
+    if (index === 0 && data.sections.length > 1) details.open = true;
+    box.append(details);
+  });
+  return box;
+}
+
+function drawQuestion(side, question, saved) {
+  const set = el("fieldset", { class: "q", "data-side": side, "data-key": question.key });
+  set.append(el("legend", { text: `Response ${side}: ${question.label}` }));
+  set.append(el("p", { class: "hint", text: question.text }));
+  const options = el("div", { class: "options" });
+  for (const option of question.options) {
+    const input = el("input", { type: "radio", name: `${side}__${question.key}`, value: String(option.value) });
+    if (saved === option.value) input.checked = true;
+    const words = option.words ? `${option.value}\u00a0· ${option.words.replace(/ /g, "\u00a0")}` : String(option.value);
+    options.append(el("label", { class: "opt" }, input, el("span", { text: words })));
+  }
+  set.append(options);
+  return set;
+}
+
+function drawSides(data) {
+  const sides = el("div", { class: "sides" });
+  for (const response of data.responses) {
+    const side = response.side;
+    const column = el("div", { class: `side side-${side}` });
+    // Rows shared by both columns (pair.css: subgrid): each question level with its twin.
+    column.style.gridRow = `span ${data.questions.length + 2}`;
+    column.append(el("h3", { text: `Response ${side}` }));
+    column.append(region(`Response ${side}`, "response", build(response.body, el("div", { class: "md" }))));
+    const saved = data.saved.scores[side] || {};
+    for (const question of data.questions) column.append(drawQuestion(side, question, saved[question.key]));
+    sides.append(column);
+  }
+  return sides;
+}
+
+// The direct preference (by side only; a digit picks the option at its place) and its
+// rationale box unless the study's rationale is "off".
+function drawPreference(data) {
+  const asked = data.preference;
+  if (!asked) return null;
+  const set = el("fieldset", { class: "q pref", "data-key": "preference" });
+  set.append(el("legend", { text: "Which response fits this user better?" }));
+  const options = el("div", { class: "options" });
+  for (const option of asked.options) {
+    const input = el("input", { type: "radio", name: "preference", value: String(option.value) });
+    if (asked.saved === option.value) input.checked = true;
+    options.append(el("label", { class: "opt" }, input, el("span", { text: option.words })));
+  }
+  set.append(options);
+  const box = el("div", { class: "preference" }, set);
+  if (asked.rationale !== "off") {
+    const why = el("textarea", { id: "prb-rationale", rows: "2", maxlength: String(asked.max_chars) });
+    why.value = asked.saved_rationale || "";
+    box.append(el("label", { for: "prb-rationale", text: `Why? (${asked.rationale})` }), why);
+  }
+  return box;
+}
+
+function drawNotes(data) {
+  const comment = el("textarea", { id: "prb-comment", rows: "2" });
+  comment.value = data.saved.comment || "";
+  const flag = el("input", { id: "prb-flag", type: "text" });
+  flag.value = data.saved.flag || "";
+  return el("div", { class: "notes" },
+    el("div", {}, el("label", { for: "prb-comment", text: "Comment (optional)" }), comment),
+    el("div", {}, el("label", { for: "prb-flag", text: "Flag this pair: describe the problem (optional)" }), flag,
+      el("p", { class: "hint", text: "For broken, offensive or impossible-to-judge pairs. With every answer given, the pair counts as rated; with answers left out, it is sent to the organisers without scores and set aside like a skipped pair." })));
+}
+
+function drawActions(state, data) {
+  const submit = el("button", { type: "button", class: "submit", text: "Submit and go to the next pair" });
+  submit.addEventListener("click", () => send(state, "submit"));
+  const actions = el("div", { class: "actions" }, submit);
+  if (data.can_skip) {
+    const reason = el("input", { id: "prb-skip-reason", type: "text" });
+    const skip = el("button", { type: "button", class: "skip", text: "Skip" });
+    const row = el("div", { class: "skip-row", hidden: "" },
+      el("label", { for: "prb-skip-reason", text: "Why do you skip it?" }), reason, skip);
+    const open = el("button", { type: "button", class: "skip-open", "aria-expanded": "false", text: "Skip this pair" });
+    open.addEventListener("click", () => {
+      row.hidden = !row.hidden;
+      open.setAttribute("aria-expanded", String(!row.hidden));
+      if (!row.hidden) reason.focus();
+    });
+    skip.addEventListener("click", () => send(state, "skip"));
+    reason.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") { event.preventDefault(); send(state, "skip"); }
+    });
+    actions.append(open, row);
+  }
+  return actions;
+}
+
+function draw(state, data) {
+  const root = state.root;
+  state.pair = data.pair;
+  state.losses = 0;
+  state.sent = false;
+  root.replaceChildren(
+    el("div", { class: "notice", role: "status" }),
+    drawContext(data),
+    drawSides(data),
+    drawPreference(data),
+    drawNotes(data),
+    drawActions(state, data),
+    el("div", { class: "error", role: "alert" }),
+  );
+  root.dataset.pair = data.pair;
+  openAtTop(root);
+}
+
+// A new pair opens at its top with the focus on its first question (a conversation at its
+// last turn, the one the responses answer).
+function openAtTop(root) {
+  window.scrollTo(0, 0);
+  for (const box of document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppViewContainer']")) box.scrollTop = 0;
+  const chat = root.querySelector(".conversation");
+  const toEnd = () => { if (chat) chat.scrollTop = chat.scrollHeight; };
+  toEnd();
+  requestAnimationFrame(() => requestAnimationFrame(toEnd)); // once its layout has settled
+  focusGroup(root.querySelector("fieldset.q"), true);
+}
+
+const radios = (group) => [...group.querySelectorAll("input[type='radio']")];
+function focusGroup(group, preventScroll = false) {
+  if (!group) return false;
+  const input = group.querySelector("input:checked") || radios(group)[0];
+  if (!input) return false;
+  input.focus({ preventScroll });
+  return true;
+}
+
+function entries(state) {
+  const root = state.root;
+  const scores = {};
+  for (const group of root.querySelectorAll("fieldset.q[data-side]")) {
+    const side = group.dataset.side;
+    const checked = group.querySelector("input:checked");
+    scores[side] = scores[side] || {};
+    scores[side][group.dataset.key] = checked ? Number(checked.value) : null;
+  }
+  return {
+    pair: state.pair,
+    scores,
+    preference: preferenceOf(root),
+    rationale: root.querySelector("#prb-rationale")?.value || "",
+    comment: root.querySelector("#prb-comment").value,
+    flag: root.querySelector("#prb-flag").value,
+    reason: root.querySelector("#prb-skip-reason")?.value || "",
+    signals: `${state.pair}:${state.losses}:0`,
+  };
+}
+
+function preferenceOf(root) {
+  const checked = root.querySelector("fieldset.pref input:checked");
+  return checked ? Number(checked.value) : null;
+}
+
+// One event per pair shown: a second click (or key) before the server has answered sends
+// nothing; an answer for the same pair (a refused submit) allows the next one.
+function send(state, action) {
+  if (state.sent) return;
+  state.sent = true;
+  state.count += 1;
+  state.root.querySelector(".error").textContent = "";
+  state.setTrigger("event", { ...entries(state), action, n: state.count });
+}
+
+function showError(state, data) {
+  const box = state.root.querySelector(".error");
+  state.root.querySelector(".notice").textContent = data.notice || "";
+  if (!data.error) return;
+  box.replaceChildren(...data.error.split("\n").map((line) => el("p", { text: line })));
+  const open = [...state.root.querySelectorAll("fieldset.q")].filter((g) => !g.querySelector("input:checked"));
+  for (const group of open) group.classList.add("missing");
+  box.scrollIntoView({ block: "center" });
+  if (open.length) focusGroup(open[0]);
+}
+
+// Digits answer the focused question (the option with that value), then the focus moves to
+// the next question, and after the last one to Submit.
+function onKey(state, event) {
+  if (event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) return;
+  const target = event.composedPath()[0];
+  if (!target || target.type !== "radio") return;
+  answer(state, target.closest("fieldset.q"), event);
+}
+
+function answer(state, group, event) {
+  const byPlace = group.classList.contains("pref"); // options without numbers
+  const input = byPlace ? radios(group)[Number(event.key) - 1] : radios(group).find((r) => r.value === event.key);
+  if (!input) return;
+  event.preventDefault();
+  event.stopPropagation();
+  input.checked = true;
+  group.classList.remove("missing");
+  const all = [...state.root.querySelectorAll("fieldset.q")];
+  const next = all[all.indexOf(group) + 1];
+  if (focusGroup(next)) return;
+  // After the last question: the preference's rationale when there is one, else Submit.
+  (state.root.querySelector("#prb-rationale") || state.root.querySelector("button.submit")).focus();
+}
+
+// Page-wide keys, installed once: Ctrl+Enter or Ctrl+S (Cmd on a Mac) submits, a digit with
+// the focus on no control answers the first open question; a focus loss is counted.
+function installPageKeys() {
+  if (window.__prbPairKeys) return;
+  window.__prbPairKeys = true;
+  const live = () => (current && current.root.isConnected ? current : null);
+  window.addEventListener("keydown", (event) => {
+    const state = live();
+    if (!state) return;
+    const submitKey = event.key === "Enter" || event.key === "s" || event.key === "S";
+    if ((event.ctrlKey || event.metaKey) && submitKey) {
+      event.preventDefault();
+      event.stopPropagation();
+      send(state, "submit");
+      return;
+    }
+    const onPage = !document.activeElement || document.activeElement === document.body;
+    if (!onPage || event.ctrlKey || event.metaKey || event.altKey || !/^[0-9]$/.test(event.key)) return;
+    const groups = [...state.root.querySelectorAll("fieldset.q")];
+    const open = groups.find((g) => !g.querySelector("input:checked")) || groups[0];
+    if (open) answer(state, open, event);
+  }, true);
+  let away = false;
+  const leave = () => {
+    const state = live();
+    if (away || !state) return;
+    away = true;
+    state.losses += 1;
+  };
+  window.addEventListener("blur", leave);
+  window.addEventListener("focus", () => { away = false; });
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") leave();
+    else if (document.hasFocus()) away = false;
+  });
+}
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  const root = parentElement.querySelector(".prb-pair");
+  if (!root || !data) return;
+  let state = STATES.get(root);
+  if (!state) {
+    state = { root, pair: null, losses: 0, sent: false, count: 0, setTrigger: setTriggerValue };
+    STATES.set(root, state);
+    root.addEventListener("keydown", (event) => onKey(state, event));
+    root.addEventListener("change", (event) => event.target.closest?.("fieldset.q")?.classList.remove("missing"));
+  }
+  state.setTrigger = setTriggerValue;
+  current = state;
+  installPageKeys();
+  if (data.pair !== state.pair) draw(state, data);
+  else state.sent = false; // the server answered for this pair: it may be sent again
+  showError(state, data);
+}
