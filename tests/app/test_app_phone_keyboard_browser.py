@@ -138,6 +138,9 @@ def test_a_participant_on_a_phone(world: World, new_page: Any) -> None:
     page.goto(_participant(world, 2))
     page.locator(".st-key-crowd_begin button").tap()
     _heading(page, "Practice pair 1 of 1")
+    # the heading is drawn before the form: wait for the first five choices (issue 35.5: under
+    # load the script below ran before them and found none)
+    page.locator(".st-key-scores_A label[data-testid='stRadioOption'] p").nth(4).wait_for()
     expand = page.get_by_role("button", name="Expand sidebar")
     button, title = expand.bounding_box(), page.get_by_role("heading").first.bounding_box()
     assert button["y"] + button["height"] <= title["y"]  # the » covers no heading
