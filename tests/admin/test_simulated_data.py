@@ -117,7 +117,8 @@ def test_the_verdict_and_the_card_leave_them_out_unless_the_study_counts_them(
     _with_real_ratings(engine)
     store_simulated_ratings(engine, "real", n_annotators=3, seed=1, force=True)
     data = study_ratings(engine, "real")
-    assert data.ratings["annotator"].nunique() == 2  # the two people only (names: pseudonyms)
+    # the two people only (names: pseudonyms)
+    assert data.snapshot.ratings["annotator"].nunique() == 2
     report = study_report(data)
     assert report["n_annotators"] == 2
     assert report["simulated"]["counted"] is False
