@@ -189,7 +189,7 @@ def test_one_command_removes_every_made_up_rating(engine, db_url: str) -> None:
     assert json.loads(json.dumps(entry.after))["removed"]["scores"] == 192
     assert remove_simulated(engine, "real")["scores"] == 0
     assert len(_audit(engine, "synth.remove")) == 1  # nothing removed: nothing recorded
-    assert study_ratings(engine, "real").simulated is None
+    assert study_ratings(engine, "real").snapshot.simulated is None
 
 
 def test_a_person_s_account_named_like_a_simulated_one_is_never_used(engine) -> None:
