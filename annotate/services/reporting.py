@@ -1,4 +1,11 @@
-"""A study's ratings and settings, ready for the validation report (CLI and results page)."""
+"""A study's ratings and settings, read in one snapshot and handed to the analysis.
+
+`study_ratings` loads everything a study's report reads in one transaction and returns an
+`analysis.study_report.StudyData` (the snapshot and the settings); `study_report` is a call to
+`analysis.study_report.report_of`, which builds the whole report. The CLI, the results page, the
+monitor and publishing read the same `StudyData`. Also here: the ratings export by pseudonym and
+the audited free-text download.
+"""
 
 from __future__ import annotations
 
