@@ -36,7 +36,7 @@ def frozen_files(db: str, studies: Sequence[str] = ()) -> dict[str, str]:
     with mock.patch("annotate.domain.study.plan.utcnow", return_value=CLOCK):
         for study in studies or study_names(engine):
             data = study_ratings(engine, study)
-            if data.ratings.empty:
+            if data.snapshot.ratings.empty:
                 continue
             report = study_report(data, n_boot=N_BOOT, seed=SEED)
             out[f"{study}.report.json"] = render_json(report)

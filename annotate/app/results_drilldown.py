@@ -18,6 +18,7 @@ import streamlit as st
 
 from analysis.inference.drilldown import annotator_scores, figure_note, figures, parse_figure
 from analysis.schema.questions import DEFAULT_TARGET
+from analysis.study_report import StudyData
 from annotate.app import results_models
 from annotate.app.downloads import offer_download
 from annotate.app.results_downstream import Words, wording
@@ -25,7 +26,6 @@ from annotate.app.safe_text import inert_markdown
 from annotate.app.session import engine
 from annotate.domain.study.permissions import Actor
 from annotate.services import drilldown
-from annotate.services.reporting import StudyRatings
 
 ALL_DOMAINS = "All domains"
 DEFAULT_FIGURE = f"agreement:{DEFAULT_TARGET}"  # another questionnaire's: its first figure
@@ -65,19 +65,19 @@ def _pairs(
     latest: str,  # noqa: ARG001
     excluded: str,  # noqa: ARG001
     account: Actor,
-    _data: StudyRatings,
+    _data: StudyData,
 ) -> pd.DataFrame:
     """The figure's pairs, cached per study state (as the page's report is). `_data`, the
     ratings the page has read already (not hashed: the other arguments are the key)."""
     return drilldown.figure_pairs(engine(), account, _data, figure, domain)
 
 
-def draw(study: str, data: StudyRatings, actor: Actor, comparison: bool = False) -> None:
+def draw(study: str, data: StudyData, actor: Actor, comparison: bool = False) -> None:
     """`comparison`: in a comparison study's words (expected, baseline)."""
     said, _ = wording(comparison)
     st.subheader("Pairs behind the figures")
     left, right = st.columns([3, 2])
-    asked = data.questionnaire
+    asked = data.settings.questionnaire
     named = figures(asked)
     names = list(named)
     figure = left.selectbox(
@@ -87,13 +87,13 @@ def draw(study: str, data: StudyRatings, actor: Actor, comparison: bool = False)
         format_func=named.__getitem__,
         key="drill_figure",
     )
-    domains = sorted(data.ratings["domain"].astype(str).unique())
+    domains = sorted(data.snapshot.ratings["domain"].astype(str).unique())
     choice = right.selectbox("Domain", [ALL_DOMAINS, *domains], key="drill_domain")
     domain = None if choice == ALL_DOMAINS else choice
     keys = (
-        len(data.ratings),
-        str(data.ratings["created_at"].max()),
-        json.dumps(data.excluded, sort_keys=True),
+        len(data.snapshot.ratings),
+        str(data.snapshot.ratings["created_at"].max()),
+        json.dumps(data.snapshot.excluded, sort_keys=True),
     )
     table = _pairs(study, figure, domain, *keys, actor, data)
     st.caption(said(f"{figure_note(figure, asked)} {len(table)} pairs."))
@@ -132,7 +132,7 @@ def _display_order(table: pd.DataFrame, *, all_domains: bool) -> pd.DataFrame:
 
 
 def _draw_pair_choice(
-    study: str, data: StudyRatings, table: pd.DataFrame, dim: str, actor: Actor, said: Words
+    study: str, data: StudyData, table: pd.DataFrame, dim: str, actor: Actor, said: Words
 ) -> None:
     choices = table["pair_id"].head(MAX_CHOICES).tolist()
     labels = dict(zip(choices, _labels(table.head(MAX_CHOICES)), strict=True))
@@ -153,7 +153,7 @@ def _draw_pair_choice(
         f"{int(row['n_annotators'])} annotators · {said('mean chosen - rejected')} "
         f"{row['mean_diff']:+.2f} on {dim.replace('_', ' ')}"
     )
-    scores = annotator_scores(data.ratings, pair_id, data.questionnaire)
+    scores = annotator_scores(data.snapshot.ratings, pair_id, data.settings.questionnaire)
     keys = [str(c) for c in scores.columns if c != "annotator"]
     labels = {key: key.replace("_", " ").capitalize() for key in keys}
     st.dataframe(

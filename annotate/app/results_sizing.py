@@ -17,12 +17,10 @@ from analysis.inference.sizing_pilot import (
 from analysis.inference.sizing_text import (
     sizing_text,
 )
-from annotate.services.reporting import (
-    StudyRatings,
-)
+from analysis.study_report import StudyData
 
 
-def draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
+def draw_power(data: StudyData, margin: float, alpha: float) -> None:
     """The study-sizing planner, with this study's ratings as the pilot: pairs, annotators per
     pair and pool for the primary (crossed) analysis, from the pilot's variance components at
     their upper confidence limits (`analysis.inference.sizing`)."""
@@ -75,11 +73,16 @@ def draw_power(data: StudyRatings, margin: float, alpha: float) -> None:
         if not st.button("Size the study", icon=":material/calculate:"):
             return
         try:
-            pilot = pilot_components(data.primary(), float(confidence), data.questionnaire)
+            settings = data.settings
+            pilot = pilot_components(
+                data.snapshot.primary(), float(confidence), settings.questionnaire
+            )
             result = size_study(
                 pilot,
                 margin=margin,
-                smallest_effect=data.smallest_effect if data.margin_unit == "points" else None,
+                smallest_effect=settings.smallest_effect
+                if settings.margin.unit == "points"
+                else None,
                 alpha=alpha,
                 target=float(target),
                 general_diff=float(general),

@@ -258,35 +258,38 @@ def report_command(
     report`; the margin's unit and record and the analysis plan come from the study, and the
     report says where options given here depart from the plan)."""
     from analysis.cli.report import emit_report
-    from annotate.services.reporting import study_ratings, with_study_options
+    from analysis.study_report import Margin, with_study_options
+    from annotate.services.reporting import study_ratings
     from annotate.services.reward_models import model_inputs, with_reward_models
 
     with refusals():
         rated = study_ratings(State.engine(), study)
-        models = model_inputs(State.engine(), ACTOR, study, rated.ratings)
-        analysed = rated.primary()  # without the annotators the exclusion rules exclude
-    if rated.ratings.empty:
+        models = model_inputs(State.engine(), ACTOR, study, rated.snapshot.ratings)
+        analysed = rated.snapshot.primary()  # without the annotators the exclusion rules exclude
+    if rated.snapshot.ratings.empty:
         raise fail(f"study {study!r} has no ratings yet")
-    margin, unit, record = rated.margin_settings(margin)
+    chosen = rated.settings.margin_for(None if margin is None else Margin(margin))  # in points
     emit_report(
         analysed,
-        margin=margin,
-        margin_unit=unit,
-        margin_history=record,
-        alpha=rated.alpha if alpha is None else alpha,
-        smallest_effect=rated.smallest_effect,
-        plan=rated.plan,
+        margin=chosen.value,
+        margin_unit=chosen.unit,
+        margin_history=chosen.record,
+        alpha=rated.settings.alpha if alpha is None else alpha,
+        smallest_effect=rated.settings.smallest_effect,
+        plan=rated.settings.plan,
         bootstrap=bootstrap,
         holm=holm,
         seed=seed,
         fmt=fmt,
         output=output,
-        scale_min=rated.scale_min,
-        scale_max=rated.scale_max,
-        extend=lambda report: with_reward_models(with_study_options(report, rated), models),
-        excluded_pairs=rated.excluded,
+        scale_min=rated.settings.scale_min,
+        scale_max=rated.settings.scale_max,
+        extend=lambda report: with_reward_models(
+            with_study_options(report, rated.snapshot, rated.settings), models
+        ),
+        excluded_pairs=rated.snapshot.excluded,
         planned=planned_values(plan_pairs, plan_annotators),
-        questionnaire=rated.questionnaire,
+        questionnaire=rated.settings.questionnaire,
     )
 
 

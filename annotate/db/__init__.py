@@ -14,6 +14,7 @@ from annotate.db.engine import (
     is_sqlite,
     read_session,
     reclaim_erased,
+    snapshot_session,
     write_options,
     write_session,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "make_engine",
     "read_session",
     "reclaim_erased",
+    "snapshot_session",
     "write_options",
     "write_session",
 ]

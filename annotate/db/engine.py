@@ -155,3 +155,15 @@ def read_session(engine: Engine) -> Iterator[Session]:
     """A session for reading; objects stay usable after the block ends."""
     with _unavailable_on_outage(), Session(engine, expire_on_commit=False) as session:
         yield session
+
+
+@contextmanager
+def snapshot_session(engine: Engine) -> Iterator[Session]:
+    """A read session whose every query sees the same snapshot of the database (a report's
+    ratings, aspects and settings from one moment). SQLite's read transaction (`BEGIN`, WAL)
+    already does; PostgreSQL's default, read committed, takes a snapshot per statement, so the
+    transaction is repeatable read."""
+    with read_session(engine) as session:
+        if not is_sqlite(engine):
+            session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+        yield session

@@ -9,12 +9,13 @@ table): their join, their filter (no gold pairs, one study or all) and their ord
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Row, case
+from sqlalchemy import Connection, Row, case
 from sqlalchemy.engine import Engine
-from sqlmodel import col
+from sqlmodel import Session, col
 from sqlmodel.sql.expression import Select
 
 from annotate.db.tables import Annotator, AspectMark, Assignment, Pair, Rating, Study
@@ -22,6 +23,30 @@ from annotate.vocabulary import Response, Side
 
 Rows = Select[*tuple[Any, ...]]
 """A select whose rows are tuples of any columns."""
+
+Source = Engine | Session
+"""Where a query reads: an engine (a connection of its own) or an open session (its snapshot)."""
+
+
+@contextmanager
+def connection_of(source: Source) -> Iterator[Connection]:
+    """A connection reading `source`: a session's own (its transaction: the caller's snapshot),
+    or a new one of the engine's, closed after the block."""
+    if isinstance(source, Session):
+        yield source.connection()
+        return
+    with source.connect() as connection:
+        yield connection
+
+
+@contextmanager
+def session_of(source: Source) -> Iterator[Session]:
+    """A session reading `source`: the session itself, or a new one of the engine's."""
+    if isinstance(source, Session):
+        yield source
+        return
+    with Session(source) as session:
+        yield session
 
 
 def joined_assignments(*columns: Any, ratings: bool = False) -> Rows:
@@ -49,7 +74,7 @@ def side_shown(response: Any) -> Any:
 
 
 def export_rows(
-    engine: Engine,
+    source: Source,
     columns: Sequence[Any],
     detail: type[Rating] | type[AspectMark],
     then_by: Sequence[Any],
@@ -75,5 +100,5 @@ def export_rows(
         query = query.where(col(Study.name) == study)
     if not simulated:
         query = query.where(col(Annotator.simulated).is_(False))
-    with engine.connect() as connection:
+    with connection_of(source) as connection:
         return connection.execute(query).all()

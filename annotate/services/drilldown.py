@@ -17,34 +17,37 @@ from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
 from analysis.inference import drilldown
+from analysis.study_report import StudyData
 from annotate.db import read_session
 from annotate.db.tables import Pair, stored_id
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study.permissions import RESULTS_ROLES, Actor, require_role
 from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.studies import get_study
-from annotate.services.reporting import StudyRatings, study_ratings
+from annotate.services.reporting import study_ratings
 
 TEXT_COLUMNS = ("category", "question", "rubric_aspects", "chosen", "rejected")
 """The texts the CSV adds after the figure's columns (rubric aspects joined by " | ")."""
 ASPECT_SEPARATOR = " | "
 
 
-def included_ratings(data: StudyRatings) -> pd.DataFrame:
+def included_ratings(data: StudyData) -> pd.DataFrame:
     """The ratings the figures use: without the pairs an admin excluded from the analysis and
     without the annotators a pre-registered exclusion rule excludes."""
-    left_out = {e["pair_id"] for e in data.excluded}
-    ratings = data.primary()
+    left_out = {e["pair_id"] for e in data.snapshot.excluded}
+    ratings = data.snapshot.primary()
     return ratings[~ratings["pair_id"].isin(left_out)]
 
 
 def figure_pairs(
-    engine: Engine, actor: Actor, data: StudyRatings, figure: str, domain: str | None = None
+    engine: Engine, actor: Actor, data: StudyData, figure: str, domain: str | None = None
 ) -> pd.DataFrame:
     """The pairs behind `figure` in the ratings already read (`data`), most telling first."""
     with read_session(engine) as session:
         require_role(session, actor, *RESULTS_ROLES)
-    return drilldown.figure_pairs(included_ratings(data), figure, domain, data.questionnaire)
+    return drilldown.figure_pairs(
+        included_ratings(data), figure, domain, data.settings.questionnaire
+    )
 
 
 def pair_texts(engine: Engine, actor: Actor, study: str, pair_ids: Collection[str]) -> pd.DataFrame:
@@ -74,11 +77,11 @@ def with_texts(engine: Engine, actor: Actor, study: str, table: pd.DataFrame) ->
 
 
 def figure_csv(
-    engine: Engine, actor: Actor, data: StudyRatings, figure: str, domain: str | None = None
+    engine: Engine, actor: Actor, data: StudyData, figure: str, domain: str | None = None
 ) -> bytes:
     """The figure's pairs with their texts as UTF-8 CSV (the results page's download)."""
     table = figure_pairs(engine, actor, data, figure, domain)
-    return spreadsheet_csv(with_texts(engine, actor, data.study, table)).encode("utf-8")
+    return spreadsheet_csv(with_texts(engine, actor, data.snapshot.study, table)).encode("utf-8")
 
 
 def study_figure_pairs(

@@ -226,11 +226,12 @@ def _agreement_and_look(engine: Engine, study: str) -> tuple[AgreementSoFar, dic
     """The agreement on the rubric difference and the plan's look, both from the study's
     report (its headline only: no mixed model, no by-domain figures, no bootstrap)."""
     data = study_ratings(engine, study)
-    ratings = data.primary()
+    ratings = data.snapshot.primary()
     if ratings.empty or "score" not in ratings or ratings["score"].notna().sum() == 0:
         none = AgreementSoFar(None, 0, "insufficient data: no ratings yet")
-        sequential = (data.plan or {}).get("plan", {}).get("sequential")
-        return none, None if not sequential else dict(read_look(sequential, data.alpha, 0, {}))
+        settings = data.settings
+        sequential = (settings.plan or {}).get("plan", {}).get("sequential")
+        return none, None if not sequential else dict(read_look(sequential, settings.alpha, 0, {}))
     report = study_report(data, mixed=False, domains=False, options=False)
     rubric = report["dimensions"][PERSONAL_DIMENSION]
     multiple = _pairs_rated_twice(ratings)

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from analysis.core.human_verdicts import annotator_votes, human_verdicts
+from analysis.study_report import StudyData
 from annotate.db import read_session
 from annotate.db.tables import Study
 from annotate.domain.assignment.listings import study_pairs
@@ -23,7 +24,7 @@ from annotate.domain.study import studies
 from annotate.domain.study.permissions import Actor, require_admin
 from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Invalid
-from annotate.services.reporting import StudyRatings, study_ratings
+from annotate.services.reporting import study_ratings
 
 
 def export_preference(
@@ -63,11 +64,11 @@ def preference_pairs(session: Session, study: Study) -> list[PreferencePair]:
     ]
 
 
-def preference_table(data: StudyRatings, pairs: list[PreferencePair]) -> pd.DataFrame:
+def preference_table(data: StudyData, pairs: list[PreferencePair]) -> pd.DataFrame:
     """The preference export of `pairs` with the verdicts of `data`'s primary ratings on the
     target question of the study's questionnaire, the pairs an admin excluded left out."""
-    left_out = {str(e["pair_id"]) for e in data.excluded}
-    ratings, asked = data.primary(), data.questionnaire
+    left_out = {str(e["pair_id"]) for e in data.snapshot.excluded}
+    ratings, asked = data.snapshot.primary(), data.settings.questionnaire
     votes = annotator_votes(ratings, asked) if not ratings.empty else None
     have_votes = votes is not None and not votes.empty
     verdicts = human_verdicts(votes, asked) if have_votes else _no_verdicts()

@@ -22,6 +22,7 @@ from analysis.core.ratings import ordinary_rows
 from analysis.renderers.html_report import render_html
 from analysis.renderers.render import render_json, render_markdown
 from analysis.schema.report_types import Report
+from analysis.study_report import StudyData
 from annotate.db import read_session
 from annotate.domain.crowd.payment_rules import pay_words, payment_rules
 from annotate.domain.exports import card_reproduce, card_results, publish
@@ -44,7 +45,7 @@ from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Invalid, Unavailable
 from annotate.services.downstream import with_downstream
 from annotate.services.preference import preference_pairs, preference_table
-from annotate.services.reporting import StudyRatings, study_ratings, study_report
+from annotate.services.reporting import study_ratings, study_report
 from annotate.services.reward_models import model_inputs, with_reward_models
 
 
@@ -64,10 +65,10 @@ def emails_disclosed(
         require_admin(session, actor)
         studies.get_study(session, study)
     data = study_ratings(engine, study)
-    fields = Disclosure.of(disclose, data.free_text).free_text
-    found = emails_in(data.ratings, sorted(fields))
-    if data.aspects is not None:
-        for name, count in emails_in(data.aspects, sorted(fields)).items():
+    fields = Disclosure.of(disclose, data.snapshot.free_text).free_text
+    found = emails_in(data.snapshot.ratings, sorted(fields))
+    if data.snapshot.aspects is not None:
+        for name, count in emails_in(data.snapshot.aspects, sorted(fields)).items():
             found[name] = found.get(name, 0) + count
     return found
 
@@ -92,12 +93,12 @@ def card_files(
         question = questionnaire_of(target).target
         pairs = preference_pairs(session, target)
     data = study_ratings(engine, study)
-    if data.ratings.empty:
+    snapshot, ratings = data.snapshot, data.snapshot.ratings
+    if ratings.empty:
         raise Invalid(f"study {study!r} has no ratings yet: nothing to publish")
-    disclosure = Disclosure.of(disclose, data.free_text)
+    disclosure = Disclosure.of(disclose, snapshot.free_text)
     report = with_reward_models(
-        study_report(data, n_boot=n_boot, seed=seed),
-        model_inputs(engine, actor, study, data.ratings),
+        study_report(data, n_boot=n_boot, seed=seed), model_inputs(engine, actor, study, ratings)
     )
     report = with_downstream(engine, actor, study, report, n_boot=n_boot or 200, seed=seed)
     protocol = publish.Protocol(
@@ -107,17 +108,17 @@ def card_files(
         anchors={str(k): v for k, v in (scale.anchors if scale else {}).items()},
         margin=target.equivalence_margin,
         overlap=target.overlap,
-        n_annotators=int(ordinary_rows(data.ratings)["annotator"].nunique()),  # no adjudicator
+        n_annotators=int(ordinary_rows(ratings)["annotator"].nunique()),  # no adjudicator
         n_simulated=simulated_annotators(data),
-        n_rows=len(data.ratings),
-        exclusions=published_times(list(data.excluded)),
+        n_rows=len(ratings),
+        exclusions=published_times(list(snapshot.excluded)),
         license=license,
-        free_text=data.free_text,
+        free_text=snapshot.free_text,
         disclosed=sorted(disclosure.free_text),
-        erasures=data.erasures,
+        erasures=snapshot.erasures,
         pay=pay_words(payment_rules(target), target.platform),
         instructed_checks=len(target.instructed_checks),
-        questionnaire=data.questionnaire,
+        questionnaire=data.settings.questionnaire,
     )
     pairs_out = preference_table(data, pairs) if question is not None else None
     files = _files(data, disclosure, published_times(report), protocol, mask_emails, pairs_out)
@@ -201,24 +202,24 @@ def card_zip(files: dict[str, bytes], study: str) -> bytes:
     return buffer.getvalue()
 
 
-def simulated_annotators(data: StudyRatings) -> int:
+def simulated_annotators(data: StudyData) -> int:
     """The simulated annotators in the card's figures (0 unless the study counts them)."""
-    if data.simulated is None or not data.simulated["counted"]:
+    if data.snapshot.simulated is None or not data.snapshot.simulated["counted"]:
         return 0
-    return data.simulated["n_annotators"]
+    return data.snapshot.simulated["n_annotators"]
 
 
 def _published(
-    data: StudyRatings, frame: pd.DataFrame, disclosure: Disclosure, mask: bool
+    data: StudyData, frame: pd.DataFrame, disclosure: Disclosure, mask: bool
 ) -> pd.DataFrame:
     """A table as published, its disclosed free text (and the histories that carry a rationale)
     with e-mail-like strings masked when `mask`."""
-    out = published_frame(frame, data.free_text, disclosure)
+    out = published_frame(frame, data.snapshot.free_text, disclosure)
     return masked_frame(out, [*disclosure.free_text, *HISTORY_COLUMNS]) if mask else out
 
 
 def _files(
-    data: StudyRatings,
+    data: StudyData,
     disclosure: Disclosure,
     report: Report,
     protocol: publish.Protocol,
@@ -228,12 +229,13 @@ def _files(
     """The folder's files: the tables (ratings; the aspect marks for a study with the
     checklist; the pairs in TRL's preference format with their verdicts when the study has a
     target question), the report, the plan, the scripts, the card and its Croissant metadata."""
-    left_out = {e["pair_id"] for e in data.excluded}
-    ratings = _published(data, data.ratings, disclosure, mask)
+    left_out = {e["pair_id"] for e in data.snapshot.excluded}
+    ratings = _published(data, data.snapshot.ratings, disclosure, mask)
     ratings["excluded"] = ratings["pair_id"].isin(left_out)
     tables = {"ratings": (publish.RATINGS_FILE, ratings)}
-    if data.aspects is not None and not data.aspects.empty:  # a study with the aspect checklist
-        aspects = _published(data, data.aspects, disclosure, mask)
+    marks = data.snapshot.aspects
+    if marks is not None and not marks.empty:  # a study with the aspect checklist
+        aspects = _published(data, marks, disclosure, mask)
         aspects["excluded"] = aspects["pair_id"].isin(left_out)
         tables["aspects"] = (publish.ASPECTS_FILE, aspects)
     if pairs is not None:
@@ -242,8 +244,9 @@ def _files(
     protocol = replace(protocol, files=tuple(parquet))
     json_name, md_name, html_name = publish.REPORT_FILES
     extra = {}
-    if data.plan is not None:
-        extra[card_results.PLAN_FILE] = plan_json(published_times(data.plan)).encode("utf-8")
+    plan = data.settings.plan
+    if plan is not None:
+        extra[card_results.PLAN_FILE] = plan_json(published_times(plan)).encode("utf-8")
     notes = {"ratings": publish.RATINGS_COLUMNS, "preference": PREFERENCE_NOTES}
     today = datetime.now(UTC).date().isoformat()
     document = croissant_document(protocol, tables, parquet, notes, today)

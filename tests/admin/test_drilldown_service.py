@@ -44,7 +44,7 @@ def pair_row(engine: Engine, record_id: str) -> Pair:
 def test_the_pairs_come_with_their_texts_in_the_figures_order(rated):
     actor = researcher(rated)
     table = drilldown.study_figure_pairs(rated, actor, "demo", FIGURE)
-    expected = analysis_pairs(study_ratings(rated, "demo").ratings, FIGURE)
+    expected = analysis_pairs(study_ratings(rated, "demo").snapshot.ratings, FIGURE)
     assert table["pair_id"].tolist() == expected["pair_id"].tolist()
     first = pair_row(rated, table.loc[0, "pair_id"])
     assert table.loc[0, "chosen"] == first.chosen  # labelled: the researchers' view

@@ -150,7 +150,7 @@ def test_the_facts_come_from_gold_pairs_and_the_report_applies_the_rules(planned
     with read_session(engine) as session:
         alias = study_pseudonyms(session, study_id)  # reports name annotators by pseudonym
     named = {v: k for k, v in alias.items()}
-    facts = {named[f["annotator"]]: f for f in data.annotator_facts}
+    facts = {named[f["annotator"]]: f for f in data.snapshot.annotator_facts}
     # 12 pairs each (9 ordinary + 3 gold); a1 fails all 3 gold; a2 straight-lines 9 of 12
     assert facts["a0"] == {
         "annotator": alias["a0"],

@@ -11,6 +11,7 @@ import pytest
 from admin_helpers import make_study
 from questionnaire_helpers import SIX, STRONG, THREE
 
+from analysis.study_report import Margin
 from annotate.db import write_session
 from annotate.domain.exports.publish import CARD_FILE
 from annotate.domain.study.permissions import SYSTEM
@@ -33,7 +34,7 @@ def rated_study(engine, questionnaire: Questionnaire, effects: Mapping[str, floa
 
 def report_of(engine, questionnaire: Questionnaire, effects: Mapping[str, float]):
     data = study_ratings(engine, rated_study(engine, questionnaire, effects))
-    assert data.questionnaire == questionnaire
+    assert data.settings.questionnaire == questionnaire
     return study_report(data, mixed=False, domains=False)
 
 
@@ -63,7 +64,7 @@ def test_a_margin_given_in_the_study_s_unit_keeps_it(engine) -> None:
     make_study(engine, "sd", pairs=12, margin_unit="sd")
     store_simulated_ratings(engine, "sd", n_annotators=3, seed=4, count=True)
     data = study_ratings(engine, "sd")
-    report = study_report(data, margin=0.4, margin_unit="sd", mixed=False, domains=False)
+    report = study_report(data, margin=Margin(0.4, "sd"), mixed=False, domains=False)
     assert report["settings"]["margin_unit"] == "sd"
     assert report["settings"]["margin"] == 0.4
 

@@ -117,7 +117,8 @@ def test_the_verdict_and_the_card_leave_them_out_unless_the_study_counts_them(
     _with_real_ratings(engine)
     store_simulated_ratings(engine, "real", n_annotators=3, seed=1, force=True)
     data = study_ratings(engine, "real")
-    assert data.ratings["annotator"].nunique() == 2  # the two people only (names: pseudonyms)
+    # the two people only (names: pseudonyms)
+    assert data.snapshot.ratings["annotator"].nunique() == 2
     report = study_report(data)
     assert report["n_annotators"] == 2
     assert report["simulated"]["counted"] is False
@@ -188,7 +189,7 @@ def test_one_command_removes_every_made_up_rating(engine, db_url: str) -> None:
     assert json.loads(json.dumps(entry.after))["removed"]["scores"] == 192
     assert remove_simulated(engine, "real")["scores"] == 0
     assert len(_audit(engine, "synth.remove")) == 1  # nothing removed: nothing recorded
-    assert study_ratings(engine, "real").simulated is None
+    assert study_ratings(engine, "real").snapshot.simulated is None
 
 
 def test_a_person_s_account_named_like_a_simulated_one_is_never_used(engine) -> None:

@@ -237,7 +237,7 @@ def test_an_excluded_pair_leaves_the_reward_model_comparison_too(rated, tmp_path
 
     def compared() -> tuple[int, int]:
         data = study_ratings(engine, "s")
-        inputs = reward_models.model_inputs(engine, admin, "s", data.ratings)
+        inputs = reward_models.model_inputs(engine, admin, "s", data.snapshot.ratings)
         report = reward_models.with_reward_models(study_report(data), inputs)
         return report["n_pairs"], report["reward_models"]["rm"]["n_pairs"]
 

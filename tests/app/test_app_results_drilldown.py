@@ -29,7 +29,7 @@ def test_a_figure_lists_its_pairs_most_telling_first_with_a_csv(
     open_app, rated_demo, engine, downloads
 ):
     at = open_app(researcher_token(engine), pick="demo")
-    ratings = study_ratings(engine, "demo").ratings
+    ratings = study_ratings(engine, "demo").snapshot.ratings
     shown = drill_table(at)  # the default figure: agreement on rubric alignment
     expected = figure_pairs(ratings, "agreement:rubric_alignment")
     assert shown["pair_id"].tolist() == expected["pair_id"].tolist()
@@ -62,7 +62,7 @@ def test_a_pair_opens_with_its_texts_and_every_annotators_scores(open_app, rated
     wanted = {"annotator", "rubric_alignment"}  # the missing-data grid has an annotator too
     scores = next(df.value for df in at.dataframe if wanted <= set(df.value.columns))
     assert len(scores) == 3  # the three simulated annotators
-    ratings = study_ratings(engine, "demo").ratings
+    ratings = study_ratings(engine, "demo").snapshot.ratings
     mine = ratings[(ratings["pair_id"] == first) & (ratings["dimension"] == "rubric_alignment")]
     by = mine.set_index(["annotator", "response"])["score"]
     expected = [f"{by[(a, 'chosen')]}/{by[(a, 'rejected')]}" for a in scores["annotator"]]

@@ -12,8 +12,9 @@ from typing import Any
 import streamlit as st
 
 from analysis.inference.mixed import NOT_FITTED
+from analysis.study_report import StudyData
 from annotate.app.app_pages import results
-from annotate.services.reporting import StudyRatings, study_ratings, study_report
+from annotate.services.reporting import study_ratings, study_report
 from tests.app.apptest_helpers import researcher_token
 
 
@@ -64,7 +65,7 @@ def test_the_first_visit_computes_the_pages_report_once(open_app, rated_demo, en
     computed the same report twice, 0.8 s each on the demo)."""
     computed: list[dict[str, Any]] = []
 
-    def counted(data: StudyRatings, **settings: Any) -> Any:
+    def counted(data: StudyData, **settings: Any) -> Any:
         computed.append(settings)
         return study_report(data, **settings)
 

@@ -25,7 +25,7 @@ def rated(cli, tmp_path, make_record, write_records) -> Path:
 def expected_order(db_url: str, figure: str) -> list[str]:
     engine = make_engine(db_url)
     try:
-        return figure_pairs(study_ratings(engine, "s").ratings, figure)["pair_id"].tolist()
+        return figure_pairs(study_ratings(engine, "s").snapshot.ratings, figure)["pair_id"].tolist()
     finally:
         engine.dispose()
 

@@ -44,9 +44,9 @@ def test_a_study_with_the_checklist_reports_its_aspects(engine, demo_files, tmp_
     )  # fmt: skip
     import_judge(engine, SYSTEM, judge, study="s", judge="judge-1")
     data = study_ratings(engine, "s")
-    assert data.aspects is not None
+    assert data.snapshot.aspects is not None
     n_marks = 3 * 2 * sum(len(p.rubric_aspects) for p in pairs)
-    assert len(data.aspects) == n_marks
+    assert len(data.snapshot.aspects) == n_marks
     report = study_report(data)
     aspects = report["aspects"]
     assert aspects["n_marks"] == n_marks
@@ -67,7 +67,7 @@ def test_a_study_with_the_checklist_reports_its_aspects(engine, demo_files, tmp_
 def test_a_study_without_the_checklist_has_no_aspects(engine, demo_files, tmp_path):
     _study(engine, demo_files, checklist=False)
     data = study_ratings(engine, "s")
-    assert data.aspects is None
+    assert data.snapshot.aspects is None
     assert "aspects" not in study_report(data)
     written = publish_study(engine, SYSTEM, "s", tmp_path / "card")
     assert tmp_path / "card" / ASPECTS_FILE not in written

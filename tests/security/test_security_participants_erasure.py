@@ -96,7 +96,7 @@ def test_an_erased_person_leaves_nothing_in_any_table(world):
         "account_removed": True,
     }
     data = study_ratings(engine, STUDY)
-    assert data.ratings["annotator"].nunique() == 1
+    assert data.snapshot.ratings["annotator"].nunique() == 1
     report = study_report(data)
     (logged,) = report["erasures"]
     assert (logged["reason"], logged["n_scores"], logged["after_ratings"]) == (

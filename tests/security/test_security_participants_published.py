@@ -130,7 +130,7 @@ def test_exports_and_reports_name_annotators_by_a_stable_study_pseudonym(world):
         key = secret_key(session)
         study_id = stored_id(get_study(session, "crowd"))
     data = study_ratings(engine, "crowd")
-    names = set(data.ratings["annotator"])
+    names = set(data.snapshot.ratings["annotator"])
     assert names == set(exported["annotator"])  # the same pseudonym everywhere
     assert names == {pseudonym(key, study_id, p.annotator_id) for p in (one, two)}
     report = json.dumps(study_report(data))

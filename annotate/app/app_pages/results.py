@@ -29,6 +29,7 @@ from analysis.schema.tables import (
     plan_table,
     verdict_words,
 )
+from analysis.study_report import Margin, StudyData
 from annotate.app import (
     results_downstream,
     results_drilldown,
@@ -46,7 +47,6 @@ from annotate.domain.exports.published import without_free_text
 from annotate.domain.study.permissions import RESULTS_ROLES
 from annotate.services.login import require_roles
 from annotate.services.reporting import (
-    StudyRatings,
     free_text_download,
     study_names,
     study_ratings,
@@ -92,7 +92,7 @@ def _study_report(
     excluded: str,  # noqa: ARG001
     mixed: bool = False,
     domains: bool = False,
-    _data: StudyRatings | None = None,
+    _data: StudyData | None = None,
 ) -> Report:
     """The study's report, cached per study state (score count, newest score, excluded pairs)
     and settings (`margin` None: the study's own, in its unit, with its record). The page
@@ -104,8 +104,8 @@ def _study_report(
     data = _data if _data is not None else study_ratings(engine(), study)
     return study_report(
         data,
-        margin=margin,
-        margin_unit=data.margin_unit,  # the page's margin is in the study's unit
+        # the page's margin is in the study's unit
+        margin=None if margin is None else Margin(margin, data.settings.margin.unit),
         alpha=alpha,
         holm=holm,
         n_boot=n_boot,
@@ -128,7 +128,7 @@ def _report(
     excluded: str,
     mixed: bool = False,
     domains: bool = False,
-    _data: StudyRatings | None = None,
+    _data: StudyData | None = None,
 ) -> Report:
     """`_study_report` with the reward models against the humans (a crossed model per
     imported model: drawn after the verdict, which does not wait for them)."""
@@ -176,23 +176,24 @@ def draw() -> None:
     if study is None:
         return
     data = study_ratings(engine(), study)
-    if data.ratings.empty:
+    if data.snapshot.ratings.empty:
         st.info("No ratings in this study yet.")
         results_downstream.draw(study, account)
         return
     margin, alpha, holm, n_boot = _settings(data)
-    latest = str(data.ratings["created_at"].max())
+    latest = str(data.snapshot.ratings["created_at"].max())
     try:
         models = results_models.models_state(study, account)
         # the excluded pairs, the exclusion rules and their facts (gold pairs are not counted
         # in n_scores): a change of any of them computes the report again
-        rules = [data.rules, data.annotator_facts]
-        excluded = json.dumps([data.excluded, *rules], sort_keys=True)
+        rules = [data.snapshot.rules, data.snapshot.annotator_facts]
+        excluded = json.dumps([data.snapshot.excluded, *rules], sort_keys=True)
         state: dict[str, Any] = {
             "study": study,
-            "n_scores": len(data.ratings),
+            "n_scores": len(data.snapshot.ratings),
             "latest": latest,
-            "margin": None if margin == data.margin else margin,  # the study's keeps its unit
+            # the study's own margin keeps its unit and record
+            "margin": None if margin == data.settings.margin.value else margin,
             "alpha": alpha,
             "holm": holm,
             "n_boot": n_boot,
@@ -224,21 +225,21 @@ def draw() -> None:
     _draw_downloads(study, data, state)
 
 
-def _settings(data: StudyRatings) -> tuple[float, float, bool, int]:
+def _settings(data: StudyData) -> tuple[float, float, bool, int]:
     with st.expander("Settings", icon=":material/tune:"):
         left, middle, right, last = st.columns(4)
         margin = left.number_input(
-            f"Equivalence margin ({UNIT_LABELS[data.margin_unit]})",
+            f"Equivalence margin ({UNIT_LABELS[data.settings.margin.unit]})",
             min_value=0.05,
-            value=float(data.margin),
+            value=float(data.settings.margin.value),
             step=0.05,
-            help=f"In the study's unit: {UNIT_WORDS[data.margin_unit]}.",
+            help=f"In the study's unit: {UNIT_WORDS[data.settings.margin.unit]}.",
         )
         alpha = middle.number_input(
             "Alpha",
             min_value=0.001,
             max_value=0.5,
-            value=float(data.alpha),
+            value=float(data.settings.alpha),
             step=0.01,
             format="%.3f",
             help="The study's pre-registered alpha; another value is shown as a departure from "
@@ -389,19 +390,19 @@ def _export_row(title: str, frame: pd.DataFrame, file_stem: str, name: str, key:
         )
 
 
-def _free_text_csv(data: StudyRatings, account: Any) -> bytes:
+def _free_text_csv(data: StudyData, account: Any) -> bytes:
     """The free text as CSV, its download audited (built when the button is clicked)."""
     return ratings_bytes(free_text_download(engine(), account, data), "csv")
 
 
-def _draw_downloads(study: str, data: StudyRatings, state: dict[str, Any]) -> None:
+def _draw_downloads(study: str, data: StudyData, state: dict[str, Any]) -> None:
     st.subheader("Downloads")
-    ratings = without_free_text(data.ratings, data.free_text)
+    ratings = without_free_text(data.snapshot.ratings, data.snapshot.free_text)
     _export_row(
         "Ratings export", ratings, f"{study}_ratings", "results_ratings", "download_ratings"
     )
-    if data.aspects is not None:  # a study with the aspect checklist: its aspect table
-        aspects = without_free_text(data.aspects, data.free_text)
+    if data.snapshot.aspects is not None:  # a study with the aspect checklist: its aspect table
+        aspects = without_free_text(data.snapshot.aspects, data.snapshot.free_text)
         _export_row(
             "Aspect table", aspects, f"{study}_aspects", "results_aspects", "download_aspects"
         )

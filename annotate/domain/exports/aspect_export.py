@@ -10,10 +10,9 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import select
-from sqlalchemy.engine import Engine
 from sqlmodel import col
 
-from annotate.db.queries import export_rows, side_shown
+from annotate.db.queries import Source, connection_of, export_rows, side_shown
 from annotate.db.tables import (
     Annotator,
     AspectJudge,
@@ -40,7 +39,7 @@ JUDGE_COLUMNS: tuple[str, ...] = (
 
 
 def aspects_dataframe(
-    engine: Engine, study: str | None = None, *, simulated: bool = True
+    source: Source, study: str | None = None, *, simulated: bool = True
 ) -> pd.DataFrame:
     """Every current aspect mark of one study, or of every study (ASPECT_EXPORT_COLUMNS)."""
     side = side_shown(col(AspectMark.response))
@@ -57,12 +56,12 @@ def aspects_dataframe(
         col(Assignment.purpose),
     )
     then_by = (col(AspectMark.response), col(AspectMark.aspect_index))
-    rows = export_rows(engine, columns, AspectMark, then_by, study, simulated=simulated)
+    rows = export_rows(source, columns, AspectMark, then_by, study, simulated=simulated)
     frame = pd.DataFrame(rows, columns=list(ASPECT_EXPORT_COLUMNS))
     return _typed(frame)
 
 
-def judge_dataframe(engine: Engine, study: str) -> pd.DataFrame:
+def judge_dataframe(source: Source, study: str) -> pd.DataFrame:
     """The aspect scores of every judge imported for `study` (JUDGE_COLUMNS)."""
     query = (
         select(
@@ -87,7 +86,7 @@ def judge_dataframe(engine: Engine, study: str) -> pd.DataFrame:
             col(AspectJudgeScore.aspect_index),
         )
     )
-    with engine.connect() as connection:
+    with connection_of(source) as connection:
         rows = connection.execute(query).all()
     frame = pd.DataFrame(rows, columns=list(JUDGE_COLUMNS))
     return _typed(frame)

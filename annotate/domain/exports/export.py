@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
-from annotate.db.queries import export_rows, side_shown
+from annotate.db.queries import Source, export_rows, session_of, side_shown
 from annotate.db.tables import Annotator, Assignment, Pair, Rating, Study, stored_id
 from annotate.domain.crowd.checks import check_failures
 from annotate.domain.crowd.consent import survey_answers
@@ -50,13 +49,13 @@ CONDITION_COLUMN = "condition"
 
 
 def ratings_dataframe(
-    engine: Engine, study: str | None = None, *, simulated: bool = True
+    source: Source, study: str | None = None, *, simulated: bool = True
 ) -> pd.DataFrame:
     """All current scores (earlier revisions in `revision_history`) of one study, or of every
     study, and one row per skipped assignment.
 
     Gold pairs are left out (`export_rows`); their scores feed the annotators' gold accuracy on
-    the progress page instead.
+    the progress page instead. `source` an engine, or an open session whose snapshot it reads.
     """
     side = side_shown(col(Rating.response))
     columns: tuple[Any, ...] = (
@@ -82,14 +81,14 @@ def ratings_dataframe(
         col(Rating.updated_at),
     )
     then_by = (col(Rating.response), col(Rating.dimension))
-    rows = export_rows(engine, columns, Rating, then_by, study, simulated=simulated)
+    rows = export_rows(source, columns, Rating, then_by, study, simulated=simulated)
     frame = pd.DataFrame(rows, columns=[*EXPORT_COLUMNS, *_DESIGN_COLUMNS, *HIDDEN_COLUMNS])
     frame["score"] = frame["score"].astype("int64")
     frame["seconds"] = frame["seconds"].astype("float64")
     # PostgreSQL returns aware times in the session's time zone, SQLite naive UTC: both to UTC.
     created = pd.to_datetime(frame["created_at"], utc=True)
     frame["created_at"] = created.dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    with Session(engine) as session:
+    with session_of(source) as session:
         exported = session.exec(
             select(Study).where(col(Study.id).in_(frame["_study_id"].unique().tolist()))
         ).all()
@@ -106,7 +105,7 @@ def ratings_dataframe(
     _add_survey_columns(frame, surveyed)
     _add_checks_column(frame, [s for s in exported if s.instructed_checks])
     _add_condition(frame, [s for s in exported if s.comparison])
-    frame = add_provenance(engine, frame, study)
+    frame = add_provenance(source, frame, study)
     _fill_survey(frame, surveyed, answers)  # after the skip rows are added: theirs too
     _fill_checks(frame, failures)
     return frame.drop(columns=list(_DESIGN_COLUMNS))

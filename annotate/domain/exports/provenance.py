@@ -19,10 +19,9 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import select as sa_select
-from sqlalchemy.engine import Engine
 from sqlmodel import col
 
-from annotate.db.queries import joined_assignments
+from annotate.db.queries import Source, connection_of, joined_assignments
 from annotate.db.tables import (
     Annotator,
     Assignment,
@@ -85,7 +84,7 @@ def _utc_text(values: pd.Series) -> pd.Series:
     return times.dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ").fillna("")
 
 
-def _assignments(engine: Engine, study: str | None) -> pd.DataFrame:
+def _assignments(source: Source, study: str | None) -> pd.DataFrame:
     """Every assignment of ordinary pairs (of one study, or all) with its provenance fields,
     the admin's flag resolution and the pair's current exclusion."""
     columns: tuple[Any, ...] = (
@@ -122,12 +121,12 @@ def _assignments(engine: Engine, study: str | None) -> pd.DataFrame:
     )
     if study is not None:
         query = query.where(col(Study.name) == study)
-    with engine.connect() as connection:
+    with connection_of(source) as connection:
         rows = connection.execute(query).all()
     return pd.DataFrame(rows, columns=[c.key for c in query.selected_columns])
 
 
-def _histories(engine: Engine, study: str | None) -> dict[int, str]:
+def _histories(source: Source, study: str | None) -> dict[int, str]:
     """rating id -> its earlier values as JSON text: [{revision, score, seconds, created_at,
     replaced_at}, ...], oldest first (only ratings that were revised)."""
     columns: tuple[Any, ...] = (
@@ -147,7 +146,7 @@ def _histories(engine: Engine, study: str | None) -> dict[int, str]:
     )
     if study is not None:
         query = query.where(col(Study.name) == study)
-    with engine.connect() as connection:
+    with connection_of(source) as connection:
         rows = pd.DataFrame(connection.execute(query).all(), columns=list(range(6)))
     if rows.empty:
         return {}
@@ -166,10 +165,10 @@ def _histories(engine: Engine, study: str | None) -> dict[int, str]:
     return {k: json.dumps(v) for k, v in out.items()}
 
 
-def add_provenance(engine: Engine, frame: pd.DataFrame, study: str | None) -> pd.DataFrame:
+def add_provenance(source: Source, frame: pd.DataFrame, study: str | None) -> pd.DataFrame:
     """The export with the provenance columns, and one row per skipped assignment (which has
     no scores). `frame` carries the hidden `_assignment_id` and `_rating_id` columns."""
-    assignments = _assignments(engine, study)
+    assignments = _assignments(source, study)
     scored = set(frame[ASSIGNMENT_ID].tolist())
     skipped = assignments[
         (assignments["status"] == AssignmentStatus.SKIPPED)
@@ -185,7 +184,7 @@ def add_provenance(engine: Engine, frame: pd.DataFrame, study: str | None) -> pd
             frame[text] = frame[text].fillna("")
     fields = assignments.set_index(ASSIGNMENT_ID)
     ids = frame[ASSIGNMENT_ID]
-    histories = _histories(engine, study)
+    histories = _histories(source, study)
     revision = frame[REVISION].astype("Int64")
     history = frame[RATING_ID].map(histories).astype("object")
     history = history.where(history.notna(), "[]").where(revision.notna(), "")
