@@ -1,6 +1,6 @@
 """The validation report: every figure of the study in one JSON-serialisable typed dict.
 
-Why 536 lines: not yet split (report assembly / its sections), issue 35.4.
+Why 552 lines: not yet split (report assembly / its sections), issue 35.4.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from analysis.inference.margins import (
 from analysis.inference.missing import missing_data
 from analysis.inference.mixed import mixed_model
 from analysis.inference.paired import MIN_PAIRS, TIE, apply_holm, study_checks
-from analysis.inference.plan import analysis_plan
+from analysis.inference.plan import analysis_plan, internal_pilot_of
 from analysis.inference.power import make_plan, plan_power
 from analysis.inference.primary import RatingDiffs, compare_dimensions
 from analysis.methods import ALPHA_TENTATIVE, CAVEAT_MEANING, methods
@@ -157,7 +157,8 @@ def build_report(
         if smallest_effect is None
         else dimension_margins(unit_sds, smallest_effect, unit, coded.keys)
     )
-    paired = compare_dimensions(diffs, means, margins, alpha, sesoi)
+    tie_alpha = _tie_alpha(plan, alpha)
+    paired = compare_dimensions(diffs, means, margins, alpha, sesoi, tie_alpha=tie_alpha)
     dimensions = _dimension_results(paired, coded, means, n_boot, seed, scale_min, scale_max)
     agreement, annotators = _agreement(coded, n_boot, seed, scale_min, scale_max)
     report: Report = {
@@ -198,6 +199,7 @@ def build_report(
             "ci_level": 0.95,
             "smallest_effect": margin if smallest_effect is None else smallest_effect,
             "df_method": DF_METHOD,
+            "tie_alpha": tie_alpha,
         },
         "methods": {},
         "annotators": annotators,
@@ -224,6 +226,18 @@ def build_report(
             report["checks"]["validated"] = report["checks"]["validated"] and look["crossed"]
     report["methods"] = methods(report)
     return cast(Report, to_jsonable(report))
+
+
+def _tie_alpha(plan: Mapping[str, Any] | None, alpha: float) -> float | None:
+    """The level of each tie question's TOST when the plan has an internal pilot (None:
+    alpha); a tie alpha above the report's alpha is refused."""
+    internal = internal_pilot_of(plan)
+    if internal is None:
+        return None
+    tie_alpha = float(internal["tie_alpha"])
+    if tie_alpha > alpha:
+        raise ValueError(f"plan.internal_pilot: tie alpha {tie_alpha:g} above alpha {alpha:g}")
+    return tie_alpha
 
 
 def collected_counts(ratings: pd.DataFrame) -> dict[str, int]:

@@ -153,10 +153,15 @@ from analysis.inference.null_check import (
     fixed_null,
     null_run,
 )
-from analysis.inference.reestimate import CAP_FACTOR
+from analysis.inference.reestimate import (
+    CAP_FACTOR,
+    FIRST_STAGE_FRACTION,
+    REESTIMATE_CONFIDENCE,
+)
 from analysis.inference.reestimate_check import (
     FIRST_FRACTIONS,
     REESTIMATE_CONFIDENCES,
+    final_pairs,
     reestimate_run,
     summarise,
 )
@@ -191,10 +196,21 @@ def show(summary: ScenarioSummary, seconds: float) -> None:
     )
 
 
-def show_reestimate(scenario: Scenario, pilots: int, seed: int) -> None:
-    """The internal pilot's rules side by side on the same pilots and first stages."""
+def show_reestimate(
+    scenario: Scenario,
+    pilots: int,
+    seed: int,
+    tie_alpha: float | None = None,
+    product_rule: bool = False,
+) -> None:
+    """The internal pilot's rules side by side on the same pilots and first stages (only the
+    product's rule with ``product_rule``); the tie questions sized and their power read at
+    ``tie_alpha`` when given."""
     began = time.perf_counter()
-    t, outcomes = reestimate_run(scenario, pilots, seed)
+    fractions = (FIRST_STAGE_FRACTION,) if product_rule else FIRST_FRACTIONS
+    confidences = (REESTIMATE_CONFIDENCE,) if product_rule else REESTIMATE_CONFIDENCES
+    caps = (CAP_FACTOR,) if product_rule else (CAP_FACTOR, 1e9)
+    t, outcomes = reestimate_run(scenario, pilots, seed, tie_alpha, fractions)
     n = len(outcomes)
     print(
         f"\n{scenario.name} (internal pilot): {n} of {pilots} pilots with a plan, "
@@ -202,16 +218,29 @@ def show_reestimate(scenario: Scenario, pilots: int, seed: int) -> None:
         f"{np.median([o.need for o in outcomes]):.0f} pairs, fixed plan / need "
         f"{np.median([o.fixed / o.need for o in outcomes]):.3f}"
     )
-    print("  first  conf  cap  N1/need  final/need (q90)  power >= 0.80          capped  growth")
-    for fraction in FIRST_FRACTIONS:
-        for confidence in REESTIMATE_CONFIDENCES:
-            for cap in (CAP_FACTOR, 1e9):
-                r = summarise(t, outcomes, fraction, confidence, cap)
+    if tie_alpha is not None:
+        print(
+            f"  tie questions at {tie_alpha:g}: need with every test at 0.05 (median) "
+            f"{np.median([o.need_alpha for o in outcomes]):.0f} pairs"
+        )
+    print(
+        "  first  conf  cap  N1/need  final/need (q90)  power >= 0.80          capped  growth"
+        "  final/need at 0.05"
+    )
+    for fraction in fractions:
+        for confidence in confidences:
+            for cap in caps:
+                r = summarise(t, outcomes, fraction, confidence, cap, tie_alpha)
+                finals = [final_pairs(o, fraction, confidence, cap) for o in outcomes]
+                at_alpha = np.median(
+                    [f / o.need_alpha for f, o in zip(finals, outcomes, strict=True)]
+                )
                 capping = "none" if cap > 100 else f"{cap:g}"
                 print(
                     f"  {fraction:5.2f}  {confidence:4.2f}  {capping:>4}"
                     f"  {r.median_first:7.3f}  {r.median_ratio:10.3f} ({r.q90_ratio:.3f})"
                     f"  {share(r.powered, n):22s} {r.capped:6d}  {r.growth:.3f}"
+                    f"  {at_alpha:.3f}"
                 )
 
 
@@ -219,7 +248,13 @@ NULL_CHUNK = 5  # pilots per task of the process pool
 
 
 def show_null(
-    scenario: Scenario, pilots: int, per_pilot: int, seed: int, jobs: int, first: int = 0
+    scenario: Scenario,
+    pilots: int,
+    per_pilot: int,
+    seed: int,
+    jobs: int,
+    first: int = 0,
+    tie_alpha: float | None = None,
 ) -> None:
     """The type-I error of the test at the end of the internal pilot, under the null; the
     running totals are printed as the tasks finish (in order)."""
@@ -229,7 +264,7 @@ def show_null(
     ]
     runs: list[list[NullOutcome]] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        tasks = [(scenario, n, per_pilot, seed, start) for start, n in chunks]
+        tasks = [(scenario, n, per_pilot, seed, start, tie_alpha) for start, n in chunks]
         for part in pool.map(null_run, *zip(*tasks, strict=True)):
             runs += part
             show_null_totals(runs, time.perf_counter() - began)
@@ -283,6 +318,17 @@ def main() -> None:
     )
     parser.add_argument("--jobs", type=int, default=1, help="processes for --null")
     parser.add_argument(
+        "--tie-alpha",
+        type=float,
+        help="--reestimate / --null: the tie questions sized and tested at this level (the "
+        "product's internal pilot: analysis.inference.reestimate.TIE_ALPHA)",
+    )
+    parser.add_argument(
+        "--product-rule",
+        action="store_true",
+        help="--reestimate: only the product's rule (first stage, look confidence, cap)",
+    )
+    parser.add_argument(
         "--null-start",
         type=int,
         default=0,
@@ -305,11 +351,17 @@ def main() -> None:
         print(f"load average at start: {os.getloadavg()}")
         for scenario in chosen:
             if args.reestimate:
-                show_reestimate(scenario, args.pilots, args.seed)
+                show_reestimate(scenario, args.pilots, args.seed, args.tie_alpha, args.product_rule)
             else:
                 print(f"\n{scenario.name} (internal pilot under the null)")
                 show_null(
-                    scenario, args.null[0], args.null[1], args.seed, args.jobs, args.null_start
+                    scenario,
+                    args.null[0],
+                    args.null[1],
+                    args.seed,
+                    args.jobs,
+                    args.null_start,
+                    args.tie_alpha,
                 )
         print(f"load average at end: {os.getloadavg()}")
         return

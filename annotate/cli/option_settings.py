@@ -1,7 +1,7 @@
 """The study options of `prb-annotate studies create|edit` read into settings: files read
-(guidelines, consent, survey, checks, questionnaire, `--settings`), `--sequential` and
-`--smallest-effect` parsed, with located errors (:mod:`annotate.cli.study_options` declares the
-options)."""
+(guidelines, consent, survey, checks, questionnaire, `--settings`), `--sequential`,
+`--internal-pilot` and `--smallest-effect` parsed, with located errors
+(:mod:`annotate.cli.study_options` declares the options)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from annotate.domain.study.questionnaire import (
 )
 from annotate.domain.study.study_settings import read_settings
 from annotate.questionnaire import TEMPLATES
-from annotate.vocabulary import check_sequential_plan
+from annotate.vocabulary import check_internal_pilot, check_sequential_plan
 
 
 def settings_from_file(path: Path | None) -> dict[str, Any]:
@@ -137,6 +137,7 @@ def general_settings(
     planned_pairs: int | None,
     stopping_rule: str | None,
     sequential: str | None,
+    internal_pilot: str | None,
     count_simulated: bool | None,
     completion_code: str | None,
     overlap: int | None,
@@ -187,6 +188,8 @@ def general_settings(
         settings["smallest_effect"] = _smallest_effect(smallest_effect)
     if sequential is not None:
         settings["sequential"] = sequential_plan(sequential)
+    if internal_pilot is not None:
+        settings["internal_pilot"] = internal_pilot_plan(internal_pilot)
     return settings
 
 
@@ -222,6 +225,27 @@ def _sequential_value(key: str, value: str) -> Any:
     if key == "binding":
         return value.lower() in ("yes", "true", "1")
     return None if key == "futility" and value.lower() == "none" else value
+
+
+def internal_pilot_plan(text: str) -> dict[str, Any] | None:
+    """`--internal-pilot 'first=40 tie_alpha=0.04'` as the plan's mapping (checked by
+    `check_internal_pilot`); 'none' or '': no internal pilot."""
+    if text.strip().lower() in ("", "none"):
+        return None
+    words = {"first": "first_stage_pairs", "tie_alpha": "tie_alpha"}
+    plan: dict[str, Any] = {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep or key not in words:
+            raise fail(f"--internal-pilot {word!r}: expected first=N or tie_alpha=0.04")
+        try:
+            plan[words[key]] = int(value) if key == "first" else float(value)
+        except ValueError:
+            raise fail(f"--internal-pilot {key}={value!r}: expected a number") from None
+    try:
+        return check_internal_pilot(plan)
+    except ValueError as error:
+        raise fail(f"--internal-pilot: {error}") from None
 
 
 def _smallest_effect(value: str) -> float | None:

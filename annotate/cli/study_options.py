@@ -70,6 +70,16 @@ Sequential = Annotated[
         "[binding=yes]' (Lan-DeMets spending; futility non-binding by default; 'none': no plan).",
     ),
 ]
+InternalPilot = Annotated[
+    str | None,
+    Opt(
+        "--internal-pilot",
+        help="Pre-registered internal pilot: 'first=N [tie_alpha=0.04]' (a first stage of N "
+        "pairs, then one sample-size look; each tie question's TOST read at tie_alpha after "
+        "it, the superiority test at --alpha; `python -m analysis size` recommends both; "
+        "'none': no internal pilot).",
+    ),
+]
 CountSimulated = Annotated[
     bool | None,
     Opt(
@@ -237,6 +247,7 @@ def study_options(
     planned_pairs: PlannedPairs = None,
     stopping_rule: StoppingRule = None,
     sequential: Sequential = None,
+    internal_pilot: InternalPilot = None,
     count_simulated: CountSimulated = None,
     completion_code: Code = None,
     overlap: Overlap = None,

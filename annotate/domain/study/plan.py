@@ -42,6 +42,7 @@ PLAN_SETTINGS = (
     "planned_pairs",
     "stopping_rule",
     "sequential",
+    "internal_pilot",
 )
 """The plan's settings on the study (the exclusion rules are the plan's other part)."""
 RECORD_KEYS = {
@@ -52,6 +53,7 @@ RECORD_KEYS = {
     "planned_pairs": "planned_pairs",
     "stopping_rule": "stopping_rule",
     "sequential": "sequential",
+    "internal_pilot": "internal_pilot",
 }
 """Each plan setting's key in the plan record (`margin` and `unit` as the margin record had)."""
 LABELS = {
@@ -62,6 +64,7 @@ LABELS = {
     "planned_pairs": "planned pairs",
     "stopping_rule": "stopping rule",
     "sequential": "group-sequential plan",
+    "internal_pilot": "internal pilot",
     "exclusion_rules": "exclusion rules",
 }
 
@@ -238,6 +241,7 @@ def plan_markdown(document: dict[str, Any]) -> str:
         + (f"{plan['planned_pairs']} pairs" if plan["planned_pairs"] else "not set"),
         f"- Stopping rule: {_inert(plan['stopping_rule']) or 'none'}",
         f"- Group-sequential plan: {sequential_words(plan.get('sequential'))}",
+        f"- Internal pilot: {internal_pilot_words(plan.get('internal_pilot'), plan['alpha'])}",
         f"- Annotators per pair: {plan['overlap']}; scale {plan['scale'][0]}-{plan['scale'][1]}",
         "- Exclusion rules: "
         + ("; ".join(f"{k} = {v:g}" for k, v in rules.items()) if rules else "none"),
@@ -263,6 +267,18 @@ def sequential_words(plan: object) -> str:
         kind = "binding" if plan.get("binding") else "non-binding"
         words += f"; {kind} futility by {futility}-type beta spending (beta {plan.get('beta')})"
     return words
+
+
+def internal_pilot_words(plan: object, alpha: float) -> str:
+    """An internal pilot in one line ('none' without one)."""
+    if not isinstance(plan, dict) or not plan.get("first_stage_pairs"):
+        return "none"
+    return (
+        f"a first stage of {plan['first_stage_pairs']} pairs, then one sample-size "
+        f"re-estimation look; each tie question's TOST at {plan['tie_alpha']:g} (the "
+        f"superiority test at alpha {alpha:g}): re-estimating the size can raise an "
+        "equivalence test's level (Friede & Kieser, 2003)"
+    )
 
 
 def change_lines(changes: list[dict[str, Any]]) -> list[str]:

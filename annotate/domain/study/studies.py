@@ -30,6 +30,7 @@ from annotate.vocabulary import (
     PLATFORM_NAMES,
     POOL_ORDERS,
     RATIONALE_MODES,
+    check_internal_pilot,
     check_sequential_plan,
     parse_bonus_rule,
 )
@@ -52,6 +53,7 @@ EDITABLE = (
     "planned_pairs",
     "stopping_rule",
     "sequential",
+    "internal_pilot",
     "count_simulated",
     "completion_code",
     "overlap",
@@ -371,6 +373,11 @@ def _plan_problems(study: Study, kept_sesoi: float | None) -> list[str]:
     if study.sequential is not None:
         try:
             study.sequential = check_sequential_plan(study.sequential)
+        except ValueError as error:
+            problems.append(str(error))
+    if study.internal_pilot is not None:
+        try:
+            study.internal_pilot = check_internal_pilot(study.internal_pilot)
         except ValueError as error:
             problems.append(str(error))
     return problems

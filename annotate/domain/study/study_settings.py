@@ -74,6 +74,11 @@ class StudySettings(BaseModel):
         description="pre-registered group-sequential plan: looks (cumulative counts), unit "
         "(pairs or ratings), alpha_spending and futility (obrien-fleming or pocock), beta, binding",
     )
+    internal_pilot: dict[str, Any] | None = Field(
+        default=None,
+        description="pre-registered internal pilot: first_stage_pairs, tie_alpha (each tie "
+        "question's TOST level after the sample-size look)",
+    )
     count_simulated: bool = False
     overlap: int = 3
     reservation_minutes: int = 60
