@@ -53,8 +53,8 @@ S. J. (1994). Internal pilot studies for estimating sample size. *Statistics in 
 adjustment that do not affect the type I error rate. *Statistics in Medicine*, 22, 3571-3581.
 Friede, T. & Kieser, M. (2003). Blinded sample size reassessment in non-inferiority and
 equivalence trials. *Statistics in Medicine*, 22, 995-1007. Glimm, E., Yau, L., Stuerzlinger,
-H. & Pang, X. (2019). Blinded sample size re-estimation in equivalence testing. *Statistics in
-Medicine*, 38, 2229-2238 (arXiv:1908.04695). Potvin, D. et al. (2008). Sequential design
+H. & Pang, X. (2019). Blinded sample size re-estimation in equivalence testing.
+arXiv:1908.04695. Potvin, D. et al. (2008). Sequential design
 approaches for bioequivalence studies with crossover designs. *Pharmaceutical Statistics*, 7,
 245-262.
 """
