@@ -275,6 +275,10 @@ def show_null_totals(runs: list[list[NullOutcome]], seconds: float) -> None:
     for name, hit in (("superiority", "superiority"), ("TOST", "tost")):
         p, se = clustered_share([[bool(getattr(o, hit)) for o in c] for c in runs])
         said.append(f"{name} type-I {p:.4f} (MC SE {se:.4f})")
+    for level in (0.05, 0.04, 0.03):  # the same runs' TOST p read at other levels
+        if all(o.tost_p is not None for c in runs for o in c):
+            p, se = clustered_share([[o.tost_p < level for o in c] for c in runs])  # type: ignore[operator]
+            said.append(f"TOST p < {level:g}: {p:.4f} ({se:.4f})")
     growth = np.median([o.final / o.first_stage for c in runs for o in c])
     print(
         f"  {len(runs)} pilots, {sum(map(len, runs))} runs: {'; '.join(said)}; final / first "

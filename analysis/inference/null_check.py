@@ -56,12 +56,14 @@ def gaussian_draw(
 @dataclass(frozen=True)
 class NullOutcome:
     """One run under the null: the first stage, the final size, and whether the test at the
-    end rejected (rubric superiority at the smallest effect; factuality's TOST at +margin)."""
+    end rejected (rubric superiority at the smallest effect; factuality's TOST at +margin);
+    the TOST's p-value, to read the same runs at other levels."""
 
     first_stage: int
     final: int
     superiority: bool
     tost: bool
+    tost_p: float | None = None
 
 
 NULL_DIMENSION = "factuality"
@@ -152,7 +154,7 @@ def null_study(
     tost = tests[NULL_DIMENSION].tost_p(margin)
     level = planned.tost_alpha
     return NullOutcome(
-        first, look.final, sup is not None and sup < 0.05, tost is not None and tost < level
+        first, look.final, sup is not None and sup < 0.05, tost is not None and tost < level, tost
     )
 
 
