@@ -33,13 +33,14 @@ from analysis.inference.reestimate import (
 )
 from analysis.inference.reestimate_check import reestimate_pilot
 from analysis.inference.sizing import size_study
-from analysis.inference.sizing_check import SCENARIOS, draw, truth
+from analysis.inference.sizing_check import SCENARIOS, truth
 from analysis.inference.sizing_design import Design, Targets, power_at, smallest_design
-from analysis.inference.sizing_pilot import Components, pilot_from_differences
+from analysis.inference.sizing_pilot import Components
 from analysis.inference.sizing_text import sizing_text
 from analysis.methods import methods_paragraph
 from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS, PERSONAL_DIMENSION
+from tests.analysis.test_reestimate import _small_pilot
 
 RUBRIC = Components(pair=0.3, annotator=0.1, residual=0.8)
 GENERAL = Components(pair=0.2, annotator=0.05, residual=0.6)
@@ -97,12 +98,6 @@ def test_the_recorded_tie_powers_are_rs():
     at_05, at_04, superiority = map(float, done.stdout.split())
     assert (at_05, at_04) == pytest.approx((R_TIE_POWER[0.05], R_TIE_POWER[0.04]), rel=1e-12)
     assert superiority == pytest.approx(R_RUBRIC_POWER, rel=1e-12)
-
-
-def _small_pilot():  # type: ignore[no-untyped-def]
-    scenario = next(s for s in SCENARIOS if s.name == "small pilot")
-    sample = draw(scenario, 16, 2, 4, np.random.default_rng([1, 0]))
-    return pilot_from_differences(sample, profile=False)
 
 
 def test_the_internal_pilots_plan_says_both_levels_and_why():
