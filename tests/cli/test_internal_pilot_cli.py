@@ -68,6 +68,7 @@ def test_the_settings_file_and_none_clear_it(run, tmp_path: Path) -> None:
         ("first=0", "internal_pilot.first_stage_pairs"),
         ("first=40 tie_alpha=0.7", "internal_pilot.tie_alpha"),
         ("first=x", "expected a number"),
+        ("first=40 tie_alpha=0.06", "internal_pilot.tie_alpha: at most alpha"),
         ("stage=40", "expected first=N or tie_alpha"),
     ],
 )

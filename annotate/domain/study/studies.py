@@ -380,6 +380,9 @@ def _plan_problems(study: Study, kept_sesoi: float | None) -> list[str]:
             study.internal_pilot = check_internal_pilot(study.internal_pilot)
         except ValueError as error:
             problems.append(str(error))
+        else:
+            if study.internal_pilot["tie_alpha"] > study.alpha:
+                problems.append("internal_pilot.tie_alpha: at most alpha (the TOSTs' own level)")
     return problems
 
 
