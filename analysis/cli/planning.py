@@ -158,13 +158,14 @@ def size(
         ),
     ] = None,
     tie_alpha: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--tie-alpha",
-            help="An internal pilot's level for each tie question's TOST after the look (the "
-            "tie questions sized at it; the superiority test keeps --alpha).",
+            help=f"An internal pilot's level for each tie question's TOST after the look (the "
+            f"tie questions sized at it; the superiority test keeps --alpha). Default "
+            f"{DEFAULT_TIE_ALPHA:g} at alpha 0.05, the same fraction of another alpha.",
         ),
-    ] = DEFAULT_TIE_ALPHA,
+    ] = None,
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
@@ -236,7 +237,7 @@ def _look(
     target: float,
     general_diff: float,
     rubric_diff: float | None,
-    tie_alpha: float,
+    tie_alpha: float | None,
     fmt: PowerFormat,
 ) -> None:
     """The internal pilot's re-estimation look (``size --first-stage``)."""

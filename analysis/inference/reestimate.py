@@ -131,6 +131,11 @@ RULE = (
 )
 
 
+def default_tie_alpha(alpha: float) -> float:
+    """TIE_ALPHA at alpha 0.05, the same fraction of another alpha (only 0.05 simulated)."""
+    return TIE_ALPHA * alpha / 0.05
+
+
 def tie_targets(targets: Targets, tie_alpha: float = TIE_ALPHA) -> Targets:
     """``targets`` with the tie questions' TOSTs at ``tie_alpha`` (an internal pilot's)."""
     if not 0 < tie_alpha <= targets.alpha:
@@ -240,14 +245,16 @@ def is_small(pilot: Pilot) -> bool:
 
 
 def internal_pilot_plan(
-    pilot: Pilot, result: SizingResult, tie_alpha: float = TIE_ALPHA
+    pilot: Pilot, result: SizingResult, tie_alpha: float | None = None
 ) -> InternalPilotPlan | None:
     """The internal pilot at the planner's recommended k and pool, the tie questions sized at
-    ``tie_alpha`` (None without a recommendation or when the point estimates reach no
-    size)."""
+    ``tie_alpha`` (default :func:`default_tie_alpha`; None without a recommendation or when
+    the point estimates reach no size)."""
     best = result["recommended"]
     if best is None:
         return None
+    if tie_alpha is None:
+        tie_alpha = default_tie_alpha(result["alpha"])
     plain = Targets(
         result["margin"],
         result["smallest_effect"],
@@ -278,7 +285,7 @@ def internal_pilot_plan(
 
 
 def with_internal_pilot(
-    pilot: Pilot, result: SizingResult, tie_alpha: float = TIE_ALPHA
+    pilot: Pilot, result: SizingResult, tie_alpha: float | None = None
 ) -> SizingResult:
     """The planner's answer with the internal pilot recommended when the pilot is small."""
     if not is_small(pilot):
@@ -299,7 +306,7 @@ def look(
     target: float = 0.8,
     general_diff: float = 0.0,
     rubric_diff: float | None = None,
-    tie_alpha: float = TIE_ALPHA,
+    tie_alpha: float | None = None,
 ) -> LookResult:
     """The re-estimation look from the pilot's and the first stage's ratings exports: the
     components re-fitted on both (:func:`combined_pilot`), the final size at the first
@@ -321,7 +328,8 @@ def look(
         rubric, source = float(rubric_diff), "given"
     true_diff = dict.fromkeys(GENERAL_DIMENSIONS, float(general_diff))
     true_diff[PERSONAL_DIMENSION] = rubric
-    targets = tie_targets(Targets(margin, sesoi, alpha, target, true_diff), tie_alpha)
+    tie = default_tie_alpha(alpha) if tie_alpha is None else tie_alpha
+    targets = tie_targets(Targets(margin, sesoi, alpha, target, true_diff), tie)
     combined = combined_pilot(pilot_d, stage_d)
     answer = reestimated_pairs(combined, per_pair, pool, targets, first)
     return {
@@ -339,7 +347,7 @@ def look(
         "rubric_diff_source": source,
         "confidence": REESTIMATE_CONFIDENCE,
         "alpha": alpha,
-        "tie_alpha": tie_alpha,
+        "tie_alpha": tie,
         "asked": answer.needed,
         "final": answer.final,
         "capped": answer.capped,

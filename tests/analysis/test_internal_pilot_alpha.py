@@ -26,6 +26,7 @@ from analysis.inference.null_check import null_pilot, null_study
 from analysis.inference.reestimate import (
     CAP_FACTOR,
     TIE_ALPHA,
+    default_tie_alpha,
     first_stage_pairs,
     internal_pilot_plan,
     tie_targets,
@@ -80,6 +81,9 @@ def test_the_tie_questions_are_sized_at_the_tie_alpha_and_the_rubric_at_alpha():
     assert tie_targets(PLAIN).alpha == 0.05
     with pytest.raises(ValueError, match=r"tie alpha 0\.06"):
         tie_targets(PLAIN, 0.06)
+    # a plan at another alpha gets the same fraction of it (only 0.05 was simulated)
+    assert default_tie_alpha(0.05) == pytest.approx(0.04)
+    assert default_tie_alpha(0.01) == pytest.approx(0.008)
 
 
 @pytest.mark.skipif(shutil.which("Rscript") is None, reason="needs GNU R (Rscript)")
