@@ -181,7 +181,7 @@ def build_report(
         "power": None
         if planned is None
         else _planned_power(planned, df, margins, alpha, seed, questionnaire),
-        "mixed_model": mixed_model(coded, paired, alpha, fit=mixed),
+        "mixed_model": mixed_model(coded, paired, alpha, fit=mixed, tie_alpha=tie_alpha),
         "position_bias": position_bias(coded, alpha),
         "exclusions": exclusions(coded, means, excluded_pairs),
         "settings": {
