@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from analysis.inference.paired import EXACT_MAX_N, MIN_PAIRS
 from analysis.inference.reestimate import RULE as INTERNAL_PILOT
+from analysis.inference.reestimate import TIE_ALPHA_WHY
 from analysis.inference.sizing import (
     DEFAULT_DIFFERENCE,
     SMALL_PILOT,
@@ -15,7 +16,7 @@ from analysis.inference.sizing import (
 )
 from analysis.schema.plan_words import change_words, interim_words, time_words
 from analysis.schema.questions import report_questionnaire
-from analysis.schema.report_types import AnalysisPlan, Report, SequentialLook
+from analysis.schema.report_types import AnalysisPlan, Report, SequentialLook, Settings
 
 ALPHA_TENTATIVE, ALPHA_RELIABLE = 0.667, 0.8
 CAVEAT_MEANING = (
@@ -114,7 +115,8 @@ def methods(report: Report) -> dict[str, str]:
         f"({s.get('smallest_effect', s['margin']):g} in the margin's unit; "
         "the margin unless set otherwise), on the same model; difference_p is the two-sided "
         "test of d = 0.",
-        "verdict": f"At alpha = {alpha}: a general dimension is 'tie' when its TOST holds, "
+        "verdict": f"At alpha = {alpha}{_tie_level(s)}: a general dimension is 'tie' when "
+        "its TOST holds, "
         "else 'diverges' when the superiority test holds, else 'inconclusive'. Rubric "
         "alignment is 'diverges' when its superiority test holds, else 'tie' when TOST holds, "
         f"else 'inconclusive'. Fewer than {MIN_PAIRS} complete pairs or zero variance of the "
@@ -206,6 +208,17 @@ def _asked(report: Report) -> dict[str, str]:
     }
 
 
+def _tie_level(settings: Settings) -> str:
+    """', each tie question's TOST at 0.04 (...)' when an internal pilot set its own level."""
+    tie = settings.get("tie_alpha")
+    if tie is None:
+        return ""
+    return (
+        f" (each tie question's TOST at {tie:g}, its interval the {100 * (1 - 2 * tie):g}% one, "
+        f"as the internal pilot's plan pre-registered: {TIE_ALPHA_WHY})"
+    )
+
+
 def methods_paragraph(report: Report) -> str:
     """The essentials as one paragraph of prose."""
     m = methods(report)
@@ -274,6 +287,14 @@ def plan_sentences(plan: AnalysisPlan) -> str:
     look = plan.get("sequential")
     if look is not None:
         text += f" {sequential_sentence(look)}"
+    internal = plan.get("internal_pilot")
+    if internal:
+        text += (
+            f" The study ran an internal pilot: a first stage of "
+            f"{internal['first_stage_pairs']} pairs, then one sample-size re-estimation look "
+            "that read only the variance components; each tie question's TOST is read at "
+            f"{internal['tie_alpha']:g}, the superiority test at alpha {plan['alpha']:g}."
+        )
     if plan["interim"]:
         text += f" The verdict is interim: {interim_words(plan)}."
     return text

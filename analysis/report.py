@@ -32,7 +32,7 @@ from analysis.inference.margins import (
 from analysis.inference.missing import missing_data
 from analysis.inference.mixed import mixed_model
 from analysis.inference.paired import MIN_PAIRS
-from analysis.inference.plan import analysis_plan
+from analysis.inference.plan import analysis_plan, internal_pilot_of
 from analysis.inference.power import make_plan, plan_power
 from analysis.inference.primary import RatingDiffs, compare_dimensions
 from analysis.methods import methods
@@ -139,7 +139,8 @@ def build_report(
         if smallest_effect is None
         else dimension_margins(unit_sds, smallest_effect, unit, coded.keys)
     )
-    paired = compare_dimensions(diffs, means, margins, alpha, sesoi)
+    tie_alpha = _tie_alpha(plan, alpha)
+    paired = compare_dimensions(diffs, means, margins, alpha, sesoi, tie_alpha=tie_alpha)
     dimensions = dimension_results(paired, coded, means, n_boot, seed, scale_min, scale_max)
     agreement, annotators = agreement_section(coded, n_boot, seed, scale_min, scale_max)
     report: Report = {
@@ -162,7 +163,7 @@ def build_report(
         "power": None
         if planned is None
         else _planned_power(planned, df, margins, alpha, seed, questionnaire),
-        "mixed_model": mixed_model(coded, paired, alpha, fit=mixed),
+        "mixed_model": mixed_model(coded, paired, alpha, fit=mixed, tie_alpha=tie_alpha),
         "position_bias": position_bias(coded, alpha),
         "exclusions": exclusions(coded, means, excluded_pairs),
         "settings": {
@@ -180,6 +181,7 @@ def build_report(
             "ci_level": 0.95,
             "smallest_effect": margin if smallest_effect is None else smallest_effect,
             "df_method": DF_METHOD,
+            "tie_alpha": tie_alpha,
         },
         "methods": {},
         "annotators": annotators,
@@ -206,6 +208,18 @@ def build_report(
             report["checks"]["validated"] = report["checks"]["validated"] and look["crossed"]
     report["methods"] = methods(report)
     return cast(Report, to_jsonable(report))
+
+
+def _tie_alpha(plan: Mapping[str, Any] | None, alpha: float) -> float | None:
+    """The level of each tie question's TOST when the plan has an internal pilot (None:
+    alpha); a tie alpha above the report's alpha is refused."""
+    internal = internal_pilot_of(plan)
+    if internal is None:
+        return None
+    tie_alpha = float(internal["tie_alpha"])
+    if tie_alpha > alpha:
+        raise ValueError(f"plan.internal_pilot: tie alpha {tie_alpha:g} above alpha {alpha:g}")
+    return tie_alpha
 
 
 def collected_counts(ratings: pd.DataFrame) -> dict[str, int]:

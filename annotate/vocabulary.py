@@ -319,6 +319,36 @@ def check_sequential_plan(value: object) -> dict[str, Any]:
 _FAMILIES = " or ".join(SPENDING_FAMILIES)
 
 
-def _expect(ok: bool, field: str, expected: str, plan: dict[str, Any]) -> None:
+def _expect(
+    ok: bool, field: str, expected: str, plan: dict[str, Any], name: str = "sequential"
+) -> None:
     if not ok:
-        raise ValueError(f"sequential.{field}: expected {expected}, got {plan[field]!r}")
+        raise ValueError(f"{name}.{field}: expected {expected}, got {plan[field]!r}")
+
+
+DEFAULT_TIE_ALPHA = 0.04
+"""An internal pilot's default level of each tie question's TOST after the sample-size look
+(analysis.inference.reestimate: at 0.05 the look raised the TOSTs' type-I error to 6.1%)."""
+
+
+def check_internal_pilot(value: object) -> dict[str, Any]:
+    """An internal pilot's pre-registration checked: ``first_stage_pairs`` (a positive whole
+    number) and ``tie_alpha`` (default DEFAULT_TIE_ALPHA, between 0 and 0.5: the TOSTs' level
+    after the look). ValueError naming the field."""
+    if not isinstance(value, dict):
+        raise ValueError("internal_pilot: expected a mapping of first_stage_pairs, tie_alpha")
+    unknown = sorted(set(value) - {"first_stage_pairs", "tie_alpha"})
+    if unknown:
+        raise ValueError(f"internal_pilot: unknown field(s) {', '.join(map(str, unknown))}")
+    plan = {
+        "first_stage_pairs": value.get("first_stage_pairs"),
+        "tie_alpha": value.get("tie_alpha", DEFAULT_TIE_ALPHA),
+    }
+    first = plan["first_stage_pairs"]
+    ok = isinstance(first, int) and not isinstance(first, bool) and first > 0
+    _expect(ok, "first_stage_pairs", "a positive whole number of pairs", plan, "internal_pilot")
+    tie = plan["tie_alpha"]
+    ok = isinstance(tie, int | float) and not isinstance(tie, bool) and 0 < tie < 0.5
+    _expect(ok, "tie_alpha", "a number between 0 and 0.5", plan, "internal_pilot")
+    plan["tie_alpha"] = float(tie)
+    return plan

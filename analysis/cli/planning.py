@@ -20,6 +20,7 @@ from analysis.options import (
 from annotate.questionnaire import DEFAULT_TEMPLATE
 from annotate.vocabulary import (
     DEFAULT_EQUIVALENCE_MARGIN,
+    DEFAULT_TIE_ALPHA,
 )
 
 
@@ -156,6 +157,15 @@ def size(
             "at the one k (--per-pair) and pool (--pools) the first stage used.",
         ),
     ] = None,
+    tie_alpha: Annotated[
+        float | None,
+        typer.Option(
+            "--tie-alpha",
+            help=f"An internal pilot's level for each tie question's TOST after the look (the "
+            f"tie questions sized at it; the superiority test keeps --alpha). Default "
+            f"{DEFAULT_TIE_ALPHA:g} at alpha 0.05, the same fraction of another alpha.",
+        ),
+    ] = None,
     fmt: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.text,
@@ -190,6 +200,7 @@ def size(
             target,
             general_diff,
             rubric_diff,
+            tie_alpha,
             fmt,
         )
         return
@@ -209,7 +220,7 @@ def size(
             pools=ms,
             alpha_halfwidth=alpha_halfwidth,
         )
-        result = with_internal_pilot(components, result)
+        result = with_internal_pilot(components, result, tie_alpha)
     except (RatingsError, ValueError, OSError) as exc:
         fail(exc)
     emit_planner(result, fmt, sizing_text)
@@ -226,6 +237,7 @@ def _look(
     target: float,
     general_diff: float,
     rubric_diff: float | None,
+    tie_alpha: float | None,
     fmt: PowerFormat,
 ) -> None:
     """The internal pilot's re-estimation look (``size --first-stage``)."""
@@ -251,6 +263,7 @@ def _look(
             target=target,
             general_diff=general_diff,
             rubric_diff=rubric_diff,
+            tie_alpha=tie_alpha,
         )
     except (RatingsError, ValueError, OSError) as exc:
         fail(exc)

@@ -38,6 +38,7 @@ from analysis.inference.reml_df import (
     satterthwaite_dfs,
 )
 from analysis.schema.report_types import MixedDimension, MixedModel, PairedTest
+from annotate.questionnaire import QuestionRole
 
 
 @dataclass(frozen=True)
@@ -94,15 +95,22 @@ NOT_FITTED = "The mixed model was not fitted (a sensitivity variant; see the ful
 
 
 def mixed_model(
-    coded: CodedRatings, primary: dict[str, PairedTest], alpha: float, fit: bool = True
+    coded: CodedRatings,
+    primary: dict[str, PairedTest],
+    alpha: float,
+    fit: bool = True,
+    tie_alpha: float | None = None,
 ) -> MixedModel:
     """The crossed mixed model per dimension, its verdict by the primary rules on the
-    (1 - 2 alpha) Satterthwaite interval, and the dimensions where it disagrees with the
-    primary.
+    (1 - 2 alpha) Satterthwaite interval (a ``tie`` question's at ``tie_alpha`` when an
+    internal pilot set one, as the primary reads it), and the dimensions where it disagrees
+    with the primary.
     With `fit` False (a report built only for its headline figures) nothing is fitted."""
     out: dict[str, MixedDimension] = {}
     for dim_index, dim in enumerate(coded.keys):
-        out[dim] = _dimension(coded, dim_index, primary[dim], alpha, fitted=fit)
+        tie = coded.questionnaire.question(dim).role is QuestionRole.TIE
+        level = tie_alpha if tie and tie_alpha is not None else alpha
+        out[dim] = _dimension(coded, dim_index, primary[dim], level, fitted=fit)
     if not fit:
         return {"dimensions": out, "disagreements": [], "note": NOT_FITTED}
     disagree = [d for d in coded.keys if out[d]["verdict"] != primary[d]["verdict"]]

@@ -56,12 +56,14 @@ def gaussian_draw(
 @dataclass(frozen=True)
 class NullOutcome:
     """One run under the null: the first stage, the final size, and whether the test at the
-    end rejected (rubric superiority at the smallest effect; factuality's TOST at +margin)."""
+    end rejected (rubric superiority at the smallest effect; factuality's TOST at +margin);
+    the TOST's p-value, to read the same runs at other levels."""
 
     first_stage: int
     final: int
     superiority: bool
     tost: bool
+    tost_p: float | None = None
 
 
 NULL_DIMENSION = "factuality"
@@ -80,10 +82,12 @@ def null_pilot(
     per_pair: int = 2,
     pool: int = 48,
     margin: float = 0.5,
+    tie_alpha: float | None = None,
 ) -> NullPilot | None:
     """Pilot ``index`` of :func:`null_run`: normal data of the scenario's true components and
     size (:func:`null_means`), and the first stage its point estimates give (planned for the
-    true rubric difference); None when they reach no size."""
+    true rubric difference, the tie questions at ``tie_alpha`` when given); None when they
+    reach no size."""
     from analysis.inference.reestimate import first_stage_pairs
 
     rng = np.random.default_rng([seed, index, 7])
@@ -96,7 +100,8 @@ def null_pilot(
         rng,
     )
     pilot = pilot_from_differences(data, profile=False)
-    first = first_stage_pairs(pilot, per_pair, pool, targets_at_truth(t, margin, margin))
+    targets = targets_at_truth(t, margin, margin, tie_alpha)
+    first = first_stage_pairs(pilot, per_pair, pool, targets)
     return None if first is None else (data, first)
 
 
@@ -119,16 +124,19 @@ def null_study(
     per_pair: int = 2,
     pool: int = 48,
     margin: float = 0.5,
+    tie_alpha: float | None = None,
 ) -> NullOutcome:
     """One main study after a null pilot: the first stage from a pool of its own; the look
-    (:func:`analysis.inference.reestimate.reestimated_pairs` at its defaults); the second stage
-    from the same pool; the tests at the end at alpha 0.05 on the main study's pairs."""
+    (:func:`analysis.inference.reestimate.reestimated_pairs` at its defaults, the tie
+    questions sized at ``tie_alpha`` when given); the second stage from the same pool; the
+    tests at the end on the main study's pairs, superiority at alpha 0.05 and the TOST at
+    ``tie_alpha`` (0.05 when None)."""
     from analysis.inference.crossed import (
         crossed_mean,
     )
     from analysis.inference.reestimate import combined_pilot, reestimated_pairs
 
-    planned = targets_at_truth(t, margin, margin)
+    planned = targets_at_truth(t, margin, margin, tie_alpha)
     means = null_means(margin)
     rng = np.random.default_rng([seed, *index, 8])
     pilot_data, first = pilot
@@ -144,8 +152,9 @@ def null_study(
         tests[dim] = crossed_mean(d, pair, annotator)
     sup = tests[PERSONAL_DIMENSION].p_greater(margin)
     tost = tests[NULL_DIMENSION].tost_p(margin)
+    level = planned.tost_alpha
     return NullOutcome(
-        first, look.final, sup is not None and sup < 0.05, tost is not None and tost < 0.05
+        first, look.final, sup is not None and sup < 0.05, tost is not None and tost < level, tost
     )
 
 
@@ -179,18 +188,26 @@ def fixed_null(
 
 
 def null_run(
-    scenario: Scenario, pilots: int, per_pilot: int, seed: int, start: int = 0
+    scenario: Scenario,
+    pilots: int,
+    per_pilot: int,
+    seed: int,
+    start: int = 0,
+    tie_alpha: float | None = None,
 ) -> list[list[NullOutcome]]:
     """The internal pilot under the null: for pilots ``start`` .. ``start + pilots - 1``
     (:func:`null_pilot`), ``per_pilot`` main studies each (:func:`null_study`); the pilot
     only sets the first stage and joins the look's fit, so its fits are shared by the
-    studies after it (the MC SE then counts pilots as clusters)."""
+    studies after it (the MC SE then counts pilots as clusters); ``tie_alpha``: the tie
+    questions sized and tested at that level (the product's internal pilot)."""
     t = truth(scenario, seed)
     out = []
     for j in range(start, start + pilots):
-        pilot = null_pilot(scenario, t, seed, j)
+        pilot = null_pilot(scenario, t, seed, j, tie_alpha=tie_alpha)
         if pilot is not None:
-            out.append([null_study(t, pilot, seed, (j, r)) for r in range(per_pilot)])
+            out.append(
+                [null_study(t, pilot, seed, (j, r), tie_alpha=tie_alpha) for r in range(per_pilot)]
+            )
     return out
 
 

@@ -319,7 +319,9 @@ def _significant(p: float | None, alpha: float) -> bool:
     return p is not None and p < alpha
 
 
-def verdict(result: PairedTest, alpha: float, adjusted: bool = False) -> str:
+def verdict(
+    result: PairedTest, alpha: float, adjusted: bool = False, tost_alpha: float | None = None
+) -> str:
     """The verdict of one dimension from its (adjusted, for the by-domain family) p-values.
 
     ``insufficient_data`` below MIN_PAIRS pairs or when the tests are undefined (no variance).
@@ -327,13 +329,15 @@ def verdict(result: PairedTest, alpha: float, adjusted: bool = False) -> str:
     when chosen is significantly higher (one-sided), else ``inconclusive``. Rubric alignment
     (rule ``superiority``): ``diverges`` when chosen is significantly higher, else ``tie`` when
     TOST holds, else ``inconclusive`` -- so a real effect never reads "tie" on a large study.
+    ``tost_alpha``: the TOST's own level when it differs from alpha (a tie question after an
+    internal pilot's look, :mod:`analysis.inference.reestimate`).
     """
     tost = result["tost_p_adjusted"] if adjusted else result["tost_p"]
     superior = result["superiority_p_adjusted"] if adjusted else result["superiority_p"]
     if result["n_pairs"] < MIN_PAIRS or tost is None or superior is None:
         return INSUFFICIENT
     order = (DIVERGES, TIE) if result["rule"] == "superiority" else (TIE, DIVERGES)
-    passed = {TIE: tost < alpha, DIVERGES: superior < alpha}
+    passed = {TIE: tost < (alpha if tost_alpha is None else tost_alpha), DIVERGES: superior < alpha}
     for candidate in order:
         if passed[candidate]:
             return candidate

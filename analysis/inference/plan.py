@@ -9,7 +9,9 @@ rule, when it was set and every change since. :func:`analysis_plan` checks it an
   time counts too, so a plan exported before the data is still checked);
 * which of the report's own options differ from the plan (`deviations`): a report computed at
   another margin or alpha is not the pre-registered analysis;
-* whether the verdict is interim: fewer pairs analysed than planned.
+* whether the verdict is interim: fewer pairs analysed than planned;
+* the internal pilot, if one was pre-registered (:func:`internal_pilot_of`): the report then
+  reads each tie question's TOST at its ``tie_alpha``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import pandas as pd
 from analysis.inference.sequential import read_look
 from analysis.schema.plan_words import change_words
 from analysis.schema.report_types import AnalysisPlan, PlanChange, SequentialLook
-from annotate.vocabulary import check_sequential_plan
+from annotate.vocabulary import check_internal_pilot, check_sequential_plan
 
 PLAN_KEY = "prb_annotate_plan"
 PLAN_FILE = "plan.json"
@@ -117,8 +119,22 @@ def analysis_plan(
         "note": note,
         "n_pairs_collected": int(counts["pairs"]),
         "sequential": look,
+        "internal_pilot": internal_pilot_of(document),
         "enrolment_closed": _closed(document.get("enrolment_closed")),
     }
+
+
+def internal_pilot_of(document: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The plan's pre-registered internal pilot, checked (`check_internal_pilot`):
+    {first_stage_pairs, tie_alpha}; None without a plan or an internal pilot. Each tie
+    question's TOST is then read at tie_alpha (:mod:`analysis.inference.reestimate`)."""
+    found = None if document is None else document.get("plan", {}).get("internal_pilot")
+    if not found:
+        return None
+    try:
+        return check_internal_pilot(dict(found))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"plan: field 'plan.internal_pilot': {error}") from None
 
 
 def _closed(record: object) -> dict[str, Any] | None:

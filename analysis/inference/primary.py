@@ -66,10 +66,14 @@ def compare_dimensions(
     alpha: float,
     smallest_effect: Mapping[str, float | None],
     mask: BoolArray | None = None,
+    tie_alpha: float | None = None,
 ) -> dict[str, PairedTest]:
     """Per-dimension primary figures and verdicts for the pairs in ``mask`` (all by default),
     each dimension at its margin and SESOI in points; no multiplicity correction. A ``diverge``
-    question reads superiority first; a ``describe`` one is reported without hypothesis."""
+    question reads superiority first; a ``describe`` one is reported without hypothesis.
+    ``tie_alpha``: each ``tie`` question's TOST (its interval and its tie verdict, the
+    per-pair-means sensitivity's too) at that level instead of alpha (a study run with an
+    internal pilot, :mod:`analysis.inference.reestimate`)."""
     results = {}
     questionnaire = diffs.coded.questionnaire
     for dim_index, dim in enumerate(diffs.coded.keys):
@@ -85,6 +89,7 @@ def compare_dimensions(
             alpha,
             margin if sesoi is None else sesoi,
             rubric=role is QuestionRole.DIVERGE,
+            tost_alpha=tie_alpha if role is QuestionRole.TIE else None,
         )
         if role is QuestionRole.DESCRIBE:
             results[dim]["notes"].append(DESCRIBED)
@@ -102,15 +107,17 @@ def primary_dimension(
     alpha: float,
     sesoi: float | None,
     rubric: bool,
+    tost_alpha: float | None = None,
 ) -> PairedTest:
     """One dimension: ``ratings`` (d, pair, annotator per pair-rating) for the primary
     figures, the per-pair means ``chosen``/``rejected`` for the sensitivity and descriptive
-    ones (Wilcoxon, Hodges-Lehmann, d_z)."""
-    result = compare_dimension(chosen, rejected, margin, alpha, rubric=rubric)
+    ones (Wilcoxon, Hodges-Lehmann, d_z); ``tost_alpha`` the TOST's level when not alpha."""
+    tost_level = alpha if tost_alpha is None else tost_alpha
+    result = compare_dimension(chosen, rejected, margin, tost_level, rubric=rubric)
     result["sensitivity"] = _sensitivity(result)
     sesoi = margin if sesoi is None else sesoi
     fit = crossed_mean(*ratings)
-    ci_tost = fit.interval(1 - 2 * alpha)
+    ci_tost = fit.interval(1 - 2 * tost_level)
     two_sided = _two_sided(fit)
     result.update(
         {
@@ -126,7 +133,7 @@ def primary_dimension(
             "notes": _notes(result["notes"], fit, result["n_pairs"]),
         }
     )
-    result["verdict"] = verdict(result, alpha)
+    result["verdict"] = verdict(result, alpha, tost_alpha=tost_alpha)
     result["differs"] = _differs(fit, two_sided, alpha)
     if result["differs"] == "lower":
         result["notes"].append("chosen rated significantly LOWER than rejected")

@@ -42,7 +42,8 @@ class ReestimateOutcome:
     """One pilot sized by the internal pilot at the fixed plan's k and pool: the fixed plan's
     pairs, the pairs the true components need, and per first-stage fraction the first stage
     and, per look confidence, the size the re-fitted components ask for (None: none up to the
-    maximum)."""
+    maximum); ``need`` is at the levels the study is tested at (the tie questions at the
+    run's tie alpha), ``need_alpha`` with every test at alpha."""
 
     per_pair: int
     pool: int
@@ -50,29 +51,37 @@ class ReestimateOutcome:
     need: int
     first_stage: dict[float, int]
     asked: dict[float, dict[float, int | None]]
+    need_alpha: int
 
 
 def reestimate_pilot(
-    scenario: Scenario, t: Truth, rng: np.random.Generator, margin: float = 0.5
+    scenario: Scenario,
+    t: Truth,
+    rng: np.random.Generator,
+    margin: float = 0.5,
+    tie_alpha: float | None = None,
+    fractions: tuple[float, ...] = FIRST_FRACTIONS,
 ) -> ReestimateOutcome | None:
     """One pilot (the same draw as :func:`one_pilot`'s for the same generator), its fixed
     plan given the true rubric difference, first stages at fractions of the size at the
     pilot's point estimates, each drawn from the population, and the look's re-estimated
-    sizes."""
+    sizes; ``tie_alpha``: the first stage and the look size the tie questions at that level
+    (the fixed plan and the need stay at alpha)."""
     from analysis.inference.reestimate import combined_pilot, first_stage_pairs, reestimated_pairs
 
     sample = draw(scenario, scenario.pilot_pairs, scenario.pilot_per_pair, scenario.pilot_pool, rng)
     pilot = pilot_from_differences(sample, profile=False)
-    targets = targets_at_truth(t, margin, margin)
+    targets = targets_at_truth(t, margin, margin, tie_alpha)
     best = size_study(pilot, margin=margin, rubric_diff=t.mean[PERSONAL_DIMENSION])["recommended"]
     if best is None:
         return None
     k, pool = best["per_pair"], best["pool"]
     at_truth = smallest_design(t.components, k, pool, targets)
-    if at_truth is None:
+    at_alpha = smallest_design(t.components, k, pool, targets_at_truth(t, margin, margin))
+    if at_truth is None or at_alpha is None:
         return None
     firsts, asked = {}, {}
-    for fraction in FIRST_FRACTIONS:
+    for fraction in fractions:
         first = first_stage_pairs(pilot, k, pool, targets, fraction)
         if first is None:
             return None
@@ -82,17 +91,24 @@ def reestimate_pilot(
             c: reestimated_pairs(combined, k, pool, targets, first, c).needed
             for c in REESTIMATE_CONFIDENCES
         }
-    return ReestimateOutcome(k, pool, best["n_pairs"], at_truth["n_pairs"], firsts, asked)
+    return ReestimateOutcome(
+        k, pool, best["n_pairs"], at_truth["n_pairs"], firsts, asked, at_alpha["n_pairs"]
+    )
 
 
 def reestimate_run(
-    scenario: Scenario, pilots: int, seed: int
+    scenario: Scenario,
+    pilots: int,
+    seed: int,
+    tie_alpha: float | None = None,
+    fractions: tuple[float, ...] = FIRST_FRACTIONS,
 ) -> tuple[Truth, list[ReestimateOutcome]]:
     """:func:`reestimate_pilot` over ``pilots`` seeded pilots (those of :func:`run`)."""
     t = truth(scenario, seed)
     outcomes = []
     for i in range(pilots):
-        found = reestimate_pilot(scenario, t, np.random.default_rng([seed, i]))
+        rng = np.random.default_rng([seed, i])
+        found = reestimate_pilot(scenario, t, rng, tie_alpha=tie_alpha, fractions=fractions)
         if found is not None:
             outcomes.append(found)
     return t, outcomes
@@ -109,9 +125,17 @@ def final_pairs(
     return min(max(wanted, first), cap)
 
 
-def true_power(t: Truth, outcome: ReestimateOutcome, n_pairs: int, margin: float = 0.5) -> float:
+def true_power(
+    t: Truth,
+    outcome: ReestimateOutcome,
+    n_pairs: int,
+    margin: float = 0.5,
+    tie_alpha: float | None = None,
+) -> float:
+    """The Bonferroni bound at the true components, the TOSTs at ``tie_alpha`` when given."""
     design = Design(n_pairs, outcome.per_pair, outcome.pool)
-    return power_at(t.components, design, targets_at_truth(t, margin, margin))["joint_power_bound"]
+    targets = targets_at_truth(t, margin, margin, tie_alpha)
+    return power_at(t.components, design, targets)["joint_power_bound"]
 
 
 @dataclass(frozen=True)
@@ -138,6 +162,7 @@ def summarise(
     fraction: float,
     confidence: float,
     cap_factor: float,
+    tie_alpha: float | None = None,
 ) -> ReestimateSummary:
     finals = [final_pairs(o, fraction, confidence, cap_factor) for o in outcomes]
     ratios = [f / o.need for f, o in zip(finals, outcomes, strict=True)]
@@ -152,7 +177,10 @@ def summarise(
         float(np.median([o.first_stage[fraction] / o.need for o in outcomes])),
         float(np.median(ratios)),
         float(np.quantile(ratios, 0.9)),
-        sum(true_power(t, o, f) >= 0.8 for f, o in zip(finals, outcomes, strict=True)),
+        sum(
+            true_power(t, o, f, tie_alpha=tie_alpha) >= 0.8
+            for f, o in zip(finals, outcomes, strict=True)
+        ),
         capped,
         float(
             np.median([f / o.first_stage[fraction] for f, o in zip(finals, outcomes, strict=True)])

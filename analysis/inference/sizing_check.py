@@ -138,9 +138,11 @@ class PilotOutcome:
     default_power: float | None
 
 
-def targets_at_truth(t: Truth, margin: float, sesoi: float) -> Targets:
+def targets_at_truth(
+    t: Truth, margin: float, sesoi: float, tie_alpha: float | None = None
+) -> Targets:
     true_diff = {d: (t.mean[d] if d == PERSONAL_DIMENSION else 0.0) for d in DIMENSIONS}
-    return Targets(margin, sesoi, 0.05, 0.8, true_diff)
+    return Targets(margin, sesoi, 0.05, 0.8, true_diff, tie_alpha=tie_alpha)
 
 
 def one_pilot(

@@ -24,7 +24,8 @@
 3. **Power.** With se = sqrt(Var) and the estimated variance taken as se^2 chi2_df / df: the
    rubric's superiority test of mu > smallest effect of interest from the noncentral t
    (:func:`analysis.inference.power.superiority_power_se`), each general dimension's TOST at
-   +-margin by integration (:func:`analysis.inference.power.tost_power_se`). The study is
+   +-margin by integration (:func:`analysis.inference.power.tost_power_se`), at the
+   targets' ``tie_alpha`` when one is set (an internal pilot). The study is
    validated when the four tests hold; its power is at least 1 - sum(1 - power_i) whatever the
    tests' correlation (Bonferroni), and a design reaches the target when that bound does.
 
@@ -205,7 +206,9 @@ def _crossed_df(c: Components, design: Design) -> float:
 @dataclass(frozen=True)
 class Targets:
     """What the study tests: margin and smallest effect (points), alpha, target power, and the
-    true differences planned for."""
+    true differences planned for; ``tie_alpha``, when given, the level the tie questions'
+    TOSTs are read at instead of alpha (after an internal pilot's look,
+    :data:`analysis.inference.reestimate.TIE_ALPHA`)."""
 
     margin: float
     smallest_effect: float
@@ -213,6 +216,12 @@ class Targets:
     target: float
     true_diff: Mapping[str, float]  # each tested question's, in the questionnaire's order
     diverge: frozenset[str] = frozenset(DEFAULT_QUESTIONNAIRE.diverge_keys)  # superiority
+    tie_alpha: float | None = None
+
+    @property
+    def tost_alpha(self) -> float:
+        """The level of the tie questions' TOSTs."""
+        return self.alpha if self.tie_alpha is None else self.tie_alpha
 
 
 def power_at(
@@ -234,7 +243,7 @@ def power_at(
             power = superiority_power_se(delta, se, df, targets.smallest_effect, targets.alpha)
             test = "superiority"
         else:
-            power = tost_power_se(delta, se, df, targets.margin, targets.alpha)
+            power = tost_power_se(delta, se, df, targets.margin, targets.tost_alpha)
             test = "tost"
         tests[dim] = {"test": test, "se": se, "df": df, "power": power}
     if design.n_pairs < MIN_PAIRS:

@@ -108,12 +108,15 @@ def internal_pilot_text(plan: InternalPilotPlan) -> str:
         f"difference, margin and alpha) and rate up to the final size it gives: never below "
         f"{plan['first_stage']}, at most {plan['cap']} pairs; expect about "
         f"{plan['expected_final']} (in simulation the final size was a median "
-        f"{plan['growth']:.2f} times the first stage). The test at the end is run as planned, "
-        f"on all the main study's pairs (the pilot's not included), at alpha unchanged: the "
-        f"look reads only the variances (in simulation the superiority test kept its level, "
-        f"5.0%, and the TOSTs rose to 6.1% from 4.5-4.9% at a fixed size: "
-        f"benchmarks/bench_sizing.py). The fixed design above, from the pilot alone, asks "
-        f"for {plan['fixed']} pairs. Rule: {plan['rule']}."
+        f"{plan['growth']:.2f} times the first stage). The test at the end is run on all the "
+        f"main study's pairs (the pilot's not included): the superiority test at alpha "
+        f"{plan['alpha']:g}, each tie question's TOST at **{plan['tie_alpha']:g}** (the first "
+        f"stage and the look size the tie questions at that level): "
+        f"{plan['tie_alpha_why']}. Pre-register both with the first stage (`prb-annotate "
+        f"studies ... --internal-pilot 'first={plan['first_stage']} "
+        f"tie_alpha={plan['tie_alpha']:g}'`); the report then reads the TOSTs at "
+        f"{plan['tie_alpha']:g}. The fixed design above, from the pilot alone, asks for "
+        f"{plan['fixed']} pairs. Rule: {plan['rule']}."
     )
 
 

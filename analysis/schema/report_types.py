@@ -350,6 +350,8 @@ class AnalysisPlan(TypedDict):
     note: str
     n_pairs_collected: NotRequired[int]  # pairs rated, excluded ones included (interim counts them)
     sequential: NotRequired[SequentialLook | None]  # the group-sequential plan's current look
+    # the pre-registered internal pilot: {first_stage_pairs, tie_alpha} (None: none)
+    internal_pilot: NotRequired[dict[str, Any] | None]
     # when and why the plan closed crowd enrolment: {at, look, n_looks, n_observed, reason}
     enrolment_closed: NotRequired[dict[str, Any] | None]
 
@@ -494,6 +496,8 @@ class Settings(TypedDict):
     ci_level: float
     smallest_effect: NotRequired[float]  # SESOI in points (None given: the margin)
     df_method: NotRequired[str]
+    # an internal pilot's level of each tie question's TOST (None: alpha; analysis.inference.plan)
+    tie_alpha: NotRequired[float | None]
 
 
 class ErasureEntry(TypedDict):

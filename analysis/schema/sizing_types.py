@@ -57,6 +57,9 @@ class InternalPilotPlan(TypedDict):
     growth: float  # that median final / first stage (benchmarks/bench_sizing.py)
     fixed: int  # the fixed plan's pairs (upper limits from the pilot alone), for comparison
     confidence: float  # one-sided, of the upper limit the final size is planned with
+    alpha: float  # the superiority test's level (the plan's alpha)
+    tie_alpha: float  # each tie question's TOST level after the look; the ties sized at it
+    tie_alpha_why: str
     rule: str
 
 
@@ -95,6 +98,8 @@ class LookResult(TypedDict):
     true_diff: dict[str, float]  # the differences planned for (fixed before the study)
     rubric_diff_source: str
     confidence: float
+    alpha: float  # the superiority test's level
+    tie_alpha: float  # each tie question's TOST level; the ties sized at it
     asked: int | None  # the size the re-fitted components ask for (None: none up to the max)
     final: int  # asked, kept between the first stage and the cap
     capped: bool

@@ -1,6 +1,6 @@
 """The report's tables as plain text cells, shared by the Markdown and HTML renderers.
 
-Why 588 lines: one short function per report table: every table's layout is found here.
+Why 592 lines: one short function per report table: every table's layout is found here.
 
 Cells are unescaped strings; each renderer escapes them for its own format.
 """
@@ -331,6 +331,10 @@ def plan_table(report: Report) -> Table | None:
     if look is not None:
         rows.append(["Group-sequential plan", f"{look['n_looks']} looks, "
                      f"{look['alpha_spending']} spending", look["words"]])  # fmt: skip
+    internal = plan.get("internal_pilot")
+    if internal:
+        rows.append(["Internal pilot", f"first stage {internal['first_stage_pairs']} pairs",
+                     f"tie TOSTs at {internal['tie_alpha']:g}"])  # fmt: skip
     rows += [
         [f"Changed: {WORDS.get(c['setting'], c['setting'])}", value_words(c["before"]),
          f"{value_words(c['after'])} on {time_words(c['at'])}"

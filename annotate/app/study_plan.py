@@ -1,5 +1,6 @@
 """The Studies page's pre-registered analysis plan (issue 23 item 3): the smallest effect of
-interest, alpha, the planned size and stopping rule beside the margin, the plan's standing
+interest, alpha, the planned size and stopping rule beside the margin, the group-sequential
+plan and the internal pilot (first stage, tie alpha), the plan's standing
 (when it was set, every change since) and, once the study has ratings, the force box without
 which a change of the plan is refused (`annotate.domain.study.plan`)."""
 
@@ -13,7 +14,12 @@ from annotate.app.safe_text import inert_markdown
 from annotate.app.settings_inputs import help_text, label, setting_input
 from annotate.db.tables import Study
 from annotate.domain.study.plan import LABELS
-from annotate.vocabulary import LOOK_UNITS, OBRIEN_FLEMING, SPENDING_FAMILIES
+from annotate.vocabulary import (
+    DEFAULT_TIE_ALPHA,
+    LOOK_UNITS,
+    OBRIEN_FLEMING,
+    SPENDING_FAMILIES,
+)
 
 
 def plan_inputs(study: Study, key: str, plan: dict[str, Any]) -> dict[str, Any]:
@@ -36,8 +42,9 @@ def plan_inputs(study: Study, key: str, plan: dict[str, Any]) -> dict[str, Any]:
         help=help_text("stopping_rule"),
     )
     sequential = sequential_inputs(study, key)
+    internal = internal_pilot_inputs(study, key)
     st.caption(plan_status(plan))
-    return changes | {"stopping_rule": rule, "sequential": sequential}
+    return changes | {"stopping_rule": rule, "sequential": sequential, "internal_pilot": internal}
 
 
 def sequential_inputs(study: Study, key: str) -> dict[str, Any] | None:
@@ -83,6 +90,36 @@ def sequential_inputs(study: Study, key: str) -> dict[str, Any] | None:
         "beta": float(beta),
         "binding": bool(binding),
     }
+
+
+def internal_pilot_inputs(study: Study, key: str) -> dict[str, Any] | None:
+    """The internal pilot: the first stage's pairs (0: none) and the tie questions' TOST level
+    after the look (checked by the service with `check_internal_pilot`)."""
+    now = study.internal_pilot or {}
+    cols = st.columns(2)
+    first = cols[0].number_input(
+        "Internal pilot: first-stage pairs (0: none)",
+        value=int(now.get("first_stage_pairs") or 0),
+        min_value=0,
+        step=10,
+        key=f"{key}_first_stage",
+        help="A first stage, then one sample-size re-estimation look (`python -m analysis size "
+        "PILOT --first-stage ...`).",
+    )
+    tie_alpha = cols[1].number_input(
+        "Tie questions' TOST level after the look",
+        value=float(now.get("tie_alpha", DEFAULT_TIE_ALPHA)),
+        min_value=0.001,
+        max_value=0.499,
+        step=0.01,
+        format="%.3f",
+        key=f"{key}_tie_alpha",
+        help="Re-estimating the size can raise an equivalence test's level (Friede & Kieser, "
+        "2003); the superiority test keeps alpha.",
+    )
+    if not first:
+        return None
+    return {"first_stage_pairs": int(first), "tie_alpha": float(tie_alpha)}
 
 
 def force_box(key: str, plan: dict[str, Any]) -> bool:

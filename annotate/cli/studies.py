@@ -25,7 +25,7 @@ from annotate.domain.crowd.enrolment import enrolment_link
 from annotate.domain.crowd.payment_rules import major_units
 from annotate.domain.operations.monitor import closed_words
 from annotate.domain.study.instructed_checks import checks_words
-from annotate.domain.study.plan import sequential_words
+from annotate.domain.study.plan import internal_pilot_words, sequential_words
 from annotate.domain.study.questionnaire import (
     questionnaire_of,
     template_name,
@@ -126,6 +126,7 @@ def _show(study: Study) -> None:
         ("planned pairs", study.planned_pairs or "-"),
         ("stopping rule", _shortened(study.stopping_rule) or "-"),
         ("group-sequential plan", sequential_words(study.sequential)),
+        ("internal pilot", internal_pilot_words(study.internal_pilot, study.alpha)),
         ("plan set at", study.margin_set_at.isoformat() if study.margin_set_at else "-"),
         ("earlier plans", _margin_history(study.margin_history)),
         ("simulated ratings", "counted" if study.count_simulated else "left out"),

@@ -66,7 +66,8 @@ class Study(SQLModel, table=True):
     margin_history: list[dict[str, Any]] = _json(
         default_factory=list,
         description="earlier analysis plans: {margin, unit, smallest_effect, alpha, "
-        "planned_pairs, stopping_rule, sequential, set_at, changed_at, forced, after_data}, "
+        "planned_pairs, stopping_rule, sequential, internal_pilot, set_at, changed_at, forced, "
+        "after_data}, "
         "oldest first "
         "(annotate.domain.study.plan)",
     )
@@ -89,6 +90,12 @@ class Study(SQLModel, table=True):
         sa_column=Column(JSON, nullable=True),
         description="pre-registered group-sequential plan: {looks, unit, alpha_spending, "
         "futility, beta, binding} (annotate.vocabulary.check_sequential_plan; None: none)",
+    )
+    internal_pilot: dict[str, Any] | None = Field(
+        default=None,
+        sa_column=Column(JSON, nullable=True),
+        description="pre-registered internal pilot: {first_stage_pairs, tie_alpha} "
+        "(annotate.vocabulary.check_internal_pilot; None: none)",
     )
     count_simulated: bool = Field(
         default=False,

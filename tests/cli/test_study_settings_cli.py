@@ -63,6 +63,7 @@ def _designed(run, tmp_path: Path) -> None:
             "beta": 0.1,
             "binding": False,
         },
+        "internal_pilot": {"first_stage_pairs": 40, "tie_alpha": 0.03},
         "count_simulated": True,
         "overlap": 5,
         "reservation_minutes": 30,

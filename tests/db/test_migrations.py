@@ -252,6 +252,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0023_monitor",
         "0024_questionnaire",
         "0025_conversation",
+        "0026_internal_pilot",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -790,3 +791,37 @@ def test_a_custom_labelled_study_keeps_its_words_and_scale_in_its_questionnaire(
         assert (_plain(back_labels), _plain(back_definitions)) == (labels, definitions)
     finally:
         engine.dispose()
+
+
+def test_studies_get_no_internal_pilot_and_the_downgrade_drops_it(empty_db_url):
+    """0026: every existing study has no internal pilot (None); a pre-registered one is kept
+    as JSON; the downgrade to 0025 drops the column and the schema is 0025's again."""
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine, "0025_conversation")
+        assert "internal_pilot" not in _study_columns(engine)
+        upgrade_database(engine)
+        assert schema_differences(engine) == []
+        assert rows(engine, "study", "internal_pilot") == [(None,)]
+        plan = {"first_stage_pairs": 40, "tie_alpha": 0.04}
+        with engine.begin() as connection:
+            connection.execute(
+                text("UPDATE study SET internal_pilot = :p"), {"p": json.dumps(plan)}
+            )
+        ((stored,),) = rows(engine, "study", "internal_pilot")
+        assert _plain(stored) == plan
+        with _locked_transaction(engine) as connection:
+            command.downgrade(alembic_config(connection=connection), "0025_conversation")
+        assert versions(engine) == ["0025_conversation"]
+        assert "internal_pilot" not in _study_columns(engine)
+        assert upgrade_database(engine) == "0025_conversation"
+        assert rows(engine, "study", "internal_pilot") == [(None,)]
+    finally:
+        engine.dispose()
+
+
+def _study_columns(engine: Engine) -> set[str]:
+    from sqlalchemy import inspect
+
+    return {c["name"] for c in inspect(engine).get_columns("study")}

@@ -98,6 +98,18 @@ def _sequential_line(look: Mapping[str, Any] | None) -> list[str]:
     return [f"- **Group-sequential plan**: {cell(look['words'])}"]
 
 
+def _internal_pilot_line(internal: Mapping[str, Any] | None, alpha: float) -> list[str]:
+    """The pre-registered internal pilot in the card: its first stage and the tie alpha."""
+    if not internal:
+        return []
+    return [
+        f"- **Internal pilot**: a first stage of {internal['first_stage_pairs']} pairs, then "
+        f"one sample-size look; each tie question's TOST read at {internal['tie_alpha']:g} "
+        f"(the superiority test at {alpha:g}): re-estimating the size can raise an "
+        "equivalence test's level (Friede & Kieser, 2003)"
+    ]
+
+
 def _closed_line(closed: Mapping[str, Any] | None) -> list[str]:
     """Enrolment closed by the plan at a look that said stop (the monitor), in the card."""
     if not closed:
@@ -142,6 +154,7 @@ def plan_section(report: Mapping[str, Any]) -> list[str]:
         + (f"{size} pairs ({plan['n_pairs_analysed']} analysed)" if size else "not set"),
         f"- **Stopping rule**: {cell(plan['stopping_rule']) or 'none'}",
         *_sequential_line(plan.get("sequential")),
+        *_internal_pilot_line(plan.get("internal_pilot"), plan["alpha"]),
         *_closed_line(plan.get("enrolment_closed")),
         f"- **Standing**: {cell(plan['note'])}",
     ]

@@ -11,7 +11,7 @@ from typing import Any
 from annotate.domain.study.questionnaire import QuestionnaireError, read_questionnaire
 from annotate.errors import Invalid
 from annotate.questionnaire import TEMPLATES
-from annotate.vocabulary import check_sequential_plan
+from annotate.vocabulary import check_internal_pilot, check_sequential_plan
 
 
 class OptionValueError(Invalid):
@@ -87,6 +87,29 @@ def sequential_plan(text: str) -> dict[str, Any] | None:
         return check_sequential_plan(plan)
     except ValueError as error:
         raise OptionValueError(f"--sequential: {error}") from None
+
+
+INTERNAL_PILOT_WORDS = {"first": "first_stage_pairs", "tie_alpha": "tie_alpha"}
+
+
+def internal_pilot_plan(text: str) -> dict[str, Any] | None:
+    """`--internal-pilot 'first=40 tie_alpha=0.04'` as the plan's mapping (checked by
+    `check_internal_pilot`); 'none' or '': no internal pilot."""
+    if text.strip().lower() in ("", "none"):
+        return None
+    plan: dict[str, Any] = {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep or key not in INTERNAL_PILOT_WORDS:
+            raise OptionValueError(f"--internal-pilot {word!r}: expected first=N or tie_alpha=0.04")
+        try:
+            plan[INTERNAL_PILOT_WORDS[key]] = int(value) if key == "first" else float(value)
+        except ValueError:
+            raise OptionValueError(f"--internal-pilot {key}={value!r}: expected a number") from None
+    try:
+        return check_internal_pilot(plan)
+    except ValueError as error:
+        raise OptionValueError(f"--internal-pilot: {error}") from None
 
 
 def _sequential_value(key: str, value: str) -> Any:

@@ -214,6 +214,7 @@ def plan_markdown(document: dict[str, Any]) -> str:
         + (f"{plan['planned_pairs']} pairs" if plan["planned_pairs"] else "not set"),
         f"- Stopping rule: {_inert(plan['stopping_rule']) or 'none'}",
         f"- Group-sequential plan: {sequential_words(plan.get('sequential'))}",
+        f"- Internal pilot: {internal_pilot_words(plan.get('internal_pilot'), plan['alpha'])}",
         f"- Annotators per pair: {plan['overlap']}; scale {plan['scale'][0]}-{plan['scale'][1]}",
         "- Exclusion rules: "
         + ("; ".join(f"{k} = {v:g}" for k, v in rules.items()) if rules else "none"),
@@ -239,6 +240,18 @@ def sequential_words(plan: object) -> str:
         kind = "binding" if plan.get("binding") else "non-binding"
         words += f"; {kind} futility by {futility}-type beta spending (beta {plan.get('beta')})"
     return words
+
+
+def internal_pilot_words(plan: object, alpha: float) -> str:
+    """An internal pilot in one line ('none' without one)."""
+    if not isinstance(plan, dict) or not plan.get("first_stage_pairs"):
+        return "none"
+    return (
+        f"a first stage of {plan['first_stage_pairs']} pairs, then one sample-size "
+        f"re-estimation look; each tie question's TOST at {plan['tie_alpha']:g} (the "
+        f"superiority test at alpha {alpha:g}): re-estimating the size can raise an "
+        "equivalence test's level (Friede & Kieser, 2003)"
+    )
 
 
 def change_lines(changes: list[dict[str, Any]]) -> list[str]:

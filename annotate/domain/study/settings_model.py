@@ -22,7 +22,7 @@ A setting added here (and as a column of `annotate.db.tables.Study`, with the sa
 `tests/domain/test_settings_model.py` checks both agree) is in the file, the CLI and the page
 without another edit.
 
-Why 650 lines: one declaration per setting (43, each with its label, help text and options as
+Why 670 lines: one declaration per setting (44, each with its label, help text and options as
 the formatter lays them out); splitting them would list the settings twice.
 """
 
@@ -224,6 +224,28 @@ class Settings(BaseModel):
                     "non-binding by default; 'none': no plan).",
                     kind=str,
                     parse=read.sequential_plan,
+                ),
+            ),
+        ),
+    ] = None
+    internal_pilot: Annotated[
+        dict[str, Any] | None,
+        S(
+            PLAN,
+            "Internal pilot",
+            "Pre-registered internal pilot: first_stage_pairs, tie_alpha (each tie question's "
+            "TOST level after the sample-size look; the superiority test keeps alpha).",
+            words="internal pilot",
+            plan="internal_pilot",
+            cli=(
+                Option(
+                    ("--internal-pilot",),
+                    "Pre-registered internal pilot: 'first=N [tie_alpha=0.04]' (a first stage of "
+                    "N pairs, then one sample-size look; each tie question's TOST read at "
+                    "tie_alpha after it, the superiority test at --alpha; `python -m analysis "
+                    "size` recommends both; 'none': no internal pilot).",
+                    kind=str,
+                    parse=read.internal_pilot_plan,
                 ),
             ),
         ),

@@ -31,6 +31,7 @@ from annotate.vocabulary import (
     PLATFORM_NAMES,
     POOL_ORDERS,
     RATIONALE_MODES,
+    check_internal_pilot,
     check_sequential_plan,
     parse_bonus_rule,
 )
@@ -325,6 +326,14 @@ def _plan_problems(study: Study, kept_sesoi: float | None) -> list[str]:
             study.sequential = check_sequential_plan(study.sequential)
         except ValueError as error:
             problems.append(str(error))
+    if study.internal_pilot is not None:
+        try:
+            study.internal_pilot = check_internal_pilot(study.internal_pilot)
+        except ValueError as error:
+            problems.append(str(error))
+        else:
+            if study.internal_pilot["tie_alpha"] > study.alpha:
+                problems.append("internal_pilot.tie_alpha: at most alpha (the TOSTs' own level)")
     return problems
 
 
