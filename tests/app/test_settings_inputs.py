@@ -19,8 +19,8 @@ def _page() -> None:  # run by AppTest as the page's script
     from annotate.domain.study.settings_model import EDITABLE, Setting, Settings
 
     class Extended(Settings):
-        internal_pilot: Annotated[
-            dict[str, Any] | None, Setting("plan", "Internal pilot", "The pilot.", plan="pilot")
+        external_pilot: Annotated[
+            dict[str, Any] | None, Setting("plan", "External pilot", "The pilot.", plan="pilot")
         ] = None
         pilot_pairs: Annotated[int | None, Setting("plan", "Pilot pairs", "Pairs in it.")] = None
         pilot_blind: Annotated[bool, Setting("plan", "Blind pilot", "Blind or not.")] = False
@@ -35,12 +35,12 @@ def test_a_setting_added_to_the_model_has_an_input_with_its_label_and_help() -> 
     at = AppTest.from_function(_page).run()
     assert not at.exception
     (box,) = at.text_area
-    assert box.label == "Internal pilot (JSON)"
+    assert box.label == "External pilot (JSON)"
     assert box.help == "The pilot."
     assert at.number_input(key="s_pilot_pairs").label == "Pilot pairs"
     assert at.toggle(key="s_pilot_blind").help == "Blind or not."
     assert at.session_state["values"] == {
-        "internal_pilot": None,
+        "external_pilot": None,
         "pilot_pairs": None,
         "pilot_blind": False,
     }
@@ -48,12 +48,12 @@ def test_a_setting_added_to_the_model_has_an_input_with_its_label_and_help() -> 
     at.number_input(key="s_pilot_pairs").set_value(40)
     at.toggle(key="s_pilot_blind").set_value(True).run()
     assert at.session_state["values"] == {
-        "internal_pilot": {"pairs": 40},
+        "external_pilot": {"pairs": 40},
         "pilot_pairs": 40,
         "pilot_blind": True,
     }
     at.text_area[0].input("{pairs").run()
-    assert at.session_state["values"]["internal_pilot"].startswith("Internal pilot, line 1")
+    assert at.session_state["values"]["external_pilot"].startswith("External pilot, line 1")
 
 
 def test_the_forms_of_the_studies_page_leave_out_only_what_they_do_not_lay_out() -> None:

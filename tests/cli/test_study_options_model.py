@@ -16,9 +16,9 @@ from annotate.domain.study.settings_model import Setting, Settings
 
 
 class Extended(Settings):
-    internal_pilot: Annotated[
+    external_pilot: Annotated[
         dict[str, Any] | None,
-        Setting("plan", "Internal pilot", "Pre-registered internal pilot (JSON).", plan="pilot"),
+        Setting("plan", "External pilot", "Pre-registered external pilot (JSON).", plan="pilot"),
     ] = None
     pilot_note: Annotated[str, Setting("plan", "Pilot note", "A note on the pilot.")] = ""
     pilot_blind: Annotated[bool, Setting("plan", "Blind pilot", "Whether the pilot is blind.")] = (
@@ -40,15 +40,15 @@ def _app(model: type[Settings]) -> tuple[typer.Typer, list[dict[str, Any]]]:
 def test_a_setting_added_to_the_model_is_an_option_with_its_help(tmp_path: Path) -> None:
     app, seen = _app(Extended)
     shown = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
-    for flag in ("--internal-pilot-file", "--pilot-note", "--pilot-blind", "--no-pilot-blind"):
+    for flag in ("--external-pilot-file", "--pilot-note", "--pilot-blind", "--no-pilot-blind"):
         assert flag in shown
     assert "A note on the pilot." in shown
     pilot = tmp_path / "pilot.json"
     pilot.write_text(json.dumps({"pairs": 40}), encoding="utf-8")
-    args = ["s1", "--internal-pilot-file", str(pilot), "--pilot-note", "n", "--pilot-blind"]
+    args = ["s1", "--external-pilot-file", str(pilot), "--pilot-note", "n", "--pilot-blind"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert seen == [{"name": "s1", "internal_pilot": {"pairs": 40}, "pilot_note": "n",
+    assert seen == [{"name": "s1", "external_pilot": {"pairs": 40}, "pilot_note": "n",
                      "pilot_blind": True}]  # fmt: skip
 
 
@@ -59,6 +59,7 @@ def test_the_declared_options_keep_their_names_and_order() -> None:
                  "consent_file", "survey_file", "checks_file", "overlap"):  # fmt: skip
         assert name in names
     assert names[-1] == "settings_file"
+    assert "internal_pilot" in names  # its own parser: --internal-pilot 'first=N ...'
     assert "internal_pilot_file" not in names
     assert "practice_pairs_file" not in names
 

@@ -63,7 +63,7 @@ def _designed(run, tmp_path: Path) -> None:
             "beta": 0.1,
             "binding": False,
         },
-        "internal_pilot": {"first_stage_pairs": 40, "tie_alpha": 0.03},
+        "internal_pilot": {"first_stage_pairs": 40, "tie_alpha": 0.008},  # at most alpha
         "count_simulated": True,
         "overlap": 5,
         "reservation_minutes": 30,

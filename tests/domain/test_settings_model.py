@@ -25,11 +25,11 @@ from annotate.domain.study.study_settings import file_model, read_settings
 
 
 class WithPilot(Settings):
-    """The model with one more plan setting, declared as `internal_pilot` will be."""
+    """The model with one more plan setting (declared as `internal_pilot` was)."""
 
-    internal_pilot: Annotated[
+    external_pilot: Annotated[
         dict[str, Any] | None,
-        Setting("plan", "Internal pilot", "Pre-registered internal pilot.", plan="pilot"),
+        Setting("plan", "External pilot", "Pre-registered external pilot.", plan="pilot"),
     ] = None
 
 
@@ -54,7 +54,7 @@ def test_the_seed_has_no_default_on_the_table_and_is_drawn_when_none() -> None:
 def test_the_derived_lists_are_the_ones_the_study_had() -> None:
     assert PLAN_SETTINGS == plan.PLAN_SETTINGS == (
         "equivalence_margin", "margin_unit", "smallest_effect", "alpha", "planned_pairs",
-        "stopping_rule", "sequential",
+        "stopping_rule", "sequential", "internal_pilot",
     )  # fmt: skip
     assert plan.RECORD_KEYS["equivalence_margin"] == "margin"
     assert plan.RECORD_KEYS["margin_unit"] == "unit"
@@ -67,10 +67,10 @@ def test_the_derived_lists_are_the_ones_the_study_had() -> None:
 
 def test_a_setting_added_to_the_model_is_in_the_file_and_the_plan() -> None:
     extended = file_model(WithPilot)
-    assert list(extended.model_fields)[-1] == "internal_pilot"
-    assert extended().model_dump()["internal_pilot"] is None
-    assert "internal_pilot" in settings_where(lambda s: s.plan, WithPilot)
-    assert "internal_pilot" not in file_model().model_fields
+    assert list(extended.model_fields)[-1] == "external_pilot"
+    assert extended().model_dump()["external_pilot"] is None
+    assert "external_pilot" in settings_where(lambda s: s.plan, WithPilot)
+    assert "external_pilot" not in file_model().model_fields
 
 
 def test_a_file_gives_only_the_settings_it_names() -> None:
