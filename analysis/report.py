@@ -181,11 +181,12 @@ def build_report(
             "ci_level": 0.95,
             "smallest_effect": margin if smallest_effect is None else smallest_effect,
             "df_method": DF_METHOD,
-            "tie_alpha": tie_alpha,
         },
         "methods": {},
         "annotators": annotators,
     }
+    if tie_alpha is not None:  # only with an internal pilot: a study without one reads as before
+        report["settings"]["tie_alpha"] = tie_alpha
     report["label_audit"] = export_label_audit(df, questionnaire)
     if questionnaire != DEFAULT_QUESTIONNAIRE:  # the default's report reads as it always did
         report["questionnaire"] = questionnaire.stored()

@@ -100,7 +100,7 @@ def analysis_plan(
     # with a sequential plan the look's words say where the study stands (no planned pairs)
     note = plan_note(late, deviations, interim and look is None, counts["pairs"], planned)
     note = _sequential_note(note, look, rule)
-    return {
+    section: AnalysisPlan = {
         "study": document.get("study"),
         "exported_at": document.get("exported_at"),
         "margin": float(plan["margin"]),
@@ -119,9 +119,12 @@ def analysis_plan(
         "note": note,
         "n_pairs_collected": int(counts["pairs"]),
         "sequential": look,
-        "internal_pilot": internal_pilot_of(document),
         "enrolment_closed": _closed(document.get("enrolment_closed")),
     }
+    internal = internal_pilot_of(document)
+    if internal is not None:  # only with one: a study without it reads as it did before it
+        section["internal_pilot"] = internal
+    return section
 
 
 def internal_pilot_of(document: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -80,15 +80,25 @@ def require_before_data(
     return first
 
 
+RECORDED_WHEN_SET = frozenset({"internal_pilot"})
+"""Plan settings added after the plan's format was fixed: in the record only when set, so a study
+without them writes the plan (and report) it wrote before (tests/fixtures/before_questionnaire)."""
+
+
 def plan_values(study: Study) -> dict[str, Any]:
     """The plan's settings as the record keeps them (margin, unit, smallest_effect, ...)."""
-    return {RECORD_KEYS[name]: getattr(study, name) for name in PLAN_SETTINGS}
+    return {
+        RECORD_KEYS[name]: getattr(study, name)
+        for name in PLAN_SETTINGS
+        if name not in RECORDED_WHEN_SET or getattr(study, name) is not None
+    }
 
 
 def changed_settings(study: Study, before: dict[str, Any]) -> list[str]:
     """The plan settings (record keys) whose value differs from `before`."""
     now = plan_values(study)
-    return [key for key, value in now.items() if before.get(key) != value]
+    keys = [*now, *(key for key in before if key not in now)]  # a setting cleared: gone from now
+    return [key for key in keys if before.get(key) != now.get(key)]
 
 
 def lock_and_record(
