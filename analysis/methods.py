@@ -60,7 +60,7 @@ PLANNER_STATEMENTS = {
 }
 """What the sizing planner (`analysis.inference.sizing`) does where its pilot says little, as
 docs/statistics.md must say it word for word (tests/analysis/test_statistics_docs.py); the
-planner's own output says it too (tests/analysis/test_sizing.py)."""
+planner's own output says it too (tests/analysis/inference/test_sizing.py)."""
 CAVEAT_WORDS = (
     f"Reliability caveat: Krippendorff's alpha of the rubric chosen - rejected difference is "
     f"below {ALPHA_TENTATIVE}: {CAVEAT_MEANING}."

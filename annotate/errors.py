@@ -1,7 +1,7 @@
 """The one error hierarchy: every refusal the product raises on purpose is a `PrbError`, of one
 of five kinds. Each keeps the matching built-in base, so `except ValueError` still catches what it
 caught before. The pages map a `PrbError` to a message in one place
-(`annotate.app.app_pages.admin_common.act`); the CLI in `annotate.cli.common.fail`."""
+(`annotate.app.admin.admin_common.act`); the CLI in `annotate.cli.common.fail`."""
 
 from __future__ import annotations
 

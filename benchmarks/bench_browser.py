@@ -97,7 +97,7 @@ from annotate.db import make_engine, write_session
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import get_study
-from annotate.services.demo import set_up_demo
+from annotate.services.admin.demo import set_up_demo
 from support.appserver import AppServer, ensure_session_secret, free_port
 from support.cluster import Cluster
 
@@ -557,7 +557,7 @@ async def timed_page(page: Any, title: str, heading: str) -> dict[str, float]:
 
 async def admin_and_results(browser: Any, url: str) -> None:
     """Every admin page, then Results on its first visit and again (study picked)."""
-    from annotate.app.app_pages.admin_common import ADMIN_PAGES
+    from annotate.app.admin.admin_common import ADMIN_PAGES
 
     for visit in ("first admin on this server", "again, new browser context"):
         context = await browser.new_context(viewport=LAPTOP)

@@ -1,6 +1,6 @@
 """CPU time of each hostile settings file (issue 24, item 8): the cases of
 `tests/security/test_security_settings_input.py`, each read and previewed through the Studies
-page's service (`annotate.services.study_settings.preview_settings_file`: the file read, the
+page's service (`annotate.services.admin.study_settings.preview_settings_file`: the file read, the
 study's checks, nothing written) on a scratch database. Prints each case's CPU time (best of
 three), and the worst. Target: every case under one second of CPU.
 
@@ -24,7 +24,7 @@ from annotate.db import make_engine, write_session
 from annotate.domain.study import studies
 from annotate.domain.study.permissions import SYSTEM
 from annotate.errors import PrbError
-from annotate.services.study_settings import preview_settings_file
+from annotate.services.admin.study_settings import preview_settings_file
 from tests.security.test_security_settings_input import CASES
 
 

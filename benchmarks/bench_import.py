@@ -42,7 +42,7 @@ def _child(db: str, files: list[str], trace: bool) -> None:
 
     from annotate.db import make_engine
     from annotate.domain.study.permissions import SYSTEM
-    from annotate.services.data import import_files
+    from annotate.services.admin.data import import_files
 
     engine = make_engine(db)
     if trace:

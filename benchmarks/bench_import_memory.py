@@ -16,7 +16,7 @@ Each is imported, each time in a fresh process on a fresh SQLite file, two ways:
 
 - `prb-annotate import` (the console script as a subprocess): peak RSS from `wait4`, growth over
   the same command importing a one-record file (the idle CLI with every module loaded);
-- the admin page's function, `annotate.services.data.upload_dataset`, given the upload as a
+- the admin page's function, `annotate.services.admin.data.upload_dataset`, given the upload as a
   stream as the page gives it (Streamlit's UploadedFile: the whole upload in a BytesIO, which is
   counted in the baseline, as it is held by the server before the import starts): growth of the
   peak RSS (reset with /proc/self/clear_refs) over the RSS just before the call.
@@ -58,11 +58,11 @@ def _page_child(db: str, file: str) -> None:
     """In a fresh process: the admin page's import of `file`, one JSON line of figures."""
     import streamlit  # noqa: F401  the server has it loaded
 
-    from annotate.app.app_pages import admin_data  # noqa: F401  and the page
+    from annotate.app.admin import admin_data  # noqa: F401  and the page
     from annotate.db import make_engine, write_session
     from annotate.domain.dataset.importer import DatasetError
     from annotate.domain.study import accounts
-    from annotate.services.data import upload_dataset
+    from annotate.services.admin.data import upload_dataset
 
     engine = make_engine(f"sqlite:///{db}")
     with write_session(engine) as session:

@@ -31,9 +31,9 @@ from annotate.db import make_engine
 from annotate.domain.dataset.synthetic import write_synthetic_benchmark
 from annotate.domain.models.synthetic_models import dataset_ids, write_model_outputs
 from annotate.domain.study.permissions import SYSTEM
-from annotate.services import reward_models
-from annotate.services.data import import_files
-from annotate.services.simulated import store_simulated_ratings
+from annotate.services.admin.data import import_files
+from annotate.services.admin.simulated import store_simulated_ratings
+from annotate.services.results import reward_models
 from benchmarks.scratch_db import add_database_option, run_on_scratch_database
 
 T = TypeVar("T")

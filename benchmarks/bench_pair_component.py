@@ -48,9 +48,9 @@ from bench_browser import (
 )
 
 from annotate.db import make_engine
-from annotate.services.demo import set_up_demo
+from annotate.services.admin.demo import set_up_demo
 from support.appserver import AppServer
-from tests.app.browser_helpers import add_annotator
+from tests.helpers.browser_helpers import add_annotator
 
 VIEWS = ("streamlit", "component")
 

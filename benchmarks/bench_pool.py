@@ -25,8 +25,8 @@ from sqlalchemy.engine import Engine
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment, Pair, Rating
 from annotate.domain.study import accounts, studies
-from annotate.services.rating import submit_rating
-from annotate.services.work import pull_next
+from annotate.services.participant.rating import submit_rating
+from annotate.services.participant.work import pull_next
 
 SCORES = {
     side: dict.fromkeys(("factuality", "relevance", "helpfulness", "rubric_alignment"), 3)

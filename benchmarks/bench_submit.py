@@ -43,8 +43,8 @@ from annotate.domain.rating.queue import pair_view, queue
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study
-from annotate.services.data import import_files
-from annotate.services.rating import submit_rating
+from annotate.services.admin.data import import_files
+from annotate.services.participant.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, SIDES
 
 STUDY = "bench"
@@ -200,7 +200,7 @@ def measure_page(db_url: str, token: str, submits: int, warmup: int = 5) -> list
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from annotate.app.score_widgets import field_key
+    from annotate.app.participant.score_widgets import field_key
     from support.appserver import ensure_session_secret
 
     os.environ[DATABASE_ENV] = db_url

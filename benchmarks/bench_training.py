@@ -30,7 +30,7 @@ from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.crowd import training
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import create_study
-from annotate.services.training import pending_training
+from annotate.services.participant.training import pending_training
 from benchmarks.scratch_db import scratch_database
 
 QUESTION = {"id": "q", "text": "Same response twice?", "options": ["Yes", "No"], "correct": [1]}

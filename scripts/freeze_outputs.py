@@ -7,7 +7,8 @@ table and the aspect table (what `prb-annotate export --table ratings|aspects` o
 JSONL and Parquet, and the analysis plan written beside an export (`plan.json`), with the clock
 fixed so that its `exported_at` is the same on every run. Run at two commits on copies of the
 same database, the folders show what a change of code did to the exports
-(tests/domain/test_frozen_exports.py compares them). It uses only functions that existed before
+(tests/annotate/domain/exports/test_frozen_exports.py compares them). It uses only functions that
+existed before
 the questionnaire (issue 35.1), so the same script runs on the code of either side.
 """
 
@@ -21,7 +22,7 @@ from annotate.db import make_engine
 from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
 from annotate.domain.study import plan
 from annotate.domain.study.permissions import SYSTEM
-from annotate.services import aspects, data, studies
+from annotate.services.admin import aspects, data, studies
 
 FIXED_CLOCK = datetime(2026, 1, 1, tzinfo=UTC)
 TABLES = {"ratings": data.export_ratings, "aspects": aspects.export_aspects}

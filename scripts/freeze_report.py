@@ -20,8 +20,8 @@ from analysis.renderers.render import render_json
 from annotate.db import make_engine
 from annotate.domain.exports import publish
 from annotate.domain.study.permissions import SYSTEM
-from annotate.services.publish import card_files
-from annotate.services.reporting import study_names, study_ratings, study_report
+from annotate.services.admin.publish import card_files
+from annotate.services.results.reporting import study_names, study_ratings, study_report
 
 SEED = 0
 N_BOOT = 20

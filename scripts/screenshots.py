@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from annotate.db import make_engine  # noqa: E402
-from annotate.services.demo import set_up_demo  # noqa: E402
+from annotate.services.admin.demo import set_up_demo  # noqa: E402
 from support.appserver import AppServer  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

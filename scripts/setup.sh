@@ -17,11 +17,11 @@ if [ "$extra" = "test" ]; then
   command -v haproxy >/dev/null 2>&1 || missing="$missing haproxy"
   command -v Rscript >/dev/null 2>&1 || missing="$missing r-base-core"
   # lme4 + lmerTest: the crossed mixed model's Satterthwaite df checked against R
-  # (tests/analysis/test_crossed.py) and the published folder's R script
+  # (tests/analysis/inference/test_crossed.py) and the published folder's R script
   Rscript -e 'library(lmerTest)' >/dev/null 2>&1 || missing="$missing r-cran-lmertest"
-  # rpact: the group-sequential plan's boundaries checked against R (tests/analysis/test_sequential.py)
+  # rpact: the group-sequential plan's boundaries checked against R (tests/analysis/inference/test_sequential.py)
   Rscript -e 'library(rpact)' >/dev/null 2>&1 || missing="$missing r-cran-rpact"
-  # pbkrtest: a singular fit's Kenward-Roger df checked against R (tests/analysis/test_singular.py)
+  # pbkrtest: a singular fit's Kenward-Roger df checked against R (tests/analysis/inference/test_singular.py)
   Rscript -e 'library(pbkrtest)' >/dev/null 2>&1 || missing="$missing r-cran-pbkrtest"
   command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
   if [ -n "$missing" ]; then

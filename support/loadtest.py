@@ -32,8 +32,8 @@ from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from annotate.app.app_pages.rate import PAIR_TOKEN, score_key
-from annotate.app.score_widgets import field_key
+from annotate.app.participant.rate import PAIR_TOKEN, score_key
+from annotate.app.participant.score_widgets import field_key
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.domain.assignment import plan_fixed, study_pairs
@@ -42,7 +42,7 @@ from annotate.domain.rating.queue import next_open, queue
 from annotate.domain.study import accounts, studies
 from annotate.domain.study.permissions import SYSTEM
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
-from annotate.services.data import import_files
+from annotate.services.admin.data import import_files
 from annotate.vocabulary import SIDES
 from support.appserver import AppServer
 
@@ -51,7 +51,7 @@ SUBMIT_KEY = "submit"  # the rating form's button; its score widgets have keys o
 
 
 def score_keys(assignment_id: int) -> set[str]:
-    """The score widgets' keys on one pair (`annotate.app.score_widgets.field_key`)."""
+    """The score widgets' keys on one pair (`annotate.app.participant.score_widgets.field_key`)."""
     keys = DEFAULT_QUESTIONNAIRE.keys  # the load study asks the default questionnaire
     return {field_key(score_key(dim, side), assignment_id) for dim in keys for side in SIDES}
 

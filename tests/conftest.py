@@ -19,14 +19,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from foundation_helpers import Snapshot, make_record, snapshot, write_records
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 
 from annotate.config import SESSION_SECRET_ENV, SESSION_SECRET_FILE_ENV, new_session_secret
 from annotate.db import make_engine
-from tests.app.browser_helpers import CHROMIUM, CHROMIUM_ARGS, RETRIES, TALL, UI_TIMEOUT_MS
+from tests.helpers.browser_helpers import CHROMIUM, CHROMIUM_ARGS, RETRIES, TALL, UI_TIMEOUT_MS
+from tests.helpers.foundation_helpers import Snapshot, make_record, snapshot, write_records
+
+# Each folder's fixtures, in one place: tests moved beside the code they test still find them.
+pytest_plugins = [
+    "tests.helpers.admin_fixtures",
+    "tests.helpers.analysis_fixtures",
+    "tests.helpers.app_fixtures",
+    "tests.helpers.cli_fixtures",
+]
 
 TEST_DATABASE_ENV = "PRB_TEST_DATABASE_URL"
 REPO = Path(__file__).resolve().parent.parent
@@ -102,7 +110,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Clicks the browser tests had to repeat (tests/app/browser_helpers.py, `click_until`)."""
+    """Clicks the browser tests had to repeat (tests/helpers/browser_helpers.py, `click_until`)."""
     if RETRIES:
         counted = ", ".join(f"{what}: {n}" for what, n in sorted(RETRIES.items()))
         terminalreporter.write_line(f"browser clicks retried: {counted}")

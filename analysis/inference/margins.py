@@ -44,7 +44,7 @@ def unit_sd(d: FloatArray, pair: IntArray, annotator: IntArray) -> float | None:
     if len(factors) < 2:
         return float(np.std(d, ddof=1))
     # here, not at the top: the admin's Participants page reads the margin record through this
-    # module and must not import scipy (tests/app/test_app_lazy_imports.py)
+    # module and must not import scipy (tests/annotate/app/test_app_lazy_imports.py)
     from analysis.inference.reml import (
         fit_reml,
     )

@@ -141,7 +141,7 @@ def internal_pilot_of(document: Mapping[str, Any] | None) -> dict[str, Any] | No
 
 
 def _closed(record: object) -> dict[str, Any] | None:
-    """When and why the plan closed the study's enrolment (`annotate.services.monitor`)."""
+    """When and why the plan closed the study's enrolment (`annotate.services.admin.monitor`)."""
     return dict(record) if isinstance(record, Mapping) else None
 
 

@@ -1,7 +1,8 @@
 """The sizing planner checked against the truth: pilots drawn from a known population, each
 sized by :func:`analysis.inference.sizing.size_study`, and the design it recommends compared
 with what the population's true components need (``benchmarks/bench_sizing.py`` prints it; a
-seeded reduced run is in ``tests/analysis/test_sizing.py``). The internal pilot is checked on
+seeded reduced run is in ``tests/analysis/inference/test_sizing.py``). The internal pilot is checked
+on
 the same population in :mod:`analysis.inference.reestimate_check`, the tests' type-I error with
 its look in :mod:`analysis.inference.null_check`.
 

@@ -6,7 +6,8 @@ is the inverse expected REML information on the pilot's design (:func:`component
 Each SD's own upper profile-likelihood limit at one-sided ``confidence`` (the SD where the
 profiled REML criterion rises by z^2; for the residual SD, lme4's ``confint(fit, method =
 "profile", level = 2 * confidence - 1)`` upper end, checked live in
-``tests/analysis/test_sizing.py``) is shown for reading only: taking every component at its
+``tests/analysis/inference/test_sizing.py``) is shown for reading only: taking every component at
+its
 own limit compounded and oversized the study 1.5-2x.
 """
 

@@ -8,7 +8,8 @@ product escapes them with `annotate.domain.exports.spreadsheet`); a CSV that doe
 
 The data grids (`st.dataframe`) offer no download of their own: the server runs with
 `client.disableDataExport` (`annotate.cli.server.PRODUCTION_OPTIONS`), and `GRIDS` counts them
-per page module, so that a new grid is looked at too (`tests/app/test_downloads_registry.py`
+per page module, so that a new grid is looked at too
+(`tests/annotate/app/test_downloads_registry.py`
 scans the app's source against both lists).
 """
 
@@ -50,21 +51,21 @@ DOWNLOADS: dict[str, Download] = {
 }
 
 GRIDS: dict[str, int] = {
-    "annotate.app.results_drilldown": 2,
-    "annotate.app.results_models": 4,
-    "annotate.app.results_rules": 1,
-    "annotate.app.results_downstream": 3,
-    "annotate.app.results_missing": 2,
-    "annotate.app.app_pages.results": 3,
-    "annotate.app.app_pages.admin_people": 1,
-    "annotate.app.app_pages.admin_data": 2,
-    "annotate.app.app_pages.admin_assign": 1,
-    "annotate.app.app_pages.admin_adjudication": 1,
-    "annotate.app.app_pages.admin_flags": 1,
-    "annotate.app.app_pages.admin_participants": 3,
-    "annotate.app.app_pages.admin_publish": 2,
-    "annotate.app.app_pages.admin_common": 2,
-    "annotate.app.app_pages.admin_monitor": 1,
+    "annotate.app.results.results_drilldown": 2,
+    "annotate.app.results.results_models": 4,
+    "annotate.app.results.results_rules": 1,
+    "annotate.app.results.results_downstream": 3,
+    "annotate.app.results.results_missing": 2,
+    "annotate.app.results.results": 3,
+    "annotate.app.admin.admin_people": 1,
+    "annotate.app.admin.admin_data": 2,
+    "annotate.app.admin.admin_assign": 1,
+    "annotate.app.admin.admin_adjudication": 1,
+    "annotate.app.admin.admin_flags": 1,
+    "annotate.app.admin.admin_participants": 3,
+    "annotate.app.admin.admin_publish": 2,
+    "annotate.app.admin.admin_common": 2,
+    "annotate.app.admin.admin_monitor": 1,
 }
 """`st.dataframe` calls per module: grids without a download of their own (export is off)."""
 

@@ -21,8 +21,8 @@ WARM_MODULES = (
     "annotate.domain.crowd.enrolment",
     "annotate.domain.rating.queue",
     "annotate.domain.rating.ratings",
-    "annotate.services.rating",
-    "annotate.services.work",
+    "annotate.services.participant.rating",
+    "annotate.services.participant.work",
 )
 
 

@@ -10,8 +10,9 @@ import logging
 
 import streamlit as st
 
-from annotate.app.app_pages import login, rate
-from annotate.app.enrol import enrol_from_link, is_enrolment_link
+from annotate.app import login
+from annotate.app.participant import rate
+from annotate.app.participant.enrol import enrol_from_link, is_enrolment_link
 from annotate.app.private_downloads import end_grants_of_this_session
 from annotate.app.safe_text import plain_text
 from annotate.app.session import current_account, log_out
@@ -27,7 +28,7 @@ end_grants_of_this_session()  # a personal download is fetched before the next r
 
 
 def _results() -> None:
-    from annotate.app.app_pages import results  # heavy: only when opened
+    from annotate.app.results import results  # heavy: only when opened
 
     results.draw()
 
@@ -53,7 +54,7 @@ else:
             *pages,
         ]
     if may_administer(account.role):
-        from annotate.app.app_pages.admin_common import admin_pages
+        from annotate.app.admin.admin_common import admin_pages
 
         pages = admin_pages() + pages
 

@@ -32,7 +32,7 @@ BUNDLE_PATH = re.compile(r"/static/(?P<folder>js|css)/(?P<name>[A-Za-z0-9_.-]+\.
 PASSED_THROUGH = (b"range", b"if-none-match", b"if-modified-since")
 # The rating page's late scripts, by their file's stem (Vite's `stem.hash.js`): the widgets'
 # code that Streamlit imports when their first element arrives. A stem a new Streamlit no longer
-# has is left out (tests/app/test_static_compression.py checks that every stem is found).
+# has is left out (tests/annotate/app/test_static_compression.py checks that every stem is found).
 RATING_PAGE_CHUNKS = (
     "Html", "purify.es", "Radio", "useFormValidation", "useField", "useFormReset", "useSlot",
     "WidgetLabel", "WidgetLabelHelpIconInline", "WidgetLabelHelpIcon", "useBasicWidgetState",

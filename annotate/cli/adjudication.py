@@ -11,7 +11,7 @@ import typer
 from annotate.cli.common import ACTOR, State, StudyOption, app, refusals
 from annotate.domain.operations.adjudication import Candidate
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import adjudication
+from annotate.services.admin import adjudication
 
 adjudication_app = typer.Typer(
     help="Disputed pairs: the queue, the disagreement threshold, sending to an adjudicator.",

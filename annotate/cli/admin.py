@@ -27,7 +27,7 @@ from annotate.domain.assignment import ASSIGNMENT_COLUMNS, PairSelection
 from annotate.domain.exports.spreadsheet import inert_csv
 from annotate.domain.rating.progress import DomainProgress, ProgressRow
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import people, plans, progress, studies
+from annotate.services.admin import people, plans, progress, studies
 
 gold_app = typer.Typer(help="Gold pairs: known rubric preference, for quality control.")
 app.add_typer(gold_app, name="gold")

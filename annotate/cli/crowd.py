@@ -6,7 +6,7 @@ import typer
 
 from annotate.cli.common import ACTOR, State, StudyOption, app, out, refusals
 from annotate.domain.crowd.purge import UNSTARTED_HOURS
-from annotate.services import people
+from annotate.services.admin import people
 
 crowd_app = typer.Typer(help="Crowd participants' accounts.", no_args_is_help=True)
 app.add_typer(crowd_app, name="crowd")

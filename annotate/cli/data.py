@@ -35,7 +35,7 @@ from annotate.domain.dataset.shapes import Rb2Pairs, Shape, ShapeOptionError, sh
 from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
 from annotate.domain.exports.preference import PREFERENCE_FORMATS
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import aspects, data, people, preference
+from annotate.services.admin import aspects, data, people, preference
 from annotate.vocabulary import DEFAULT_HOLM, DEFAULT_N_BOOT
 
 PROGRESS_MIN_BYTES = 1_000_000
@@ -227,7 +227,7 @@ def _write_plan(study: str, output: Path) -> None:
     """The study's analysis plan beside an export (`<name>.plan.json`), which `python -m
     analysis report` reads with it."""
     from annotate.domain.study.plan import plan_json
-    from annotate.services.studies import study_plan
+    from annotate.services.admin.studies import study_plan
 
     with refusals():
         document = study_plan(State.engine(), ACTOR, study)
@@ -259,8 +259,8 @@ def report_command(
     report says where options given here depart from the plan)."""
     from analysis.cli.report import emit_report
     from analysis.study_report import Margin, with_study_options
-    from annotate.services.reporting import study_ratings
-    from annotate.services.reward_models import model_inputs, with_reward_models
+    from annotate.services.results.reporting import study_ratings
+    from annotate.services.results.reward_models import model_inputs, with_reward_models
 
     with refusals():
         rated = study_ratings(State.engine(), study)

@@ -88,7 +88,7 @@ def synth_ratings(
     """Have simulated annotators rate every pair of a study (for demos and tests): scores, aspect
     marks, the direct preference and its rationale, as the study asks. Refused for a study with
     real ratings unless --force; audited; `synth remove` takes them out again."""
-    from annotate.services.simulated import store_simulated_ratings
+    from annotate.services.admin.simulated import store_simulated_ratings
 
     effects = _parse_effects(effect) if effect else None
     with refusals():
@@ -113,7 +113,7 @@ def synth_ratings(
 def synth_remove(study: StudyOption) -> None:
     """Remove every simulated rating of a study (scores, revisions, aspect marks, preferences,
     their assignments, and simulated accounts left with no work); real ratings stay. Audited."""
-    from annotate.services.simulated import remove_simulated
+    from annotate.services.admin.simulated import remove_simulated
 
     with refusals():
         removed = remove_simulated(State.engine(), study)
@@ -220,7 +220,7 @@ def demo_command(
 ) -> None:
     """Set up the demo (bundled data, demo study, demo accounts), print the links, serve."""
     from annotate.cli.server import use_demo_secret
-    from annotate.services.demo import set_up_demo
+    from annotate.services.admin.demo import set_up_demo
 
     setup = set_up_demo(State.engine(), simulated_annotators=simulated)
     out.print(

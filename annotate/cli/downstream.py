@@ -12,7 +12,7 @@ import typer
 from analysis.downstream import tables
 from annotate.cli.common import ACTOR, IMPORTED, State, StudyOption, app, fail, refusals, say
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import downstream
+from annotate.services.results import downstream
 
 downstream_app = typer.Typer(
     help="Downstream outputs (Best-of-N, PPO) and comparison studies.", no_args_is_help=True

@@ -1,5 +1,5 @@
 """`prb-annotate drilldown`: the pairs behind a figure of the validation report, the most
-telling first (through `annotate.services.drilldown`, as the results page does)."""
+telling first (through `annotate.services.results.drilldown`, as the results page does)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from analysis.inference.drilldown import FIGURE_HELP
 from annotate.cli.common import ACTOR, State, StudyOption, app, out, refusals
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services.drilldown import TEXT_COLUMNS, figure_words, study_figure_pairs
+from annotate.services.results.drilldown import TEXT_COLUMNS, figure_words, study_figure_pairs
 
 Opt = typer.Option
 

@@ -10,7 +10,7 @@ import typer
 
 from annotate.cli.common import ACTOR, IMPORTED, State, StudyOption, app, fail, out, refusals
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import aspects
+from annotate.services.admin import aspects
 
 judge_app = typer.Typer(help="An LLM judge's aspect scores: import.", no_args_is_help=True)
 app.add_typer(judge_app, name="judge")

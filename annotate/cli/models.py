@@ -1,5 +1,5 @@
 """Reward-model commands of `prb-annotate`: import a model's results, list the models, export the
-label audit (through `annotate.services.reward_models`, as the results page does)."""
+label audit (through `annotate.services.results.reward_models`, as the results page does)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from annotate.cli.common import (
 )
 from annotate.domain.exports.spreadsheet import spreadsheet_csv
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import reward_models
+from annotate.services.results import reward_models
 from annotate.vocabulary import MODEL_KINDS
 
 models_app = typer.Typer(

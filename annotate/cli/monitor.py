@@ -1,5 +1,5 @@
 """`prb-annotate monitor STUDY`: a study's figures while it runs, refreshed (issue 34 item 4),
-the same as the Monitor page's (`annotate.services.monitor`)."""
+the same as the Monitor page's (`annotate.services.admin.monitor`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from annotate.cli.common import ACTOR, State, app, refusals, say
-from annotate.services import monitor as monitoring
+from annotate.services.admin import monitor as monitoring
 
 
 @app.command("monitor")

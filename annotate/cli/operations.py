@@ -14,7 +14,8 @@ from annotate.cli.common import ACTOR, State, StudyOption, app, refusals
 from annotate.domain.exports.publish import DEFAULT_LICENSE
 from annotate.domain.operations.flags import UNHANDLED, FlagItem
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services import audited, flags, publish
+from annotate.services import audited
+from annotate.services.admin import flags, publish
 from annotate.vocabulary import DEFAULT_N_BOOT, FlagAction
 
 flags_app = typer.Typer(

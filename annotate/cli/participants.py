@@ -23,7 +23,7 @@ from annotate.cli.common import (
     out,
     refusals,
 )
-from annotate.services import erasure, payments
+from annotate.services.admin import erasure, payments
 
 participants_app = typer.Typer(
     help="Crowd participants: the payments and approval export.", no_args_is_help=True

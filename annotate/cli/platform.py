@@ -15,8 +15,8 @@ from typer import Option as Opt
 
 from annotate.cli.common import ACTOR, State, app, err, fail, out, refusals
 from annotate.domain.crowd.payment_rules import major_units
-from annotate.services import platform
-from annotate.services.payments import HOLDS_PLATFORM_IDS
+from annotate.services.admin import platform
+from annotate.services.admin.payments import HOLDS_PLATFORM_IDS
 
 platform_app = typer.Typer(
     help="The crowd platform: approvals, rejections, returns and bonuses.", no_args_is_help=True

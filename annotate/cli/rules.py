@@ -1,5 +1,5 @@
 """`prb-annotate studies rules`: a study's pre-registered exclusion rules, shown or set
-(through `annotate.services.exclusion_rules`, as the Studies page does)."""
+(through `annotate.services.admin.exclusion_rules`, as the Studies page does)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 from annotate.cli.common import ACTOR, State, StudyOption, YesOption, confirmed, out, refusals
 from annotate.cli.studies import studies_app
 from annotate.domain.operations.exclusion_rules import parse_rules
-from annotate.services import exclusion_rules
+from annotate.services.admin import exclusion_rules
 
 Opt = typer.Option
 MinGoldAccuracy = Annotated[

@@ -1,5 +1,5 @@
 """Study commands of `prb-annotate`: create, edit, show and list studies (through
-`annotate.services.studies`, as the Studies page does)."""
+`annotate.services.admin.studies`, as the Studies page does)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from annotate.domain.study.questionnaire import (
 )
 from annotate.domain.study.settings_model import DESIGN_SETTINGS
 from annotate.questionnaire import Questionnaire
-from annotate.services import studies
+from annotate.services.admin import studies
 
 studies_app = typer.Typer(help="Create, show and edit studies.", no_args_is_help=True)
 app.add_typer(studies_app, name="studies")

@@ -1,5 +1,5 @@
 """Study settings files in `prb-annotate studies`: export-settings and import-settings (YAML or
-JSON, by the file's suffix), through `annotate.services.study_settings` as the Studies page;
+JSON, by the file's suffix), through `annotate.services.admin.study_settings` as the Studies page;
 and `studies training`: where each annotator stands in the study's training."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from annotate.cli.studies import studies_app
 from annotate.domain.study.plan import plan_json, plan_markdown
 from annotate.domain.study.settings_model import DESIGN_SETTINGS
 from annotate.domain.study.study_settings import format_of
-from annotate.services import studies, study_settings
-from annotate.services.training import training_outcomes
+from annotate.services.admin import studies, study_settings
+from annotate.services.participant.training import training_outcomes
 
 SettingsPath = Annotated[
     Path, typer.Argument(help="The settings file: .yaml, .yml or .json.", dir_okay=False)

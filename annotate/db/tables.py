@@ -142,7 +142,7 @@ class Study(SQLModel, table=True):
     close_at_stop: bool = Field(
         default=False,
         description="crowd enrolment closes itself when the group-sequential plan says stop "
-        "(annotate.services.monitor)",
+        "(annotate.services.admin.monitor)",
     )
     enrolment_closed: dict[str, Any] | None = Field(
         default=None,

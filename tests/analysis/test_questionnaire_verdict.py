@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from questionnaire_helpers import SIX, STRONG, THREE
 from typer.testing import CliRunner
 
 from analysis.cli import app
@@ -18,6 +17,7 @@ from analysis.report import build_report
 from analysis.schema.report_types import Report
 from analysis.simulate import simulate_ratings
 from annotate.questionnaire import Questionnaire, parse_questionnaire
+from tests.helpers.questionnaire_helpers import SIX, STRONG, THREE
 
 FAST = {"n_boot": 0, "mixed": False, "domains": False}
 

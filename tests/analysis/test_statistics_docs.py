@@ -54,7 +54,7 @@ def test_the_page_states_what_the_methods_text_states(report):
 
 def test_the_page_states_what_the_planner_states():
     """The sizing planner's statements (where its pilot says little) are on the page word for
-    word; its own output says them too (tests/analysis/test_sizing.py)."""
+    word; its own output says them too (tests/analysis/inference/test_sizing.py)."""
     page = _plain(DOCS.read_text(encoding="utf-8"))
     for topic, statement in PLANNER_STATEMENTS.items():
         assert _plain(statement) in page, topic

@@ -18,10 +18,10 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import write_session
 from annotate.domain.study import accounts
-from annotate.services.demo import set_up_demo
+from annotate.services.admin.demo import set_up_demo
 from annotate.vocabulary import Role
 from support.cluster import Cluster
-from tests.app.browser_helpers import choose_option, settle, status_without_cookies
+from tests.helpers.browser_helpers import choose_option, settle, status_without_cookies
 
 pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy")
 MEDIA = re.compile(r"/media/[0-9a-f]+\.[a-z]+")

@@ -20,7 +20,7 @@ from annotate.db import write_session
 from annotate.domain.crowd.enrolment import enrolment_link
 from annotate.domain.study import accounts, studies
 from annotate.domain.study.permissions import SYSTEM
-from annotate.services.data import import_files
+from annotate.services.admin.data import import_files
 from support.cluster import Cluster
 
 pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy")

@@ -38,12 +38,12 @@ from annotate.domain.rating.quality import mark_gold
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study, get_study
-from annotate.services.data import import_files
-from annotate.services.demo import set_up_demo
-from annotate.services.rating import submit_rating
+from annotate.services.admin.data import import_files
+from annotate.services.admin.demo import set_up_demo
+from annotate.services.participant.rating import submit_rating
 from support.appserver import AppServer
-from tests.app.apptest_helpers import SCORES, annotator_id, pair_of, queue_ids
-from tests.app.browser_helpers import start_server
+from tests.helpers.apptest_helpers import SCORES, annotator_id, pair_of, queue_ids
+from tests.helpers.browser_helpers import start_server
 
 
 @dataclass

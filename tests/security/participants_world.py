@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 
 from annotate.db import read_session
 from annotate.domain.study.studies import get_study
-from annotate.services.consent import answer_survey, decide
-from annotate.services.enrolment import enrol, start
-from annotate.services.rating import skip_pair, submit_rating
-from annotate.services.work import pull_for_annotator
-from tests.admin.admin_helpers import make_study, scores
+from annotate.services.participant.consent import answer_survey, decide
+from annotate.services.participant.enrolment import enrol, start
+from annotate.services.participant.rating import skip_pair, submit_rating
+from annotate.services.participant.work import pull_for_annotator
+from tests.helpers.admin_helpers import make_study, scores
 
 STUDY = "crowd"
 QUESTIONS = [

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import MetaData, select
 from sqlalchemy.engine import Engine
 
-from tests.app.browser_helpers import CHROMIUM
-from tests.app.hostile import EVIL_HOST
+from tests.helpers.browser_helpers import CHROMIUM
+from tests.helpers.hostile import EVIL_HOST
 
 BOB_COMMENT = "BOBSECRETCOMMENT"
 BOB_FLAG = "BOBSECRETFLAGREASON"

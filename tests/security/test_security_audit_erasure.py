@@ -21,9 +21,9 @@ from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts, audit
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_study
-from annotate.services.erasure import erase_person, set_retention
-from annotate.services.people import create_accounts, set_accounts_active
-from tests.admin.admin_helpers import make_study, rate
+from annotate.services.admin.erasure import erase_person, set_retention
+from annotate.services.admin.people import create_accounts, set_accounts_active
+from tests.helpers.admin_helpers import make_study, rate
 
 RAW = text(
     "SELECT id, who, CAST(before AS TEXT) AS b, CAST(after AS TEXT) AS a FROM auditentry "

@@ -22,7 +22,7 @@ from sqlalchemy.engine import Engine
 
 from annotate.db import make_engine
 from annotate.domain.study.permissions import SYSTEM
-from annotate.services.erasure import erase_person, withdraw_me
+from annotate.services.admin.erasure import erase_person, withdraw_me
 from support import own_postgres
 from tests.security.participants_world import STUDY, Person, study_key, two_participants
 

@@ -11,9 +11,9 @@ the researcher's Results. On each: `window.__pwned` stays undefined, no element 
 handler attribute or a `javascript:` link, nothing of the dataset became an image, frame or
 script, and every request the page made went to the app's own origin.
 
-Also covered elsewhere: tests/app/test_app_browser.py
+Also covered elsewhere: tests/annotate/app/test_app_browser.py
 (`test_hostile_text_is_inert_and_non_latin_text_displays`: the rating page with mixed payloads,
-long and non-Latin text), tests/app/test_app_safe_text.py (`inert_markdown` on its own).
+long and non-Latin text), tests/annotate/app/test_app_safe_text.py (`inert_markdown` on its own).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import pytest
 from security_helpers import in_chromium
 
 import annotate.app
-from tests.app.browser_helpers import UI_TIMEOUT_MS, Recorder, settle, wait_for_loads
-from tests.app.hostile import EVIL_HOST
+from tests.helpers.browser_helpers import UI_TIMEOUT_MS, Recorder, settle, wait_for_loads
+from tests.helpers.hostile import EVIL_HOST
 
 pytestmark = in_chromium
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from foundation_helpers import make_record
 from sqlalchemy import text
 
 from annotate.config import MAX_RECORD_MB, MAX_RECORDS, MAX_UPLOAD_MB
@@ -28,8 +27,9 @@ from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.study_settings import MAX_FILE_BYTES, read_settings
 from annotate.domain.untrusted.documents import MAX_NODES
 from annotate.errors import Invalid
-from annotate.services.data import import_files
+from annotate.services.admin.data import import_files
 from support.import_memory import peak, stage_count, write_largest
+from tests.helpers.foundation_helpers import make_record
 
 MB = 2**20
 PEAK_LIMIT = 500 * MB

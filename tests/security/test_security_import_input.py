@@ -10,7 +10,8 @@ database (SQLite, or PostgreSQL with `PRB_TEST_DATABASE_URL`: NUL and the long i
 only there). Each must name the file, the line (or row), the field and what was expected, and
 leave every table as it was.
 
-Also covered elsewhere: tests/domain/test_importer.py (malformed files and records),
+Also covered elsewhere: tests/annotate/domain/dataset/test_importer.py (malformed files and
+records),
 tests/security/test_security_uploads.py (size limit, file names).
 """
 
@@ -24,15 +25,15 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from foundation_helpers import make_record
 
 from annotate.db import write_session
 from annotate.domain.dataset.importer import DatasetError
 from annotate.domain.dataset.strict_json import MAX_NESTING
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
-from annotate.services.data import import_files, upload_dataset
-from tests.admin.admin_helpers import as_read
+from annotate.services.admin.data import import_files, upload_dataset
+from tests.helpers.admin_helpers import as_read
+from tests.helpers.foundation_helpers import make_record
 
 
 @dataclass(frozen=True)
@@ -307,7 +308,7 @@ def data_page(engine, db_url, monkeypatch, admin):
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from annotate.app.app_pages import admin_data
+    from annotate.app.admin import admin_data
     from annotate.config import DATABASE_ENV
 
     monkeypatch.setenv(DATABASE_ENV, db_url)

@@ -122,9 +122,9 @@ def test_study_name_and_anchor_are_inert_on_the_studies_page(engine, db_url, mon
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from annotate.app.app_pages import admin_studies
+    from annotate.app.admin import admin_studies
     from annotate.config import DATABASE_ENV
-    from tests.app.apptest_helpers import pick_study
+    from tests.helpers.apptest_helpers import pick_study
 
     name = "[click](https://evil.example) ![i](https://evil.example/p.png) <b>x</b>"
     with write_session(engine) as session:

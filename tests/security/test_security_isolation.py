@@ -6,13 +6,16 @@ A's browser receives or sends, and the page's HTML and attributes, hold none of 
 flag texts, no "chosen"/"rejected" (the labels, a gold preference), and no "gold". Query
 parameters naming B's assignment are ignored: A sees A's own pair.
 
-Also covered elsewhere: tests/app/test_app_rating.py (`test_nobody_sees_anyone_elses_scores`,
+Also covered elsewhere: tests/annotate/app/participant/test_app_rating.py
+(`test_nobody_sees_anyone_elses_scores`,
 `test_a_crafted_assignment_id_of_another_annotator_is_refused`: pair_view, submit and skip of
 another's assignment raise, a session pointed at another's assignment is ignored),
-tests/app/test_app_browser.py (the labels never reach the browser while rating and navigating),
-tests/domain/test_blinding.py, and for comparison studies of downstream conditions (which
-condition is expected to win) tests/domain/test_downstream_comparison.py and
-tests/app/test_app_downstream.py.
+tests/annotate/app/test_app_browser.py (the labels never reach the browser while rating and
+navigating),
+tests/annotate/domain/assignment/test_blinding.py, and for comparison studies of downstream
+conditions (which
+condition is expected to win) tests/annotate/domain/downstream/test_downstream_comparison.py and
+tests/annotate/app/results/test_app_downstream.py.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import re
 import pytest
 from security_helpers import BOB_COMMENT, BOB_FLAG, all_stored_values, in_chromium
 
-from tests.app.browser_helpers import Recorder, current_assignment, settle, wait_for_pair
+from tests.helpers.browser_helpers import Recorder, current_assignment, settle, wait_for_pair
 
 pytestmark = in_chromium
 

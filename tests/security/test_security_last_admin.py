@@ -4,7 +4,8 @@ deliverable 2; in one run of the attack pass no admin account was left).
 Each path: the command line (`annotators deactivate`, `annotators role`, `annotators erase`),
 retention (`retention --erase`) and the crowd purge (`crowd purge`), which run on a schedule,
 and the participant's withdrawal; the admin's Participants page is in
-`tests/admin/test_publish_and_participants_pages.py`. With a second active admin the same
+`tests/annotate/app/admin/test_publish_and_participants_pages.py`. With a second active admin the
+same
 changes go through. Runs on SQLite and on PostgreSQL (`PRB_TEST_DATABASE_URL`).
 """
 
@@ -25,10 +26,10 @@ from annotate.domain.operations import erasure
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM, LastAdmin
 from annotate.domain.study.studies import get_study
-from annotate.services.consent import decide
-from annotate.services.enrolment import enrol
-from annotate.services.erasure import set_retention
-from tests.admin.admin_helpers import rate
+from annotate.services.admin.erasure import set_retention
+from annotate.services.participant.consent import decide
+from annotate.services.participant.enrolment import enrol
+from tests.helpers.admin_helpers import rate
 from tests.security.participants_world import STUDY, crowd_study, study_key
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from security_helpers import in_chromium_marks
 
 from annotate.domain.study import accounts
-from tests.app.browser_helpers import settle
+from tests.helpers.browser_helpers import settle
 
 ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
 

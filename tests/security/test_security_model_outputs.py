@@ -24,11 +24,11 @@ from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_study
-from annotate.services.data import import_files
-from annotate.services.rating import submit_rating
-from annotate.services.reward_models import import_model
+from annotate.services.admin.data import import_files
+from annotate.services.participant.rating import submit_rating
+from annotate.services.results.reward_models import import_model
 from annotate.vocabulary import DIMENSIONS, Role
-from tests.app.browser_helpers import Recorder, settle, start_server
+from tests.helpers.browser_helpers import Recorder, settle, start_server
 
 pytestmark = in_chromium
 

@@ -28,11 +28,11 @@ from annotate.domain.crowd.enrolment import ENDED, EnrolmentError
 from annotate.domain.study import accounts
 from annotate.domain.study.accounts import LoginNoLongerValid
 from annotate.domain.study.permissions import SYSTEM
-from annotate.services.enrolment import enrol
-from annotate.services.erasure import erase_person, retention, set_retention, withdraw_me
-from annotate.services.people import set_accounts_active
-from annotate.services.publish import card_files
-from annotate.services.reporting import study_ratings, study_report
+from annotate.services.admin.erasure import erase_person, retention, set_retention, withdraw_me
+from annotate.services.admin.people import set_accounts_active
+from annotate.services.admin.publish import card_files
+from annotate.services.participant.enrolment import enrol
+from annotate.services.results.reporting import study_ratings, study_report
 from tests.security.participants_world import STUDY, study_key, two_participants
 
 

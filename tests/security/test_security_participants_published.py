@@ -28,9 +28,9 @@ from annotate.domain.exports.pseudonyms import pseudonym, secret_key
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_study
 from annotate.errors import Invalid
-from annotate.services import data as data_services
-from annotate.services.publish import card_files, card_zip, publish_study
-from annotate.services.reporting import study_ratings, study_report
+from annotate.services.admin import data as data_services
+from annotate.services.admin.publish import card_files, card_zip, publish_study
+from annotate.services.results.reporting import study_ratings, study_report
 from tests.security.participants_world import study_key, two_participants
 
 MINUTE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:00Z")

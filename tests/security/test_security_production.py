@@ -27,9 +27,9 @@ from annotate.cli.server import APP_ENTRY, streamlit_command
 from annotate.config import MAX_UPLOAD_MB
 from annotate.db import make_engine
 from annotate.domain.study import accounts
-from annotate.services.demo import set_up_demo
+from annotate.services.admin.demo import set_up_demo
 from support.appserver import AppServer
-from tests.app.browser_helpers import settle, start_server
+from tests.helpers.browser_helpers import settle, start_server
 
 REPO = Path(__file__).resolve().parents[2]
 REQUIRED = {
@@ -95,7 +95,8 @@ def test_the_cli_starts_exactly_the_production_command(db_url, monkeypatch, args
 
     def execvpe(file: str, command: list[str], env: dict[str, str]) -> None:
         assert file == command[0]
-        started.append(command)  # (the real one replaces the process: tests/cli/test_serve.py)
+        # (the real one replaces the process: tests/annotate/cli/test_serve.py)
+        started.append(command)
 
     monkeypatch.setattr(server.os, "execvpe", execvpe)
     result = CliRunner().invoke(app, ["--db", db_url, *args])

@@ -1,6 +1,6 @@
 """Security 2: roles are enforced on every page and every admin action.
 
-- Every public function of the admin services (`annotate.services.studies`, `people`, `data`,
+- Every public function of the admin services (`annotate.services.admin.studies`, `people`, `data`,
   `plans`, `progress`, `flags`, `audited`, `publish`, `exclusion_rules`, `study_settings`,
   `training`, `aspects`) that takes an `actor` (found with `inspect`, so a new one is checked
   without editing this file) refuses an annotator, a researcher, a deactivated admin and nobody,
@@ -18,8 +18,10 @@ credentials, and can do anything the database allows, so it calls the same servi
 system actor `SYSTEM`, which passes the check. No CLI command takes a token or acts as an
 account.
 
-Also covered elsewhere: tests/admin/test_roles_and_studies.py (a fixed list of admin actions,
-a demoted admin), tests/admin/test_admin_pages.py (a demoted admin mid-session on the page).
+Also covered elsewhere: tests/annotate/services/admin/test_roles_and_studies.py (a fixed list of
+admin actions,
+a demoted admin), tests/annotate/app/admin/test_admin_pages.py (a demoted admin mid-session on the
+page).
 """
 
 from __future__ import annotations
@@ -37,16 +39,16 @@ import streamlit as st
 from security_helpers import in_chromium_marks
 from streamlit.testing.v1 import AppTest
 
-from annotate.app.app_pages import admin_common
+from annotate.app.admin import admin_common
 from annotate.cli.server import APP_ENTRY
 from annotate.config import DATABASE_ENV
 from annotate.db import write_session
 from annotate.domain.assignment import PairSelection
 from annotate.domain.study import accounts
 from annotate.domain.study.permissions import PermissionDenied
-from annotate.services import (
+from annotate.services import audited
+from annotate.services.admin import (
     aspects,
-    audited,
     data,
     erasure,
     exclusion_rules,
@@ -59,12 +61,12 @@ from annotate.services import (
     publish,
     studies,
     study_settings,
-    training,
 )
-from tests.admin.admin_helpers import make_people, make_study
-from tests.app.browser_helpers import settle
+from annotate.services.participant import training
+from tests.helpers.admin_helpers import make_people, make_study
+from tests.helpers.browser_helpers import settle
 
-PAGES_DIR = APP_ENTRY.parent / "app_pages"
+PAGES_DIR = APP_ENTRY.parent / "admin"
 ADMIN_PAGE_FILES = sorted(
     p.name for p in PAGES_DIR.glob("admin_*.py") if p.name != "admin_common.py"
 )
@@ -279,7 +281,7 @@ def test_each_role_gets_exactly_its_pages(app_db, role, expected):
     if role != "admin":
         for page in ADMIN_PAGE_FILES:
             with pytest.raises(ValueError, match="Could not find a navigation page"):
-                at.switch_page(f"app_pages/{page}")
+                at.switch_page(f"admin/{page}")
     assert "Progress" not in [t.value for t in at.title] or role == "admin"
 
 
@@ -314,7 +316,7 @@ def test_the_results_page_run_directly_by_an_annotator_refuses(app_db):
     make_study(app_db, "secretstudy", pairs=3)
     account_id, _ = _token(app_db, "someone", "annotator")
     at = AppTest.from_string(
-        "from annotate.app.app_pages import results\nresults.draw()\n", default_timeout=30
+        "from annotate.app.results import results\nresults.draw()\n", default_timeout=30
     )
     at.session_state["account_id"] = account_id
     at.run()

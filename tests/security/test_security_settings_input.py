@@ -5,7 +5,8 @@ on SQLite and on PostgreSQL (`PRB_TEST_DATABASE_URL`). The nesting and the numbe
 capped before the parser runs (`annotate.domain.untrusted.documents`); the CPU each case takes
 is printed by `benchmarks/bench_hostile_settings.py`.
 
-Older tests on the same ground: `tests/cli/test_study_settings_cli.py` (ordinary bad files),
+Older tests on the same ground: `tests/annotate/cli/test_study_settings_cli.py` (ordinary bad
+files),
 `tests/security/test_security_import_input.py` (hostile dataset records)."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typer.testing import CliRunner
 from annotate.cli.common import State, app
 from annotate.db import write_session
 from annotate.domain.study import accounts, studies
-from tests.admin.admin_helpers import as_read
+from tests.helpers.admin_helpers import as_read
 
 
 @dataclass(frozen=True)
@@ -250,9 +251,9 @@ def studies_page(engine, db_url, monkeypatch, study):
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from annotate.app.app_pages import admin_studies
+    from annotate.app.admin import admin_studies
     from annotate.config import DATABASE_ENV
-    from tests.app.apptest_helpers import pick_study
+    from tests.helpers.apptest_helpers import pick_study
 
     monkeypatch.setenv(DATABASE_ENV, db_url)
     st.cache_resource.clear()

@@ -5,7 +5,8 @@ The database finds the row by the token's SHA-256 (an index hit); an attacker wh
 learns about hashes of their guesses, not about the stored token. The final check of the hash is
 `hmac.compare_digest`.
 
-Also covered elsewhere: tests/domain/test_accounts.py (the raw SQLite file never holds a token,
+Also covered elsewhere: tests/annotate/domain/study/test_accounts.py (the raw SQLite file never
+holds a token,
 rotation and deactivation invalidate a token).
 """
 
@@ -22,8 +23,8 @@ from security_helpers import all_stored_values
 from annotate.db import read_session, write_session
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import create_study, get_study
-from annotate.services import people
-from annotate.services.enrolment import enrol
+from annotate.services.admin import people
+from annotate.services.participant.enrolment import enrol
 
 URL_SAFE = re.compile(r"^[A-Za-z0-9_-]+$")
 MIN_BITS = 128

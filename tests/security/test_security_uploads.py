@@ -2,12 +2,12 @@
 
 The limit is one number, `annotate.config.MAX_UPLOAD_MB`: the admin page's file uploader, the
 server's `--server.maxUploadSize` (which makes Streamlit refuse bigger request bodies) and
-`annotate.services.data.upload_dataset` (which checks again) all use it. Any problem imports
+`annotate.services.admin.data.upload_dataset` (which checks again) all use it. Any problem imports
 nothing.
 
-Also covered elsewhere: tests/admin/test_admin_pages.py
+Also covered elsewhere: tests/annotate/app/admin/test_admin_pages.py
 (`test_an_invalid_upload_lists_its_problems_and_imports_nothing`: the page's problem table),
-tests/domain/test_importer.py (every kind of bad record, file and line named).
+tests/annotate/domain/dataset/test_importer.py (every kind of bad record, file and line named).
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ import pytest
 from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
-from annotate.app.app_pages import admin_data
+from annotate.app.admin import admin_data
 from annotate.cli.server import streamlit_command
 from annotate.config import MAX_UPLOAD_MB
 from annotate.db import read_session, write_session
 from annotate.db.tables import Pair
 from annotate.domain.dataset.importer import DatasetError
 from annotate.domain.study import accounts
-from annotate.services import data as data_service
-from tests.foundation_helpers import make_record
+from annotate.services.admin import data as data_service
+from tests.helpers.foundation_helpers import make_record
 
 MIB = 2**20
 

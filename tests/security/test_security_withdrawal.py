@@ -10,7 +10,8 @@ taking part and an id that has withdrawn the same way (another session id: no or
 
 The pages (the Withdraw box absent for each role, the erase choice absent in a tab holding only
 the session value, the link's first page the same for the three ids) are in
-`tests/admin/test_withdrawal_page.py`. Runs on SQLite and on PostgreSQL (`PRB_TEST_DATABASE_URL`).
+`tests/annotate/app/participant/test_withdrawal_page.py`. Runs on SQLite and on PostgreSQL
+(`PRB_TEST_DATABASE_URL`).
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from annotate.domain.crowd.enrolment import EnrolmentError
 from annotate.domain.study import accounts
 from annotate.domain.study.studies import create_study, get_study
 from annotate.errors import Forbidden
-from annotate.services.consent import decide
-from annotate.services.enrolment import enrol, visit
-from annotate.services.erasure import ERASE_NEEDS_OWN_TAB, may_withdraw, withdraw_me
-from tests.admin.admin_helpers import rate
+from annotate.services.admin.erasure import ERASE_NEEDS_OWN_TAB, may_withdraw, withdraw_me
+from annotate.services.participant.consent import decide
+from annotate.services.participant.enrolment import enrol, visit
+from tests.helpers.admin_helpers import rate
 from tests.security.participants_world import STUDY, crowd_study, study_key
 
 PID = "5f8e2b1c9d3a4e0012345678"

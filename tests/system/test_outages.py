@@ -6,7 +6,7 @@ please retry"), saves nothing, and the same submit succeeds once the database is
 - SQLite: the database on a small tmpfs the test mounts (root only) and fills to the last byte,
   then frees.
 
-The submits go through the service the rating page calls (`annotate.services.rating`).
+The submits go through the service the rating page calls (`annotate.services.participant.rating`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from annotate.db import make_engine, read_session
 from annotate.db.engine import PG_CONNECT_TIMEOUT_S
 from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.errors import Unavailable
-from annotate.services.rating import submit_rating
+from annotate.services.participant.rating import submit_rating
 from annotate.vocabulary import DIMENSIONS, SIDES
 from support.loadtest import prepare_load_study
 from support.own_postgres import OwnPostgres

@@ -16,7 +16,8 @@ submit of a lapsed reservation is accepted if the pair still has a free slot and
 otherwise (`slots.admit_submit`), so no pair is ever completed by more than k people. Gold
 pairs are drawn for a queue place at the study's gold rate.
 
-`pull_next` takes a Session and does not commit: `annotate.services.work` owns the transaction.
+`pull_next` takes a Session and does not commit: `annotate.services.participant.work` owns the
+transaction.
 """
 
 from __future__ import annotations

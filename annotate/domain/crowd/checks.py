@@ -9,7 +9,7 @@ the status "failed checks" and no completion code: their open pair goes back to 
 the pool gives them nothing more. Gold pairs, speed and disagreement never end anyone's work;
 only these checks do.
 
-These functions work in the caller's transaction (`annotate.services.checks` opens it).
+These functions work in the caller's transaction (`annotate.services.participant.checks` opens it).
 """
 
 from __future__ import annotations

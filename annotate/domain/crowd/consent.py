@@ -8,7 +8,7 @@ free text), answered once after consent and joined to the ratings export as anno
 attributes. The done page sends people to the platform's completion URL (`completion_link`),
 with the code of their stored outcome.
 
-These functions work in the caller's transaction (`annotate.services.consent` opens it).
+These functions work in the caller's transaction (`annotate.services.participant.consent` opens it).
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ Start (`start`), and until they submit a pair every reservation of theirs is lim
 reservations), so everyone who has the link (every participant has it) cannot drain the pool
 with made-up ids. A participant who has started gets their pair on every later visit.
 
-These functions work in the caller's transaction; `annotate.services.enrolment` opens it.
+These functions work in the caller's transaction; `annotate.services.participant.enrolment` opens
+it.
 """
 
 from __future__ import annotations

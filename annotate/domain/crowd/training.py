@@ -15,7 +15,8 @@ study, with each practice answer and each attempt at the check, with their times
 Nothing here reveals an answer before the attempt: `PracticeView` and `QuestionView` carry no
 expected score and no correct option; the feedback is built only from a stored attempt. The
 practice pairs are not benchmark pairs: they are given as A and B, so nothing maps to chosen
-or rejected. These functions work in the caller's transaction (`annotate.services.training`).
+or rejected. These functions work in the caller's transaction
+(`annotate.services.participant.training`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ are compared exactly (`records.RecordId` refuses padded ones rather than trim th
 Re-importing the same content changes nothing. Reading the files is
 `annotate.domain.dataset.readers`, validating them `annotate.domain.dataset.validation`; this
 module stages the valid records (`stage_files`, no database) and writes them (`store_staged`, in
-the caller's transaction: `annotate.services.data.import_files`).
+the caller's transaction: `annotate.services.admin.data.import_files`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A crowd platform with no API (issue 34.3): participants come through the study link and
 leave through the study's completion URL with their code. Nothing can be sent: the sync's
 table of actions (approve, reject, bonus) is the admin's to apply on the platform by hand, as
-a CSV (`annotate.services.platform.actions_csv`)."""
+a CSV (`annotate.services.admin.platform.actions_csv`)."""
 
 from __future__ import annotations
 

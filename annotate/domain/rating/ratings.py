@@ -1,7 +1,8 @@
 """Saving an annotator's scores for a pair: never duplicated, revisions kept; and skipping.
 
 The page knows only sides (A, B); the response behind each side is looked up here, server-side.
-These functions work in the caller's transaction (`annotate.services.rating` opens it and checks
+These functions work in the caller's transaction (`annotate.services.participant.rating` opens it
+and checks
 that the assignment is the caller's).
 """
 

@@ -15,11 +15,12 @@ is derived from it, never listed again:
 * the settings file's model (`annotate.domain.study.study_settings.StudySettings`): the fields
   whose `file` is true, in this order;
 * the options of `prb-annotate studies create|edit` (`annotate.cli.study_options`);
-* the Studies page's labels, help and words (`annotate.app.settings_inputs`), and an input for
+* the Studies page's labels, help and words (`annotate.app.admin.settings_inputs`), and an input for
   any setting its laid-out forms do not draw.
 
 A setting added here (and as a column of `annotate.db.tables.Study`, with the same default:
-`tests/domain/test_settings_model.py` checks both agree) is in the file, the CLI and the page
+`tests/annotate/domain/study/test_settings_model.py` checks both agree) is in the file, the CLI and
+the page
 without another edit.
 
 Why 670 lines: one declaration per setting (44, each with its label, help text and options as

@@ -30,7 +30,7 @@ down_revision: str | None = "0014_pool_order_and_roles"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-SIMULATED_NAME = re.compile(r"sim-[0-9]+")  # annotate.services.simulated.simulated_names
+SIMULATED_NAME = re.compile(r"sim-[0-9]+")  # annotate.services.admin.simulated.simulated_names
 
 
 def upgrade() -> None:

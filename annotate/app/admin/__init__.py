@@ -1,0 +1,1 @@
+"""The admin pages and their pieces (Studies: plan, rules, files)."""

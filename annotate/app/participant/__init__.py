@@ -1,0 +1,2 @@
+"""The participant's pages and their pieces: rating, training, the crowd link, withdrawal, the
+chat."""

@@ -1,0 +1,1 @@
+"""The results page and its sections."""

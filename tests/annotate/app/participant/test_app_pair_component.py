@@ -1,0 +1,122 @@
+"""The pair component's server side (issue 36): dataset text as an inert tree of plain nodes,
+the event read only for the study's questions by side, the switch that turns the view on."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from annotate.app.pair_component.text_tree import TAGS, text_tree
+from annotate.app.participant.pair_view import Entered, entered, supported
+from annotate.config import RATING_VIEW_ENV, rating_view
+from annotate.domain.rating.queue import PairView, StudyScale
+from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
+from tests.helpers import hostile
+
+
+def _tags(nodes: list) -> set[str]:
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, list):
+            found.add(node[0])
+            found |= _tags(node[1])
+    return found
+
+
+def _text(nodes: list) -> str:
+    return "".join(n if isinstance(n, str) else _text(n[1]) for n in nodes)
+
+
+def test_hostile_markdown_becomes_plain_nodes_and_text():
+    record = hostile.hostile_record()
+    texts = [record["chosen"], record["rejected"], record["narrative"], record["question"]]
+    texts += [str(aspect) for aspect in record["rubric_aspects"]]
+    texts += [hostile.MD_JS_LINK, hostile.SVG, hostile.IFRAME, hostile.JS_LINK]
+    for text in texts:  # only the fixed tags; every character of the text kept as text
+        assert _tags(text_tree(text)) <= TAGS, text
+    assert _text(text_tree(hostile.SCRIPT)) == hostile.SCRIPT  # raw HTML is its characters
+    assert _text(text_tree(hostile.IMG)) == hostile.IMG
+    # a javascript: link is not a link (the parser refuses the address): its characters
+    assert text_tree(hostile.MD_JS_LINK) == [["p", [hostile.MD_JS_LINK]]]
+    assert text_tree(f"[site](http://{hostile.EVIL_HOST}/)") == [["p", [["span", ["site"]]]]]
+    assert _text(text_tree(hostile.MD_IMAGE)) == "[image: t]"  # an image loads nothing
+
+
+def test_markdown_keeps_its_formatting():
+    tree = text_tree("# Title\n\nSome **bold** and *em*.\n\n- one\n- two\n\n```\nx = 1\n```")
+    assert tree[0] == ["p", [["strong", ["Title"]]]]  # a heading is a bold line
+    assert ["strong", ["bold"]] in tree[1][1]
+    assert tree[2] == ["ul", [["li", [["p", ["one"]]]], ["li", [["p", ["two"]]]]]]
+    assert tree[3] == ["pre", [["code", ["x = 1\n"]]]]
+
+
+def _view() -> PairView:
+    return PairView(
+        assignment_id=7,
+        number=1,
+        total=1,
+        done=0,
+        status="pending",
+        question="q",
+        narrative="",
+        category="",
+        profile=[],
+        rubric_aspects=[],
+        responses={"A": "a", "B": "b"},
+        scale=StudyScale(questionnaire=DEFAULT_QUESTIONNAIRE, guidelines=""),
+    )
+
+
+def test_an_event_is_read_for_the_studys_questions_only():
+    view = _view()
+    keys = DEFAULT_QUESTIONNAIRE.keys
+    event = {
+        "pair": "7",
+        "scores": {
+            "A": {keys[0]: 4, keys[1]: "5", keys[2]: True, "unknown": 3},
+            "C": {keys[0]: 1},
+            "B": [1, 2],
+        },
+        "comment": " a comment ",
+        "flag": 5,
+        "signals": "7:2:0",
+    }
+    assert entered(event, view) == Entered(
+        scores={
+            "A": {keys[0]: 4, keys[1]: None, keys[2]: None, keys[3]: None},
+            "B": dict.fromkeys(keys),
+        },
+        comment="a comment",
+        flag_reason="",
+        signals="7:2:0",
+    )
+    assert supported(view)
+
+
+def test_the_view_switch(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv(RATING_VIEW_ENV, raising=False)
+    assert rating_view() == "streamlit"
+    monkeypatch.setenv(RATING_VIEW_ENV, " Component ")
+    assert rating_view() == "component"
+    monkeypatch.setenv(RATING_VIEW_ENV, "react")
+    with pytest.raises(ValueError, match="PRB_RATING_VIEW"):
+        rating_view()
+
+
+def test_the_preference_is_read_only_when_asked_and_only_its_points():
+    asked = replace(
+        _view(),
+        scale=StudyScale(
+            questionnaire=DEFAULT_QUESTIONNAIRE,
+            guidelines="",
+            ask_preference=True,
+            rationale="optional",
+        ),
+    )
+    for sent, kept in ((2, 2), (-2, -2), (3, None), (True, None), ("1", None), (None, None)):
+        event = {"pair": "7", "preference": sent, "rationale": " why "}
+        got = entered(event, asked)
+        assert (got.side_preference, got.rationale) == (kept, "why")
+    plain = entered({"pair": "7", "preference": 2, "rationale": "x"}, _view())
+    assert (plain.side_preference, plain.rationale) == (None, None)
