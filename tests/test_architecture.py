@@ -7,6 +7,8 @@
   (docs/) names exists.
 - Every module under `annotate/` and `analysis/` has at most 450 lines or a docstring line
   "Why N lines: ..." with N its line count within 10% (issue 35.4).
+- The tests mirror the code: every test folder is a code folder's name under `tests/`, but for
+  the few that test the whole or hold helpers and data (issue 35.4).
 """
 
 from __future__ import annotations
@@ -171,3 +173,40 @@ def test_the_size_check_can_fail(tmp_path: Path) -> None:
         f"{silent}: 451 lines and no 'Why 451 lines: ...' line",
         f"{wrong}: says 'Why 300 lines', has 454",
     ]
+
+
+WHOLE_TEST_FOLDERS = ("security", "system", "deploy", "helpers", "fixtures")
+"""Test folders that mirror no code folder: they test the whole (security points, whole-system
+runs, the production topology) or hold what the others share (helpers, fixture modules, data)."""
+
+
+def unmirrored_test_folders(root: Path) -> list[str]:
+    """Folders under `root/tests` holding Python files whose path, less `tests/`, is no folder
+    of the code under `root` (the whole-test folders and their contents aside)."""
+    tests = root / "tests"
+    folders = {p.parent for p in tests.rglob("*.py") if "__pycache__" not in p.parts}
+    wrong = []
+    for folder in sorted(folders - {tests}):
+        relative = folder.relative_to(tests)
+        if relative.parts[0] in WHOLE_TEST_FOLDERS:
+            continue
+        if not (root / relative).is_dir():
+            wrong.append(str(folder.relative_to(root)))
+    return wrong
+
+
+def test_every_test_folder_mirrors_a_code_folder() -> None:
+    assert not unmirrored_test_folders(ROOT), "test folders that mirror no code folder"
+
+
+def test_the_mirror_check_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "annotate" / "services" / "admin").mkdir(parents=True)
+    for test in (
+        "tests/annotate/services/admin/test_a.py",
+        "tests/admin/test_b.py",
+        "tests/security/test_c.py",
+        "tests/test_d.py",
+    ):
+        (tmp_path / test).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / test).write_text("")
+    assert unmirrored_test_folders(tmp_path) == ["tests/admin"]

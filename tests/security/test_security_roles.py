@@ -257,12 +257,14 @@ def test_the_page_files_are_the_ones_the_admin_navigation_lists():
     assert {p.name for p in PAGES_DIR.glob("*.py")} == {
         "__init__.py",
         "admin_common.py",
-        "study_files.py",  # not a page: the Studies page's training and settings-file sections
-        "login.py",
-        "rate.py",
-        "results.py",
+        # not pages: the Studies page's training and settings file, analysis plan, exclusion rules
+        "study_files.py",
+        "study_plan.py",
+        "study_rules.py",
         *ADMIN_PAGE_FILES,
     }, "a new page: decide which role may see it and check it here"
+    pages = {p.relative_to(APP_ENTRY.parent).as_posix() for p in APP_ENTRY.parent.rglob("*.py")}
+    assert {"login.py", "participant/rate.py", "results/results.py"} <= pages
 
 
 @pytest.mark.parametrize(
