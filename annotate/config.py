@@ -197,7 +197,7 @@ RATING_VIEWS = ("streamlit", "component")
 def rating_view() -> str:
     """How the rating page draws a pair, from $PRB_RATING_VIEW: "streamlit" (Streamlit's own
     widgets, the default until the pair component reaches parity, issue 36) or "component"
-    (`annotate.app.pair_component`)."""
+    (`annotate.app.participant.pair_component`)."""
     value = os.environ.get(RATING_VIEW_ENV, "").strip().lower() or RATING_VIEWS[0]
     if value not in RATING_VIEWS:
         raise ValueError(

@@ -1,5 +1,6 @@
-"""The rating page's pair drawn by our own component (issue 36; `annotate.app.pair_component`),
-behind the server option $PRB_RATING_VIEW=component (`annotate.config.rating_view`).
+"""The rating page's pair drawn by our own component (issue 36;
+`annotate.app.participant.pair_component`), behind the server option
+$PRB_RATING_VIEW=component (`annotate.config.rating_view`).
 
 The page gives the blinded pair, the context's sections and the two ways a pair is left (save
 what was entered, skip with a reason); this module turns the component's one event into them.
@@ -15,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotate.app import pair_component
+from annotate.app.participant import pair_component
 from annotate.domain.rating.aspects import AspectMarks
 from annotate.domain.rating.queue import PairView
 from annotate.vocabulary import PREFERENCE_POINTS, SIDES

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from annotate.app.pair_component.text_tree import TAGS, text_tree
+from annotate.app.participant.pair_component.text_tree import TAGS, text_tree
 from annotate.app.participant.pair_view import Entered, entered, supported
 from annotate.config import RATING_VIEW_ENV, rating_view
 from annotate.domain.rating.queue import PairView, StudyScale

@@ -1,5 +1,5 @@
-"""The pair drawn by our own component (issue 36, `annotate.app.pair_component`), in headless
-Chromium against a real `streamlit run` server started with PRB_RATING_VIEW=component.
+"""The pair drawn by our own component (issue 36, `annotate.app.participant.pair_component`), in
+headless Chromium against a real `streamlit run` server started with PRB_RATING_VIEW=component.
 
 The demo study asks six questions (five scales and a choice list,
 `tests.helpers.questionnaire_helpers`);
@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import func
 from sqlmodel import select
 
-from annotate.app.pair_component import pair_data
+from annotate.app.participant.pair_component import pair_data
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment, Rating, Study
 from annotate.domain.dataset.shapes import Shape, ShapeOptions

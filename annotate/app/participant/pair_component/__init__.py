@@ -23,8 +23,8 @@ import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
-from annotate.app.pair_component.text_tree import text_tree
 from annotate.app.participant.chat import ROLE_NAMES
+from annotate.app.participant.pair_component.text_tree import text_tree
 from annotate.domain.rating.preference import MAX_RATIONALE_CHARS
 from annotate.domain.rating.queue import PairView
 from annotate.questionnaire import Question

@@ -1,4 +1,4 @@
-// prb-annotate: one blinded pair drawn by our own component (annotate/app/pair_component).
+// prb-annotate: one blinded pair drawn by our own component (annotate/app/participant/pair_component).
 // Every text from the data is put in with createTextNode / textContent, and dataset text comes
 // as a tree of plain nodes (text_tree.py) built here with createElement from a fixed list of
 // tags: nothing in the data is ever parsed as HTML.
