@@ -259,6 +259,7 @@ def test_the_page_files_are_the_ones_the_admin_navigation_lists():
         "admin_common.py",
         # not pages: the Studies page's training and settings file, analysis plan, exclusion rules
         "study_files.py",
+        "settings_inputs.py",
         "study_plan.py",
         "study_rules.py",
         *ADMIN_PAGE_FILES,

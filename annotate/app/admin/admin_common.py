@@ -313,8 +313,8 @@ def _update_study(study: str, changes: dict[str, Any], done: str, force: bool) -
     return done
 
 
+# Each setting's name in prose, from the settings model, and the exclusion rules' words.
 SETTING_WORDS = {name: words(name) for name in Settings.model_fields} | RULE_WORDS
-"""Each setting's name in prose, from the settings model, and the exclusion rules' words."""
 
 
 def setting_words(name: str) -> str:
