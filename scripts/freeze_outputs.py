@@ -8,8 +8,7 @@ JSONL and Parquet, and the analysis plan written beside an export (`plan.json`),
 fixed so that its `exported_at` is the same on every run. Run at two commits on copies of the
 same database, the folders show what a change of code did to the exports
 (tests/annotate/domain/exports/test_frozen_exports.py compares them). It uses only functions that
-existed before
-the questionnaire (issue 35.1), so the same script runs on the code of either side.
+existed before the questionnaire (issue 35.1), so the same script runs on the code of either side.
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 sized by :func:`analysis.inference.sizing.size_study`, and the design it recommends compared
 with what the population's true components need (``benchmarks/bench_sizing.py`` prints it; a
 seeded reduced run is in ``tests/analysis/inference/test_sizing.py``). The internal pilot is checked
-on
-the same population in :mod:`analysis.inference.reestimate_check`, the tests' type-I error with
+on the same population in :mod:`analysis.inference.reestimate_check`, the tests' type-I error with
 its look in :mod:`analysis.inference.null_check`.
 
 The population (per pair p, annotator a, dimension; scores on the 1-5 scale): a pair quality

@@ -7,8 +7,7 @@ Each SD's own upper profile-likelihood limit at one-sided ``confidence`` (the SD
 profiled REML criterion rises by z^2; for the residual SD, lme4's ``confint(fit, method =
 "profile", level = 2 * confidence - 1)`` upper end, checked live in
 ``tests/analysis/inference/test_sizing.py``) is shown for reading only: taking every component at
-its
-own limit compounded and oversized the study 1.5-2x.
+its own limit compounded and oversized the study 1.5-2x.
 """
 
 from __future__ import annotations

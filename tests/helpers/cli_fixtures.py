@@ -1,8 +1,7 @@
 """The `cli` fixture of the command-line tests: `cli(*args)` runs `prb-annotate --db <the test
 database> ARGS...` in this process (CliRunner) and closes the engine afterwards.
 `run(*args, code=0)` checks the exit code and returns the output. (tests/annotate/cli/test_cli.py
-has its
-own, which also takes another --db or an environment.)"""
+has its own, which also takes another --db or an environment.)"""
 
 from __future__ import annotations
 

@@ -11,8 +11,7 @@ only there). Each must name the file, the line (or row), the field and what was 
 leave every table as it was.
 
 Also covered elsewhere: tests/annotate/domain/dataset/test_importer.py (malformed files and
-records),
-tests/security/test_security_uploads.py (size limit, file names).
+records), tests/security/test_security_uploads.py (size limit, file names).
 """
 
 from __future__ import annotations

@@ -11,9 +11,8 @@ Also covered elsewhere: tests/annotate/app/participant/test_app_rating.py
 `test_a_crafted_assignment_id_of_another_annotator_is_refused`: pair_view, submit and skip of
 another's assignment raise, a session pointed at another's assignment is ignored),
 tests/annotate/app/test_app_browser.py (the labels never reach the browser while rating and
-navigating),
-tests/annotate/domain/assignment/test_blinding.py, and for comparison studies of downstream
-conditions (which
+navigating), tests/annotate/domain/assignment/test_blinding.py, and for comparison studies of
+downstream conditions (which
 condition is expected to win) tests/annotate/domain/downstream/test_downstream_comparison.py and
 tests/annotate/app/results/test_app_downstream.py.
 """

@@ -5,8 +5,7 @@ Each path: the command line (`annotators deactivate`, `annotators role`, `annota
 retention (`retention --erase`) and the crowd purge (`crowd purge`), which run on a schedule,
 and the participant's withdrawal; the admin's Participants page is in
 `tests/annotate/app/admin/test_publish_and_participants_pages.py`. With a second active admin the
-same
-changes go through. Runs on SQLite and on PostgreSQL (`PRB_TEST_DATABASE_URL`).
+same changes go through. Runs on SQLite and on PostgreSQL (`PRB_TEST_DATABASE_URL`).
 """
 
 from __future__ import annotations

@@ -19,9 +19,8 @@ system actor `SYSTEM`, which passes the check. No CLI command takes a token or a
 account.
 
 Also covered elsewhere: tests/annotate/services/admin/test_roles_and_studies.py (a fixed list of
-admin actions,
-a demoted admin), tests/annotate/app/admin/test_admin_pages.py (a demoted admin mid-session on the
-page).
+admin actions, a demoted admin), tests/annotate/app/admin/test_admin_pages.py (a demoted admin
+mid-session on the page).
 """
 
 from __future__ import annotations

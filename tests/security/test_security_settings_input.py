@@ -6,8 +6,7 @@ capped before the parser runs (`annotate.domain.untrusted.documents`); the CPU e
 is printed by `benchmarks/bench_hostile_settings.py`.
 
 Older tests on the same ground: `tests/annotate/cli/test_study_settings_cli.py` (ordinary bad
-files),
-`tests/security/test_security_import_input.py` (hostile dataset records)."""
+files), `tests/security/test_security_import_input.py` (hostile dataset records)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,7 @@ learns about hashes of their guesses, not about the stored token. The final chec
 `hmac.compare_digest`.
 
 Also covered elsewhere: tests/annotate/domain/study/test_accounts.py (the raw SQLite file never
-holds a token,
-rotation and deactivation invalidate a token).
+holds a token, rotation and deactivation invalidate a token).
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@ Training: the practice pairs, comprehension questions and attempts, edited as on
 settings file's own format, so what an admin types here is what a file holds). Settings file:
 download the study's settings as YAML or JSON; upload one, see each setting it changes (now,
 after) and confirm. Both are checked by `annotate.services.admin.study_settings` like a file given
-to
-`prb-annotate studies import-settings`, and saved in one audited transaction.
+to `prb-annotate studies import-settings`, and saved in one audited transaction.
 """
 
 from __future__ import annotations

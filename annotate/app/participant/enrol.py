@@ -7,8 +7,7 @@ new to the study sees a Start page first: no pair is reserved for anyone who has
 A study may put a consent page and a short survey before Start
 (`annotate.services.participant.consent`);
 declining ends with the study's screen-out code. Its training (`annotate.app.participant.training`)
-comes
-after them, before Start; not passing it ends the same way.
+comes after them, before Start; not passing it ends the same way.
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 The page knows only sides (A, B); the response behind each side is looked up here, server-side.
 These functions work in the caller's transaction (`annotate.services.participant.rating` opens it
-and checks
-that the assignment is the caller's).
+and checks that the assignment is the caller's).
 """
 
 from __future__ import annotations

@@ -10,9 +10,8 @@ Once an erasure has committed, its bytes are made to leave the database's files
 Withdrawal is a crowd participant's own act (issue 32.2): `may_withdraw` says whether the page
 offers it, `withdraw_me` checks the same rule again. Withdrawing *with erasure* needs the login
 token the participant's own tab received when it enrolled (`annotate.app.participant.withdraw`): a
-session
-value, the `s` of the address, which anyone looking at the screen or the browser's history can
-read, withdraws without erasure only.
+session value, the `s` of the address, which anyone looking at the screen or the browser's history
+can read, withdraws without erasure only.
 """
 
 from __future__ import annotations

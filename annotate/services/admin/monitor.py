@@ -7,8 +7,7 @@ rejected difference, instructed-response check failures, speeders and straight-l
 acted on only through the pre-registered exclusion rules), cost so far and projected, the time
 to the planned size, and the verdict at the current look of the study's group-sequential plan
 (the report's own look: `annotate.services.results.reporting`). Without such a plan no verdict is
-shown:
-an interim verdict read without one inflates the error.
+shown: an interim verdict read without one inflates the error.
 
 The agreement and the look come from the report's headline (the crossed model of every
 dimension: seconds at a few hundred pairs), so each server process keeps the last one per study

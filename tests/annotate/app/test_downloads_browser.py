@@ -2,8 +2,8 @@
 answers the browser that clicked while its page is on; another browser context (no cookie of
 this one), a client with no cookie at all (a logged address) and the same browser once its page
 has moved on get 404 (after 60 s: `tests/annotate/app/test_private_downloads.py`, with a clock). A
-report
-is no personal file and is served as before. The grids offer no "Download as CSV" of their own."""
+report is no personal file and is served as before. The grids offer no "Download as CSV" of their
+own."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 problems of a huge bad file capped (kept and counted), no database involved.
 
 Also covered elsewhere: tests/annotate/domain/dataset/test_importer.py (formats and located errors
-end to end),
-tests/security/test_security_import_input.py (hostile values).
+end to end), tests/security/test_security_import_input.py (hostile values).
 """
 
 from __future__ import annotations
