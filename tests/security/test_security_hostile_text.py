@@ -26,7 +26,13 @@ import pytest
 from security_helpers import in_chromium
 
 import annotate.app
-from tests.helpers.browser_helpers import UI_TIMEOUT_MS, Recorder, settle, wait_for_loads
+from tests.helpers.browser_helpers import (
+    UI_TIMEOUT_MS,
+    Recorder,
+    choose_option,
+    settle,
+    wait_for_loads,
+)
 from tests.helpers.hostile import EVIL_HOST
 
 pytestmark = in_chromium
@@ -108,9 +114,8 @@ def test_the_rating_page_keeps_hostile_text_inert(secure_world, new_page):
 
 
 def choose_in_sidebar(page: Any, option: str) -> None:
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name=option, exact=True).click()
-    settle(page)
+    picker = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first
+    choose_option(page, picker, option, what="pick the study")
 
 
 def go_to(page: Any, title: str, study: str | None = "hostile") -> None:

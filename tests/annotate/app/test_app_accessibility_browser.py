@@ -31,6 +31,7 @@ from tests.helpers.browser_helpers import (
     LAPTOP,
     PHONE,
     UI_TIMEOUT_MS,
+    choose_option,
     settle,
     start_server,
 )
@@ -112,9 +113,8 @@ def open_sidebar(page: Any) -> None:
 
 def pick_demo(page: Any) -> None:
     open_sidebar(page)
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name="demo", exact=True).click()
-    settle(page)
+    picker = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first
+    choose_option(page, picker, "demo", what="pick the study")
 
 
 def close_sidebar(page: Any) -> None:

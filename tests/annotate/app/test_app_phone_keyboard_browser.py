@@ -24,7 +24,7 @@ from annotate.services.admin.demo import DemoSetup, set_up_demo
 from support.appserver import AppServer
 from tests.annotate.domain.crowd.test_training import PRACTICE_PAIRS
 from tests.helpers.admin_helpers import make_study
-from tests.helpers.browser_helpers import BROWSER_MARKS, LAPTOP, PHONE, settle
+from tests.helpers.browser_helpers import BROWSER_MARKS, LAPTOP, PHONE, choose_option, settle
 
 pytestmark = BROWSER_MARKS
 
@@ -207,8 +207,8 @@ def test_an_admin_on_a_phone_and_the_wide_tables(world: World, new_page: Any) ->
     laptop = new_page(LAPTOP)
     laptop.goto(f"{world.url}/?token={world.demo.admin_token}")
     _heading(laptop, "Progress")
-    laptop.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
-    laptop.get_by_role("option", name="demo", exact=True).click()
+    picker = laptop.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first
+    choose_option(laptop, picker, "demo", what="pick the study")
     _heading(laptop, "Progress: demo")
     laptop.locator("[data-testid='stSidebarNav']").get_by_text("Results", exact=True).click()
     laptop.get_by_role("heading", name="Results: demo").wait_for(timeout=REPORT_MS)

@@ -23,6 +23,7 @@ from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
     LAPTOP,
     PHONE,
+    choose_option,
     screenshot_dir,
     settle,
     start_server,
@@ -68,8 +69,8 @@ def _open_admin_page(
     settle(page)
     if phone:
         page.locator("[data-testid='stExpandSidebarButton']").click()
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name=STUDY, exact=True).click()
+    picker = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first
+    choose_option(page, picker, STUDY, what="pick the study")
     page.get_by_role("heading", name=f"{heading}: {STUDY}").wait_for()
     settle(page)
     if phone:

@@ -21,6 +21,7 @@ from annotate.services.participant.rating import skip_pair
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
     LAPTOP,
+    choose_option,
     screenshot_dir,
     settle,
     start_server,
@@ -51,9 +52,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, 
 
 
 def pick(page: Any, study: str) -> None:
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name=study, exact=True).click()
-    settle(page)
+    picker = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first
+    choose_option(page, picker, study, what="pick the study")
 
 
 def go_to(page: Any, title: str) -> None:
