@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from annotate.domain.exports.card_format import cell, interval, num, p_text, table
+from annotate.domain.study.plan import internal_pilot_words
 from annotate.questionnaire import (
     DEFAULT_QUESTIONNAIRE,
     Questionnaire,
@@ -102,12 +103,7 @@ def _internal_pilot_line(internal: Mapping[str, Any] | None, alpha: float) -> li
     """The pre-registered internal pilot in the card: its first stage and the tie alpha."""
     if not internal:
         return []
-    return [
-        f"- **Internal pilot**: a first stage of {internal['first_stage_pairs']} pairs, then "
-        f"one sample-size look; each tie question's TOST read at {internal['tie_alpha']:g} "
-        f"(the superiority test at {alpha:g}): re-estimating the size can raise an "
-        "equivalence test's level (Friede & Kieser, 2003)"
-    ]
+    return [f"- **Internal pilot**: {internal_pilot_words(dict(internal), alpha)}"]
 
 
 def _closed_line(closed: Mapping[str, Any] | None) -> list[str]:

@@ -50,7 +50,7 @@ def test_the_internal_pilot_is_set_shown_exported_locked_and_read(run, cli, rate
     run("publish", str(folder), "--study", "s", "--bootstrap", "0")
     card = (folder / "README.md").read_text()
     assert "- **Internal pilot**: a first stage of 12 pairs" in card
-    assert "each tie question's TOST read at 0.03" in card
+    assert "each tie question's TOST at 0.03" in card
 
 
 def test_the_settings_file_and_none_clear_it(run, tmp_path: Path) -> None:
