@@ -80,9 +80,9 @@ def require_before_data(
     return first
 
 
-RECORDED_WHEN_SET = frozenset({"internal_pilot"})
-"""Plan settings added after the plan's format was fixed: in the record only when set, so a study
-without them writes the plan (and report) it wrote before (tests/fixtures/before_questionnaire)."""
+RECORDED_WHEN_SET = frozenset(n for n in PLAN_SETTINGS if setting(n).recorded_when_set)
+"""Plan settings in the record only when set (`Setting.recorded_when_set`): a study without them
+writes the plan (and report) it wrote before (tests/fixtures/before_questionnaire)."""
 
 
 def plan_values(study: Study) -> dict[str, Any]:

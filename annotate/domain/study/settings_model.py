@@ -75,6 +75,9 @@ class Setting:
     cli: tuple[Option, ...] | None = None
     limits: tuple[int | None, int] | None = None
     """A whole number's (lowest, or None where the study's checks say it; highest)."""
+    recorded_when_set: bool = False
+    """A plan setting added after the plan's format was fixed: in the plan record only when set,
+    so a study without it writes the plan (and report) it wrote before."""
 
 
 def _zero(flag: str, what: str) -> tuple[Option, ...]:
@@ -237,6 +240,7 @@ class Settings(BaseModel):
             "TOST level after the sample-size look; the superiority test keeps alpha).",
             words="internal pilot",
             plan="internal_pilot",
+            recorded_when_set=True,
             cli=(
                 Option(
                     ("--internal-pilot",),
