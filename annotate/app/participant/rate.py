@@ -552,6 +552,7 @@ def _save(account_id: int, view: PairView, entries: list[QueueEntry], entered: E
             rationale=rationale,
             aspect_marks=entered.aspect_marks,
             signals=read_signals(entered.signals, view.assignment_id),
+            spans=entered.spans,
         ),
     )
     if result is None:
