@@ -97,5 +97,7 @@ def spans_by_side(session: Session, assignment: Assignment) -> dict[str, list[Sp
     """The current spans, by side (for the page), in text order."""
     by_side: dict[str, list[SpanMark]] = {s: [] for s in SIDES}
     for row in _current(session, stored_id(assignment)):
-        by_side[side_of(row.response, assignment.chosen_side)].append((row.start, row.end, row.label))
+        by_side[side_of(row.response, assignment.chosen_side)].append(
+            (row.start, row.end, row.label)
+        )
     return {side: sorted(marks) for side, marks in by_side.items()}

@@ -23,7 +23,7 @@ from sqlmodel import col, select
 from annotate.app.participant.pair_component import pair_data
 from annotate.app.participant.pair_component.text_tree import placed_tree, shown_between
 from annotate.db import make_engine, read_session, write_session
-from annotate.db.tables import Assignment, Pair, Span, Study
+from annotate.db.tables import Assignment, Pair, Span
 from annotate.domain.rating.queue import pair_view
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study
@@ -240,3 +240,115 @@ def test_spans_across_markup_emoji_cjk_and_rtl_store_the_selected_slice(world: W
         match = next(e for e in expected if e[:3] == (side, stored_slice, key))
         assert "".join(shown_words.split()) == match[3]  # the characters shown: those selected
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
+
+
+def focus_response(page: Any, side: str) -> None:
+    page.locator(f"{PAIR} .side-{side} .response").focus()
+
+
+def test_keyboard_marks_with_shift_arrows_and_a_digit(world: World, new_page):
+    """In a focused response: arrows move the caret over the text as shown, Shift+arrows
+    select (Ctrl: by word), a digit marks the selection with that label; a Remove button is
+    reached by Tab."""
+    page = new_page(LAPTOP)
+    current = open_pair(page, world.link("keys"))
+    focus_response(page, "B")
+    page.keyboard.press("Control+Shift+ArrowRight")  # "Start"
+    page.keyboard.press("2")
+    focus_response(page, "A")
+    for _ in range(len("Start with ")):
+        page.keyboard.press("ArrowRight")
+    for _ in range(len("bold")):
+        page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("1")
+    page.locator(f"{PAIR} .span-tools[data-side='A'] .span-list li").wait_for()
+    answer_all(page)
+    page.keyboard.press("Control+Enter")
+    wait_next(page, current)
+    assert [r[:3] for r in stored_spans(world.engine, current)] == [
+        ("A", "bold", "rubric"),
+        ("B", "Start", "error"),
+    ]
+
+
+def test_touch_selection_then_a_tapped_label(world: World, new_page):
+    """On a phone: a selection (as a long press leaves it), then a tap on a label's button."""
+    page = new_page(PHONE, has_touch=True, is_mobile=True)
+    current = open_pair(page, world.link("thumb"))
+    select_text(page, "B", "中文回答", "中文回答")
+    label_button(page, "B", "error").tap()
+    page.locator(f"{PAIR} .span-tools[data-side='B'] .span-list li").wait_for()
+    page.locator(f"{PAIR} .side-B .response").scroll_into_view_if_needed()
+    page.screenshot(path=str(world.shots / "spans_phone.png"))
+    answer_all(page)
+    page.locator(f"{PAIR} button.submit").tap()
+    wait_next(page, current)
+    assert [r[:3] for r in stored_spans(world.engine, current)] == [("B", "中文回答", "error")]
+
+
+def test_saved_spans_are_drawn_again_and_a_revision_keeps_the_removed_one(world: World, new_page):
+    page = new_page(LAPTOP)
+    current = open_pair(page, world.link("reviser"))
+    for first, last, key in (("bold", "here", "rubric"), ("x = 1", "x = 1", "error")):
+        select_text(page, "A", first, last)
+        label_button(page, "A", key).click()
+    answer_all(page)
+    page.locator(f"{PAIR} button.submit").click()
+    wait_next(page, current)
+    page.keyboard.press("Alt+p")  # back to the pair: drawn with what was saved
+    assert wait_next(page, current + 1) == current
+    items = page.locator(f"{PAIR} .span-tools[data-side='A'] .span-list li")
+    assert items.count() == 2
+    assert "bold words here" in items.nth(0).inner_text()
+    assert page.locator(f"{PAIR} .side-A mark.span-mark").count() >= 2
+    items.nth(1).get_by_role("button", name="Remove").click()  # the code span
+    select_text(page, "B", "first", "item")
+    label_button(page, "B", "rubric").click()
+    page.locator(f"{PAIR} button.submit").click()
+    page.get_by_text("revised").wait_for()
+    assert [r[:3] for r in stored_spans(world.engine, current)] == [
+        ("A", "bold words** here", "rubric"),
+        ("B", "first item", "rubric"),
+    ]
+    assert [r[:3] for r in stored_spans(world.engine, current, current=False)] == [
+        ("A", "x = 1", "error")
+    ]
+
+
+def test_spans_travel_by_side_only(world: World, new_page):
+    """Every websocket frame and the page while spans are marked and submitted: no label
+    word; the component's data for a pair with saved spans is the same whichever side holds
+    the chosen response, but for the texts and the saved spans, which move with their side."""
+    page = new_page(LAPTOP)
+    record = Recorder().attach(page)
+    current = open_pair(page, world.link("blind"))
+    select_text(page, "A", "bold", "here")
+    label_button(page, "A", "rubric").click()
+    select_text(page, "B", "مرحبا", "بكم")
+    label_button(page, "B", "error").click()
+    record.snapshot(page, "marked")
+    answer_all(page)
+    page.locator(f"{PAIR} button.submit").click()
+    wait_next(page, current)
+    page.keyboard.press("Alt+p")
+    wait_next(page, current + 1)
+    record.snapshot(page, "drawn again")
+    assert record.label_leaks() == []
+    with write_session(world.engine) as session:
+        assignment = session.get(Assignment, current)
+        assert assignment is not None
+        annotator = assignment.annotator_id
+        as_drawn = pair_data(pair_view(session, annotator, current), [])
+        assignment.chosen_side = _other(assignment.chosen_side)
+        session.flush()
+        swapped = pair_data(pair_view(session, annotator, current), [])
+        assignment.chosen_side = _other(assignment.chosen_side)
+        session.flush()
+    assert as_drawn["saved"]["spans"] == {"A": [[13, 30, "rubric"]], "B": [[122, 131, "error"]]}
+    assert swapped["saved"]["spans"] == {"A": [[122, 131, "error"]], "B": [[13, 30, "rubric"]]}
+    assert [r["body"] for r in swapped["responses"]] == [
+        r["body"] for r in reversed(as_drawn["responses"])
+    ]
+    same = [k for k in as_drawn if k not in ("responses", "saved")]
+    assert {k: as_drawn[k] for k in same} == {k: swapped[k] for k in same}
+    assert as_drawn["span_labels"] == LABELS
