@@ -252,6 +252,7 @@ def test_keyboard_marks_with_shift_arrows_and_a_digit(world: World, new_page):
     reached by Tab."""
     page = new_page(LAPTOP)
     current = open_pair(page, world.link("keys"))
+    page.get_by_text("to mark a span, select text in a response").wait_for()  # the key help
     focus_response(page, "B")
     page.keyboard.press("Control+Shift+ArrowRight")  # "Start"
     page.keyboard.press("2")
