@@ -32,6 +32,7 @@ from annotate.domain.exports.card_results import (
     missing_section,
     models_section,
     plan_section,
+    spans_section,
     verdict_section,
 )
 from annotate.domain.exports.provenance import COLUMN_NOTES
@@ -351,6 +352,7 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         *agreement_section(report),
         "",
         *models_section(report),
+        *spans_section(report),
         "",
         *downstream_section(report),
         "",

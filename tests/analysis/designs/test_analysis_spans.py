@@ -103,3 +103,27 @@ def test_the_recorded_r_figures_are_rs():
     low, high, p_value = map(float, done.stdout.split())
     assert [low, high] == pytest.approx(R_INTERVAL, rel=1e-12)
     assert p_value == pytest.approx(R_MCNEMAR_P, rel=1e-12)
+
+
+def test_the_spans_table_in_the_markdown_report_and_the_card():
+    from analysis.designs.span_report import span_table
+    from analysis.renderers.sections import SECTIONS
+    from annotate.domain.exports.card_results import spans_section
+
+    labels = {"rubric": "Breaks the rubric"}
+    report = attach_spans({"settings": {"alpha": 0.05}}, _spans(), _ratings(), TEXTS, labels)
+    table = span_table(report)
+    assert table is not None
+    assert table.rows == [
+        ["Breaks the rubric", "8", "60.0%", "20.0%", "+0.42", "[-0.38, 1.21]", "0.221",
+         "0.30", "16"]
+    ]  # fmt: skip
+    assert any(s.table is span_table for s in SECTIONS)
+    card = "\n".join(spans_section(report))
+    assert "## Spans" in card
+    row = (
+        "| Breaks the rubric | 8 | 0.600 | 0.200 | 0.417 | \\[-0.379, 1.212] | 0.221 | 0.300 | 16 |"
+    )
+    assert row in card  # the card's cells: Markdown made inert
+    assert span_table({}) is None
+    assert spans_section({}) == []

@@ -94,3 +94,17 @@ def test_export_kind_spans(run, rated, tmp_path, fmt):
     run("export", "-o", str(ratings))
     columns = [*EXPORT_COLUMNS, *PROVENANCE_EXPORT_COLUMNS, "annotator_excluded"]
     assert list(pd.read_csv(ratings).columns) == columns
+
+
+def test_the_report_has_the_spans_section(run, rated):
+    import json
+
+    report = json.loads(run("report", "--study", "sp", "--bootstrap", "0"))
+    rubric, error = report["spans"]
+    assert (rubric["label"], rubric["words"]) == ("rubric", "Breaks the rubric")
+    on_a = sum(side == "A" for side in rated.values()) / len(rated)  # chosen shown on A
+    assert (rubric["chosen_share"], rubric["rejected_share"]) == (on_a, 1 - on_a)  # on A
+    assert (error["chosen_share"], error["rejected_share"]) == (1 - on_a, on_a)  # on B
+    assert rubric["n_ratings"] == 2
+    assert error["label"] == "error"
+    assert error["agreement"] == {"f1": None, "n_compared": 0}  # one annotator per pair
