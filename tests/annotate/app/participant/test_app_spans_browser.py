@@ -30,6 +30,7 @@ from annotate.domain.study.studies import get_or_create_study
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE, parse_questionnaire
 from annotate.services.admin.data import import_files
 from support.appserver import AppServer
+from tests.annotate.app.test_app_accessibility_browser import severe_findings
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
     LAPTOP,
@@ -231,6 +232,7 @@ def test_spans_across_markup_emoji_cjk_and_rtl_store_the_selected_slice(world: W
         expected.append((side, stored_slice, key, words))
     assert page.locator(f"{PAIR} mark.span-mark").count() >= len(CASES)
     page.screenshot(path=str(world.shots / "spans_marked_laptop.png"), full_page=True)
+    assert severe_findings(page, "spans marked", "laptop") == []
     answer_all(page)
     page.locator(f"{PAIR} button.submit").click()
     wait_next(page, current)
@@ -281,6 +283,7 @@ def test_touch_selection_then_a_tapped_label(world: World, new_page):
     page.locator(f"{PAIR} .span-tools[data-side='B'] .span-list li").wait_for()
     page.locator(f"{PAIR} .side-B .response").scroll_into_view_if_needed()
     page.screenshot(path=str(world.shots / "spans_phone.png"))
+    assert severe_findings(page, "spans marked", "phone") == []
     answer_all(page)
     page.locator(f"{PAIR} button.submit").tap()
     wait_next(page, current)
