@@ -408,6 +408,9 @@ def _draw_downloads(study: str, data: StudyData, state: dict[str, Any]) -> None:
         _export_row(
             "Aspect table", aspects, f"{study}_aspects", "results_aspects", "download_aspects"
         )
+    if data.snapshot.spans is not None:  # a study with span labels: its spans table
+        spans = data.snapshot.spans
+        _export_row("Spans table", spans, f"{study}_spans", "results_spans", "download_spans")
     report_row = st.columns(len(REPORT_FORMATS) + 1)
     report_row[0].markdown("**Report**")
     for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):
