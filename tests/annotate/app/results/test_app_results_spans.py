@@ -4,6 +4,10 @@ its spans section. (The demo rated by simulated annotators, spans added to its r
 
 from __future__ import annotations
 
+import io
+import json
+
+import pandas as pd
 from sqlmodel import col, select
 
 from annotate.db import write_session
@@ -44,13 +48,23 @@ def test_the_results_page_and_the_card_show_the_spans(open_app, rated_demo, engi
     assert list(table["Span label"]) == ["Breaks the rubric", "Wrong"]
     assert list(table["Spans"]) == ["12", "0"]
     assert "**Spans table**" in [m.value for m in at.markdown]
-    card = card_files(engine, SYSTEM, "demo")["README.md"].decode()
+    files = card_files(engine, SYSTEM, "demo")
+    card = files["README.md"].decode()
     assert "## Spans" in card
     assert "| Breaks the rubric | 12 |" in card
+    assert "- `spans.parquet`: one row per span" in card
+    assert "config_name: spans" in card  # a config of its own: load_dataset(folder, "spans")
+    published = pd.read_parquet(io.BytesIO(files["spans.parquet"]))
+    assert len(published) == 12
+    assert set(published["annotator"]).isdisjoint({"ana", "boss"})  # pseudonyms
+    croissant = json.loads(files["croissant.json"])
+    assert any("spans" in str(r.get("@id", r.get("name"))) for r in croissant["recordSet"])
 
 
 def test_a_study_without_span_labels_shows_no_spans(open_app, rated_demo, engine):
     at = open_app(researcher_token(engine), pick="demo")
     assert "Spans: chosen vs rejected, and agreement" not in [e.label for e in at.expander]
     assert "**Spans table**" not in [m.value for m in at.markdown]
-    assert "## Spans" not in card_files(engine, SYSTEM, "demo")["README.md"].decode()
+    files = card_files(engine, SYSTEM, "demo")
+    assert "## Spans" not in files["README.md"].decode()
+    assert "spans.parquet" not in files
