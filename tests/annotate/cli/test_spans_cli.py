@@ -108,3 +108,17 @@ def test_the_report_has_the_spans_section(run, rated):
     assert rubric["n_ratings"] == 2
     assert error["label"] == "error"
     assert error["agreement"] == {"f1": None, "n_compared": 0}  # one annotator per pair
+
+
+def test_the_settings_file_carries_the_span_labels(run, tmp_path):
+    spec = tmp_path / "questionnaire.yaml"
+    spec.write_text(QUESTIONNAIRE, encoding="utf-8")
+    run("studies", "create", "first", "--questionnaire", str(spec))
+    settings = tmp_path / "first.yaml"
+    run("studies", "export-settings", "--study", "first", str(settings))
+    assert "span_labels" in settings.read_text(encoding="utf-8")
+    run("studies", "create", "second")
+    run("studies", "import-settings", "--study", "second", str(settings), "--yes")
+    said = run("studies", "show", "second")
+    assert re.search(r"span label rubric\s+Breaks the rubric", said)
+    assert re.search(r"span label error\s+Factual error", said)

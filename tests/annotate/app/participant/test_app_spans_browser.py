@@ -45,11 +45,12 @@ from tests.helpers.browser_helpers import (
 pytestmark = BROWSER_MARKS
 
 PAIR = ".prb-pair"
+RAW = '<b onmouseover="window.__pwned=1">raw html</b>'
 LABELS = [
     {"key": "rubric", "label": "Breaks the rubric"},
     {"key": "error", "label": "Factual error"},
+    {"key": "odd", "label": f"Odd {RAW}"},  # an admin's words: shown as its characters
 ]
-RAW = '<b onmouseover="window.__pwned=1">raw html</b>'
 
 
 def response(version: str) -> str:
@@ -242,6 +243,8 @@ def test_spans_across_markup_emoji_cjk_and_rtl_store_the_selected_slice(world: W
         match = next(e for e in expected if e[:3] == (side, stored_slice, key))
         assert "".join(shown_words.split()) == match[3]  # the characters shown: those selected
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
+    assert label_button(page, "A", "odd").inner_text() == f"3 · Odd {RAW}"
+    assert page.locator(f"{PAIR} b[onmouseover]").count() == 0
 
 
 def focus_response(page: Any, side: str) -> None:
