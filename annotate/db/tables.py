@@ -1,6 +1,6 @@
 """The database tables.
 
-Why 745 lines: every table in one module: the schema reads at a glance beside its migrations.
+Why 741 lines: every table in one module: the schema reads at a glance beside its migrations.
 
 A study owns pairs; an assignment gives one pair to one annotator, with the side the chosen
 response is shown on and the pair's place in that annotator's queue; a rating is one score of
