@@ -264,6 +264,14 @@ def test_keyboard_marks_with_shift_arrows_and_a_digit(world: World, new_page):
     focus_response(page, "A")
     for _ in range(len("Start with ")):
         page.keyboard.press("ArrowRight")
+    caret = page.locator(f"{PAIR} .side-A .response .caret")  # where the next Shift+arrow starts
+    caret.wait_for()
+    box = page.locator(f"{PAIR} .side-A .response").bounding_box()
+    at = caret.bounding_box()
+    assert box is not None
+    assert at is not None
+    assert box["x"] < at["x"] < box["x"] + box["width"] / 2  # after "Start with ", inside
+    page.screenshot(path=str(world.shots / "spans_caret.png"))
     for _ in range(len("bold")):
         page.keyboard.press("Shift+ArrowRight")
     page.keyboard.press("1")
