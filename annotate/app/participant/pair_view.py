@@ -7,7 +7,8 @@ what was entered, skip with a reason); this module turns the component's one eve
 What the browser sends is untrusted: an event is taken only for the pair it was drawn for (a
 double click or a page still showing an earlier pair sends the old pair's token: ignored, as the
 Streamlit view's hidden pair token does), and only the study's questions, by side, with whole
-numbers are read from it; the save path checks the rest as for any submit.
+numbers are read from it, and the spans by side as (start, end, label); the save path checks
+the rest as for any submit (`annotate.domain.rating.spans.problems` the spans).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from annotate.app.participant import pair_component
 from annotate.domain.rating.aspects import AspectMarks
 from annotate.domain.rating.queue import PairView
+from annotate.domain.rating.spans import MAX_SPANS, SideSpans, SpanMark
 from annotate.vocabulary import PREFERENCE_POINTS, SIDES
 
 MAX_TEXT = 20_000  # characters kept of a text sent by the browser (the save path checks less)
@@ -35,6 +37,7 @@ class Entered:
     rationale: str | None = None
     aspect_marks: AspectMarks | None = field(default=None)
     signals: str = ""
+    spans: SideSpans | None = None  # None: not sent (the Streamlit view, a study without labels)
 
 
 def supported(view: PairView) -> bool:
@@ -93,7 +96,29 @@ def entered(event: Mapping[str, Any], view: PairView) -> Entered:
         side_preference=_whole(preference) if asked and preference in PREFERENCE_POINTS else None,
         rationale=_text(event.get("rationale")).strip() if asked else None,
         signals=_text(event.get("signals")),
+        spans=_spans(event.get("spans")) if view.scale.questionnaire.span_labels else None,
     )
+
+
+def _spans(sent: object) -> SideSpans:
+    """The spans of a Submit event by side, as `(start, end, label)`; a malformed one becomes
+    a span the save path refuses (-1, -1) rather than being dropped unseen; a list longer than
+    `MAX_SPANS` is read one item past it, which the save path refuses."""
+    by_side = sent if isinstance(sent, Mapping) else {}
+    spans: dict[str, list[SpanMark]] = {}
+    for side in SIDES:
+        given = by_side.get(side)
+        items = given[: MAX_SPANS + 1] if isinstance(given, list) else []
+        spans[side] = [_span(item) for item in items]
+    return spans
+
+
+def _span(item: object) -> SpanMark:
+    if isinstance(item, list) and len(item) == 3:
+        start, end, label = _whole(item[0]), _whole(item[1]), item[2]
+        if start is not None and end is not None and isinstance(label, str):
+            return (start, end, label[:100])
+    return (-1, -1, "")
 
 
 def _whole(value: object) -> int | None:

@@ -181,7 +181,8 @@ def _pair_page(account_id: int) -> None:
     scale = view.scale
     assert scale is not None
     low, high = scale.questionnaire.scale
-    shown = (low, high, scale.ask_preference, scale.aspect_checklist)
+    spans = len(scale.questionnaire.span_labels) if component else 0  # marked in the component
+    shown = (low, high, scale.ask_preference, scale.aspect_checklist, spans)
     st.session_state[SCALE_SHOWN] = shown
 
 
@@ -552,6 +553,7 @@ def _save(account_id: int, view: PairView, entries: list[QueueEntry], entered: E
             rationale=rationale,
             aspect_marks=entered.aspect_marks,
             signals=read_signals(entered.signals, view.assignment_id),
+            spans=entered.spans,
         ),
     )
     if result is None:

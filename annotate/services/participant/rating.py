@@ -16,6 +16,7 @@ from annotate.domain.rating import ratings
 from annotate.domain.rating.aspects import AspectMarks
 from annotate.domain.rating.ratings import Scores, Submission, SubmitResult
 from annotate.domain.rating.signals import Signals
+from annotate.domain.rating.spans import SideSpans
 from annotate.domain.study import accounts
 
 
@@ -33,18 +34,28 @@ def submit_rating(
     rationale: str | None = None,
     aspect_marks: AspectMarks | None = None,
     signals: Signals | None = None,
+    spans: SideSpans | None = None,
 ) -> SubmitResult:
     """Save the 8 scores of one pair. Resubmitting the same scores changes nothing.
 
     `side_preference` and `rationale`: the direct preference by side, for a study that asks
     for it; `aspect_marks`: each rubric aspect's coverage by side, for a study with the aspect
-    checklist; `signals`: the focus losses and pastes the browser counted on this showing of
+    checklist; `spans`: the spans marked by side (`annotate.domain.rating.spans`; None leaves
+    them as they are); `signals`: the focus losses and pastes the browser counted on this showing of
     the pair (all saved in the same transaction as the scores, or none). With `token` (the
     page's login token), the save is refused (`LoginNoLongerValid`, nothing written) unless,
     inside the same transaction, it is still this active account's token.
     """
     sent = Submission(
-        scores, seconds, comment, flag_reason, side_preference, rationale, aspect_marks, signals
+        scores,
+        seconds,
+        comment,
+        flag_reason,
+        side_preference,
+        rationale,
+        aspect_marks,
+        signals,
+        spans,
     )
     try:
         return _submit_once(engine, annotator_id, assignment_id, sent, token)

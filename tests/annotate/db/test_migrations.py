@@ -253,6 +253,7 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0024_questionnaire",
         "0025_conversation",
         "0026_internal_pilot",
+        "0027_spans",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
