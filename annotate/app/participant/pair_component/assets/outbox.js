@@ -12,10 +12,17 @@
 // says "not saved yet" (a live region) and the annotator keeps working; the send goes again by
 // itself once the server answers (and on the next Submit). A confirmed write forgets its
 // pair's entries; Log out and withdrawal forget every pair's.
+//
+// A reconnect to another app server (the first one died) reaches a new session there that has
+// not run the page: Streamlit's frontend does not rerun it, and the server drops the
+// component's event ("the fragment ... does not exist anymore"). So after a reconnect the
+// outbox sends what is waiting and, unanswered, reloads the page (which draws the pair with
+// the kept entries and sends them); with entries kept but no send waiting it reloads at once.
 
 const PREFIX = "prb-entry:";
 const RETRY_MS = [2000, 4000, 8000, 15000]; // waits between automatic sends in a database outage
-const ANSWER_WAIT_MS = 20000; // a send the server never answered is sent again (same key)
+const ANSWER_WAIT_MS = 20000; // a send the server never answered: the page is reloaded
+const RECONNECT_WAIT_MS = 6000; // after a reconnect, an unanswered send: the page is reloaded
 const FORGET_ON = [".st-key-log_out button", ".st-key-withdraw_button button"];
 
 export const NOT_SAVED =
@@ -83,7 +90,7 @@ export function connected() {
 // { send: {action, key} | null, outage, tries, timer, sentAt }.
 
 function box(state) {
-  if (!state.box) state.box = { send: null, outage: false, tries: 0, timer: 0, sentAt: 0 };
+  if (!state.box) state.box = { send: null, outage: false, tries: 0, timer: 0, sentAt: 0, answeredAt: 0 };
   return state.box;
 }
 
@@ -153,6 +160,7 @@ export function answered(state, data) {
   }
   const out = box(state);
   out.outage = Boolean(data.outage);
+  out.answeredAt = Date.now();
   if (!out.send) {
     say(state, connected() ? "" : NOT_SAVED);
     return;
@@ -170,6 +178,22 @@ export function answered(state, data) {
   } else {
     later(state, 0);
   }
+}
+
+// The line is back (the same server, or another through the balancer: see the top).
+function reconnected(state) {
+  const out = box(state);
+  if (!out.outage) say(state, "");
+  if (!out.send) {
+    if (read(state.pair)) location.reload();
+    return;
+  }
+  state.sent = false; // the line was cut: that send's answer is not coming
+  const since = Date.now();
+  later(state, 300);
+  setTimeout(() => {
+    if (state.box === out && out.send && out.answeredAt < since) location.reload();
+  }, RECONNECT_WAIT_MS);
 }
 
 // ------------------------------------------------------------------ page-wide, once
@@ -195,16 +219,11 @@ export function watch(state) {
     const now = connected();
     if (state && now !== was) {
       if (!now) say(state, NOT_SAVED);
-      else if (!box(state).outage) say(state, "");
-      if (now && box(state).send) {
-        state.sent = false; // the line was cut: that send's answer is not coming
-        later(state, 500);
-      }
+      else reconnected(state);
     }
     was = now;
     if (state && state.sent && box(state).send && Date.now() - box(state).sentAt > ANSWER_WAIT_MS) {
-      state.sent = false; // no answer: sent again, with the same key
-      transmit(state);
+      location.reload(); // no answer: the page drawn anew, with the kept entries, sends them
     }
   };
   const observe = () => {

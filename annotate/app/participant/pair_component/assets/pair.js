@@ -170,7 +170,7 @@ function draw(state, data) {
   state.pair = data.pair;
   state.losses = 0;
   state.sent = false;
-  root.replaceChildren(
+  const parts = [
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
     drawSides(data),
@@ -179,7 +179,8 @@ function draw(state, data) {
     el("div", { class: "outbox", role: "status", "aria-live": "polite", "aria-atomic": "true" }),
     drawActions(state, data),
     el("div", { class: "error", role: "alert" }),
-  );
+  ];
+  root.replaceChildren(...parts.filter(Boolean)); // (no preference asked: no "null" text)
   root.dataset.pair = data.pair;
   openAtTop(root);
 }
