@@ -40,8 +40,16 @@ from tests.annotate.app.participant.test_app_pair_component_browser import (
     stored,
     wait_next,
 )
+from tests.annotate.app.test_app_accessibility_browser import severe_findings
 from tests.annotate.app.test_app_outage_browser import demo_on_own_postgres
-from tests.helpers.browser_helpers import BROWSER_MARKS, LAPTOP, Recorder, settle
+from tests.helpers.browser_helpers import (
+    BROWSER_MARKS,
+    LAPTOP,
+    PHONE,
+    Recorder,
+    screenshot_dir,
+    settle,
+)
 
 pytestmark = [
     *BROWSER_MARKS,
@@ -109,8 +117,23 @@ def no_label(record: Recorder, page: Any) -> None:
     assert "rejected" not in kept_anything(page).lower()
 
 
-def test_a_database_outage_keeps_working_and_sends_once_by_itself(outage_server, new_page):
+def look_at_the_outage(page: Any, shots: Path) -> None:
+    """Screenshots of "not saved yet" at 1366x768 and 390x844 (for a person to look at), and
+    axe finds no serious or critical violation on the page in that state."""
+    for name, size in (("laptop", LAPTOP), ("phone", PHONE)):
+        page.set_viewport_size(size)
+        page.locator(f"{PAIR} .outbox").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / f"outbox_not_saved_{name}.png"))
+        settle(page)  # (not while a retry's run fades the page's other elements)
+        assert severe_findings(page, "not saved yet", name) == []
+    page.set_viewport_size(LAPTOP)
+
+
+def test_a_database_outage_keeps_working_and_sends_once_by_itself(
+    outage_server, new_page, tmp_path
+):
     database, app, token, engine = outage_server
+    shots = screenshot_dir(tmp_path / "shots")
     page = new_page(LAPTOP)
     record = Recorder().attach(page)
     first = open_pair(page, f"{app.url}/?token={token}")
@@ -130,6 +153,7 @@ def test_a_database_outage_keeps_working_and_sends_once_by_itself(outage_server,
     assert kept(page, first)["entries"]["scores"] == edited
     assert kept(page, first)["send"]["action"] == "submit"
     not_saved_yet(page)
+    look_at_the_outage(page, shots)
 
     database.start()
     page.locator(f"{PAIR}[data-pair]:not([data-pair='{first}'])").wait_for(timeout=RESENT_MS)
