@@ -26,8 +26,9 @@ import pytest
 from sqlalchemy import func
 from sqlmodel import col, select
 
-from annotate.db import read_session
+from annotate.db import make_engine, read_session
 from annotate.db.tables import EntryKey, Rating
+from annotate.domain.study.studies import get_study
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from support.appserver import AppServer
 from support.own_postgres import available as postgres_available
@@ -37,15 +38,18 @@ from tests.annotate.app.participant.test_app_pair_component_browser import (
     checked,
     open_pair,
     question,
+    shown,
     stored,
     wait_next,
 )
 from tests.annotate.app.test_app_accessibility_browser import severe_findings
 from tests.annotate.app.test_app_outage_browser import demo_on_own_postgres
+from tests.helpers.admin_helpers import make_study
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
     LAPTOP,
     PHONE,
+    SERVER_START_TIMEOUT_S,
     Recorder,
     screenshot_dir,
     settle,
@@ -203,3 +207,38 @@ def test_a_reload_during_an_outage_keeps_the_entries_and_log_out_forgets_them(
     page.get_by_role("button", name="Log out").click()
     page.get_by_label("Your access token", exact=True).wait_for()
     assert kept_anything(page) == ""
+
+
+def test_withdrawal_forgets_the_entries(tmp_path: Path, new_page: Any) -> None:
+    """A crowd participant (the study link, Start) enters answers on a pair in the component,
+    then withdraws from the side panel: the tab keeps nothing of them."""
+    db = tmp_path / "crowd.db"
+    engine = make_engine(str(db))
+    make_study(engine, "crowd", pairs=3, pool_open=True, enrolment_open=True)
+    with read_session(engine) as session:
+        key = get_study(session, "crowd").enrolment_key
+    server = AppServer(
+        str(db), tmp_path / "server.log", environment={"PRB_RATING_VIEW": "component"}
+    ).start(timeout=SERVER_START_TIMEOUT_S)
+    try:
+        page = new_page(LAPTOP)
+        page.goto(
+            f"{server.url}/?study=crowd&key={key}&PROLIFIC_PID=5f0a1b2c3d4e5f6a7b8c9d0e"
+            "&STUDY_ID=s1&SESSION_ID=77aa88bb99cc00dd11ee22ff"
+        )
+        settle(page)
+        page.get_by_role("button", name="Start").click()
+        settle(page)
+        first = shown(page)
+        enter(page, {"A": {KEYS[0]: 3}}, "to be forgotten")
+        assert kept(page, first) is not None
+        page.locator("[data-testid='stExpandSidebarButton']").click()
+        page.locator("[data-testid='stSidebar']").get_by_text("Withdraw from this study").click()
+        page.get_by_text("Yes, I want to withdraw").click()
+        settle(page)
+        page.get_by_role("button", name="Withdraw", exact=True).click()
+        page.get_by_role("heading", name="You have withdrawn from this study").wait_for()
+        assert kept_anything(page) == ""
+    finally:
+        server.stop()
+        engine.dispose()
