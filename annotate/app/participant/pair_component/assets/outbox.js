@@ -21,7 +21,7 @@
 
 const PREFIX = "prb-entry:";
 const RETRY_MS = [2000, 4000, 8000, 15000]; // waits between automatic sends in a database outage
-const ANSWER_WAIT_MS = 20000; // a send the server never answered: the page is reloaded
+const ANSWER_WAIT_MS = 45000; // unanswered (beyond PostgreSQL's 30 s statement timeout): reload
 const RECONNECT_WAIT_MS = 6000; // after a reconnect, an unanswered send: the page is reloaded
 const FORGET_ON = [".st-key-log_out button", ".st-key-withdraw_button button"];
 
