@@ -1,6 +1,6 @@
 """The database tables.
 
-Why 741 lines: every table in one module: the schema reads at a glance beside its migrations.
+Why 758 lines: every table in one module: the schema reads at a glance beside its migrations.
 
 A study owns pairs; an assignment gives one pair to one annotator, with the side the chosen
 response is shown on and the pair's place in that annotator's queue; a rating is one score of
@@ -464,6 +464,23 @@ class Rating(SQLModel, table=True):
     revision: int = 1
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class EntryKey(SQLModel, table=True):
+    """An entry's idempotency key (issue 36.4): made in the annotator's browser for one send of
+    a pair's entries (a submit or a skip), stored in the transaction of the write it made. A
+    resend of the same key (its answer lost in an outage) is recognised and stores nothing
+    again; the unique constraint refuses a second row even if two sends race. Random: it says
+    nothing of the sides or the person; it goes with its assignment (cascade)."""
+
+    __table_args__ = (UniqueConstraint("assignment_id", "key", name="uq_entrykey_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignment.id", index=True, ondelete="CASCADE")
+    key: str = Field(max_length=64, description="made by the browser, e.g. a random UUID")
+    action: str = Field(description="'submit' or 'skip'")
+    outcome: str = Field(description="what the write did: saved, revised, unchanged, skipped")
+    at: datetime = Field(default_factory=utcnow)
 
 
 class RatingRevision(SQLModel, table=True):

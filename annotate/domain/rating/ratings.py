@@ -49,6 +49,7 @@ class NotYours(Forbidden):
 class SubmitResult:
     status: str  # "saved" (first time), "revised" (changed scores) or "unchanged"
     assignment_id: int
+    repeated: bool = False  # a resend of an entry key already stored: nothing was written
 
 
 def missing_scores(scores: Scores, questionnaire: Questionnaire) -> list[str]:

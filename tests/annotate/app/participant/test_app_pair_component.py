@@ -120,3 +120,14 @@ def test_the_preference_is_read_only_when_asked_and_only_its_points():
         assert (got.side_preference, got.rationale) == (kept, "why")
     plain = entered({"pair": "7", "preference": 2, "rationale": "x"}, _view())
     assert (plain.side_preference, plain.rationale) == (None, None)
+
+
+def test_an_events_entry_key_is_passed_on_as_text_only():
+    """The outbox's key (issue 36.4) goes to the save as sent (the save checks its shape); a
+    missing or non-text key is none, an overlong one cut (and then refused by the save)."""
+    view = _view()
+    key = "0b6f1c2e-8d4a-4f7e-9a51-3c2d1e0f9a8b"
+    assert entered({"pair": "7", "key": key}, view).entry_key == key
+    for sent in (None, "", 5, ["k"], {"k": 1}):
+        assert entered({"pair": "7", "key": sent}, view).entry_key is None
+    assert len(entered({"pair": "7", "key": "k" * 500}, view).entry_key or "") == 100

@@ -4,6 +4,10 @@
 // tags: nothing in the data is ever parsed as HTML.
 // Streamlit calls this function again whenever the data change; the pair is drawn anew only
 // when the pair changes (a refused submit keeps what was typed).
+// What is entered is kept in the tab until the server confirms it, and sent again after an
+// outage, by the outbox (outbox.js, its own module: issue 36.4).
+
+import * as outbox from "./outbox.js";
 
 import { onResponseKey, placedRun, selectedSpan, selectionIn, showCaret, shownBetween, spanList } from "./spans.js";
 
@@ -114,8 +118,6 @@ function drawSides(state, data) {
   return sides;
 }
 
-// The direct preference (by side only; a digit picks the option at its place) and its
-// rationale box unless the study's rationale is "off".
 // The response's text with its marks (drawn again whenever a mark is added or removed).
 function drawResponse(state, side) {
   const marks = state.spans[side] || [];
@@ -153,6 +155,7 @@ function drawSpanList(state, side) {
     state.spans[side].splice(index, 1);
     drawResponse(state, side);
     drawSpanList(state, side);
+    outbox.changed(state);
     say(state, side, `Removed ${labelName(state, key)}: ${shownBetween(state.trees[side], start, end)}`);
     state.boxes[side].focus({ preventScroll: true });
   });
@@ -178,9 +181,12 @@ function markSelection(state, side, index) {
   selectionIn(state.boxes[side]).removeAllRanges();
   drawResponse(state, side);
   drawSpanList(state, side);
+  outbox.changed(state);
   say(state, side, `Marked as ${label.label}: ${shownBetween(state.trees[side], span[0], span[1])}`);
 }
 
+// The direct preference (by side only; a digit picks the option at its place) and its
+// rationale box unless the study's rationale is "off".
 function drawPreference(data) {
   const asked = data.preference;
   if (!asked) return null;
@@ -251,15 +257,17 @@ function draw(state, data) {
   state.trees = {};
   state.tools = {};
   state.lastSelection = null;
-  root.replaceChildren(
+  const parts = [
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
     drawSides(state, data),
     drawPreference(data),
     drawNotes(data),
+    el("div", { class: "outbox", role: "status", "aria-live": "polite", "aria-atomic": "true" }),
     drawActions(state, data),
     el("div", { class: "error", role: "alert" }),
-  );
+  ];
+  root.replaceChildren(...parts.filter(Boolean)); // (no preference asked: no "null" text)
   root.dataset.pair = data.pair;
   openAtTop(root);
 }
@@ -312,20 +320,44 @@ function preferenceOf(root) {
   return checked ? Number(checked.value) : null;
 }
 
+// Entries kept by the outbox put back on the page (a reload, another server).
+function restore(state, kept) {
+  const root = state.root;
+  for (const group of root.querySelectorAll("fieldset.q[data-side]")) {
+    const value = (kept.scores?.[group.dataset.side] || {})[group.dataset.key];
+    for (const input of radios(group)) input.checked = value != null && Number(input.value) === value;
+  }
+  const pref = root.querySelector("fieldset.pref");
+  if (pref) for (const input of radios(pref)) input.checked = Number(input.value) === kept.preference;
+  const fields = { "#prb-rationale": kept.rationale, "#prb-comment": kept.comment, "#prb-flag": kept.flag, "#prb-skip-reason": kept.reason };
+  for (const [selector, value] of Object.entries(fields)) {
+    const field = root.querySelector(selector);
+    if (field && typeof value === "string") field.value = value;
+  }
+  if (state.labels.length && kept.spans) {
+    for (const side of Object.keys(state.spans)) {
+      const marks = kept.spans[side];
+      if (!Array.isArray(marks)) continue;
+      state.spans[side] = marks.filter((m) => Array.isArray(m) && m.length === 3).map((m) => [...m]);
+      drawResponse(state, side);
+      drawSpanList(state, side);
+    }
+  }
+}
+
 // One event per pair shown: a second click (or key) before the server has answered sends
-// nothing; an answer for the same pair (a refused submit) allows the next one.
+// nothing; an answer for the same pair (a refused submit) allows the next one. The outbox
+// gives the send its key and sends it (again, after an outage).
 function send(state, action) {
   if (state.sent) return;
-  state.sent = true;
-  state.count += 1;
   state.root.querySelector(".error").textContent = "";
-  state.setTrigger("event", { ...entries(state), action, n: state.count });
+  outbox.send(state, action);
 }
 
 function showError(state, data) {
   const box = state.root.querySelector(".error");
   state.root.querySelector(".notice").textContent = data.notice || "";
-  if (!data.error) return;
+  if (!data.error || data.outage) return; // an outage: the outbox says "not saved yet"
   box.replaceChildren(...data.error.split("\n").map((line) => el("p", { text: line })));
   const open = [...state.root.querySelectorAll("fieldset.q")].filter((g) => !g.querySelector("input:checked"));
   for (const group of open) group.classList.add("missing");
@@ -350,6 +382,7 @@ function answer(state, group, event) {
   event.stopPropagation();
   input.checked = true;
   group.classList.remove("missing");
+  outbox.changed(state);
   const all = [...state.root.querySelectorAll("fieldset.q")];
   const next = all[all.indexOf(group) + 1];
   if (focusGroup(next)) return;
@@ -412,14 +445,21 @@ export default function (component) {
   let state = STATES.get(root);
   if (!state) {
     state = { root, pair: null, losses: 0, sent: false, count: 0, setTrigger: setTriggerValue };
+    state.collect = () => entries(state);
+    state.restore = (kept) => restore(state, kept);
     STATES.set(root, state);
     root.addEventListener("keydown", (event) => onKey(state, event));
     root.addEventListener("change", (event) => event.target.closest?.("fieldset.q")?.classList.remove("missing"));
+    root.addEventListener("input", () => outbox.changed(state));
   }
   state.setTrigger = setTriggerValue;
   current = state;
   installPageKeys();
-  if (data.pair !== state.pair) draw(state, data);
-  else state.sent = false; // the server answered for this pair: it may be sent again
+  outbox.watch(state);
+  if (data.pair !== state.pair) {
+    draw(state, data);
+    outbox.opened(state);
+  } else state.sent = false; // the server answered for this pair: it may be sent again
+  outbox.answered(state, data);
   showError(state, data);
 }
