@@ -367,3 +367,27 @@ def test_spans_travel_by_side_only(world: World, new_page):
     same = [k for k in as_drawn if k not in ("responses", "saved")]
     assert {k: as_drawn[k] for k in same} == {k: swapped[k] for k in same}
     assert as_drawn["span_labels"] == LABELS
+
+
+def test_a_span_marked_before_a_reload_is_kept_by_the_tab(world: World, new_page):
+    """Leaving a pair by reload before Submit: the span marked lives in the tab with the rest
+    of the entries (issue 36.4's outbox), is drawn again on the same pair, and is stored once
+    with the Submit that follows."""
+    page = new_page(LAPTOP)
+    current = open_pair(page, world.link("reload"))
+    first, last, stored_slice = CASES["bold"]
+    key = LABELS[0]["key"]
+    select_text(page, "A", first, last)
+    label_button(page, "A", key).click()
+    page.locator(f"{PAIR} .span-tools[data-side='A'] .span-said").get_by_text(
+        "Marked as"
+    ).wait_for()
+    page.reload()
+    settle(page)
+    assert shown(page) == current
+    page.locator(f"{PAIR} .side-A mark.span-mark").first.wait_for()
+    assert page.locator(f"{PAIR} .span-tools[data-side='A'] .span-marks li").count() == 1
+    answer_all(page)
+    page.locator(f"{PAIR} button.submit").click()
+    wait_next(page, current)
+    assert [r[:3] for r in stored_spans(world.engine, current)] == [("A", stored_slice, key)]
