@@ -5,6 +5,9 @@
 // Streamlit calls this function again whenever the data change; the pair is drawn anew only
 // when the pair changes (a refused submit keeps what was typed).
 
+// The next pair, held (held.js, issue 36.2): built off-screen with `children`, shown by `draw`.
+import { buildWith, take } from "./held.js";
+
 const TAGS = new Set([
   "p", "strong", "em", "s", "code", "pre", "ul", "ol", "li", "blockquote", "br", "hr",
   "table", "thead", "tbody", "tr", "th", "td", "span",
@@ -161,12 +164,10 @@ function drawActions(state, data) {
   return actions;
 }
 
-function draw(state, data) {
-  const root = state.root;
-  state.pair = data.pair;
-  state.losses = 0;
-  state.sent = false;
-  root.replaceChildren(
+// A pair's nodes, not yet in the page (held.js builds the next pair's ahead with them). Parts
+// a study does not ask are left out (a null given to replaceChildren would show "null").
+function children(state, data) {
+  return [
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
     drawSides(data),
@@ -174,7 +175,17 @@ function draw(state, data) {
     drawNotes(data),
     drawActions(state, data),
     el("div", { class: "error", role: "alert" }),
-  );
+  ].filter(Boolean);
+}
+const buildHeld = (data) => ({ owner: current, nodes: children(current, data) });
+
+// Show a pair: the nodes held for it if there are (held.js), else built now.
+function draw(state, data, held = null) {
+  const root = state.root;
+  state.pair = data.pair;
+  state.losses = 0;
+  state.sent = false;
+  root.replaceChildren(...(held || children(state, data)));
   root.dataset.pair = data.pair;
   openAtTop(root);
 }
@@ -322,7 +333,8 @@ export default function (component) {
   state.setTrigger = setTriggerValue;
   current = state;
   installPageKeys();
-  if (data.pair !== state.pair) draw(state, data);
+  if (data.pair !== state.pair) draw(state, data, take(data, state));
   else state.sent = false; // the server answered for this pair: it may be sent again
   showError(state, data);
+  buildWith(buildHeld);
 }
