@@ -6,7 +6,13 @@
 // when the pair changes (a refused submit keeps what was typed).
 
 // The next pair, held (held.js, issue 36.2): built off-screen with `children`, shown by `draw`.
-import { buildWith, take } from "./held.js";
+// Imported once this script runs, not before (a static import would keep the first pair waiting
+// one more round trip on a slow connection); until it is there, a pair is drawn as it comes.
+let held = null;
+import("./held.js").then((module) => {
+  held = module;
+  if (current) held.buildWith(buildHeld);
+});
 
 const TAGS = new Set([
   "p", "strong", "em", "s", "code", "pre", "ul", "ol", "li", "blockquote", "br", "hr",
@@ -180,12 +186,12 @@ function children(state, data) {
 const buildHeld = (data) => ({ owner: current, nodes: children(current, data) });
 
 // Show a pair: the nodes held for it if there are (held.js), else built now.
-function draw(state, data, held = null) {
+function draw(state, data, nodes = null) {
   const root = state.root;
   state.pair = data.pair;
   state.losses = 0;
   state.sent = false;
-  root.replaceChildren(...(held || children(state, data)));
+  root.replaceChildren(...(nodes || children(state, data)));
   root.dataset.pair = data.pair;
   openAtTop(root);
 }
@@ -333,8 +339,8 @@ export default function (component) {
   state.setTrigger = setTriggerValue;
   current = state;
   installPageKeys();
-  if (data.pair !== state.pair) draw(state, data, take(data, state));
+  if (data.pair !== state.pair) draw(state, data, held ? held.take(data, state) : null);
   else state.sent = false; // the server answered for this pair: it may be sent again
   showError(state, data);
-  buildWith(buildHeld);
+  if (held) held.buildWith(buildHeld);
 }
