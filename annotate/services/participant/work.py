@@ -43,14 +43,18 @@ def hold_next(
     """The pair held behind the one the actor's page shows (`shown_id`, a pending pair of
     theirs in an open pool): reserved now if none is held yet (`assignment.pool.hold_next`);
     its assignment id, or None (nothing to hold: the quota, the pool, an unproven crowd
-    participant). Ending nothing: the shown pair is still theirs to rate."""
-    with write_session(engine) as session:
+    participant). Ending nothing: the shown pair is still theirs to rate. A read first, so a
+    pair of a fixed plan never takes the write lock."""
+    with read_session(engine) as session:
         shown = session.get(Assignment, shown_id)
         if shown is None or shown.annotator_id != actor_id:
             return None
-        if shown.status != AssignmentStatus.PENDING:
+        study = session.get(Study, shown.study_id)
+        if shown.status != AssignmentStatus.PENDING or study is None or not study.pool_open:
             return None
-        held = pool.hold_next(session, actor_id, shown.study_id, now=now)
+        study_id = shown.study_id
+    with write_session(engine) as session:
+        held = pool.hold_next(session, actor_id, study_id, now=now)
         return None if held == shown_id else held
 
 

@@ -11,8 +11,9 @@ from datetime import timedelta
 
 from sqlmodel import col, select
 
-from annotate.db import read_session
+from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Study
+from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.rating.progress import annotator_progress, totals
 from annotate.domain.rating.queue import pair_view
 from annotate.domain.study.studies import get_study
@@ -273,3 +274,18 @@ def test_many_annotators_holding_pairs_never_exceed_k(both_engines):
     assert all(len(items) <= 5 for items in handed.values())  # never past the quota
     for annotators in holders(engine, study_id).values():
         assert len(annotators) == len(set(annotators))
+
+
+def test_a_pair_of_a_fixed_plan_holds_nothing_from_a_pool(engine):
+    """The next planned pair is already in the queue (the page holds that one); a closed pool
+    reserves nothing more."""
+    study_id = make_study(engine, "planned", pairs=3, pool_open=False)
+    (a,) = make_people(engine, 1)
+    with write_session(engine) as session:
+        study = session.get_one(Study, study_id)
+        person = session.get_one(Annotator, a)
+        planned = assign_pairs(session, study, person, study_pairs(session, study))
+        last = planned[-1].id
+    assert last is not None
+    assert hold_next(engine, a, last) is None
+    assert len(assignments(engine, study_id)) == 3
