@@ -385,15 +385,22 @@ def start_floor(folder: Path, production: bool) -> tuple[subprocess.Popen[bytes]
         command_line = [sys.executable, "-m", "streamlit", "run", app, *flags]
         command_line += ["--server.port", str(port), "--server.address", "127.0.0.1"]
     log = folder / f"floor-{'production' if production else 'plain'}.log"
-    return started(command_line, folder, log, f"http://127.0.0.1:{port}")
+    plain = {k: v for k, v in os.environ.items() if k != RATING_VIEW_ENV}  # (no component)
+    return started(command_line, folder, log, f"http://127.0.0.1:{port}", plain)
 
 
 def started(
-    command_line: list[str], cwd: Path, log_path: Path, url: str
+    command_line: list[str],
+    cwd: Path,
+    log_path: Path,
+    url: str,
+    environment: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """A server started and answering at `url` (within 2 minutes)."""
     log = log_path.open("ab")
-    process = subprocess.Popen(command_line, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command_line, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=environment
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:

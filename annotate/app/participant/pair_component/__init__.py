@@ -45,6 +45,14 @@ PROJECT = "prb_annotate"
 NAME = f"{PROJECT}.pair"  # a packaged component's name: "<project>.<component>"
 HELD_NAME = f"{PROJECT}.held"  # the next pair's carrier (held.js)
 ASSETS = "assets"  # pair.js, held.js and pair.css, served by Streamlit from this folder only
+# The files a first open needs, as Streamlit serves them (`/_stcore/bidi-components/<name>/...`),
+# named in each page's preload header (`annotate.app.static_compression`).
+PRELOADS = (
+    (f"{NAME}/pair.js", "rel=modulepreload"),
+    (f"{NAME}/held.js", "rel=modulepreload"),
+    (f"{HELD_NAME}/held.js", "rel=modulepreload"),
+    (f"{NAME}/pair.css", "rel=preload; as=style"),
+)
 
 
 def _mount() -> Callable[..., Any]:
