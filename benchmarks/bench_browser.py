@@ -54,6 +54,22 @@ pair <= 200 ms; first open on the throttled connection <= Potato's, on loopback 
 Potato's; first content on every admin page <= 1 s warm, the results page <= 2 s on the demo
 study's first visit.
 
+Issue 36.2, the component view with the next pair held (2026-12-06, the 2-core machine shared
+with five other agents, load average 15-37 throughout: far from the targets' quiet machine; the
+quiet run is still to be made). `--cycles 8 --repeats 3 --potato`, submit -> next pair visible,
+rounds pooled, ratio = prb-annotate / Potato within each round (median and range):
+* K = 1: p50 120 ms, p95 217 ms; Potato p50 379, p95 1,120 ms; ratio p50 0.34 (0.31-0.40), p95
+  0.19 (0.12-0.22). Server CPU 29-52 ms per cycle (the held pair's pull included).
+* K = 4: p50 508, p95 1,853 ms; Potato 2,151 / 5,567 ms; ratio p50 0.22 (0.16-0.49), p95 0.33.
+* K = 8: p50 1,600, p95 3,644 ms; Potato 5,583 / 8,889 ms; ratio p50 0.34 (0.17-0.38), p95 0.37.
+First open (`--first-open-only --repeats 3`, load 11-17, after the page's preload header named
+the component's files): loopback 1,737 ms (1,658-3,748) straight, 2,224 through the balancer,
+against the three elements' 1,411 ms on the production command (1.23x) and Potato's 1,020 ms;
+websocket open -> pair drawn 402 ms (306-982), the floor's 170 ms. Throttled: 7.3 s straight, 7.2
+s through the balancer, 1.48 MB, against Potato's 7.8 s (0.93-0.94x) and the floor's 5.95 s
+(1.22 MB): the time follows the bytes; websocket open -> pair 1.0-1.1 s (1.4 s before the
+preload header named the component's files).
+
 Measured on a quiet 2-core machine (2026-12-05, third session, load average 0.3-1.4; two runs
 of 5 rounds, medians and ranges; the floor on the production command in the second run only):
 * first open on loopback: prb-annotate 1,274-1,320 ms straight to the app server and 1,286-1,332
