@@ -1,18 +1,24 @@
 """The rating page in headless Chromium against the production server (issue 11, item 6).
 
-A fresh SQLite file with the demo study (27 pairs) and 1 + 4 + 8 annotators, each with all
-pairs; the app server is the production command (`support.appserver.AppServer`). Figures:
+A fresh SQLite file with the demo study (27 pairs) and its pairs again in an open pool where
+1 + 4 + 8 annotators pulled a first pair; the app server is the production command
+(`support.appserver.AppServer`) with the rating view `--view` (default `component`: our pair
+component, PRB_RATING_VIEW=component, issue 36; `streamlit`: Streamlit's widgets). Figures:
 
 * **cold open**: a login link opened on a fresh server (its first session: the entry script is
   compiled and the rating page imported), then on the warm server, to the first pair visible
   with the focus on its first score.
-* per **cycle**, at 1, 4 and 8 concurrent annotators (one Chromium, one context each): fill the
-  8 scores (clicks in the page), submit, and wait for the next pair: *visible* (its progress
-  line, its token in the form, empty scores, the focus on its first score) and *settled* (the
-  server's run finished: the page accepts input without a stale overlay). Measured in the page
-  (performance.now, polled every animation frame), so the driver's round trips are not in it.
-* the **server**: CPU seconds (user + system, /proc) per cycle, and resident memory after each
-  level.
+* per **cycle** (submit -> next pair, issue 36.2), at K = 1, 4 and 8 concurrent annotators (one
+  Chromium, one context each) of the open pool: fill the 8 scores (clicks in the page), submit,
+  and wait for the next pair: *visible* (its token, empty scores, the focus on its first score)
+  and *settled* (the server's run finished). Measured in the page (performance.now, polled every
+  animation frame), so the driver's round trips are not in it (`browser_cycles.py`). In the
+  component view the next pair is held (its nodes built ahead) and shown once the server
+  confirmed the submit stored. With `--potato` the same for Potato's Next at the same K (its
+  click's time in the page, its next item drawn in the reloaded page), interleaved: each of
+  `--repeats` rounds runs both at each K in a rotated order; p50 and p95 of each, prb-annotate's
+  as a ratio of Potato's within the round, the load average after it, then the rounds pooled.
+  The server's CPU per cycle is printed with each round.
 * the **first open** (issue 26, item 1): a login link in a new browser context (empty cache) on
   a warm server, on loopback (1366x768) and over Chromium's network emulation (390x844, 1.6 Mbps
   down, 750 kbps up, 150 ms latency), straight to the app server and through the production
@@ -34,13 +40,35 @@ pairs; the app server is the production command (`support.appserver.AppServer`).
   Results page on the study's first visit (nothing cached) and again, also to its verdict (the
   first figures: the report computed).
 
-Run:  python benchmarks/bench_browser.py [--cycles 12] [--first-open-only] [--pages-only]
-                                        [--potato PATH] [--repeats 5]
+Run:  python benchmarks/bench_browser.py [--cycles 8] [--first-open-only] [--pages-only]
+                                        [--potato PATH] [--repeats 3] [--view component]
+Potato 2.12.1 in a virtualenv of its own: `python3 -m venv /tmp/potato-venv &&
+/tmp/potato-venv/bin/pip install potato-annotation==2.12.1`, then `--potato
+/tmp/potato-venv/bin/potato`.
+Targets of issue 36 (component view, load <= 1.5): visible p50 <= 0.3x Potato's and p95 <= 0.4x;
+websocket open -> first pair <= 200 ms; first open on loopback <= 1.15x the three-element floor on
+the production command; throttled first open <= 0.8x Potato and <= 1.40 MB.
 Targets (issue 11, quiet 2-core machine): visible p50 <= 150 ms at one annotator; cold open
 <= 1.5 s on a fresh server; server <= 260 MB with 8 sessions. Issue 26: websocket open -> first
 pair <= 200 ms; first open on the throttled connection <= Potato's, on loopback <= 1.2x
 Potato's; first content on every admin page <= 1 s warm, the results page <= 2 s on the demo
 study's first visit.
+
+Issue 36.2, the component view with the next pair held (2026-12-06, the 2-core machine shared
+with five other agents, load average 15-37 throughout: far from the targets' quiet machine; the
+quiet run is still to be made). `--cycles 8 --repeats 3 --potato`, submit -> next pair visible,
+rounds pooled, ratio = prb-annotate / Potato within each round (median and range):
+* K = 1: p50 120 ms, p95 217 ms; Potato p50 379, p95 1,120 ms; ratio p50 0.34 (0.31-0.40), p95
+  0.19 (0.12-0.22). Server CPU 29-52 ms per cycle (the held pair's pull included).
+* K = 4: p50 508, p95 1,853 ms; Potato 2,151 / 5,567 ms; ratio p50 0.22 (0.16-0.49), p95 0.33.
+* K = 8: p50 1,600, p95 3,644 ms; Potato 5,583 / 8,889 ms; ratio p50 0.34 (0.17-0.38), p95 0.37.
+First open (`--first-open-only --repeats 3`, load 11-17, after the page's preload header named
+the component's files): loopback 1,737 ms (1,658-3,748) straight, 2,224 through the balancer,
+against the three elements' 1,411 ms on the production command (1.23x) and Potato's 1,020 ms;
+websocket open -> pair drawn 402 ms (306-982), the floor's 170 ms. Throttled: 7.3 s straight, 7.2
+s through the balancer, 1.48 MB, against Potato's 7.8 s (0.93-0.94x) and the floor's 5.95 s
+(1.22 MB): the time follows the bytes; websocket open -> pair 1.0-1.1 s (1.4 s before the
+preload header named the component's files).
 
 Measured on a quiet 2-core machine (2026-12-05, third session, load average 0.3-1.4; two runs
 of 5 rounds, medians and ranges; the floor on the production command in the second run only):
@@ -88,6 +116,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from browser_cycles import (
+    READY_JS,
+    cycle_js,
+    potato_cycles,
+    potato_page,
+)
 from figures import distribution
 from playwright.async_api import async_playwright
 
@@ -96,14 +130,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from annotate.db import make_engine, write_session
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
-from annotate.domain.study.studies import get_study
-from annotate.services.admin.demo import set_up_demo
+from annotate.domain.study.permissions import SYSTEM
+from annotate.domain.study.studies import get_or_create_study, get_study, update_study
+from annotate.services.admin.data import import_files
+from annotate.services.admin.demo import demo_data_folder, set_up_demo
+from annotate.services.participant.work import pull_next
 from support.appserver import AppServer, ensure_session_secret, free_port
 from support.cluster import Cluster
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 LEVELS = (1, 4, 8)
+RATING_VIEW_ENV = "PRB_RATING_VIEW"
+VIEW = "component"  # the rating view measured (--view)
 TIMEOUT_MS = 60_000
 LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
@@ -114,24 +153,6 @@ THROTTLED = {
     "downloadThroughput": 1_600_000 / 8,
     "uploadThroughput": 750_000 / 8,
 }
-# In the page: the pair shown, and whether it is ready for the annotator.
-READY_JS = """
-() => {
-  const token = document.querySelector('.st-key-pair_token input');
-  const first = document.querySelector(".st-key-factuality_A input[type='radio']");
-  const active = document.activeElement;
-  return {
-    token: token ? token.value : null,
-    checked: document.querySelectorAll(
-      ".st-key-scores_A input:checked, .st-key-scores_B input:checked").length,
-    focused: !!(active && active.type === 'radio' && active.closest('.st-key-factuality_A')),
-    shown: !!first,
-    settled: document.querySelector("[data-testid='stApp']")
-               ?.getAttribute('data-test-script-state') === 'notRunning',
-  };
-}
-"""
-
 # In every document of a first open, from its start: when its first websocket opened and when
 # the first pair (prb-annotate: token shown, focus on its first score) or item (Potato: its text
 # and first scale) was first drawn, checked at every animation frame in the page itself, so
@@ -166,63 +187,34 @@ FIRST_OPEN_MARKS = (
   requestAnimationFrame(tick);
 })();
 """
-).replace("READY", READY_JS.strip())
-
-# Fill the scores, submit, and time the next pair (all in the page). READY tells the pair shown
-# and whether it is ready, FILL clicks a random answer to each question, SUBMIT sends the pair
-# (bench_pair_component.py fills them for the pair component).
-CYCLE_TEMPLATE = """
-async (deadline) => {
-  const ready = READY;
-  const frame = () => new Promise(r => requestAnimationFrame(r));
-  const start = performance.now();
-  const before = ready().token;
-  FILL
-  await frame();
-  const submitted = performance.now();
-  SUBMIT
-  let visible = null;
-  while (performance.now() - submitted < deadline) {
-    await frame();
-    const now = ready();
-    if (visible === null && now.token && now.token !== before && now.checked === 0 && now.focused)
-      visible = performance.now();
-    if (visible !== null && now.settled) {
-      return {fill: submitted - start, visible: visible - submitted,
-              settled: performance.now() - submitted, token: now.token};
-    }
-  }
-  return null;
-}
-"""
-CYCLE_JS = (
-    CYCLE_TEMPLATE.replace("READY", READY_JS.strip())
-    .replace(
-        "FILL",
-        """for (const group of document.querySelectorAll(
-      ".st-key-scores_A [data-testid='stRadio'], .st-key-scores_B [data-testid='stRadio']")) {
-    const labels = group.querySelectorAll("label[data-testid='stRadioOption']");
-    labels[Math.floor(Math.random() * labels.length)].click();
-  }""",
-    )
-    .replace("SUBMIT", "document.querySelector('.st-key-submit button').click();")
-)
+).replace("READY", READY_JS)
 
 
 def build_database(folder: Path) -> tuple[str, dict[str, str]]:
+    """The demo (its annotator, admin and "warm" with every pair planned), and the same pairs
+    in an open pool (k = 20) where each cycling annotator (`l<K>-<n>`) pulled a first pair: from
+    there each submit holds the next one (issue 36.2), as for a crowd participant."""
     db = folder / "bench_browser.db"
     engine = make_engine(str(db))
     demo = set_up_demo(engine, simulated_annotators=3)  # the results page has data
     tokens = {"cold": demo.token, "admin": demo.admin_token}
     with write_session(engine) as session:
+        get_or_create_study(session, "pool", seed=3)
+    import_files(engine, SYSTEM, sorted(demo_data_folder().glob("*.jsonl")), study="pool")
+    with write_session(engine) as session:
+        update_study(session, "pool", pool_open=True, overlap=20)
         study = get_study(session, "demo")
+        annotator, tokens["warm"] = accounts.create_account(session, "warm")
+        assign_pairs(session, study, annotator, study_pairs(session, study))
+        cycling = []
         for level in LEVELS:
             for number in range(level):
                 name = f"l{level}-{number}"
                 annotator, tokens[name] = accounts.create_account(session, name)
-                assign_pairs(session, study, annotator, study_pairs(session, study))
-        annotator, tokens["warm"] = accounts.create_account(session, "warm")
-        assign_pairs(session, study, annotator, study_pairs(session, study))
+                cycling.append(annotator.id)
+        pool_id = get_study(session, "pool").id
+    for annotator_id in cycling:
+        pull_next(engine, annotator_id, pool_id)
     engine.dispose()
     return str(db), tokens
 
@@ -240,7 +232,7 @@ async def open_first_pair(browser: Any, url: str, context: Any | None = None) ->
     start = time.perf_counter()
     await page.goto(url)
     await page.wait_for_function(
-        f"() => {{ const r = ({READY_JS.strip()})(); return r.token && r.focused; }}",
+        f"() => {{ const r = ({READY_JS})(); return r.token && r.focused; }}",
         timeout=TIMEOUT_MS,
         polling="raf",
     )
@@ -409,15 +401,22 @@ def start_floor(folder: Path, production: bool) -> tuple[subprocess.Popen[bytes]
         command_line = [sys.executable, "-m", "streamlit", "run", app, *flags]
         command_line += ["--server.port", str(port), "--server.address", "127.0.0.1"]
     log = folder / f"floor-{'production' if production else 'plain'}.log"
-    return started(command_line, folder, log, f"http://127.0.0.1:{port}")
+    plain = {k: v for k, v in os.environ.items() if k != RATING_VIEW_ENV}  # (no component)
+    return started(command_line, folder, log, f"http://127.0.0.1:{port}", plain)
 
 
 def started(
-    command_line: list[str], cwd: Path, log_path: Path, url: str
+    command_line: list[str],
+    cwd: Path,
+    log_path: Path,
+    url: str,
+    environment: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """A server started and answering at `url` (within 2 minutes)."""
     log = log_path.open("ab")
-    process = subprocess.Popen(command_line, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command_line, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=environment
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -606,7 +605,7 @@ async def ready_page(browser: Any, url: str) -> Any:
 async def cycles_on(page: Any, cycles: int) -> list[dict[str, float]]:
     results = []
     for _ in range(cycles):
-        result = await page.evaluate(CYCLE_JS, TIMEOUT_MS)
+        result = await page.evaluate(cycle_js(VIEW), TIMEOUT_MS)
         if result is None:
             raise RuntimeError("a cycle did not reach the next pair in time")
         results.append(result)
@@ -614,10 +613,122 @@ async def cycles_on(page: Any, cycles: int) -> list[dict[str, float]]:
     return results
 
 
+async def prb_level(
+    browser: Any, server: AppServer, tokens: dict[str, str], level: int, cycles: int
+) -> dict[str, Any]:
+    """`level` annotators of the pool at once, `cycles` submits each: visible and settled ms,
+    the server's CPU ms per cycle."""
+    links = [f"{server.url}/?token={tokens[f'l{level}-{n}']}" for n in range(level)]
+    pages = await asyncio.gather(*(ready_page(browser, link) for link in links))
+    assert server.process is not None
+    cpu_before = cpu_seconds(server.process.pid)  # the cycles only, not the logins
+    runs = await asyncio.gather(*(cycles_on(page, cycles) for page in pages))
+    cpu = cpu_seconds(server.process.pid) - cpu_before
+    done = [r for one in runs for r in one]
+    return {
+        "visible": [r["visible"] for r in done],
+        "settled": [r["settled"] for r in done],
+        "cpu": cpu / len(done) * 1000,
+        "rss": server.memory_mb(),
+    }
+
+
+async def potato_level(browser: Any, url: str, level: int, cycles: int) -> dict[str, Any]:
+    """The same for Potato: `level` users at once (each resumes where the last round left it)."""
+    from annotate.vocabulary import DIMENSIONS
+
+    names = [f"{dimension}_{side}" for side in ("A", "B") for dimension in DIMENSIONS]
+    users = [f"p{level}-{n}" for n in range(level)]
+    pages = await asyncio.gather(*(potato_page(browser, url, user, LAPTOP) for user in users))
+    runs = await asyncio.gather(*(potato_cycles(p, cycles, names, TIMEOUT_MS) for p in pages))
+    return {"visible": [ms for one in runs for ms in one]}
+
+
+async def submit_rounds(
+    browser: Any,
+    folder: Path,
+    server: AppServer,
+    tokens: dict[str, str],
+    potato: str | None,
+    cycles: int,
+    repeats: int,
+) -> None:
+    """Submit -> next pair at K = 1, 4 and 8 annotators at once, prb-annotate (`VIEW`) and
+    Potato interleaved: in each round, for each K, both in turn (the order rotated), so the
+    machine's load falls on both alike; p50 and p95 of each, their ratio within the round, the
+    load average after it; then all rounds pooled."""
+    potato_url = ""
+    process = None
+    if potato:
+        (folder / "cycles").mkdir()
+        process, potato_url = start_potato(potato, folder / "cycles")
+    found: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    try:
+        for round_number in range(repeats):
+            for level in LEVELS:
+                contenders = [("prb-annotate", partial(prb_level, browser, server, tokens))]
+                if potato:
+                    contenders.append(("Potato", partial(potato_level, browser, potato_url)))
+                shift = (round_number + level) % len(contenders)
+                for name, measure in contenders[shift:] + contenders[:shift]:
+                    found.setdefault((name, level), []).append(await measure(level, cycles))
+                _print_round(found, round_number, level)
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=30)
+    print(f"submit -> next pair visible, {repeats} rounds pooled ({VIEW} view):")
+    for level in LEVELS:
+        _print_pooled(found, level)
+
+
+def _print_round(
+    found: dict[tuple[str, int], list[dict[str, Any]]], number: int, level: int
+) -> None:
+    prb = distribution(found[("prb-annotate", level)][number]["visible"])
+    line = (
+        f"  round {number + 1}, {level} annotator(s): prb-annotate visible p50 {prb['p50']:.0f}, "
+        f"p95 {prb['p95']:.0f} ms (settled p50 "
+        f"{distribution(found[('prb-annotate', level)][number]['settled'])['p50']:.0f} ms, "
+        f"server CPU {found[('prb-annotate', level)][number]['cpu']:.0f} ms per cycle, "
+        f"RSS {found[('prb-annotate', level)][number]['rss']:.0f} MB)"
+    )
+    if ("Potato", level) in found:
+        other = distribution(found[("Potato", level)][number]["visible"])
+        line += (
+            f"; Potato p50 {other['p50']:.0f}, p95 {other['p95']:.0f} ms; x Potato p50 "
+            f"{prb['p50'] / other['p50']:.2f}, p95 {prb['p95'] / other['p95']:.2f}"
+        )
+    print(f"{line}; load {load_average()}", flush=True)
+
+
+def _print_pooled(found: dict[tuple[str, int], list[dict[str, Any]]], level: int) -> None:
+    runs = found[("prb-annotate", level)]
+    prb = distribution([ms for r in runs for ms in r["visible"]])
+    line = (
+        f"  {level} annotator(s), {prb['n']} cycles: p50 {prb['p50']:.0f}, p95 {prb['p95']:.0f} ms"
+    )
+    if ("Potato", level) in found:
+        others = found[("Potato", level)]
+        potato = distribution([ms for r in others for ms in r["visible"]])
+        ratios = [
+            (distribution(a["visible"])["p50"] / distribution(b["visible"])["p50"],
+             distribution(a["visible"])["p95"] / distribution(b["visible"])["p95"])
+            for a, b in zip(runs, others, strict=True)
+        ]  # fmt: skip
+        p50s, p95s = sorted(r[0] for r in ratios), sorted(r[1] for r in ratios)
+        line += (
+            f"; Potato p50 {potato['p50']:.0f}, p95 {potato['p95']:.0f} ms; x Potato within "
+            f"rounds: p50 {statistics.median(p50s):.2f} ({p50s[0]:.2f}-{p50s[-1]:.2f}), p95 "
+            f"{statistics.median(p95s):.2f} ({p95s[0]:.2f}-{p95s[-1]:.2f})"
+        )
+    print(line)
+
+
 async def run(
     cycles: int, first_open_only: bool, pages_only: bool, potato: str | None, repeats: int
 ) -> None:
-    print(f"load before: {Path('/proc/loadavg').read_text().strip()}")
+    print(f"load before: {Path('/proc/loadavg').read_text().strip()}; rating view: {VIEW}")
     folder = Path(tempfile.mkdtemp(prefix="bench_browser_"))
     db, tokens = build_database(folder)
     server = AppServer(db, folder / "server.log").start()
@@ -647,22 +758,7 @@ async def run(
                 f"warm server {warm * 1000:.0f} ms, warm server and browser cache "
                 f"{cached * 1000:.0f} ms"
             )
-            for level in LEVELS:
-                links = [f"{server.url}/?token={tokens[f'l{level}-{n}']}" for n in range(level)]
-                pages = await asyncio.gather(*(ready_page(browser, link) for link in links))
-                cpu_before = cpu_seconds(pid)  # the cycles only, not the logins
-                runs = await asyncio.gather(*(cycles_on(page, cycles) for page in pages))
-                cpu = cpu_seconds(pid) - cpu_before
-                done = [r for one in runs for r in one]
-                visible = distribution([r["visible"] for r in done])
-                settled = distribution([r["settled"] for r in done])
-                print(
-                    f"{level} annotator(s), {len(done)} cycles: submit -> next pair visible "
-                    f"p50 {visible['p50']:.0f} ms, p95 {visible['p95']:.0f} ms; settled "
-                    f"p50 {settled['p50']:.0f} ms, p95 {settled['p95']:.0f} ms; server CPU "
-                    f"{cpu / len(done) * 1000:.0f} ms per cycle; "
-                    f"RSS {server.memory_mb():.0f} MB"
-                )
+            await submit_rounds(browser, folder, server, tokens, potato, cycles, repeats)
             await first_opens(browser, folder, db, tokens, server.url, potato, repeats)
             await admin_and_results(browser, f"{server.url}/?token={tokens['admin']}")
         finally:
@@ -679,12 +775,19 @@ def stop_servers_on_sigterm() -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cycles", type=int, default=12, help="submits per annotator per level")
+    parser.add_argument("--cycles", type=int, default=8, help="submits per annotator, level, round")
     parser.add_argument("--first-open-only", action="store_true", help="only the first opens")
     parser.add_argument("--pages-only", action="store_true", help="only the admin pages")
     parser.add_argument("--potato", help="Potato's `potato` command, to measure it too")
-    parser.add_argument("--repeats", type=int, default=5, help="rounds of first opens")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds (first opens, cycles)")
+    parser.add_argument(
+        "--view", choices=("component", "streamlit"), default="component", help="rating view"
+    )
     args = parser.parse_args()
+    if args.cycles * args.repeats > 24:
+        parser.error("--cycles x --repeats: at most 24 (27 pairs per annotator)")
+    global VIEW
+    VIEW = os.environ[RATING_VIEW_ENV] = args.view  # the servers started here inherit it
     stop_servers_on_sigterm()
     asyncio.run(run(args.cycles, args.first_open_only, args.pages_only, args.potato, args.repeats))
     return 0

@@ -38,14 +38,8 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    CYCLE_JS,
-    CYCLE_TEMPLATE,
-    LAPTOP,
-    TIMEOUT_MS,
-)
+from bench_browser import CHROMIUM, CHROMIUM_ARGS, LAPTOP, TIMEOUT_MS
+from browser_cycles import COMPONENT_CYCLE_JS, CYCLE_JS
 
 from annotate.db import make_engine
 from annotate.services.admin.demo import set_up_demo
@@ -53,36 +47,6 @@ from support.appserver import AppServer
 from tests.helpers.browser_helpers import add_annotator
 
 VIEWS = ("streamlit", "component")
-
-# The component's cycle: bench_browser's, inside the component's shadow root.
-ROOT_JS = """(() => {
-    const host = [...document.querySelectorAll('*')].find(
-      h => h.shadowRoot && h.shadowRoot.querySelector('.prb-pair'));
-    return host ? host.shadowRoot : null;
-  })()"""
-COMPONENT_READY_JS = """() => {
-    const root = ROOT;
-    const pair = root ? root.querySelector('.prb-pair') : null;
-    const active = root ? root.activeElement : null;
-    const first = root ? root.querySelector('fieldset.q') : null;
-    return {
-      token: pair ? pair.dataset.pair : null,
-      checked: root ? root.querySelectorAll('fieldset.q input:checked').length : 0,
-      focused: !!(active && first && active.type === 'radio' && first.contains(active)),
-      settled: document.querySelector("[data-testid='stApp']")
-                 ?.getAttribute('data-test-script-state') === 'notRunning',
-    };
-  }"""
-COMPONENT_FILL_JS = """for (const group of ROOT.querySelectorAll('fieldset.q')) {
-    const boxes = group.querySelectorAll("input[type='radio']");
-    boxes[Math.floor(Math.random() * boxes.length)].click();
-  }"""
-COMPONENT_CYCLE_JS = (
-    CYCLE_TEMPLATE.replace("READY", COMPONENT_READY_JS)
-    .replace("FILL", COMPONENT_FILL_JS)
-    .replace("SUBMIT", "ROOT.querySelector('button.submit').click();")
-    .replace("ROOT", ROOT_JS)
-)
 
 
 def one_view(browser: Any, view: str, pairs: int, folder: Path) -> list[dict[str, float]]:

@@ -25,6 +25,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from annotate.config import rating_view
+
 GZIP_LEVEL = 6  # level 9 saves 0.3% more on these files for twice the CPU
 CACHE_CONTROL = "public, immutable, max-age=31536000"  # Streamlit's own, for hashed files
 # A hashed bundle file: `/static/js/<name>.js` or `/static/css/<name>.css`, a plain name.
@@ -42,23 +44,42 @@ RATING_PAGE_CHUNKS = (
     "useLoadMoreSentinel", "useCollator", "useSyncComboBoxEnterTargetFocus", "sortBy", "_baseMap",
     "useFilter", "styled-components",
 )  # fmt: skip
+# With the pair component (PRB_RATING_VIEW=component, issue 36): the chunk that mounts it and its
+# imports, and the component's own files (`pair_component.PRELOADS`), which Streamlit would ask
+# for only once the pair's element arrived (on a 150 ms phone connection: 1.2 s later).
+COMPONENT_CHUNKS = (
+    "BidiComponent", "rolldown-runtime", "emotion-is-prop-valid.esm", "emotion-styled.browser.esm",
+    "loglevel", "opacities", "types", "toString", "_arrayReduce", "useCrossOriginAttribute",
+    "useEmotionTheme", "ErrorElement", "preload-helper", "serialization", "useRequiredContext",
+)  # fmt: skip
 HASHED_NAME = re.compile(r"(?P<stem>.+)\.[A-Za-z0-9_-]{8}\.js")
 
 
-def rating_page_preloads(static_dir: Path | None = None) -> list[str]:
+def rating_page_preloads(static_dir: Path | None = None, *, component: bool = False) -> list[str]:
     """`/static/js/...` of the rating page's late scripts in Streamlit's static folder (the
-    installed Streamlit's by default), sorted."""
+    installed Streamlit's by default), sorted; with `component`, the pair component's chunks."""
     if static_dir is None:
         from streamlit import file_util
 
         static_dir = Path(file_util.get_static_dir())
+    stems = set(RATING_PAGE_CHUNKS) | (set(COMPONENT_CHUNKS) if component else set())
     scripts = (static_dir / "static" / "js").glob("*.js")
     hashed = (HASHED_NAME.fullmatch(path.name) for path in scripts)
     return sorted(
-        f"/static/js/{found.string}"
-        for found in hashed
-        if found and found["stem"] in RATING_PAGE_CHUNKS
+        f"/static/js/{found.string}" for found in hashed if found and found["stem"] in stems
     )
+
+
+def preload_links(static_dir: Path, prefix: str, component: bool) -> str:
+    """The `Link` header of an HTML page: the late scripts, and with `component` the pair
+    component's own files (`/_stcore/bidi-components/...`)."""
+    links = [f"<{prefix}{path}>; rel=modulepreload" for path in rating_page_preloads(
+        static_dir, component=component)]  # fmt: skip
+    if component:
+        from annotate.app.participant.pair_component import PRELOADS
+
+        links += [f"<{prefix}/_stcore/bidi-components/{path}>; {kind}" for path, kind in PRELOADS]
+    return ", ".join(links)
 
 
 def _accepts_gzip(headers: list[tuple[bytes, bytes]]) -> bool:
@@ -124,8 +145,7 @@ class GzippedBundle:
         self.app = app
         self.bundle = CompressedBundle(Path(static_dir))
         self.prefix = "/" + base_url.strip("/") if base_url.strip("/") else ""
-        paths = rating_page_preloads(Path(static_dir))
-        self.link = ", ".join(f"<{self.prefix}{path}>; rel=modulepreload" for path in paths)
+        self.link = preload_links(Path(static_dir), self.prefix, rating_view() == "component")
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         file = self._bundle_file(scope)

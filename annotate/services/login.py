@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from annotate.db import read_session, write_session
 from annotate.db.tables import stored_id
+from annotate.domain.assignment.release import release_held
 from annotate.domain.study.accounts import (
     SESSION_PREFIX,
     end_sessions,
@@ -58,9 +59,11 @@ def _kept_value(session: Session, held: Sequence[str | None], account_id: int) -
 
 
 def log_out(engine: Engine, account_id: int) -> None:
-    """Every session value issued so far for the account stops working, in every tab."""
+    """Every session value issued so far for the account stops working, in every tab; the pairs
+    held behind the ones being rated go back to the pool (`release.release_held`)."""
     with write_session(engine) as session:
         end_sessions(session, account_id)
+        release_held(session, account_id)
 
 
 def require_roles(engine: Engine, actor: Actor, *roles: str) -> None:

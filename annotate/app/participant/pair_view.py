@@ -15,6 +15,10 @@ event carries the key the browser made for that entry, passed to the save
 (`annotate.domain.rating.entry_keys`); the data tell the script whether the last refusal was
 an outage (`outage`: it sends again by itself) and which entry the server last stored
 (`confirmed`: the script forgets it).
+
+The next pair is held (issue 36.2, `draw_held`): the pair a confirmed submit of this one leads
+to (`held_id`), its data given to the component ahead, so it is shown the moment the server
+names it the current pair, without drawing it then.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 
 from annotate.app.participant import pair_component
 from annotate.domain.rating.aspects import AspectMarks
-from annotate.domain.rating.queue import PairView
+from annotate.domain.rating.queue import PairView, QueueEntry, next_open_after
 from annotate.domain.rating.spans import MAX_SPANS, SideSpans, SpanMark
 from annotate.vocabulary import PREFERENCE_POINTS, SIDES
 
@@ -86,6 +90,26 @@ def draw(
             on_submit(entered(event, view))
 
     pair_component.draw_pair(data, on_event)
+
+
+def held_id(
+    entries: Sequence[QueueEntry], view: PairView, hold: Callable[[], int | None]
+) -> int | None:
+    """The pair held behind `view`: where a confirmed submit or skip of it goes (the next open
+    pair of the queue after it, else the first: `queue.next_open_after`), else, while it is
+    still to do, the one `hold` reserves (`work.hold_next`: the open pool's next)."""
+    done = [
+        e._replace(status="done") if e.assignment_id == view.assignment_id else e for e in entries
+    ]
+    after = next_open_after(done, view.assignment_id)
+    if after is not None:
+        return after.assignment_id
+    return hold() if view.status == "pending" else None
+
+
+def draw_held(held: PairView | None, sections: Sequence[tuple[str, str]]) -> None:
+    """Give the component the held pair (None: none), built as the pair drawn is (blinded)."""
+    pair_component.draw_held(pair_component.pair_data(held, sections) if held else None)
 
 
 def entered(event: Mapping[str, Any], view: PairView) -> Entered:

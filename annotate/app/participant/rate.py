@@ -76,6 +76,7 @@ from annotate.services.participant.rating import skip_pair, submit_rating
 from annotate.services.participant.work import (
     annotator_queue,
     endings,
+    hold_next,
     pull_for_annotator,
     shown_pair,
 )
@@ -179,6 +180,8 @@ def _pair_page(account_id: int) -> None:
         _draw_form(account_id, view, entries)
     _draw_navigation(account_id, view, entries, skip=not component)
     _draw_finish(account_id)
+    if component:
+        _draw_held(account_id, view, entries)
     scale = view.scale
     assert scale is not None
     low, high = scale.questionnaire.scale
@@ -477,6 +480,19 @@ def _draw_component(account_id: int, view: PairView, entries: list[QueueEntry]) 
         outage=error == OFFLINE,
         confirmed=st.session_state.get(CONFIRMED),
     )
+
+
+def _draw_held(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
+    """The pair the component holds behind this one (issue 36.2), last in the run: the pair
+    drawn is on its way to the browser meanwhile."""
+    try:
+        found = pair_view.held_id(
+            entries, view, lambda: hold_next(engine(), account_id, view.assignment_id)
+        )
+        held = shown_pair(engine(), account_id, found) if found is not None else None
+    except (Unavailable, PermissionError):  # (a pair released meanwhile is not held)
+        held = None
+    pair_view.draw_held(held, _context_sections(held) if held else [])
 
 
 def _context_sections(view: PairView) -> list[tuple[str, str]]:

@@ -16,8 +16,19 @@ submit of a lapsed reservation is accepted if the pair still has a free slot and
 otherwise (`slots.admit_submit`), so no pair is ever completed by more than k people. Gold
 pairs are drawn for a queue place at the study's gold rate.
 
-`pull_next` takes a Session and does not commit: `annotate.services.participant.work` owns the
-transaction.
+One pair may be *held* behind the one being rated (issue 36.2, `hold_next`): the rating page's
+component has the next pair's data before the current one is submitted, so it can show it the
+moment the submit is confirmed. A held pair is an ordinary live reservation, pulled by the same
+rules (order, k, quota, skip-and-flag limit, gold rate): it holds one of the pair's k slots, is
+counted in Progress as being rated, lapses after the study's `reservation_minutes` from its pull
+like any other, and is released on Finish, withdrawal (`release.release_unfinished`) and Log out
+(`release.release_held`). So a person holds at most two live reservations in a study: the pair
+being rated (the first in their queue) and one held. None is held for a person with one pair
+left before their quota (the quota counts held pairs), nor for a crowd participant who has
+submitted nothing yet (`assignment.crowd`'s limits count reservations: a made-up id holds one).
+
+`pull_next` and `hold_next` take a Session and do not commit:
+`annotate.services.participant.work` owns the transaction.
 """
 
 from __future__ import annotations
@@ -33,13 +44,22 @@ from annotate.domain.assignment.release import release_lapsed
 from annotate.domain.assignment.slots import (
     as_utc,
     assign_pairs,
+    live_reservations,
     lock_study,
     row_id,
     slot_clause,
 )
 from annotate.vocabulary import AssignmentStatus, PoolOrder, Purpose, Role
 
-__all__ = ["live_reservation", "pool_rank", "pool_studies_of", "pull_next", "release_lapsed"]
+__all__ = [
+    "hold_next",
+    "live_reservation",
+    "live_reservations",
+    "pool_rank",
+    "pool_studies_of",
+    "pull_next",
+    "release_lapsed",
+]
 
 
 def pull_next(
@@ -47,14 +67,54 @@ def pull_next(
 ) -> int | None:
     """Reserve the next pair for this annotator in an open-pool study; return the assignment id.
 
-    An annotator holds at most one live reservation: while they have one, it is returned again.
-    None when the annotator is unknown, inactive, an adjudicator or finished (chose Finish, or
-    their participation ended), the pool is closed, the annotator reached the study's quota or
-    its skip-and-flag limit (`assignment.quota`), a crowd participant who has
-    submitted nothing is over the study link's limits (`assignment.crowd`), or no pair they
-    never had still needs ratings.
+    An annotator rates one pair at a time: while they hold a live reservation, the first one
+    (in queue order) is returned again. None when the annotator is unknown, inactive, an
+    adjudicator or finished (chose Finish, or their participation ended), the pool is closed,
+    the annotator reached the study's quota or its skip-and-flag limit (`assignment.quota`), a
+    crowd participant who has submitted nothing is over the study link's limits
+    (`assignment.crowd`), or no pair they never had still needs ratings.
     """
     now = as_utc(now)
+    ready = _ready(session, annotator_id, study_id, now)
+    if ready is None:
+        return None
+    study, annotator = ready
+    live = live_reservations(session, annotator_id, study_id, now)
+    if live:
+        return live[0]
+    if crowd.refusal(session, study, annotator, now) is not None:
+        return None
+    return _reserve(session, study, annotator, now)
+
+
+def hold_next(
+    session: Session, annotator_id: int, study_id: int, *, now: datetime | None = None
+) -> int | None:
+    """The pair held behind the one the annotator is rating (see the module's docstring);
+    return its assignment id, reserving it if none is held yet.
+
+    None when nothing is being rated (no live reservation: `pull_next` gives the first pair),
+    for a crowd participant who has submitted nothing in the study, and whenever `pull_next`
+    would give nothing: with one pair left before the quota, the current pair is the last.
+    """
+    now = as_utc(now)
+    ready = _ready(session, annotator_id, study_id, now)
+    if ready is None:
+        return None
+    study, annotator = ready
+    live = live_reservations(session, annotator_id, study_id, now)
+    if len(live) != 1:
+        return live[1] if live else None
+    if crowd.unproven(session, study, annotator):
+        return None
+    return _reserve(session, study, annotator, now)
+
+
+def _ready(
+    session: Session, annotator_id: int, study_id: int, now: datetime
+) -> tuple[Study, Annotator] | None:
+    """The study, locked, and the annotator, when the pool may give them a pair; lapsed
+    reservations released first. None: it gives them nothing (see `pull_next`)."""
     study = lock_study(session, study_id)
     annotator = session.get(Annotator, annotator_id)
     if annotator is None or not annotator.active or not study.pool_open:
@@ -64,15 +124,16 @@ def pull_next(
     if crowd.has_finished(session, annotator_id, study_id):
         return None  # the participant chose Finish
     release_lapsed(session, study_id, now)
-    live = live_reservation(session, annotator_id, study_id, now)
-    if live is not None:
-        return live
-    standing = quota.tally(session, study, annotator_id)
+    return study, annotator
+
+
+def _reserve(session: Session, study: Study, annotator: Annotator, now: datetime) -> int | None:
+    """One more pair reserved for the annotator, within the quota and the skip-and-flag limit
+    (their live reservations counted); None when none may or can be given."""
+    standing = quota.tally(session, study, row_id(annotator))
     if quota.quota_reached(study, standing) or quota.limit_reached(study, standing):
         return None
-    held = _queue_length(session, annotator_id, study_id)
-    if crowd.refusal(session, study, annotator, now) is not None:
-        return None
+    held = _queue_length(session, row_id(annotator), row_id(study))
     pair = _next_gold(session, study, annotator, held) or _next_pair(session, study, annotator, now)
     if pair is None:
         return None
@@ -88,14 +149,9 @@ def pull_next(
 def live_reservation(
     session: Session, annotator_id: int, study_id: int, now: datetime
 ) -> int | None:
-    return session.exec(
-        select(Assignment.id).where(
-            Assignment.annotator_id == annotator_id,
-            Assignment.study_id == study_id,
-            Assignment.status == AssignmentStatus.PENDING,
-            col(Assignment.reserved_until) > now,
-        )
-    ).first()
+    """The annotator's first live reservation in the study (None: they hold none)."""
+    live = live_reservations(session, annotator_id, study_id, now)
+    return live[0] if live else None
 
 
 def _queue_length(session: Session, annotator_id: int, study_id: int) -> int:

@@ -8,8 +8,9 @@ reads. Either way the pair never goes back to the same person (`pool._never_had`
 annotator and pair, released or not), and the depth-first pool fills the pair before untouched
 ones (`pool.pool_rank`).
 
-The reasons: `SKIPPED`, `FLAGGED`, `LAPSED` (a reservation whose time ran out), `FINISHED`, or
-the participant's outcome (`annotate.domain.crowd.outcomes`: withdrawn, returned, timed out...).
+The reasons: `SKIPPED`, `FLAGGED`, `LAPSED` (a reservation whose time ran out), `FINISHED`,
+`LOGGED_OUT` (a pair held behind the one being rated: `release_held`), or the participant's
+outcome (`annotate.domain.crowd.outcomes`: withdrawn, returned, timed out...).
 These functions work in the caller's transaction and do not commit.
 """
 
@@ -20,13 +21,14 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Assignment
-from annotate.domain.assignment.slots import OPEN_STATUSES, as_utc, lock_study
+from annotate.domain.assignment.slots import OPEN_STATUSES, as_utc, live_reservations, lock_study
 from annotate.vocabulary import AssignmentStatus, Purpose
 
 SKIPPED = "skipped"
 FLAGGED = "flagged"
 LAPSED = "lapsed"
 FINISHED = "finished"
+LOGGED_OUT = "logged out"
 
 
 def release_item(session: Session, item: Assignment, reason: str, now: datetime) -> bool:
@@ -83,4 +85,28 @@ def release_lapsed(session: Session, study_id: int, now: datetime) -> int:
     released = sum(release_item(session, item, LAPSED, now) for item in items)
     if released:
         session.flush()
+    return released
+
+
+def release_held(session: Session, annotator_id: int, now: datetime | None = None) -> int:
+    """Log out: in each study, the pair held behind the one being rated (`pool.hold_next`: a
+    live reservation after the first) goes back to the pool; return how many. The pair being
+    rated stays reserved until it lapses, so the person resumes it with their link."""
+    now = as_utc(now)
+    studies = session.exec(
+        select(Assignment.study_id)
+        .where(
+            Assignment.annotator_id == annotator_id,
+            Assignment.status == AssignmentStatus.PENDING,
+            col(Assignment.reserved_until) > now,
+        )
+        .distinct()
+    ).all()
+    released = 0
+    for study_id in sorted(studies):
+        lock_study(session, study_id)
+        held = live_reservations(session, annotator_id, study_id, now)[1:]
+        for item in session.exec(select(Assignment).where(col(Assignment.id).in_(held))):
+            released += release_item(session, item, LOGGED_OUT, now)
+    session.flush()
     return released

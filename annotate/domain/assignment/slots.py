@@ -92,6 +92,24 @@ def holds_slot(assignment: Assignment, now: datetime) -> bool:
     return assignment.reserved_until is None or as_utc(assignment.reserved_until) > now
 
 
+def live_reservations(
+    session: Session, annotator_id: int, study_id: int, now: datetime
+) -> list[int]:
+    """The annotator's live pool reservations in the study (pending, not lapsed), in queue
+    order: the pair being rated, then the one held behind it (`pool.hold_next`)."""
+    query = (
+        select(Assignment.id)
+        .where(
+            Assignment.annotator_id == annotator_id,
+            Assignment.study_id == study_id,
+            Assignment.status == AssignmentStatus.PENDING,
+            col(Assignment.reserved_until) > now,
+        )
+        .order_by(col(Assignment.position), col(Assignment.id))
+    )
+    return [int(found or 0) for found in session.exec(query).all()]
+
+
 def slots_taken(
     session: Session, study_id: int, now: datetime, *, exclude: int | None = None
 ) -> dict[int, int]:

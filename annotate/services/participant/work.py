@@ -1,4 +1,5 @@
-"""Annotator-facing work actions, one transaction each: pulling the next pair from an open pool.
+"""Annotator-facing work actions, one transaction each: pulling the next pair from an open pool,
+and holding the one after it (issue 36.2).
 
 The actor pulls for themselves: the assignment is created for `actor_id` and nobody else, and
 whether that account may pull (it exists, is active, the pool is open, the quota is not reached)
@@ -14,12 +15,13 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 
 from annotate.db import read_session, write_session
-from annotate.db.tables import Annotator, Study
+from annotate.db.tables import Annotator, Assignment, Study
 from annotate.domain.assignment import pool
 from annotate.domain.crowd import finish
 from annotate.domain.crowd.checks import DueCheck, due_check
 from annotate.domain.crowd.finish import EndingNote, ending_notes
 from annotate.domain.rating.queue import PairView, QueueEntry, pair_view, queue
+from annotate.vocabulary import AssignmentStatus
 
 
 def pull_next(
@@ -33,6 +35,27 @@ def pull_next(
         if pulled is None and person is not None and person.external_id is not None:
             finish.conclude(session, session.get_one(Study, study_id), person, now)
         return pulled
+
+
+def hold_next(
+    engine: Engine, actor_id: int, shown_id: int, *, now: datetime | None = None
+) -> int | None:
+    """The pair held behind the one the actor's page shows (`shown_id`, a pending pair of
+    theirs in an open pool): reserved now if none is held yet (`assignment.pool.hold_next`);
+    its assignment id, or None (nothing to hold: the quota, the pool, an unproven crowd
+    participant). Ending nothing: the shown pair is still theirs to rate. A read first, so a
+    pair of a fixed plan never takes the write lock."""
+    with read_session(engine) as session:
+        shown = session.get(Assignment, shown_id)
+        if shown is None or shown.annotator_id != actor_id:
+            return None
+        study = session.get(Study, shown.study_id)
+        if shown.status != AssignmentStatus.PENDING or study is None or not study.pool_open:
+            return None
+        study_id = shown.study_id
+    with write_session(engine) as session:
+        held = pool.hold_next(session, actor_id, study_id, now=now)
+        return None if held == shown_id else held
 
 
 def pull_for_annotator(engine: Engine, actor_id: int, *, now: datetime | None = None) -> int | None:

@@ -11,13 +11,16 @@ from typing import Any
 import pytest
 import streamlit
 
+from annotate.app.participant.pair_component import PRELOADS
 from annotate.app.static_compression import (
     CACHE_CONTROL,
+    COMPONENT_CHUNKS,
     HASHED_NAME,
     RATING_PAGE_CHUNKS,
     GzippedBundle,
     rating_page_preloads,
 )
+from annotate.config import RATING_VIEW_ENV
 
 SCRIPT = b"export const answer = 42;\n" * 400
 
@@ -171,6 +174,28 @@ def test_every_late_script_is_in_the_installed_streamlit():
         for path in rating_page_preloads()
     }
     assert set(RATING_PAGE_CHUNKS) <= found
+    with_component = {
+        HASHED_NAME.fullmatch(Path(path).name)["stem"]  # type: ignore[index]
+        for path in rating_page_preloads(component=True)
+    }
+    assert set(COMPONENT_CHUNKS) <= with_component
+    assert "BidiComponent" not in found  # (the Streamlit view never mounts a component)
+
+
+def test_with_the_pair_component_a_page_also_preloads_its_files(static_dir, monkeypatch):
+    """Issue 36: the chunk that mounts the component and the component's own files come with
+    the page, not after the pair's element (the Streamlit view names none of them)."""
+    (static_dir / "static" / "js" / "BidiComponent.Qw_9-abc.js").write_bytes(SCRIPT)
+    monkeypatch.setenv(RATING_VIEW_ENV, "component")
+    link = _call(GzippedBundle(_streamlit_page, static_dir), "/", {})["headers"]["link"]
+    assert "</static/js/BidiComponent.Qw_9-abc.js>; rel=modulepreload" in link
+    for path, kind in PRELOADS:
+        assert f"</_stcore/bidi-components/{path}>; {kind}" in link
+    assert "pair.css>; rel=preload; as=style" in link
+    monkeypatch.setenv(RATING_VIEW_ENV, "streamlit")
+    link = _call(GzippedBundle(_streamlit_page, static_dir), "/", {})["headers"]["link"]
+    assert "BidiComponent" not in link
+    assert "bidi-components" not in link
 
 
 def test_a_websocket_gets_the_server_s_own_send(static_dir):

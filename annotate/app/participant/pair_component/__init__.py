@@ -12,6 +12,11 @@ No role, no pair or response id but the assignment's (which says nothing of the 
 text goes as a tree of plain nodes (`text_tree`): the script builds it with DOM calls, never as
 HTML. The element has one key for every pair, so the next pair is new data for the same element,
 not a new element (no remount).
+
+The next pair is held (issue 36.2): a second, hidden element of ours (`draw_held`, the script
+`held.js`) is given the data of the pair after this one at the end of the run, built the same
+way (`pair_data`: as blinded), so the script builds it off-screen and shows it the moment the
+server names it the current pair, that is once the submit of this one is stored.
 """
 
 from __future__ import annotations
@@ -35,11 +40,21 @@ from annotate.vocabulary import PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
 HERE = Path(__file__).resolve().parent  # the package root of the component's assets
 KEY = "pair_component"  # the element's key: the same for every pair
 EVENT = "event"  # the trigger the script sets on Submit or Skip
+HELD_KEY = "pair_held"  # the hidden element that carries the next pair (`draw_held`)
 
 
 PROJECT = "prb_annotate"
 NAME = f"{PROJECT}.pair"  # a packaged component's name: "<project>.<component>"
-ASSETS = "assets"  # pair.js and pair.css, served by Streamlit from this folder only
+HELD_NAME = f"{PROJECT}.held"  # the next pair's carrier (held.js)
+ASSETS = "assets"  # pair.js, held.js and pair.css, served by Streamlit from this folder only
+# The files a first open needs, as Streamlit serves them (`/_stcore/bidi-components/<name>/...`),
+# named in each page's preload header (`annotate.app.static_compression`).
+PRELOADS = (
+    (f"{NAME}/pair.js", "rel=modulepreload"),
+    (f"{NAME}/held.js", "rel=modulepreload"),
+    (f"{HELD_NAME}/held.js", "rel=modulepreload"),
+    (f"{NAME}/pair.css", "rel=preload; as=style"),
+)
 
 
 def _mount() -> Callable[..., Any]:
@@ -50,19 +65,25 @@ def _mount() -> Callable[..., Any]:
     the app's Content-Security-Policy refuses (`annotate.app.security_headers`). A package
     declares such files in its pyproject.toml; the app registers the same declaration itself,
     so it does not depend on how it was installed."""
-    manager = get_bidi_component_manager()
-    return _registered(manager)
+    return _registered(get_bidi_component_manager())[0]
+
+
+def _mount_held() -> Callable[..., Any]:
+    """The carrier's mounting command (registered with the pair's)."""
+    return _registered(get_bidi_component_manager())[1]
 
 
 @cache
-def _registered(manager: Any) -> Callable[..., Any]:
-    manifest = ComponentManifest(
-        name=PROJECT, version="1", components=[ComponentConfig(name="pair", asset_dir=ASSETS)]
+def _registered(manager: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    configs = [ComponentConfig(name=name, asset_dir=ASSETS) for name in ("pair", "held")]
+    manager.register_from_manifest(
+        ComponentManifest(name=PROJECT, version="1", components=configs), HERE
     )
-    manager.register_from_manifest(manifest, HERE)
-    return st.components.v2.component(
+    pair = st.components.v2.component(
         NAME, html='<div class="prb-pair"></div>', css="pair.css", js="pair.js"
     )
+    held = st.components.v2.component(HELD_NAME, html="<div hidden></div>", js="held.js")
+    return pair, held
 
 
 def _options(question: Question) -> list[dict[str, Any]]:
@@ -136,6 +157,12 @@ def draw_pair(data: dict[str, Any], on_event: Callable[[], None]) -> None:
     """Mount (or update) the component with `data`; `on_event` runs on Submit or Skip, before
     the run that follows (the event: `event_value()`)."""
     _mount()(key=KEY, data=data, on_event_change=on_event)
+
+
+def draw_held(data: dict[str, Any] | None) -> None:
+    """Mount (or update) the hidden carrier with the next pair's `pair_data` (None: no pair is
+    held). It sends nothing back."""
+    _mount_held()(key=HELD_KEY, data={"held": data})
 
 
 def event_value() -> Any:

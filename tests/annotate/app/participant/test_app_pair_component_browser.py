@@ -155,6 +155,13 @@ def checked(page: Any, keys: Sequence[str] = KEYS) -> dict[str, dict[str, int]]:
     return out
 
 
+def stored_annotator(engine: Any, assignment_id: int) -> int:
+    with read_session(engine) as session:
+        found = session.get(Assignment, assignment_id)
+        assert found is not None
+        return found.annotator_id
+
+
 def stored(engine: Any, assignment_id: int) -> tuple[str, dict[str, dict[str, int]], str, str]:
     """The pair's status, its scores by side shown (through the assignment's chosen side), its
     comment and flag, as the database holds them."""
@@ -311,26 +318,58 @@ def test_skip_with_a_reason(world: World, new_page):
     assert (skipped.status, skipped.skip_reason) == ("skipped", "cannot judge this one")
 
 
+# The pair held behind the one shown (held.js, issue 36.2), once built off-screen: its id and
+# its nodes as HTML, attributes included.
+HELD_JS = """() => { const s = globalThis[Symbol.for('prb-annotate.held')];
+    const held = s && s.pairs.get(s.latest);
+    if (!held || !held.built) return null;
+    return {pair: Number(JSON.parse(s.latest).pair),
+            html: held.built.nodes.map(n => n.outerHTML ?? n.textContent).join('')}; }"""
+
+
+def first_words(tree: list[Any]) -> str:
+    """The first text of a text tree (`text_tree`)."""
+    for node in tree:
+        found = node if isinstance(node, str) else first_words(node[1])
+        if found.strip():
+            return found
+    return ""
+
+
 def test_nothing_sent_to_the_browser_says_which_response_is_chosen(world: World, new_page):
-    """Every websocket frame and the page's DOM on three pairs; and the component's data is
-    the same whichever side holds the chosen response, but for the two texts' places."""
+    """Every websocket frame and the page's DOM on three pairs, and the pair held behind each
+    (sent ahead, built off-screen: issue 36.2); and the component's data is the same whichever
+    side holds the chosen response, but for the two texts' places."""
     page = new_page(LAPTOP)
     record = Recorder().attach(page)
     current = open_pair(page, world.link("demo", "blind"))
-    seen = []
+    seen, held = [], []
     for number in range(3):
         record.snapshot(page, f"pair {number + 1}")
         seen.append(current)
+        page.wait_for_function(HELD_JS)
+        ahead = page.evaluate(HELD_JS)
+        record.snapshots.append((f"pair {number + 1}: the pair held", ahead["html"]))
+        held.append(ahead["pair"])
         for side, by_key in answers(number).items():
             for key, value in by_key.items():
                 question(page, side, key).locator(f"input[value='{value}']").check()
         page.locator(f"{PAIR} button.submit").click()
         current = wait_next(page, current)
+    assert held == [*seen[1:], current]  # each pair was held before it was shown
+    page.wait_for_function(HELD_JS)
+    last_held = page.evaluate(HELD_JS)["pair"]  # held, not shown: sent all the same
     assert record.label_leaks() == []
     received = b"".join(record.received)
     assert b"chosen_side" not in received
+    with read_session(world.engine) as session:
+        ahead = pair_data(
+            pair_view(session, stored_annotator(world.engine, last_held), last_held), []
+        )
+    for response in ahead["responses"]:
+        assert first_words(response["body"]).encode() in received
     with write_session(world.engine) as session:
-        for assignment_id in seen:
+        for assignment_id in [*seen, current, last_held]:
             assignment = session.get(Assignment, assignment_id)
             assert assignment is not None
             annotator = assignment.annotator_id

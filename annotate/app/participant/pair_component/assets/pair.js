@@ -11,6 +11,15 @@ import * as outbox from "./outbox.js";
 
 import { onResponseKey, placedRun, selectedSpan, selectionIn, showCaret, shownBetween, spanList } from "./spans.js";
 
+// The next pair, held (held.js, issue 36.2): built off-screen with `children`, shown by `draw`.
+// Imported once this script runs, not before (a static import would keep the first pair waiting
+// one more round trip on a slow connection); until it is there, a pair is drawn as it comes.
+let held = null;
+import("./held.js").then((module) => {
+  held = module;
+  if (current) held.buildWith(buildHeld);
+});
+
 const TAGS = new Set([
   "p", "strong", "em", "s", "code", "pre", "ul", "ol", "li", "blockquote", "br", "hr",
   "table", "thead", "tbody", "tr", "th", "td", "span",
@@ -96,9 +105,9 @@ function drawQuestion(side, question, saved) {
   return set;
 }
 
-function drawSides(state, data) {
+function drawSides(state, m, data) {
   const sides = el("div", { class: "sides" });
-  const marking = state.labels.length > 0;
+  const marking = m.labels.length > 0;
   for (const response of data.responses) {
     const side = response.side;
     const column = el("div", { class: `side side-${side}` });
@@ -107,10 +116,10 @@ function drawSides(state, data) {
     column.append(el("h3", { text: `Response ${side}` }));
     const box = region(`Response ${side}`, "response");
     column.append(box);
-    state.boxes[side] = box;
-    state.trees[side] = response.body;
-    drawResponse(state, side);
-    if (marking) column.append(drawSpanTools(state, side));
+    m.boxes[side] = box;
+    m.trees[side] = response.body;
+    drawResponse(m, side);
+    if (marking) column.append(drawSpanTools(state, m, side));
     const saved = data.saved.scores[side] || {};
     for (const question of data.questions) column.append(drawQuestion(side, question, saved[question.key]));
     sides.append(column);
@@ -119,70 +128,70 @@ function drawSides(state, data) {
 }
 
 // The response's text with its marks (drawn again whenever a mark is added or removed).
-function drawResponse(state, side) {
-  const marks = state.spans[side] || [];
-  const body = build(state.trees[side], el("div", { class: "md" }), marks, state.labels);
-  state.boxes[side].replaceChildren(body);
+function drawResponse(m, side) {
+  const marks = m.spans[side] || [];
+  const body = build(m.trees[side], el("div", { class: "md" }), marks, m.labels);
+  m.boxes[side].replaceChildren(body);
 }
 
 // Under a response: a button per span label (marks the text selected in it), the spans marked
 // with their Remove buttons, and a line that says what happened.
-function drawSpanTools(state, side) {
+function drawSpanTools(state, m, side) {
   const tools = el("div", { class: "span-tools", "data-side": side });
   const buttons = el("div", { class: "span-labels", role: "group", "aria-label": `Mark the text selected in Response ${side} as` },
     el("span", { class: "hint", text: "Mark the selected text as:" }));
-  state.labels.forEach((label, index) => {
+  m.labels.forEach((label, index) => {
     const button = el("button", { type: "button", class: `span-label l${index % 8}`, "data-label": label.key,
       text: `${index + 1} · ${label.label}` });
     button.addEventListener("pointerdown", (event) => event.preventDefault()); // keep the selection
-    button.addEventListener("click", () => markSelection(state, side, index));
+    button.addEventListener("click", () => markSelection(state, m, side, index));
     buttons.append(button);
   });
   const said = el("p", { class: "span-said hint", role: "status" });
   tools.append(buttons, el("div", { class: "span-marks" }), said);
-  state.tools[side] = tools;
-  const box = state.boxes[side];
+  m.tools[side] = tools;
+  const box = m.boxes[side];
   box.addEventListener("keydown", (event) =>
-    onResponseKey(event, box, state.labels.length, (index) => markSelection(state, side, index)));
+    onResponseKey(event, box, m.labels.length, (index) => markSelection(state, m, side, index)));
   box.addEventListener("mouseup", () => showCaret(box));
-  drawSpanList(state, side);
+  drawSpanList(state, m, side);
   return tools;
 }
 
-function drawSpanList(state, side) {
-  const list = spanList(side, state.spans[side], state.labels, state.trees[side], (index) => {
-    const [start, end, key] = state.spans[side][index];
-    state.spans[side].splice(index, 1);
-    drawResponse(state, side);
-    drawSpanList(state, side);
+function drawSpanList(state, m, side) {
+  const list = spanList(side, m.spans[side], m.labels, m.trees[side], (index) => {
+    const [start, end, key] = m.spans[side][index];
+    m.spans[side].splice(index, 1);
+    drawResponse(m, side);
+    drawSpanList(state, m, side);
     outbox.changed(state);
-    say(state, side, `Removed ${labelName(state, key)}: ${shownBetween(state.trees[side], start, end)}`);
-    state.boxes[side].focus({ preventScroll: true });
+    say(m, side, `Removed ${labelName(m, key)}: ${shownBetween(m.trees[side], start, end)}`);
+    m.boxes[side].focus({ preventScroll: true });
   });
-  state.tools[side].querySelector(".span-marks").replaceChildren(list);
+  m.tools[side].querySelector(".span-marks").replaceChildren(list);
 }
 
-const labelName = (state, key) => state.labels.find((l) => l.key === key)?.label || key;
-const say = (state, side, words) => { state.tools[side].querySelector(".span-said").textContent = words; };
+const labelName = (m, key) => m.labels.find((l) => l.key === key)?.label || key;
+const say = (m, side, words) => { m.tools[side].querySelector(".span-said").textContent = words; };
 
 // Mark what is selected in the response (or was, before a button took the tap) with label
 // `index`; the same span with the same label twice is one span.
-function markSelection(state, side, index) {
-  const label = state.labels[index];
-  const span = selectedSpan(state.boxes[side]) || (state.lastSelection?.side === side ? state.lastSelection.span : null);
+function markSelection(state, m, side, index) {
+  const label = m.labels[index];
+  const span = selectedSpan(m.boxes[side]) || (m.lastSelection?.side === side ? m.lastSelection.span : null);
   if (!label) return;
-  if (!span) { say(state, side, `Select some text in Response ${side} first.`); return; }
-  const marks = state.spans[side];
+  if (!span) { say(m, side, `Select some text in Response ${side} first.`); return; }
+  const marks = m.spans[side];
   if (!marks.some(([s, e, k]) => s === span[0] && e === span[1] && k === label.key)) {
     marks.push([span[0], span[1], label.key]);
     marks.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   }
-  state.lastSelection = null;
-  selectionIn(state.boxes[side]).removeAllRanges();
-  drawResponse(state, side);
-  drawSpanList(state, side);
+  m.lastSelection = null;
+  selectionIn(m.boxes[side]).removeAllRanges();
+  drawResponse(m, side);
+  drawSpanList(state, m, side);
   outbox.changed(state);
-  say(state, side, `Marked as ${label.label}: ${shownBetween(state.trees[side], span[0], span[1])}`);
+  say(m, side, `Marked as ${label.label}: ${shownBetween(m.trees[side], span[0], span[1])}`);
 }
 
 // The direct preference (by side only; a digit picks the option at its place) and its
@@ -243,31 +252,46 @@ function drawActions(state, data) {
   return actions;
 }
 
-function draw(state, data) {
-  const root = state.root;
-  state.pair = data.pair;
-  state.losses = 0;
-  state.sent = false;
-  state.labels = data.span_labels || [];
-  state.spans = {};
-  for (const response of data.responses) {
-    state.spans[response.side] = (data.saved.spans?.[response.side] || []).map((m) => [...m]);
-  }
-  state.boxes = {};
-  state.trees = {};
-  state.tools = {};
-  state.lastSelection = null;
-  const parts = [
+// A pair's nodes, not yet in the page (held.js builds the next pair's ahead with them). Parts
+// a study does not ask are left out (a null given to replaceChildren would show "null").
+// `nodes.marks`: the pair's spans and the boxes they are drawn in (its own object, so building
+// the next pair ahead leaves the current pair's alone; `draw` makes it the state's `m`).
+function children(state, data) {
+  const m = newMarks(data);
+  const nodes = [
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
-    drawSides(state, data),
+    drawSides(state, m, data),
     drawPreference(data),
     drawNotes(data),
     el("div", { class: "outbox", role: "status", "aria-live": "polite", "aria-atomic": "true" }),
     drawActions(state, data),
     el("div", { class: "error", role: "alert" }),
-  ];
-  root.replaceChildren(...parts.filter(Boolean)); // (no preference asked: no "null" text)
+  ].filter(Boolean);
+  nodes.marks = m;
+  return nodes;
+}
+
+// A pair's span labels, its spans by side (from what was saved) and, once drawn, each side's
+// response box, text tree and span tools.
+function newMarks(data) {
+  const spans = {};
+  for (const response of data.responses) {
+    spans[response.side] = (data.saved.spans?.[response.side] || []).map((mark) => [...mark]);
+  }
+  return { labels: data.span_labels || [], spans, boxes: {}, trees: {}, tools: {}, lastSelection: null };
+}
+const buildHeld = (data) => ({ owner: current, nodes: children(current, data) });
+
+// Show a pair: the nodes held for it if there are (held.js), else built now.
+function draw(state, data, nodes = null) {
+  const root = state.root;
+  state.pair = data.pair;
+  state.losses = 0;
+  state.sent = false;
+  const built = nodes || children(state, data);
+  state.m = built.marks;
+  root.replaceChildren(...built);
   root.dataset.pair = data.pair;
   openAtTop(root);
 }
@@ -311,7 +335,7 @@ function entries(state) {
     flag: root.querySelector("#prb-flag").value,
     reason: root.querySelector("#prb-skip-reason")?.value || "",
     signals: `${state.pair}:${state.losses}:0`,
-    ...(state.labels.length ? { spans: state.spans } : {}),
+    ...(state.m.labels.length ? { spans: state.m.spans } : {}),
   };
 }
 
@@ -334,13 +358,13 @@ function restore(state, kept) {
     const field = root.querySelector(selector);
     if (field && typeof value === "string") field.value = value;
   }
-  if (state.labels.length && kept.spans) {
-    for (const side of Object.keys(state.spans)) {
+  if (state.m.labels.length && kept.spans) {
+    for (const side of Object.keys(state.m.spans)) {
       const marks = kept.spans[side];
       if (!Array.isArray(marks)) continue;
-      state.spans[side] = marks.filter((m) => Array.isArray(m) && m.length === 3).map((m) => [...m]);
-      drawResponse(state, side);
-      drawSpanList(state, side);
+      state.m.spans[side] = marks.filter((m) => Array.isArray(m) && m.length === 3).map((m) => [...m]);
+      drawResponse(state.m, side);
+      drawSpanList(state, state.m, side);
     }
   }
 }
@@ -423,10 +447,10 @@ function installPageKeys() {
   // (a tap may clear the selection before the click).
   document.addEventListener("selectionchange", () => {
     const state = live();
-    if (!state || !state.labels?.length) return;
-    for (const [side, box] of Object.entries(state.boxes)) {
+    if (!state || !state.m?.labels.length) return;
+    for (const [side, box] of Object.entries(state.m.boxes)) {
       const span = selectedSpan(box);
-      if (span) state.lastSelection = { side, span };
+      if (span) state.m.lastSelection = { side, span };
       showCaret(box);
     }
   });
@@ -457,9 +481,10 @@ export default function (component) {
   installPageKeys();
   outbox.watch(state);
   if (data.pair !== state.pair) {
-    draw(state, data);
+    draw(state, data, held ? held.take(data, state) : null);
     outbox.opened(state);
   } else state.sent = false; // the server answered for this pair: it may be sent again
   outbox.answered(state, data);
   showError(state, data);
+  if (held) held.buildWith(buildHeld);
 }
