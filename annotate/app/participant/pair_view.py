@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotate.app.participant import pair_component
+from annotate.app.participant import aspect_checklist, pair_component
 from annotate.domain.rating.aspects import AspectMarks
 from annotate.domain.rating.queue import PairView
 from annotate.vocabulary import PREFERENCE_POINTS, SIDES
@@ -38,10 +38,9 @@ class Entered:
 
 
 def supported(view: PairView) -> bool:
-    """Can the component draw this pair's study? Not yet the aspect checklist (drawn by the
-    Streamlit view meanwhile)."""
-    scale = view.scale
-    return scale is not None and not scale.aspect_checklist
+    """Can the component draw this pair's study? Every study's (its questions, the aspect
+    checklist, the direct preference); only a pair without its study's scale is not."""
+    return view.scale is not None
 
 
 def draw(
@@ -73,8 +72,9 @@ def draw(
 
 def entered(event: Mapping[str, Any], view: PairView) -> Entered:
     """The entries of a Submit event: the study's questions by side (a whole number or None),
-    the preference (one of its points, when asked), the comment, the flag, the rationale and
-    the signals field, as text."""
+    the preference (one of its points, when asked), the aspect marks (by side, one whole
+    number or None per aspect of the pair, when asked), the comment, the flag, the rationale
+    and the signals field, as text."""
     assert view.scale is not None
     keys = view.scale.questionnaire.keys
     sent = event.get("scores")
@@ -92,8 +92,25 @@ def entered(event: Mapping[str, Any], view: PairView) -> Entered:
         flag_reason=_text(event.get("flag")).strip(),
         side_preference=_whole(preference) if asked and preference in PREFERENCE_POINTS else None,
         rationale=_text(event.get("rationale")).strip() if asked else None,
+        aspect_marks=_marks(event, view),
         signals=_text(event.get("signals")),
     )
+
+
+def _marks(event: Mapping[str, Any], view: PairView) -> AspectMarks | None:
+    """The aspect marks sent, by side in the pair's aspect order (as many as it has aspects;
+    anything but a whole number is None: missing), or None when the study does not ask."""
+    if not aspect_checklist.asked(view):
+        return None
+    sent = event.get("marks")
+    sent = sent if isinstance(sent, Mapping) else {}
+    n = len(view.rubric_aspects)
+    marks: dict[str, list[int | None]] = {}
+    for side in SIDES:
+        given = sent.get(side)
+        given = given if isinstance(given, list) else []
+        marks[side] = [_whole(given[i]) if i < len(given) else None for i in range(n)]
+    return marks
 
 
 def _whole(value: object) -> int | None:

@@ -522,7 +522,7 @@ def _save(account_id: int, view: PairView, entries: list[QueueEntry], entered: E
     flag_reason = entered.flag_reason
     missing = missing_scores(scores, scale.questionnaire)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
-    missing += aspect_checklist.missing(view)
+    missing += aspect_checklist.missing(view, entered.aspect_marks)
     if missing and flag_reason:
         _set_aside(account_id, view, entries, flag_reason, flag=True)
         return

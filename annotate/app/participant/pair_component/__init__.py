@@ -2,7 +2,8 @@
 HTML, CSS and script: `pair.js`, `pair.css`) draws a blinded pair's context, Response A and
 Response B, the study's questions for each, the comment, the flag, the skip and Submit, and
 sends back one event with what was entered and the pair it was drawn for; the direct
-preference (by side only) and its rationale when the study asks for them.
+preference (by side only) and its rationale, and the aspect checklist (`assets/aspects.js`, an
+ES module pair.js imports from the same folder), when the study asks for them.
 
 What it receives (`pair_data`) is built from the blinded `PairView` only: the texts under the
 names A and B, the study's questions, what was saved under the same sides, the page's own words.
@@ -23,12 +24,20 @@ import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
+from annotate.app.participant import aspect_checklist
 from annotate.app.participant.chat import ROLE_NAMES
 from annotate.app.participant.pair_component.text_tree import text_tree
+from annotate.domain.rating.aspects import aspect_text
 from annotate.domain.rating.preference import MAX_RATIONALE_CHARS
 from annotate.domain.rating.queue import PairView
 from annotate.questionnaire import Question
-from annotate.vocabulary import PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
+from annotate.vocabulary import (
+    COVERAGE_POINTS,
+    COVERAGE_WORDS,
+    PREFERENCE_POINTS,
+    PREFERENCE_WORDS,
+    SIDES,
+)
 
 HERE = Path(__file__).resolve().parent  # the package root of the component's assets
 KEY = "pair_component"  # the element's key: the same for every pair
@@ -106,7 +115,9 @@ def pair_data(
             "scores": {s: dict(view.scores.get(s, {})) for s in SIDES},
             "comment": view.comment,
             "flag": view.flag_reason,
+            "marks": _saved_marks(view),
         },
+        "aspects": _aspects(view),
         "preference": _preference(view),
         "can_skip": view.status != "done",
         "notice": notice,
@@ -126,6 +137,25 @@ def _preference(view: PairView) -> dict[str, Any] | None:
         "saved_rationale": view.rationale,
         "max_chars": MAX_RATIONALE_CHARS,
     }
+
+
+def _aspects(view: PairView) -> dict[str, Any] | None:
+    """The aspect checklist (`assets/aspects.js`): each rubric aspect's words and the coverage
+    points with their words (None: not asked, or no aspects; what was saved is in `saved`)."""
+    if not aspect_checklist.asked(view) or not view.rubric_aspects:
+        return None
+    return {
+        "title": aspect_checklist.TITLE,
+        "help": aspect_checklist.HELP,
+        "items": [text_tree(aspect_text(aspect)) for aspect in view.rubric_aspects],
+        "options": [{"value": v, "words": COVERAGE_WORDS[v]} for v in COVERAGE_POINTS],
+    }
+
+
+def _saved_marks(view: PairView) -> dict[str, list[int | None]]:
+    """The aspect marks saved, by side, one per aspect of the pair (None: not given)."""
+    n = len(view.rubric_aspects)
+    return {s: (list(view.aspect_marks.get(s, [])) + [None] * n)[:n] for s in SIDES}
 
 
 def draw_pair(data: dict[str, Any], on_event: Callable[[], None]) -> None:

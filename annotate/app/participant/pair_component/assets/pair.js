@@ -5,6 +5,8 @@
 // Streamlit calls this function again whenever the data change; the pair is drawn anew only
 // when the pair changes (a refused submit keeps what was typed).
 
+import { aspectMarks, drawAspects } from "./aspects.js"; // the aspect checklist (its own module)
+
 const TAGS = new Set([
   "p", "strong", "em", "s", "code", "pre", "ul", "ol", "li", "blockquote", "br", "hr",
   "table", "thead", "tbody", "tr", "th", "td", "span",
@@ -170,6 +172,7 @@ function draw(state, data) {
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
     drawSides(data),
+    drawAspects(data, { el, build }),
     drawPreference(data),
     drawNotes(data),
     drawActions(state, data),
@@ -212,6 +215,7 @@ function entries(state) {
   return {
     pair: state.pair,
     scores,
+    marks: aspectMarks(root),
     preference: preferenceOf(root),
     rationale: root.querySelector("#prb-rationale")?.value || "",
     comment: root.querySelector("#prb-comment").value,
