@@ -70,6 +70,34 @@ def draw(
     pair_component.draw_pair(data, on_event)
 
 
+PRACTICE_SUBMIT = "Submit and see the feedback"
+
+
+def draw_practice(
+    view: PairView,
+    sections: Sequence[tuple[str, str]],
+    *,
+    token: str,
+    error: str,
+    attempt: int,
+    on_submit: Callable[[Entered], None],
+) -> None:
+    """A training's practice pair drawn by the same component: the same questions, checklist
+    and preference, no comment, flag or skip; Submit calls `on_submit` with the entries (only
+    for the practice pair drawn: `token`, which names it)."""
+    data = pair_component.pair_data(view, sections, error=error)
+    data.update(pair=token, attempt=attempt, can_skip=False, notes=False, submit=PRACTICE_SUBMIT)
+
+    def on_event() -> None:
+        event = pair_component.event_value(pair_component.PRACTICE_KEY)
+        if not isinstance(event, Mapping) or event.get("pair") != token:
+            return  # not this practice pair's
+        if event.get("action") == "submit":
+            on_submit(entered(event, view))
+
+    pair_component.draw_pair(data, on_event, key=pair_component.PRACTICE_KEY)
+
+
 def entered(event: Mapping[str, Any], view: PairView) -> Entered:
     """The entries of a Submit event: the study's questions by side (a whole number or None),
     the preference (one of its points, when asked), the aspect marks (by side, one whole

@@ -41,6 +41,7 @@ from annotate.vocabulary import (
 
 HERE = Path(__file__).resolve().parent  # the package root of the component's assets
 KEY = "pair_component"  # the element's key: the same for every pair
+PRACTICE_KEY = "practice_component"  # the training's practice pairs' element
 EVENT = "event"  # the trigger the script sets on Submit or Skip
 
 
@@ -158,13 +159,14 @@ def _saved_marks(view: PairView) -> dict[str, list[int | None]]:
     return {s: (list(view.aspect_marks.get(s, [])) + [None] * n)[:n] for s in SIDES}
 
 
-def draw_pair(data: dict[str, Any], on_event: Callable[[], None]) -> None:
+def draw_pair(data: dict[str, Any], on_event: Callable[[], None], *, key: str = KEY) -> None:
     """Mount (or update) the component with `data`; `on_event` runs on Submit or Skip, before
-    the run that follows (the event: `event_value()`)."""
-    _mount()(key=KEY, data=data, on_event_change=on_event)
+    the run that follows (the event: `event_value(key)`). `key`: the element's (the rating
+    page's by default; the training's practice pairs have their own)."""
+    _mount()(key=key, data=data, on_event_change=on_event)
 
 
-def event_value() -> Any:
-    """The event the component sent with this run (None without one)."""
-    state = st.session_state.get(KEY)
+def event_value(key: str = KEY) -> Any:
+    """The event the component with `key` sent with this run (None without one)."""
+    state = st.session_state.get(key)
     return state.get(EVENT) if state is not None else None

@@ -129,6 +129,7 @@ function drawPreference(data) {
 }
 
 function drawNotes(data) {
+  if (data.notes === false) return null; // a practice pair asks no comment nor flag
   const comment = el("textarea", { id: "prb-comment", rows: "2" });
   comment.value = data.saved.comment || "";
   const flag = el("input", { id: "prb-flag", type: "text" });
@@ -140,7 +141,7 @@ function drawNotes(data) {
 }
 
 function drawActions(state, data) {
-  const submit = el("button", { type: "button", class: "submit", text: "Submit and go to the next pair" });
+  const submit = el("button", { type: "button", class: "submit", text: data.submit || "Submit and go to the next pair" });
   submit.addEventListener("click", () => send(state, "submit"));
   const actions = el("div", { class: "actions" }, submit);
   if (data.can_skip) {
@@ -168,7 +169,7 @@ function draw(state, data) {
   state.pair = data.pair;
   state.losses = 0;
   state.sent = false;
-  root.replaceChildren(
+  const parts = [
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
     drawSides(data),
@@ -177,7 +178,8 @@ function draw(state, data) {
     drawNotes(data),
     drawActions(state, data),
     el("div", { class: "error", role: "alert" }),
-  );
+  ];
+  root.replaceChildren(...parts.filter(Boolean)); // (a part the study does not ask is null)
   root.dataset.pair = data.pair;
   openAtTop(root);
 }
@@ -218,8 +220,8 @@ function entries(state) {
     marks: aspectMarks(root),
     preference: preferenceOf(root),
     rationale: root.querySelector("#prb-rationale")?.value || "",
-    comment: root.querySelector("#prb-comment").value,
-    flag: root.querySelector("#prb-flag").value,
+    comment: root.querySelector("#prb-comment")?.value || "",
+    flag: root.querySelector("#prb-flag")?.value || "",
     reason: root.querySelector("#prb-skip-reason")?.value || "",
     signals: `${state.pair}:${state.losses}:0`,
   };
