@@ -126,6 +126,7 @@ def _draw_practice(account_id: int, step: TrainingStep) -> None:
         "part of the results."
     )
     if rating_view() == "component":  # drawn by the rating page's own component (issue 36)
+        inject_keyboard()  # (the page's own steps: the focus on Continue after the feedback)
         _draw_practice_component(account_id, step, practice)
         return
     if st.session_state.get(SHOWN) != (step.study, practice.id):  # a new practice pair

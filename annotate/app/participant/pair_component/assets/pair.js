@@ -168,6 +168,7 @@ function draw(state, data) {
   const root = state.root;
   state.pair = data.pair;
   state.losses = 0;
+  state.pastes = 0; // pastes into the rationale (a count; the text is never read)
   state.sent = false;
   const parts = [
     el("div", { class: "notice", role: "status" }),
@@ -223,7 +224,7 @@ function entries(state) {
     comment: root.querySelector("#prb-comment")?.value || "",
     flag: root.querySelector("#prb-flag")?.value || "",
     reason: root.querySelector("#prb-skip-reason")?.value || "",
-    signals: `${state.pair}:${state.losses}:0`,
+    signals: `${state.pair}:${state.losses}:${state.pastes}`,
   };
 }
 
@@ -324,6 +325,7 @@ export default function (component) {
     STATES.set(root, state);
     root.addEventListener("keydown", (event) => onKey(state, event));
     root.addEventListener("change", (event) => event.target.closest?.("fieldset.q")?.classList.remove("missing"));
+    root.addEventListener("paste", (event) => { if (event.target.id === "prb-rationale") state.pastes += 1; });
   }
   state.setTrigger = setTriggerValue;
   current = state;
