@@ -253,6 +253,14 @@ def test_axe_names_and_tab_order_on_a_pair_with_aspects(world: World, new_page, 
     page.locator(f"{PAIR} .aspects").scroll_into_view_if_needed()
     page.screenshot(path=str(world.shots / f"component_crowd_aspects_{size}.png"))
     assert severe_findings(page, "pair component with aspects", size) == []
+    if size == "390x844":  # each question's choices in one row, within the screen
+        rows = page.locator(f"{PAIR} fieldset.q").evaluate_all(
+            """all => all.map(g => [...g.querySelectorAll("label.opt")].map(l => {
+                const r = l.getBoundingClientRect(); return [r.top, r.bottom, r.right]; }))"""
+        )
+        for labels in rows:
+            assert max(top for top, _, _ in labels) < min(bottom for _, bottom, _ in labels)
+            assert max(right for _, _, right in labels) <= 390, labels
     unnamed = page.locator(PAIR).evaluate(
         """root => [...root.querySelectorAll('input, textarea, button, [tabindex]')]
             .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
