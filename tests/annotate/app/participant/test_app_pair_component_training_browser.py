@@ -7,8 +7,9 @@ The practice pair asks what the rating page asks (scores, marks, preference, "Wh
 same keys; its Submit records exactly what was entered (the `Training` row, by side) and the
 same feedback follows (the training's own page: matched answers, the expected ones, the
 explanations); the second practice pair opens empty; a missing answer is said inside the
-component and nothing is recorded. Nothing the browser receives before an answer holds what is
-expected (the explanations, the expected values come with the feedback only).
+component and nothing is recorded; axe finds no serious or critical violation on it (390x844).
+Nothing the browser receives before an answer holds what is expected (the explanations, the
+expected values come with the feedback only).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from annotate.db.tables import Annotator, Training
 from annotate.domain.study.studies import update_study
 from annotate.services.admin.demo import set_up_demo
 from support.appserver import AppServer
+from tests.annotate.app.test_app_accessibility_browser import severe_findings
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
     LAPTOP,
@@ -187,6 +189,7 @@ def test_the_practice_by_keyboard_then_by_mouse_with_its_feedback(world: World, 
 def test_a_missing_answer_is_said_in_the_component_and_nothing_is_recorded(world, new_page):
     page = new_page(PHONE)
     world.open(page, "trainee-missing")
+    assert severe_findings(page, "practice pair (component)", "390x844") == []
     partial = PairEntry(scores=FIRST.scores, marks=FIRST.marks, preference=FIRST.preference)
     enter_by_pointer(page, partial)  # no rationale: it is required
     page.locator(f"{PAIR} button.submit").click()
