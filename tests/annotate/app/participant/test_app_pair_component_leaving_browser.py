@@ -21,6 +21,7 @@ import pytest
 from annotate.db import make_engine, write_session
 from annotate.domain.study.studies import update_study
 from annotate.services.admin.demo import set_up_demo
+from annotate.vocabulary import DIMENSIONS, PREFERENCE_POINTS
 from support.appserver import AppServer
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
@@ -161,8 +162,8 @@ def test_mouse_and_touch_submit_keep_each_pairs_values(world: World, new_page, n
 
 
 def test_alt_n_and_alt_p_leave_unsaved_entries_behind(world: World, new_page):
-    """Entries on a pair left with Alt+N are not shown on, nor saved with, the next pair; Alt+P
-    back finds the first pair as it is stored (nothing)."""
+    """Entries on a pair left with Alt+N are not shown on, nor saved with, the next pair, nor
+    the next pair's on the first when Alt+P goes back to it; nothing of it is stored."""
     page = new_page(LAPTOP)
     first = _open(page, world.link("alt"))
     enter_by_keyboard(page, FIRST.on(page))
@@ -174,10 +175,10 @@ def test_alt_n_and_alt_p_leave_unsaved_entries_behind(world: World, new_page):
     enter_by_keyboard(page, two)
     page.keyboard.press("Alt+p")
     wait_for_pair(page, 1)
-    assert filled_in(page) == {}
+    _none_of(page, SECOND)  # (its own unsent entries may come back: issue 36.4's outbox)
     page.keyboard.press("Alt+n")
     wait_for_pair(page, 2)
-    assert filled_in(page) == {}
+    _none_of(page, FIRST)
     enter_by_keyboard(page, two)
     page.keyboard.press("Control+Enter")
     page.get_by_text("Pair 2 saved.").wait_for()
@@ -185,6 +186,16 @@ def test_alt_n_and_alt_p_leave_unsaved_entries_behind(world: World, new_page):
     assert filled_in(page) == {}
     assert stored(world.engine, first) == NOTHING
     assert stored(world.engine, second) == as_stored(two)
+
+
+def _none_of(page: Any, other: Entry) -> None:
+    """Nothing of another pair's entry is shown (its score, mark, preference or texts)."""
+    shown_now = filled_in(page)
+    assert all(shown_now.get(f"A__{d}") != str(other.score) for d in DIMENSIONS), shown_now
+    assert shown_now.get("aspect_A_0") != str(other.mark), shown_now
+    assert shown_now.get("preference") != str(PREFERENCE_POINTS[other.preference - 1])
+    texts = {other.rationale, other.comment, other.flag} - {""}
+    assert not texts & set(shown_now.values()), shown_now
 
 
 def test_go_to_pair_leaves_unsaved_entries_behind(world: World, new_page):
