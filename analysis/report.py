@@ -155,7 +155,11 @@ def build_report(
         "checks": checks_section(paired, dimensions, diffs, agreement),
         "human_accuracy": human_accuracy(*diffs.of(target, None)),
         "agreement": agreement,
-        "by_domain": by_domain(coded, diffs, means, margins, sesoi, alpha, holm) if domains else {},
+        "by_domain": (
+            by_domain(coded, diffs, means, margins, sesoi, alpha, holm, tie_alpha)
+            if domains
+            else {}
+        ),
         "margin_sensitivity": margin_sensitivity(
             paired, unit, unit_sds=unit_sds, questionnaire=questionnaire
         ),

@@ -21,7 +21,7 @@ from analysis.core.coded import (
 )
 from analysis.inference.accuracy import human_accuracy
 from analysis.inference.paired import TIE, apply_holm, study_checks
-from analysis.inference.primary import RatingDiffs, compare_dimensions
+from analysis.inference.primary import RatingDiffs, compare_dimensions, tie_levels
 from analysis.methods import ALPHA_TENTATIVE, CAVEAT_MEANING
 from analysis.schema.questions import target_key
 from analysis.schema.report_types import (
@@ -191,19 +191,23 @@ def by_domain(
     sesoi: Mapping[str, float | None],
     alpha: float,
     holm: bool,
+    tie_alpha: float | None = None,
 ) -> dict[str, DomainResult]:
     """Per-dimension figures, checks and human accuracy within each domain (exploratory). With
     ``holm`` the TOST and superiority p-values of all domains and dimensions form one Holm
-    family, and the verdicts use the adjusted values."""
+    family, and the verdicts use the adjusted values. ``tie_alpha``: each tie question's TOST
+    at that level, as in the study's own results (an internal pilot's plan)."""
     out: dict[str, DomainResult] = {}
     domains = coded.pairs["domain"].to_numpy()
     families = {
-        domain: compare_dimensions(diffs, means, margins, alpha, sesoi, domains == domain)
+        domain: compare_dimensions(
+            diffs, means, margins, alpha, sesoi, domains == domain, tie_alpha=tie_alpha
+        )
         for domain in sorted(set(domains))
     }
     target = coded.target_index()
     if holm:
-        apply_holm(list(families.values()), alpha)
+        apply_holm(list(families.values()), alpha, tie_levels(coded.questionnaire, tie_alpha))
     for domain, dims in families.items():
         mask = domains == domain
         out[domain] = {

@@ -30,6 +30,7 @@ from analysis.designs.exclusion_rules import (
     without,
 )
 from analysis.designs.preference import attach_preference
+from analysis.designs.spans import attach_spans
 from analysis.report import build_report
 from analysis.schema.exclusion_types import AnnotatorFacts
 from analysis.schema.report_types import ExcludedPair, Report, SimulatedRatings
@@ -81,6 +82,8 @@ class StudySnapshot:
     ratings: pd.DataFrame  # export format, annotators by pseudonym, exclusions marked
     excluded: list[ExcludedPair] = field(default_factory=list)  # left out by an admin
     aspects: pd.DataFrame | None = None  # the aspect table, for a study with the checklist
+    spans: pd.DataFrame | None = None  # the spans table, for a study with span labels
+    span_texts: Mapping[tuple[str, str], str] = field(default_factory=dict)  # their responses
     judges: pd.DataFrame | None = None  # LLM judges' aspect scores imported for it
     rules: dict[str, object] | None = None  # pre-registered exclusion rules and their record
     annotator_facts: list[AnnotatorFacts] = field(default_factory=list)  # what the rules read
@@ -103,6 +106,10 @@ class StudySnapshot:
     def excluded_annotators(self) -> set[str]:
         """The annotators a pre-registered exclusion rule excludes."""
         return set(excluded_by(check_rules(self.rule_values()), self.annotator_facts))
+
+    def primary_spans(self) -> pd.DataFrame | None:
+        """The spans of the annotators the primary analysis uses (as `primary`)."""
+        return None if self.spans is None else without(self.spans, self.excluded_annotators())
 
     def primary_aspects(self) -> pd.DataFrame | None:
         """The aspect marks of the annotators the primary analysis uses (as `primary`)."""
@@ -167,6 +174,8 @@ def with_study_options(report: Report, snapshot: StudySnapshot, settings: StudyS
     report = attach_preference(report, ratings)
     left_out = [e["pair_id"] for e in snapshot.excluded]
     report = attach_aspects(report, snapshot.primary_aspects(), ratings, snapshot.judges, left_out)
+    labels = {s.key: s.label for s in settings.questionnaire.span_labels}
+    report = attach_spans(report, snapshot.primary_spans(), ratings, snapshot.span_texts, labels)
     # free-text answers would make a group of one: never tables by them
     free_text = list(snapshot.free_text)
     report = attach_attributes(report, ratings.drop(columns=free_text, errors="ignore"))

@@ -237,6 +237,17 @@ ASPECT_EXPORT_COLUMNS: tuple[str, ...] = (
 )
 """The aspect table (`prb-annotate export --table aspects`): one row per assignment, response
 and rubric aspect; `purpose` says whether the marks are a rating's or an adjudication's."""
+SPAN_EXPORT_COLUMNS: tuple[str, ...] = (
+    *EXPORT_COLUMNS[: EXPORT_COLUMNS.index("side") + 1],
+    "label",
+    "start",
+    "end",
+    "text",
+    "purpose",
+)
+"""The spans table (`prb-annotate export --kind spans`, issue 36.3): one row per span marked
+and not removed; `label` is the span label's key, `start` and `end` code points of the stored
+response (`text` is that slice of it, markup between included)."""
 # ---------------------------------------------------------------- provenance (issue 15.6)
 
 PROVENANCE_EXPORT_COLUMNS: tuple[str, ...] = (

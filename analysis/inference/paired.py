@@ -344,19 +344,26 @@ def verdict(
     return INCONCLUSIVE
 
 
-def apply_holm(families: list[dict[str, PairedTest]], alpha: float) -> None:
+def apply_holm(
+    families: list[dict[str, PairedTest]],
+    alpha: float,
+    tost_alphas: Mapping[str, float | None] | None = None,
+) -> None:
     """Holm-adjust one family: the TOST and superiority p-values of every result in
     ``families`` (e.g. every domain and dimension), stored as ``*_p_adjusted``; verdicts are
-    recomputed from the adjusted values. The Wilcoxon p-values (sensitivity) are adjusted as a
-    separate family the same way."""
-    results = [r for family in families for r in family.values()]
+    recomputed from the adjusted values, each dimension's TOST at its level in ``tost_alphas``
+    (a tie question's after an internal pilot; alpha when absent). The Wilcoxon p-values
+    (sensitivity) are adjusted as a separate family the same way."""
+    keyed = [(dim, r) for family in families for dim, r in family.items()]
+    results = [r for _, r in keyed]
     primary = _holm([r["tost_p"] for r in results] + [r["superiority_p"] for r in results])
     wilcoxon = _holm([r["wilcoxon_p"] for r in results])
-    for i, r in enumerate(results):
+    levels = tost_alphas or {}
+    for i, (dim, r) in enumerate(keyed):
         r["tost_p_adjusted"] = primary[i]
         r["superiority_p_adjusted"] = primary[len(results) + i]
         r["wilcoxon_p_adjusted"] = wilcoxon[i]
-        r["verdict"] = verdict(r, alpha, adjusted=True)
+        r["verdict"] = verdict(r, alpha, adjusted=True, tost_alpha=levels.get(dim))
 
 
 def _holm(p_values: list[float | None]) -> list[float | None]:

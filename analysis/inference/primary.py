@@ -36,7 +36,7 @@ from analysis.inference.paired import (
 )
 from analysis.schema.report_types import PairedTest, PairMeansTest, PrimaryFit
 from analysis.schema.tables import singular_words
-from annotate.questionnaire import QuestionRole
+from annotate.questionnaire import Questionnaire, QuestionRole
 
 DESCRIBED = "described: reported without a hypothesis, not part of the study verdict"
 PAIR_MEANS_METHOD = "per-pair means, paired t-test (pairs random, annotators fixed)"
@@ -59,6 +59,14 @@ class RatingDiffs:
         return d[keep], pair[keep], annotator[keep]
 
 
+def tie_levels(questionnaire: Questionnaire, tie_alpha: float | None) -> dict[str, float | None]:
+    """Each question's TOST level when it is not the study's alpha: ``tie_alpha`` for a ``tie``
+    question (after an internal pilot's look), None for the rest."""
+    return {
+        q.key: tie_alpha if q.role is QuestionRole.TIE else None for q in questionnaire.questions
+    }
+
+
 def compare_dimensions(
     diffs: RatingDiffs,
     means: PairMeans,
@@ -76,6 +84,7 @@ def compare_dimensions(
     internal pilot, :mod:`analysis.inference.reestimate`)."""
     results = {}
     questionnaire = diffs.coded.questionnaire
+    levels = tie_levels(questionnaire, tie_alpha)
     for dim_index, dim in enumerate(diffs.coded.keys):
         role = questionnaire.question(dim).role
         chosen, rejected = means.means(dim_index, mask)
@@ -89,7 +98,7 @@ def compare_dimensions(
             alpha,
             margin if sesoi is None else sesoi,
             rubric=role is QuestionRole.DIVERGE,
-            tost_alpha=tie_alpha if role is QuestionRole.TIE else None,
+            tost_alpha=levels[dim],
         )
         if role is QuestionRole.DESCRIBE:
             results[dim]["notes"].append(DESCRIBED)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from analysis.designs import adjudication, aspect_report, exclusion_tables
+from analysis.designs import adjudication, aspect_report, exclusion_tables, span_report
 from analysis.designs.attributes import attribute_table
 from analysis.designs.erasures import erasure_table
 from analysis.designs.preference import preference_table
@@ -99,6 +99,7 @@ SECTIONS: tuple[Section, ...] = (
         _fixed("Aspect checklist: annotators vs LLM judge"),
         aspect_report.judge_table,
     ),
+    Section(_fixed("Spans: chosen vs rejected, and agreement"), span_report.span_table),
     Section(_fixed("Downstream: comparisons"), downstream_tables.comparison_table),
     Section(_fixed("Downstream: scaling curve"), downstream_tables.scaling_table),
     Section(_fixed("Downstream: LLM judge against the humans"), downstream_tables.judge_table),

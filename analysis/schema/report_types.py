@@ -553,6 +553,7 @@ class Report(TypedDict):
     aspects: NotRequired[
         AspectSummary
     ]  # analysis.designs.aspects: a study with the aspect checklist
+    spans: NotRequired[list[dict[str, Any]]]  # analysis.designs.spans: a study with span labels
     exclusion_rules: NotRequired[
         ExclusionReport
     ]  # analysis.designs.exclusion_rules: a study's rules

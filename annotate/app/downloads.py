@@ -39,6 +39,7 @@ class Download:
 DOWNLOADS: dict[str, Download] = {
     "results_ratings": Download("the ratings export, free text left out", personal=True),
     "results_aspects": Download("the aspect table, free text left out", personal=True),
+    "results_spans": Download("the spans table (labels, places, the words)", personal=True),
     "results_free_text": Download("the free text typed by annotators (audited)", personal=True),
     "results_report": Download("the report: aggregates only", personal=False),
     "drilldown_pairs": Download("a figure's pairs with their texts and scores", personal=True),

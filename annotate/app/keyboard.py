@@ -21,10 +21,17 @@ def _script() -> str:
 
 
 def shortcuts_help(
-    minimum: int, maximum: int, preference: bool = False, aspects: bool = False
+    minimum: int, maximum: int, preference: bool = False, aspects: bool = False, spans: int = 0
 ) -> str:
-    """The shortcuts, as listed on the page (with those of the study's design options)."""
+    """The shortcuts, as listed on the page (with those of the study's design options;
+    `spans`: how many span labels the pair component offers)."""
     extra = " · in the aspect checklist, 0-2 mark the coverage" if aspects else ""
+    if spans:
+        extra += (
+            " · to mark a span, select text in a response with the mouse or a finger, or on "
+            "a focused response with arrows and Shift+arrows (Ctrl: by word), then press "
+            f"1-{spans} or a label's button (Tab reaches each span's Remove)"
+        )
     extra += " · in the preference, 1-5 pick A much better .. B much better" if preference else ""
     return (
         f"**Keys:** {minimum}-{maximum} score the highlighted question and move to the next"

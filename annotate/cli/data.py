@@ -35,11 +35,11 @@ from annotate.domain.dataset.shapes import Rb2Pairs, Shape, ShapeOptionError, sh
 from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
 from annotate.domain.exports.preference import PREFERENCE_FORMATS
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services.admin import aspects, data, people, preference
+from annotate.services.admin import aspects, data, people, preference, spans
 from annotate.vocabulary import DEFAULT_HOLM, DEFAULT_N_BOOT
 
 PROGRESS_MIN_BYTES = 1_000_000
-EXPORT_KINDS = ("ratings", "aspects", "preference")
+EXPORT_KINDS = ("ratings", "aspects", "spans", "preference")
 
 
 @app.command("import")
@@ -174,7 +174,8 @@ def export_command(
             "--kind",
             "--table",
             help="ratings (one row per score), aspects (one row per assignment, response and "
-            "rubric aspect: the aspect checklist's marks) or preference (one row per pair in "
+            "rubric aspect: the aspect checklist's marks), spans (one row per span marked in a "
+            "response, with its label and code points) or preference (one row per pair in "
             "TRL's preference format with the human verdict; jsonl or parquet, one --study).",
         ),
     ] = "ratings",
@@ -186,8 +187,9 @@ def export_command(
         ),
     ] = False,
 ) -> None:
-    """Export ratings, one row per score (or the aspect checklist's marks: --kind aspects; or
-    the pairs as a preference dataset: --kind preference)."""
+    """Export ratings, one row per score (or the aspect checklist's marks: --kind aspects; the
+    spans marked in responses: --kind spans; or the pairs as a preference dataset: --kind
+    preference)."""
     if kind not in EXPORT_KINDS:
         raise fail(f"unknown kind {kind!r}; expected one of {', '.join(EXPORT_KINDS)}")
     formats = PREFERENCE_FORMATS if kind == "preference" else EXPORT_FORMATS
@@ -211,10 +213,18 @@ def export_command(
             )
         elif kind == "aspects":
             frame = aspects.export_aspects(State.engine(), ACTOR, study)
+        elif kind == "spans":
+            frame = spans.export_spans(State.engine(), ACTOR, study)
         else:
             frame = data.export_ratings(State.engine(), ACTOR, study)
     write_ratings(frame, output, fmt)
-    what = {"ratings": "scores", "aspects": "aspect marks", "preference": "pairs"}[kind]
+    words = {
+        "ratings": "scores",
+        "aspects": "aspect marks",
+        "spans": "spans",
+        "preference": "pairs",
+    }
+    what = words[kind]
     out.print(f"Wrote {len(frame)} {what} to {output}.", highlight=False, markup=False)
     if kind == "preference":
         return

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 from sqlmodel.sql.expression import Select
 
-from annotate.db.tables import Annotator, AspectMark, Assignment, Pair, Rating, Study
+from annotate.db.tables import Annotator, AspectMark, Assignment, Pair, Rating, Span, Study
 from annotate.vocabulary import Response, Side
 
 Rows = Select[*tuple[Any, ...]]
@@ -76,16 +76,18 @@ def side_shown(response: Any) -> Any:
 def export_rows(
     source: Source,
     columns: Sequence[Any],
-    detail: type[Rating] | type[AspectMark],
+    detail: type[Rating] | type[AspectMark] | type[Span],
     then_by: Sequence[Any],
     study: str | None = None,
     *,
     simulated: bool = True,
+    where: Sequence[Any] = (),
 ) -> Sequence[Row[Any]]:
-    """The rows of an export: `columns` over each assignment's `detail` rows (its current scores,
-    or its aspect marks) with the study, gold pairs left out, of one `study` or of every study,
-    ordered by study, pair and annotator, then by `then_by`; without `simulated`, simulated
-    annotators' rows are left out (a study that does not count them).
+    """The rows of an export: `columns` over each assignment's `detail` rows (its current
+    scores, or its aspect marks, or its spans; `where`: conditions on them) with the study,
+    gold pairs left out, of one `study` or of every study, ordered by study, pair and
+    annotator, then by `then_by`; without `simulated`, simulated annotators' rows are left out
+    (a study that does not count them).
 
     Gold pairs are quality-control items with a known answer, given to every annotator outside
     the plan's k: they would weigh too much in the validation, so no export holds them."""
@@ -93,7 +95,7 @@ def export_rows(
         joined_assignments(*columns)
         .join(detail, col(detail.assignment_id) == col(Assignment.id))
         .join(Study, col(Pair.study_id) == col(Study.id))
-        .where(col(Pair.gold_preference).is_(None))
+        .where(col(Pair.gold_preference).is_(None), *where)
         .order_by(col(Study.name), col(Pair.record_id), col(Annotator.name), *then_by)
     )
     if study is not None:

@@ -50,7 +50,7 @@ PG_MIGRATION_LOCK_KEY = 0x70726201  # "prb\1": held while a process upgrades the
 FIRST_REVISION = "0001_first_schema"
 # The newest revision, so that starting on an up-to-date database needs no Alembic import
 # (a test checks it against the scripts).
-HEAD_REVISION = "0026_internal_pilot"
+HEAD_REVISION = "0028_entry_keys"
 VERSION_TABLE = "alembic_version"
 # The columns each revision added, to recognise databases made before migrations existed.
 REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -124,6 +124,8 @@ REVISION_MARKERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("0024_questionnaire", (("study", "questionnaire"),)),
     ("0025_conversation", (("pair", "conversation"),)),
     ("0026_internal_pilot", (("study", "internal_pilot"),)),
+    ("0027_spans", (("span", "id"),)),
+    ("0028_entry_keys", (("entrykey", "id"),)),
 )
 # Tables a revision created (marked by their `id` column): a database from before that revision
 # lacks them, which is how its revision is recognised, not a broken schema.

@@ -1,6 +1,6 @@
 """The database tables.
 
-Why 715 lines: every table in one module: the schema reads at a glance beside its migrations.
+Why 758 lines: every table in one module: the schema reads at a glance beside its migrations.
 
 A study owns pairs; an assignment gives one pair to one annotator, with the side the chosen
 response is shown on and the pair's place in that annotator's queue; a rating is one score of
@@ -466,6 +466,23 @@ class Rating(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
 
 
+class EntryKey(SQLModel, table=True):
+    """An entry's idempotency key (issue 36.4): made in the annotator's browser for one send of
+    a pair's entries (a submit or a skip), stored in the transaction of the write it made. A
+    resend of the same key (its answer lost in an outage) is recognised and stores nothing
+    again; the unique constraint refuses a second row even if two sends race. Random: it says
+    nothing of the sides or the person; it goes with its assignment (cascade)."""
+
+    __table_args__ = (UniqueConstraint("assignment_id", "key", name="uq_entrykey_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignment.id", index=True, ondelete="CASCADE")
+    key: str = Field(max_length=64, description="made by the browser, e.g. a random UUID")
+    action: str = Field(description="'submit' or 'skip'")
+    outcome: str = Field(description="what the write did: saved, revised, unchanged, skipped")
+    at: datetime = Field(default_factory=utcnow)
+
+
 class RatingRevision(SQLModel, table=True):
     """An earlier value of a rating, kept when the annotator revises it."""
 
@@ -507,6 +524,25 @@ class AspectMarkRevision(SQLModel, table=True):
     coverage: int
     created_at: datetime
     replaced_at: datetime = Field(default_factory=utcnow)
+
+
+class Span(SQLModel, table=True):
+    """A stretch of one response marked with one of the study's span labels by one annotator
+    (issue 36.3): `start` and `end` are Unicode code points of the STORED text (`text[start:end]`
+    in Python), stored by response (the page knows only sides). History in the same table: a
+    span removed when the annotator revised the pair keeps its row with `removed_at` set; the
+    spans of a pair at a time t are those added before t and not removed by t."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignment.id", index=True)
+    response: str = Field(description="'chosen' or 'rejected'")
+    label: str = Field(description="the span label's key (the study's questionnaire)")
+    start: int = Field(description="first code point of the span in the stored text, from 0")
+    end: int = Field(description="one past its last code point")
+    created_at: datetime = Field(default_factory=utcnow)
+    removed_at: datetime | None = Field(
+        default=None, description="when a revision of the pair removed it (None: current)"
+    )
 
 
 class AspectJudge(SQLModel, table=True):

@@ -4,6 +4,8 @@ adjudication, leave the pair out of the analysis with a reason, take it back."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -123,11 +125,25 @@ def _draw_item(study: str, item: FlagItem) -> None:
         left.markdown(inert_markdown(text.chosen))
         right.markdown("**Rejected**")
         right.markdown(inert_markdown(text.rejected))
+        _draw_spans(left, item, "chosen", text.chosen)
+        _draw_spans(right, item, "rejected", text.rejected)
         if text.narrative or text.profile:  # a plain preference set has neither
             with st.expander("Narrative and profile"):
                 st.markdown(inert_markdown(text.narrative))
                 st.json(text.profile, expanded=False)
         _draw_actions(study, item)
+
+
+def _draw_spans(column: Any, item: FlagItem, response: str, stored: str) -> None:
+    """The spans the annotator marked in one response: each label's words and the stored
+    text it covers, as plain text."""
+    marks = [m for m in item.spans if m.response == response]
+    if not marks:
+        return
+    with column.container(border=True, key=f"flag_spans_{response}"):
+        st.caption(f"Spans marked by the annotator ({len(marks)})")
+        for mark in marks:
+            st.text(f"{mark.label}: “{stored[mark.start : mark.end]}”")
 
 
 def _draw_actions(study: str, item: FlagItem) -> None:

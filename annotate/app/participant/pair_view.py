@@ -7,7 +7,14 @@ what was entered, skip with a reason); this module turns the component's one eve
 What the browser sends is untrusted: an event is taken only for the pair it was drawn for (a
 double click or a page still showing an earlier pair sends the old pair's token: ignored, as the
 Streamlit view's hidden pair token does), and only the study's questions, by side, with whole
-numbers are read from it; the save path checks the rest as for any submit.
+numbers are read from it, and the spans by side as (start, end, label); the save path checks
+the rest as for any submit (`annotate.domain.rating.spans.problems` the spans).
+
+Entries kept through an outage (issue 36.4, the script's outbox: `assets/outbox.js`): each
+event carries the key the browser made for that entry, passed to the save
+(`annotate.domain.rating.entry_keys`); the data tell the script whether the last refusal was
+an outage (`outage`: it sends again by itself) and which entry the server last stored
+(`confirmed`: the script forgets it).
 """
 
 from __future__ import annotations
@@ -19,8 +26,10 @@ from typing import Any
 from annotate.app.participant import aspect_checklist, pair_component
 from annotate.domain.rating.aspects import AspectMarks
 from annotate.domain.rating.queue import PairView
+from annotate.domain.rating.spans import MAX_SPANS, SideSpans, SpanMark
 from annotate.vocabulary import PREFERENCE_POINTS, SIDES
 
+MAX_KEY = 100  # characters kept of an entry key (the save refuses any but 16-64)
 MAX_TEXT = 20_000  # characters kept of a text sent by the browser (the save path checks less)
 
 
@@ -35,6 +44,8 @@ class Entered:
     rationale: str | None = None
     aspect_marks: AspectMarks | None = field(default=None)
     signals: str = ""
+    spans: SideSpans | None = None  # None: not sent (the Streamlit view, a study without labels)
+    entry_key: str | None = None
 
 
 def supported(view: PairView) -> bool:
@@ -50,20 +61,26 @@ def draw(
     error: str,
     attempt: int,
     on_submit: Callable[[Entered], None],
-    on_skip: Callable[[str], None],
+    on_skip: Callable[[str, str | None], None],
+    outage: bool = False,
+    confirmed: Mapping[str, str] | None = None,
 ) -> None:
     """Draw the pair with the component; a Submit or Skip from it calls `on_submit` or
-    `on_skip` (in the callback, before the run that follows). `error`: why this pair's last
-    submit was not saved (`attempt` numbers it, so the same message twice is new data)."""
+    `on_skip(reason, entry key)` (in the callback, before the run that follows). `error`: why
+    this pair's last submit was not saved (`attempt` numbers it, so the same message twice is
+    new data); `outage`: that was because the database did not answer; `confirmed`: the pair
+    and entry key of the last write stored (the module's docstring)."""
     data = pair_component.pair_data(view, sections, error=error)
     data["attempt"] = attempt
+    data["outage"] = outage
+    data["confirmed"] = dict(confirmed) if confirmed else None
 
     def on_event() -> None:
         event = pair_component.event_value()
         if not isinstance(event, Mapping) or event.get("pair") != str(view.assignment_id):
             return  # not this pair's (sent by a page still showing another)
         if event.get("action") == "skip":
-            on_skip(_text(event.get("reason")))
+            on_skip(_text(event.get("reason")), _key(event))
         elif event.get("action") == "submit":
             on_submit(entered(event, view))
 
@@ -122,6 +139,8 @@ def entered(event: Mapping[str, Any], view: PairView) -> Entered:
         rationale=_text(event.get("rationale")).strip() if asked else None,
         aspect_marks=_marks(event, view),
         signals=_text(event.get("signals")),
+        spans=_spans(event.get("spans")) if view.scale.questionnaire.span_labels else None,
+        entry_key=_key(event),
     )
 
 
@@ -139,6 +158,33 @@ def _marks(event: Mapping[str, Any], view: PairView) -> AspectMarks | None:
         given = given if isinstance(given, list) else []
         marks[side] = [_whole(given[i]) if i < len(given) else None for i in range(n)]
     return marks
+
+
+def _spans(sent: object) -> SideSpans:
+    """The spans of a Submit event by side, as `(start, end, label)`; a malformed one becomes
+    a span the save path refuses (-1, -1) rather than being dropped unseen; a list longer than
+    `MAX_SPANS` is read one item past it, which the save path refuses."""
+    by_side = sent if isinstance(sent, Mapping) else {}
+    spans: dict[str, list[SpanMark]] = {}
+    for side in SIDES:
+        given = by_side.get(side)
+        items = given[: MAX_SPANS + 1] if isinstance(given, list) else []
+        spans[side] = [_span(item) for item in items]
+    return spans
+
+
+def _span(item: object) -> SpanMark:
+    if isinstance(item, list) and len(item) == 3:
+        start, end, label = _whole(item[0]), _whole(item[1]), item[2]
+        if start is not None and end is not None and isinstance(label, str):
+            return (start, end, label[:100])
+    return (-1, -1, "")
+
+
+def _key(event: Mapping[str, Any]) -> str | None:
+    """The entry's key as sent (checked by the save); None for an event without one."""
+    key = event.get("key")
+    return key[:MAX_KEY] if isinstance(key, str) and key else None
 
 
 def _whole(value: object) -> int | None:

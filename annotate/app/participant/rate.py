@@ -1,6 +1,6 @@
 """The annotator's page: one blinded pair, each response answered on the study's questions.
 
-Why 790 lines: one page's shared widget state and both views of the pair (Streamlit's
+Why 815 lines: one page's shared widget state and both views of the pair (Streamlit's
 widgets, our component); the issue-36 component replaces most.
 
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
@@ -88,6 +88,7 @@ LAST_SHOWN = "last_shown"  # (queue, pair view) drawn last: drawn again if the d
 SHOWN_AT = "shown_at"
 SUBMIT_ERROR = "submit_error"
 SKIP_ERROR = "skip_error"
+CONFIRMED = "confirmed_entry"  # {pair, key} of the component's entry stored last (issue 36.4)
 ERRORS_SHOWN = "errors_shown"  # a new number for every error: the page script scrolls to it
 SCALE_SHOWN = "scale_shown"  # the scale of the pair shown, for the list of keys
 CHECK_ERROR = "check_error"  # an instructed-response check's answer refused
@@ -182,7 +183,8 @@ def _pair_page(account_id: int) -> None:
     scale = view.scale
     assert scale is not None
     low, high = scale.questionnaire.scale
-    shown = (low, high, scale.ask_preference, scale.aspect_checklist)
+    spans = len(scale.questionnaire.span_labels) if component else 0  # marked in the component
+    shown = (low, high, scale.ask_preference, scale.aspect_checklist, spans)
     st.session_state[SCALE_SHOWN] = shown
 
 
@@ -438,13 +440,18 @@ def _draw_error(name: str, view: PairView) -> None:
 def _draw_component(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     """The pair, its questions, comment, flag, skip and Submit drawn by our own component
     (`annotate.app.participant.pair_view`), saved through the same callbacks as the form's."""
+    error = _take_error(view, SUBMIT_ERROR, SKIP_ERROR)
     pair_view.draw(
         view,
         _context_sections(view),
-        error=_take_error(view, SUBMIT_ERROR, SKIP_ERROR),
+        error=error,
         attempt=st.session_state.get(ERRORS_SHOWN, 0),
         on_submit=lambda entered: _save(account_id, view, entries, entered),
-        on_skip=lambda reason: _set_aside(account_id, view, entries, reason, flag=False),
+        on_skip=lambda reason, key: _set_aside(
+            account_id, view, entries, reason, flag=False, entry_key=key
+        ),
+        outage=error == OFFLINE,
+        confirmed=st.session_state.get(CONFIRMED),
     )
 
 
@@ -495,7 +502,7 @@ def _save(account_id: int, view: PairView, entries: list[QueueEntry], entered: E
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
     missing += aspect_checklist.missing(view, entered.aspect_marks)
     if missing and flag_reason:
-        _set_aside(account_id, view, entries, flag_reason, flag=True)
+        _set_aside(account_id, view, entries, flag_reason, flag=True, entry_key=entered.entry_key)
         return
     if missing:
         state[SUBMIT_ERROR] = (
@@ -523,10 +530,13 @@ def _save(account_id: int, view: PairView, entries: list[QueueEntry], entered: E
             rationale=rationale,
             aspect_marks=entered.aspect_marks,
             signals=read_signals(entered.signals, view.assignment_id),
+            spans=entered.spans,
+            entry_key=entered.entry_key,
         ),
     )
     if result is None:
         return
+    _confirm(view, entered.entry_key)
     state[SHOWN_AT].pop(view.assignment_id, None)
     state[NOTICE] = {
         "saved": f"Pair {view.number} saved.",
@@ -563,8 +573,20 @@ def _skip(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
     _set_aside(account_id, view, entries, reason, flag=False)
 
 
+def _confirm(view: PairView, entry_key: str | None) -> None:
+    """The component's entry just stored: said to its script with the next data."""
+    if entry_key is not None:
+        st.session_state[CONFIRMED] = {"pair": str(view.assignment_id), "key": entry_key}
+
+
 def _set_aside(
-    account_id: int, view: PairView, entries: list[QueueEntry], reason: str, *, flag: bool
+    account_id: int,
+    view: PairView,
+    entries: list[QueueEntry],
+    reason: str,
+    *,
+    flag: bool,
+    entry_key: str | None = None,
 ) -> None:
     """Skip the pair, or flag it without scores; then move on."""
 
@@ -576,11 +598,13 @@ def _set_aside(
             reason=reason,
             token=login_token() or "",
             flag=flag,
+            entry_key=entry_key,
         )
         return True
 
     if _attempt(SUBMIT_ERROR if flag else SKIP_ERROR, view, save) is None:
         return
+    _confirm(view, entry_key)
     st.session_state[NOTICE] = (
         f"Pair {view.number} flagged without scores; thank you for reporting it."
         if flag

@@ -15,6 +15,7 @@ from analysis.designs.adjudication import adjudication_table
 from analysis.designs.aspect_report import aspect_tables
 from analysis.designs.attributes import attribute_table
 from analysis.designs.preference import preference_table
+from analysis.designs.span_report import span_table
 from analysis.inference.margins import UNIT_LABELS, UNIT_WORDS
 from analysis.methods import CAVEAT_WORDS
 from analysis.renderers.charts import FIGURES
@@ -324,6 +325,7 @@ def _draw_tables(report: Report, comparison: bool = False) -> None:
         ("Direct preference", preference_table(report)),
         ("By annotator attribute (survey)", attribute_table(report)),
         *aspect_tables(report),  # a study with the aspect checklist
+        ("Spans: chosen vs rejected, and agreement", span_table(report)),  # span labels
         ("Adjudication: before and after", _adjudicated(report)),
     ):
         if optional is not None:  # a study with that design option
@@ -406,6 +408,9 @@ def _draw_downloads(study: str, data: StudyData, state: dict[str, Any]) -> None:
         _export_row(
             "Aspect table", aspects, f"{study}_aspects", "results_aspects", "download_aspects"
         )
+    if data.snapshot.spans is not None:  # a study with span labels: its spans table
+        spans = data.snapshot.spans
+        _export_row("Spans table", spans, f"{study}_spans", "results_spans", "download_spans")
     report_row = st.columns(len(REPORT_FORMATS) + 1)
     report_row[0].markdown("**Report**")
     for column, fmt in zip(report_row[1:], REPORT_FORMATS, strict=True):

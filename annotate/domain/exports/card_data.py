@@ -1,7 +1,7 @@
 """The dataset card's front matter, made with `huggingface_hub`'s `DatasetCardData` (issue
 35.3): license, name, task, size and one config per published table (the ratings the default,
-then the aspect checklist's marks and the preference table when the folder holds them), so that
-`datasets.load_dataset(folder, config)` reads each table."""
+then the aspect checklist's marks, the spans and the preference table when the folder holds
+them), so that `datasets.load_dataset(folder, config)` reads each table."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 CONFIGS = {
     "ratings": "ratings.parquet",
     "aspects": "aspects.parquet",
+    "spans": "spans.parquet",
     "preference": "preference.parquet",
 }
 """Config name -> the published file it reads, in the card's order (ratings first: default)."""

@@ -1,6 +1,6 @@
 """The validation card's findings, from the report as a JSON-like dict: the verdict with its
 figures, missing data, the analysis plan, agreement and human accuracy, reward models and the
-downstream check (sections of :func:`annotate.domain.exports.publish.dataset_card`)."""
+downstream check, the spans (sections of :func:`annotate.domain.exports.publish.dataset_card`)."""
 
 from __future__ import annotations
 
@@ -225,6 +225,48 @@ def models_section(report: Mapping[str, Any]) -> list[str]:
     ]
     headers = ["model", "kind", "pairs", "accuracy", "95% CI", "single annotator, same pairs"]
     return ["## Reward models", "", *table(headers, rows)]
+
+
+SPAN_HEADERS = [
+    "span label",
+    "spans",
+    "chosen with a span",
+    "rejected with a span",
+    "difference",
+    "95% CI",
+    "McNemar p",
+    "token F1",
+    "annotator pairs",
+]
+
+
+def spans_section(report: Mapping[str, Any]) -> list[str]:
+    """The spans marked with each span label (issue 36.3), when the study has span labels:
+    the share of ratings whose chosen and rejected response carry one, their difference by
+    pair with its interval, and agreement on where (token F1 between annotators)."""
+    found = report.get("spans") or []
+    if not found:
+        return []
+    rows = [
+        [
+            s["words"],
+            s["n_spans"],
+            num(s["chosen_share"]),
+            num(s["rejected_share"]),
+            num(s["difference"]),
+            interval(s["difference_ci"]),
+            p_text(s["mcnemar_p"]),
+            num(s["agreement"]["f1"]),
+            s["agreement"]["n_compared"],
+        ]
+        for s in found
+    ]
+    words = (
+        "Shares are of ratings (a pair as one annotator rated it); the difference (chosen minus "
+        "rejected) averages a pair's annotators, with the t interval over pairs; McNemar's test "
+        "is continuity-corrected; token F1 compares every two annotators of a pair."
+    )
+    return ["## Spans", "", words, "", *table(SPAN_HEADERS, rows)]
 
 
 def downstream_section(report: Mapping[str, Any]) -> list[str]:

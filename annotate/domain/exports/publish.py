@@ -32,6 +32,7 @@ from annotate.domain.exports.card_results import (
     missing_section,
     models_section,
     plan_section,
+    spans_section,
     verdict_section,
 )
 from annotate.domain.exports.provenance import COLUMN_NOTES
@@ -48,6 +49,7 @@ RATINGS_CSV = "ratings.csv"
 """The same rows as CSV: Debian's R has no Parquet reader (arrow is not packaged), and
 reproduce.R reads this file."""
 ASPECTS_FILE = CONFIGS["aspects"]  # the aspect checklist's marks, for a study that uses it
+SPANS_FILE = CONFIGS["spans"]  # the spans marked in responses, for a study with span labels
 PREFERENCE_FILE = CONFIGS["preference"]  # the pairs in TRL's preference format, with verdicts
 REPORT_FILES = ("report.json", "report.md", "report.html")
 CARD_FILE = "README.md"
@@ -272,6 +274,14 @@ def _files_section(
         "",
         f"- `{RATINGS_FILE}`: one row per score.",
         *aspects,
+        *(
+            [
+                f"- `{SPANS_FILE}`: one row per span marked in a response: its label, `start` "
+                "and `end` in code points of the stored response, and that `text`."
+            ]
+            if SPANS_FILE in files
+            else []
+        ),
         *_preference_lines(files),
         "- `report.json`, `report.md`, `report.html`: the full validation report.",
         *(
@@ -351,6 +361,7 @@ def dataset_card(protocol: Protocol, report: Mapping[str, Any]) -> str:
         *agreement_section(report),
         "",
         *models_section(report),
+        *spans_section(report),
         "",
         *downstream_section(report),
         "",

@@ -47,6 +47,7 @@ from annotate.db.tables import (
     PlatformAction,
     Rating,
     RatingRevision,
+    Span,
     Study,
     Training,
     stored_id,
@@ -98,6 +99,7 @@ def _remove_work(session: Session, assignment_ids: Sequence[int]) -> int:
     session.execute(delete(Rating).where(col(Rating.assignment_id).in_(assignment_ids)))
     session.execute(delete(AspectMarkRevision).where(col(AspectMarkRevision.mark_id).in_(marks)))
     session.execute(delete(AspectMark).where(col(AspectMark.assignment_id).in_(assignment_ids)))
+    session.execute(delete(Span).where(col(Span.assignment_id).in_(assignment_ids)))
     session.execute(
         delete(FlagResolution).where(col(FlagResolution.assignment_id).in_(assignment_ids))
     )

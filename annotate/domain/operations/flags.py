@@ -18,10 +18,12 @@ from annotate.db.tables import (
     Pair,
     PairExclusion,
     Rating,
+    Span,
     Study,
     stored_id,
     utcnow,
 )
+from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Conflict, Invalid, NotFound
 from annotate.vocabulary import AssignmentStatus, FlagAction
 
@@ -55,6 +57,18 @@ class FlagItem:
     scores: dict[str, dict[str, int]]  # response -> dimension -> score
     resolution: Resolution | None
     excluded: bool
+    spans: list[FlagSpan] = field(default_factory=list)  # the annotator's spans, text order
+
+
+@dataclass(frozen=True)
+class FlagSpan:
+    """A span the annotator marked on the item (issue 36.3), by response (the admin knows the
+    labels): the span label's words and its code points in the stored response."""
+
+    response: str
+    label: str
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -107,6 +121,7 @@ def flag_queue(session: Session, study_id: int, open_only: bool = False) -> list
     ids = [row[0] for row in rows]
     resolutions = _resolutions(session, ids)
     scores = _scores(session, ids)
+    spans = _spans(session, study_id, ids)
     excluded = {e.record_id for e in exclusions(session, study_id)}
     items = [
         FlagItem(
@@ -121,6 +136,7 @@ def flag_queue(session: Session, study_id: int, open_only: bool = False) -> list
             scores=scores.get(aid, {}),
             resolution=resolutions.get(aid),
             excluded=record_id in excluded,
+            spans=spans.get(aid, []),
         )
         for aid, record_id, domain, name, flagged, flag_reason, skip_reason, comment, status in rows
     ]
@@ -143,6 +159,23 @@ def _scores(session: Session, ids: list[int]) -> dict[int, dict[str, dict[str, i
     ).all()
     for aid, response, dimension, score in rows:
         out.setdefault(aid, {}).setdefault(response, {})[dimension] = score
+    return out
+
+
+def _spans(session: Session, study_id: int, ids: list[int]) -> dict[int, list[FlagSpan]]:
+    """The current spans of the items, with their labels' words."""
+    study = session.get(Study, study_id)
+    assert study is not None
+    words = {s.key: s.label for s in questionnaire_of(study).span_labels}
+    query = (
+        select(Span)
+        .where(col(Span.assignment_id).in_(ids), col(Span.removed_at).is_(None))
+        .order_by(col(Span.response), col(Span.start), col(Span.end))
+    )
+    out: dict[int, list[FlagSpan]] = {}
+    for row in session.exec(query):
+        mark = FlagSpan(row.response, words.get(row.label, row.label), row.start, row.end)
+        out.setdefault(row.assignment_id, []).append(mark)
     return out
 
 

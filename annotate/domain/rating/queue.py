@@ -17,6 +17,7 @@ from annotate.domain.assignment import quota
 from annotate.domain.assignment.blinding import response_on
 from annotate.domain.assignment.crowd import has_finished
 from annotate.domain.rating.aspects import marks_by_side
+from annotate.domain.rating.spans import SpanMark, spans_by_side
 from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.domain.study.training_rules import FAILED
 from annotate.questionnaire import Questionnaire
@@ -70,6 +71,7 @@ class PairView:
     side_preference: int | None = None  # -2 A much better .. +2 B much better (sides only)
     rationale: str = ""
     aspect_marks: dict[str, list[int | None]] = field(default_factory=dict)  # side -> by aspect
+    spans: dict[str, list[SpanMark]] = field(default_factory=dict)  # side -> (start, end, label)
 
 
 def _in_queue(annotator_id: int) -> ColumnElement[bool]:
@@ -141,6 +143,7 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
     assert pair is not None
     assert study is not None
     total += _quota_left(session, study, annotator_id)
+    scale = study_scale(study)
     texts = {Response.CHOSEN: pair.chosen, Response.REJECTED: pair.rejected}
     side_of_response: dict[str, str] = {response_on(s, assignment.chosen_side): s for s in SIDES}
     scores: dict[str, dict[str, int]] = {side: {} for side in SIDES}
@@ -163,10 +166,11 @@ def pair_view(session: Session, annotator_id: int, assignment_id: int) -> PairVi
         comment=assignment.comment or "",
         flag_reason=assignment.flag_reason or "",
         skip_reason=assignment.skip_reason or "",
-        scale=study_scale(study),
+        scale=scale,
         side_preference=assignment.side_preference,
         rationale=assignment.rationale or "",
         aspect_marks=marks_by_side(session, assignment, pair) if study.aspect_checklist else {},
+        spans=spans_by_side(session, assignment) if scale.questionnaire.span_labels else {},
     )
 
 

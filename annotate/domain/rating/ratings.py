@@ -25,13 +25,13 @@ from annotate.db.tables import (
 )
 from annotate.domain.assignment import SlotTaken, admit_skip, admit_submit, release
 from annotate.domain.assignment.blinding import response_on
-from annotate.domain.rating import aspects, preference
+from annotate.domain.rating import aspects, preference, spans
 from annotate.domain.rating.revisions import AnswerTable, save_answers
 from annotate.domain.rating.signals import Signals, add_signals
 from annotate.domain.study.questionnaire import questionnaire_of
 from annotate.errors import Forbidden, Invalid
 from annotate.questionnaire import Questionnaire
-from annotate.vocabulary import SIDES, AssignmentStatus
+from annotate.vocabulary import SIDES, AssignmentStatus, Response
 
 Scores = Mapping[str, Mapping[str, int | None]]
 """side ('A' or 'B') -> question key -> score (None when not given yet)."""
@@ -49,6 +49,7 @@ class NotYours(Forbidden):
 class SubmitResult:
     status: str  # "saved" (first time), "revised" (changed scores) or "unchanged"
     assignment_id: int
+    repeated: bool = False  # a resend of an entry key already stored: nothing was written
 
 
 def missing_scores(scores: Scores, questionnaire: Questionnaire) -> list[str]:
@@ -118,6 +119,7 @@ class Submission:
     rationale: str | None = None
     aspect_marks: aspects.AspectMarks | None = None
     signals: Signals | None = None
+    spans: spans.SideSpans | None = None  # None: not sent (the spans stay as they are)
 
 
 def save_scores(session: Session, assignment: Assignment, sent: Submission) -> SubmitResult:
@@ -133,6 +135,8 @@ def save_scores(session: Session, assignment: Assignment, sent: Submission) -> S
     _check_scores(sent.scores, questionnaire)
     wrong = preference.problems(study, sent.side_preference, sent.rationale)
     wrong += aspects.problems(study, len(pair.rubric_aspects), sent.aspect_marks)
+    texts = {s: _text_on(pair, s, assignment.chosen_side) for s in SIDES}
+    wrong += spans.problems(questionnaire, texts, sent.spans or {})
     if wrong:
         raise RatingError("; ".join(wrong))
     _admit(admit_submit, session, assignment)
@@ -142,10 +146,17 @@ def save_scores(session: Session, assignment: Assignment, sent: Submission) -> S
         changed += _save_preference(assignment, study, sent.side_preference, sent.rationale, now)
     if study.aspect_checklist and sent.aspect_marks is not None:
         changed += aspects.save_marks(session, assignment, sent.aspect_marks, now)[1]
+    if sent.spans is not None and questionnaire.span_labels:
+        changed += spans.save_spans(session, assignment, sent.spans, now)
     add_signals(assignment, sent.signals)
     _mark_done(session, assignment, sent.comment, sent.flag_reason, now)
     status = "saved" if not had_scores else ("revised" if changed else "unchanged")
     return SubmitResult(status, stored_id(assignment))
+
+
+def _text_on(pair: Pair, side: str, chosen_side: str) -> str:
+    """The stored text of the response shown on `side`."""
+    return pair.chosen if response_on(side, chosen_side) == Response.CHOSEN else pair.rejected
 
 
 def _save_preference(

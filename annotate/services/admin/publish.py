@@ -227,8 +227,9 @@ def _files(
     pairs: pd.DataFrame | None = None,
 ) -> dict[str, bytes]:
     """The folder's files: the tables (ratings; the aspect marks for a study with the
-    checklist; the pairs in TRL's preference format with their verdicts when the study has a
-    target question), the report, the plan, the scripts, the card and its Croissant metadata."""
+    checklist; the spans for a study with span labels; the pairs in TRL's preference format
+    with their verdicts when the study has a target question), the report, the plan, the
+    scripts, the card and its Croissant metadata."""
     left_out = {e["pair_id"] for e in data.snapshot.excluded}
     ratings = _published(data, data.snapshot.ratings, disclosure, mask)
     ratings["excluded"] = ratings["pair_id"].isin(left_out)
@@ -238,6 +239,11 @@ def _files(
         aspects = _published(data, marks, disclosure, mask)
         aspects["excluded"] = aspects["pair_id"].isin(left_out)
         tables["aspects"] = (publish.ASPECTS_FILE, aspects)
+    spans = data.snapshot.spans
+    if spans is not None and not spans.empty:  # a study with span labels
+        published = _published(data, spans, disclosure, mask)
+        published["excluded"] = published["pair_id"].isin(left_out)
+        tables["spans"] = (publish.SPANS_FILE, published)
     if pairs is not None:
         tables["preference"] = (publish.PREFERENCE_FILE, pairs)
     parquet = {name: _parquet(frame) for name, frame in tables.values()}

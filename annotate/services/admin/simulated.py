@@ -35,6 +35,7 @@ from annotate.db.tables import (
     Participation,
     Rating,
     RatingRevision,
+    Span,
     Study,
     Training,
     stored_id,
@@ -259,6 +260,7 @@ def _remove_assignments(session: Session, ids: list[int]) -> dict[str, int]:
     session.execute(delete(AspectMarkRevision).where(col(AspectMarkRevision.mark_id).in_(marks)))
     session.execute(delete(Rating).where(col(Rating.assignment_id).in_(ids)))
     session.execute(delete(AspectMark).where(col(AspectMark.assignment_id).in_(ids)))
+    session.execute(delete(Span).where(col(Span.assignment_id).in_(ids)))
     session.execute(delete(FlagResolution).where(col(FlagResolution.assignment_id).in_(ids)))
     session.execute(delete(Assignment).where(col(Assignment.id).in_(ids)))
     return counts

@@ -20,11 +20,12 @@ from analysis.designs.exclusion_rules import EXCLUDED_COLUMN, mark_excluded
 from analysis.schema.report_types import ExcludedPair, Report, SimulatedRatings
 from analysis.study_report import Margin, StudyData, StudySettings, StudySnapshot, report_of
 from annotate.db import read_session, snapshot_session, write_session
-from annotate.db.tables import Annotator, Assignment, Erasure, Rating, Study, stored_id
+from annotate.db.tables import Annotator, Assignment, Erasure, Pair, Rating, Study, stored_id
 from annotate.domain.exports.aspect_export import aspects_dataframe, judge_dataframe
 from annotate.domain.exports.export import ratings_dataframe
 from annotate.domain.exports.pseudonyms import pseudonymised
 from annotate.domain.exports.published import free_text_fields, free_text_table
+from annotate.domain.exports.span_export import spans_dataframe
 from annotate.domain.operations.exclusion_rules import rules_record
 from annotate.domain.operations.flags import exclusions
 from annotate.domain.study import audit
@@ -53,6 +54,8 @@ def study_ratings(engine: Engine, study: str) -> StudyData:
         ratings = pseudonymised(ratings_dataframe(session, study, simulated=counted), names)
         checklist = target.aspect_checklist
         aspects = aspects_dataframe(session, study, simulated=counted) if checklist else None
+        labelled = bool(questionnaire_of(target).span_labels)
+        spans = spans_dataframe(session, study, simulated=counted) if labelled else None
         snapshot = StudySnapshot(
             study,
             mark_excluded(ratings, rules["rules"], facts),
@@ -61,6 +64,8 @@ def study_ratings(engine: Engine, study: str) -> StudyData:
                 for e in exclusions(session, study_id)
             ],
             aspects=pseudonymised(aspects, names) if aspects is not None else None,
+            spans=pseudonymised(spans, names) if spans is not None else None,
+            span_texts=span_texts(session, study_id, spans),
             judges=judge_dataframe(session, study) if checklist else None,
             rules=rules,
             annotator_facts=facts,
@@ -69,6 +74,22 @@ def study_ratings(engine: Engine, study: str) -> StudyData:
             simulated=simulated_summary(session, study_id, counted),
         )
         return StudyData(snapshot, study_settings(session, target))
+
+
+def span_texts(
+    session: Session, study_id: int, spans: pd.DataFrame | None
+) -> dict[tuple[str, str], str]:
+    """The stored texts of the responses of the pairs with spans, by (pair id, response)."""
+    if spans is None or spans.empty:
+        return {}
+    ids = sorted(set(spans["pair_id"].astype(str)))
+    query = select(Pair.record_id, Pair.chosen, Pair.rejected).where(
+        col(Pair.study_id) == study_id, col(Pair.record_id).in_(ids)
+    )
+    texts: dict[tuple[str, str], str] = {}
+    for record_id, chosen, rejected in session.exec(query):
+        texts[(record_id, "chosen")], texts[(record_id, "rejected")] = chosen, rejected
+    return texts
 
 
 def study_settings(session: Session, target: Study) -> StudySettings:

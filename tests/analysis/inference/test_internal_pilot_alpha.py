@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import shutil
 import subprocess
+from typing import Any
 
 import numpy as np
 import pytest
@@ -194,3 +195,41 @@ def test_reduced_simulation_with_the_tie_alpha():
     assert found is not None
     run = null_study(t, found, 1, (0, 0), tie_alpha=0.04)
     assert run.first_stage <= run.final <= math.floor(CAP_FACTOR * run.first_stage)
+
+
+def test_the_by_domain_tosts_are_read_at_the_tie_alpha_too():
+    """The exploratory by-domain results read each tie TOST at the internal pilot's tie alpha,
+    as the study's own results do, with and without Holm: in one domain holding every pair
+    (seed 8, factuality's p 0.0497) the unadjusted verdicts equal the study's (a tie at
+    alpha, inconclusive at 0.04); with Holm the adjusted p is judged at 0.04 as well."""
+    from analysis.report import build_report
+
+    ratings = simulate_ratings(20, 3, {"rubric_alignment": 1.0}, seed=8, domains=("all",))
+    internal = _document(internal_pilot={"first_stage_pairs": 12, "tie_alpha": 0.04})
+    for document, expected in ((_document(), "tie"), (internal, "inconclusive")):
+        report = build_report(
+            ratings, margin=0.8, n_boot=0, smallest_effect=0.2, plan=document, mixed=False,
+            holm=False,
+        )  # fmt: skip
+        domain = report["by_domain"]["all"]["dimensions"]["factuality"]
+        assert domain["verdict"] == report["dimensions"]["factuality"]["verdict"] == expected
+        assert domain["ci_tost"] == pytest.approx(report["dimensions"]["factuality"]["ci_tost"])
+
+
+def test_holm_judges_each_adjusted_tost_at_its_own_level():
+    """A tie TOST p of 0.0225 and a superiority p of 0.9 in one Holm family: the adjusted TOST
+    p is 0.045 (2 x 0.0225, as R's p.adjust(c(0.0225, 0.9), "holm")), a tie at alpha 0.05 and
+    inconclusive at an internal pilot's 0.04."""
+    from analysis.inference.paired import apply_holm
+
+    def family() -> dict[str, Any]:
+        result = {"n_pairs": 20, "rule": "equivalence", "tost_p": 0.0225,
+                  "superiority_p": 0.9, "wilcoxon_p": 0.5}  # fmt: skip
+        return {"factuality": result}
+
+    at_alpha, at_tie = family(), family()
+    apply_holm([at_alpha], 0.05)
+    apply_holm([at_tie], 0.05, {"factuality": 0.04})
+    assert at_alpha["factuality"]["tost_p_adjusted"] == pytest.approx(0.045)
+    assert at_alpha["factuality"]["verdict"] == "tie"
+    assert at_tie["factuality"]["verdict"] == "inconclusive"

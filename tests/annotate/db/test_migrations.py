@@ -253,6 +253,8 @@ def test_head_revision_and_markers_follow_the_scripts():
         "0024_questionnaire",
         "0025_conversation",
         "0026_internal_pilot",
+        "0027_spans",
+        "0028_entry_keys",
     )
     assert script_revisions()[-1] == HEAD_REVISION
     assert [revision for revision, _ in REVISION_MARKERS] == list(script_revisions()[1:])
@@ -825,3 +827,33 @@ def _study_columns(engine: Engine) -> set[str]:
     from sqlalchemy import inspect
 
     return {c["name"] for c in inspect(engine).get_columns("study")}
+
+
+def test_entry_keys_table_is_added_unique_and_dropped_by_the_downgrade(empty_db_url):
+    """0028: the `entrykey` table, one key per assignment (the unique constraint refuses a
+    second), deleted with its assignment; the downgrade to 0027 drops it."""
+    from sqlalchemy import inspect
+    from sqlalchemy.exc import IntegrityError
+
+    engine = database_at(empty_db_url, FIRST_REVISION)
+    try:
+        first_schema_data(engine)
+        upgrade_database(engine, "0027_spans")
+        assert "entrykey" not in inspect(engine).get_table_names()
+        upgrade_database(engine)
+        assert schema_differences(engine) == []
+        assignment = rows(engine, "assignment", "id")[0][0]
+        insert = text(
+            "INSERT INTO entrykey (assignment_id, key, action, outcome, at) "
+            "VALUES (:a, 'k-0000000000000000', 'submit', 'saved', CURRENT_TIMESTAMP)"
+        )
+        with engine.begin() as connection:
+            connection.execute(insert, {"a": assignment})
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.execute(insert, {"a": assignment})
+        with _locked_transaction(engine) as connection:
+            command.downgrade(alembic_config(connection=connection), "0027_spans")
+        assert versions(engine) == ["0027_spans"]
+        assert "entrykey" not in inspect(engine).get_table_names()
+    finally:
+        engine.dispose()

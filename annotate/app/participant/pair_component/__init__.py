@@ -3,7 +3,9 @@ HTML, CSS and script: `pair.js`, `pair.css`) draws a blinded pair's context, Res
 Response B, the study's questions for each, the comment, the flag, the skip and Submit, and
 sends back one event with what was entered and the pair it was drawn for; the direct
 preference (by side only) and its rationale, and the aspect checklist (`assets/aspects.js`, an
-ES module pair.js imports from the same folder), when the study asks for them.
+ES module pair.js imports from the same folder), when the study asks for them; the spans
+marked in each response with the study's span labels (by side, in code points of the stored
+text: the responses' trees are placed, `text_tree.placed_tree`).
 
 What it receives (`pair_data`) is built from the blinded `PairView` only: the texts under the
 names A and B, the study's questions, what was saved under the same sides, the page's own words.
@@ -26,7 +28,7 @@ from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentM
 
 from annotate.app.participant import aspect_checklist
 from annotate.app.participant.chat import ROLE_NAMES
-from annotate.app.participant.pair_component.text_tree import text_tree
+from annotate.app.participant.pair_component.text_tree import placed_tree, text_tree
 from annotate.domain.rating.aspects import aspect_text
 from annotate.domain.rating.preference import MAX_RATIONALE_CHARS
 from annotate.domain.rating.queue import PairView
@@ -107,7 +109,7 @@ def pair_data(
         "question": [] if view.conversation else text_tree(view.question),
         "conversation": _turns(view.conversation),
         "sections": [{"title": t, "body": text_tree(body)} for t, body in sections],
-        "responses": [{"side": s, "body": text_tree(view.responses[s])} for s in SIDES],
+        "responses": [{"side": s, "body": placed_tree(view.responses[s])} for s in SIDES],
         "questions": [
             {"key": q.key, "label": q.label, "text": q.text, "options": _options(q)}
             for q in scale.questionnaire.questions
@@ -117,8 +119,10 @@ def pair_data(
             "comment": view.comment,
             "flag": view.flag_reason,
             "marks": _saved_marks(view),
+            "spans": {s: [list(mark) for mark in view.spans.get(s, [])] for s in SIDES},
         },
         "aspects": _aspects(view),
+        "span_labels": [{"key": s.key, "label": s.label} for s in scale.questionnaire.span_labels],
         "preference": _preference(view),
         "can_skip": view.status != "done",
         "notice": notice,

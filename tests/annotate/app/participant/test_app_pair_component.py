@@ -139,3 +139,14 @@ def test_the_aspect_marks_are_read_only_when_asked_one_per_aspect():
         "B": [None] * 3,
     }
     assert entered(event, replace(asked, scale=_view().scale)).aspect_marks is None
+
+
+def test_an_events_entry_key_is_passed_on_as_text_only():
+    """The outbox's key (issue 36.4) goes to the save as sent (the save checks its shape); a
+    missing or non-text key is none, an overlong one cut (and then refused by the save)."""
+    view = _view()
+    key = "0b6f1c2e-8d4a-4f7e-9a51-3c2d1e0f9a8b"
+    assert entered({"pair": "7", "key": key}, view).entry_key == key
+    for sent in (None, "", 5, ["k"], {"k": 1}):
+        assert entered({"pair": "7", "key": sent}, view).entry_key is None
+    assert len(entered({"pair": "7", "key": "k" * 500}, view).entry_key or "") == 100

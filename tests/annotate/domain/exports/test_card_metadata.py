@@ -15,16 +15,17 @@ import pandas as pd
 import pytest
 from huggingface_hub import DatasetCard
 from sqlalchemy import update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from annotate.db import write_session
-from annotate.db.tables import Pair
+from annotate.db.tables import Assignment, Pair, Span
 from annotate.domain.exports.croissant import croissant_document, croissant_json, rai_fields
 from annotate.domain.exports.preference import PREFERENCE_COLUMNS, pair_of, preference_frame
 from annotate.domain.exports.publish import Protocol
 from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study, update_study
 from annotate.errors import Invalid
+from annotate.questionnaire import parse_questionnaire
 from annotate.services.admin.data import import_files
 from annotate.services.admin.publish import hub_upload, publish_study
 from annotate.services.admin.simulated import store_simulated_ratings
@@ -35,8 +36,9 @@ TABLES = {"ratings": "ratings.parquet", "aspects": "aspects.parquet"}
 
 @pytest.fixture
 def folder(engine, demo_files, tmp_path):
-    """Study `s` with the aspect checklist: the demo's 27 pairs, 3 simulated annotators
-    (counted), one chosen response hostile text; published to `card/`."""
+    """Study `s` with the aspect checklist and a span label: the demo's 27 pairs, 3 simulated
+    annotators (counted), spans on six ratings, one chosen response hostile text; published to
+    `card/`."""
     with write_session(engine) as session:
         get_or_create_study(session, "s", seed=3)
         update_study(session, "s", aspect_checklist=True)
@@ -45,6 +47,14 @@ def folder(engine, demo_files, tmp_path):
         first = session.exec(select(Pair).where(Pair.gold_preference == None).limit(1)).one()  # noqa: E711
         session.execute(update(Pair).where(Pair.id == first.id).values(chosen=HOSTILE))
     store_simulated_ratings(engine, "s", n_annotators=3, seed=1, count=True)
+    with write_session(engine) as session:  # span labels, and spans on six ratings
+        study = get_or_create_study(session, "s")
+        labelled = {"template": "prb", "span_labels": [{"key": "error", "label": "Error"}]}
+        study.questionnaire = parse_questionnaire(labelled).stored()
+        for item in session.exec(select(Assignment).order_by(col(Assignment.id)).limit(6)):
+            session.add(
+                Span(assignment_id=item.id, response="chosen", label="error", start=0, end=8)
+            )
     out = tmp_path / "card"
     publish_study(engine, SYSTEM, "s", out)
     return out
@@ -53,8 +63,8 @@ def folder(engine, demo_files, tmp_path):
 def test_every_table_is_a_config_that_datasets_loads(folder, tmp_path):
     card = DatasetCard.load(folder / "README.md")
     configs = card.data.to_dict()["configs"]
-    assert [c["config_name"] for c in configs] == ["ratings", "aspects", "preference"]
-    assert [c.get("default", False) for c in configs] == [True, False, False]
+    assert [c["config_name"] for c in configs] == ["ratings", "aspects", "spans", "preference"]
+    assert [c.get("default", False) for c in configs] == [True, False, False, False]
     for config in configs:
         (files,) = config["data_files"]
         table = pd.read_parquet(folder / files["path"])
@@ -82,7 +92,7 @@ def test_croissant_validates_and_reads_every_record_set(folder):
     assert metadata.personal_sensitive_information
     assert metadata.data_use_cases
     names = [r["name"] for r in document["recordSet"]]
-    assert names == ["ratings", "aspects", "preference"]
+    assert names == ["ratings", "aspects", "spans", "preference"]
     for name in names:
         path = folder / f"{name}.parquet"
         records = list(dataset.records(record_set=name))

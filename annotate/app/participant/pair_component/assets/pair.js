@@ -4,6 +4,12 @@
 // tags: nothing in the data is ever parsed as HTML.
 // Streamlit calls this function again whenever the data change; the pair is drawn anew only
 // when the pair changes (a refused submit keeps what was typed).
+// What is entered is kept in the tab until the server confirms it, and sent again after an
+// outage, by the outbox (outbox.js, its own module: issue 36.4).
+
+import * as outbox from "./outbox.js";
+
+import { onResponseKey, placedRun, selectedSpan, selectionIn, showCaret, shownBetween, spanList } from "./spans.js";
 
 import { aspectMarks, drawAspects } from "./aspects.js"; // the aspect checklist (its own module)
 
@@ -27,16 +33,19 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-// A text tree: a string is text; a node is [tag, children] with a tag of TAGS (else a span).
-function build(nodes, parent) {
+// A text tree: a string is text; a node is [tag, children] with a tag of TAGS (else a span);
+// in a response, ["#", text, start] is text placed in the stored text, drawn with its `marks`.
+function build(nodes, parent, marks = [], labels = []) {
   for (const node of nodes || []) {
     if (typeof node === "string") {
       parent.append(document.createTextNode(node));
+    } else if (Array.isArray(node) && node[0] === "#") {
+      parent.append(placedRun(String(node[1]), Number(node[2]), marks, labels));
     } else if (Array.isArray(node)) {
       const tag = TAGS.has(node[0]) ? node[0] : "span";
       const child = document.createElement(tag);
       if (BLOCKS.has(tag)) child.dir = "auto"; // right-to-left text aligned as it reads
-      build(node[1], child);
+      build(node[1], child, marks, labels);
       parent.append(child);
     }
   }
@@ -89,20 +98,93 @@ function drawQuestion(side, question, saved) {
   return set;
 }
 
-function drawSides(data) {
+function drawSides(state, data) {
   const sides = el("div", { class: "sides" });
+  const marking = state.labels.length > 0;
   for (const response of data.responses) {
     const side = response.side;
     const column = el("div", { class: `side side-${side}` });
     // Rows shared by both columns (pair.css: subgrid): each question level with its twin.
-    column.style.gridRow = `span ${data.questions.length + 2}`;
+    column.style.gridRow = `span ${data.questions.length + (marking ? 3 : 2)}`;
     column.append(el("h3", { text: `Response ${side}` }));
-    column.append(region(`Response ${side}`, "response", build(response.body, el("div", { class: "md" }))));
+    const box = region(`Response ${side}`, "response");
+    column.append(box);
+    state.boxes[side] = box;
+    state.trees[side] = response.body;
+    drawResponse(state, side);
+    if (marking) column.append(drawSpanTools(state, side));
     const saved = data.saved.scores[side] || {};
     for (const question of data.questions) column.append(drawQuestion(side, question, saved[question.key]));
     sides.append(column);
   }
   return sides;
+}
+
+// The response's text with its marks (drawn again whenever a mark is added or removed).
+function drawResponse(state, side) {
+  const marks = state.spans[side] || [];
+  const body = build(state.trees[side], el("div", { class: "md" }), marks, state.labels);
+  state.boxes[side].replaceChildren(body);
+}
+
+// Under a response: a button per span label (marks the text selected in it), the spans marked
+// with their Remove buttons, and a line that says what happened.
+function drawSpanTools(state, side) {
+  const tools = el("div", { class: "span-tools", "data-side": side });
+  const buttons = el("div", { class: "span-labels", role: "group", "aria-label": `Mark the text selected in Response ${side} as` },
+    el("span", { class: "hint", text: "Mark the selected text as:" }));
+  state.labels.forEach((label, index) => {
+    const button = el("button", { type: "button", class: `span-label l${index % 8}`, "data-label": label.key,
+      text: `${index + 1} · ${label.label}` });
+    button.addEventListener("pointerdown", (event) => event.preventDefault()); // keep the selection
+    button.addEventListener("click", () => markSelection(state, side, index));
+    buttons.append(button);
+  });
+  const said = el("p", { class: "span-said hint", role: "status" });
+  tools.append(buttons, el("div", { class: "span-marks" }), said);
+  state.tools[side] = tools;
+  const box = state.boxes[side];
+  box.addEventListener("keydown", (event) =>
+    onResponseKey(event, box, state.labels.length, (index) => markSelection(state, side, index)));
+  box.addEventListener("mouseup", () => showCaret(box));
+  drawSpanList(state, side);
+  return tools;
+}
+
+function drawSpanList(state, side) {
+  const list = spanList(side, state.spans[side], state.labels, state.trees[side], (index) => {
+    const [start, end, key] = state.spans[side][index];
+    state.spans[side].splice(index, 1);
+    drawResponse(state, side);
+    drawSpanList(state, side);
+    outbox.changed(state);
+    say(state, side, `Removed ${labelName(state, key)}: ${shownBetween(state.trees[side], start, end)}`);
+    state.boxes[side].focus({ preventScroll: true });
+  });
+  state.tools[side].querySelector(".span-marks").replaceChildren(list);
+}
+
+const labelName = (state, key) => state.labels.find((l) => l.key === key)?.label || key;
+const say = (state, side, words) => { state.tools[side].querySelector(".span-said").textContent = words; };
+
+// Mark what is selected in the response (or was, before a button took the tap) with label
+// `index`; the same span with the same label twice is one span.
+function markSelection(state, side, index) {
+  const label = state.labels[index];
+  const span = selectedSpan(state.boxes[side]) || (state.lastSelection?.side === side ? state.lastSelection.span : null);
+  if (!label) return;
+  if (!span) { say(state, side, `Select some text in Response ${side} first.`); return; }
+  const marks = state.spans[side];
+  if (!marks.some(([s, e, k]) => s === span[0] && e === span[1] && k === label.key)) {
+    marks.push([span[0], span[1], label.key]);
+    marks.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  }
+  state.lastSelection = null;
+  selectionIn(state.boxes[side]).removeAllRanges();
+  drawResponse(state, side);
+  drawSpanList(state, side);
+  outbox.changed(state);
+  say(state, side, `Marked as ${label.label}: ${shownBetween(state.trees[side], span[0], span[1])}`);
 }
 
 // The direct preference (by side only; a digit picks the option at its place) and its
@@ -170,13 +252,23 @@ function draw(state, data) {
   state.losses = 0;
   state.pastes = 0; // pastes into the rationale (a count; the text is never read)
   state.sent = false;
+  state.labels = data.span_labels || [];
+  state.spans = {};
+  for (const response of data.responses) {
+    state.spans[response.side] = (data.saved.spans?.[response.side] || []).map((m) => [...m]);
+  }
+  state.boxes = {};
+  state.trees = {};
+  state.tools = {};
+  state.lastSelection = null;
   const parts = [
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
-    drawSides(data),
+    drawSides(state, data),
     drawAspects(data, { el, build }),
     drawPreference(data),
     drawNotes(data),
+    el("div", { class: "outbox", role: "status", "aria-live": "polite", "aria-atomic": "true" }),
     drawActions(state, data),
     el("div", { class: "error", role: "alert" }),
   ];
@@ -225,6 +317,7 @@ function entries(state) {
     flag: root.querySelector("#prb-flag")?.value || "",
     reason: root.querySelector("#prb-skip-reason")?.value || "",
     signals: `${state.pair}:${state.losses}:${state.pastes}`,
+    ...(state.labels.length ? { spans: state.spans } : {}),
   };
 }
 
@@ -233,20 +326,48 @@ function preferenceOf(root) {
   return checked ? Number(checked.value) : null;
 }
 
+// Entries kept by the outbox put back on the page (a reload, another server).
+function restore(state, kept) {
+  const root = state.root;
+  for (const group of root.querySelectorAll("fieldset.q[data-side]")) {
+    const value = (kept.scores?.[group.dataset.side] || {})[group.dataset.key];
+    for (const input of radios(group)) input.checked = value != null && Number(input.value) === value;
+  }
+  for (const group of root.querySelectorAll("fieldset.aspect")) {
+    const value = (kept.marks?.[group.dataset.markSide] || [])[Number(group.dataset.index)];
+    for (const input of radios(group)) input.checked = value != null && Number(input.value) === value;
+  }
+  const pref = root.querySelector("fieldset.pref");
+  if (pref) for (const input of radios(pref)) input.checked = Number(input.value) === kept.preference;
+  const fields = { "#prb-rationale": kept.rationale, "#prb-comment": kept.comment, "#prb-flag": kept.flag, "#prb-skip-reason": kept.reason };
+  for (const [selector, value] of Object.entries(fields)) {
+    const field = root.querySelector(selector);
+    if (field && typeof value === "string") field.value = value;
+  }
+  if (state.labels.length && kept.spans) {
+    for (const side of Object.keys(state.spans)) {
+      const marks = kept.spans[side];
+      if (!Array.isArray(marks)) continue;
+      state.spans[side] = marks.filter((m) => Array.isArray(m) && m.length === 3).map((m) => [...m]);
+      drawResponse(state, side);
+      drawSpanList(state, side);
+    }
+  }
+}
+
 // One event per pair shown: a second click (or key) before the server has answered sends
-// nothing; an answer for the same pair (a refused submit) allows the next one.
+// nothing; an answer for the same pair (a refused submit) allows the next one. The outbox
+// gives the send its key and sends it (again, after an outage).
 function send(state, action) {
   if (state.sent) return;
-  state.sent = true;
-  state.count += 1;
   state.root.querySelector(".error").textContent = "";
-  state.setTrigger("event", { ...entries(state), action, n: state.count });
+  outbox.send(state, action);
 }
 
 function showError(state, data) {
   const box = state.root.querySelector(".error");
   state.root.querySelector(".notice").textContent = data.notice || "";
-  if (!data.error) return;
+  if (!data.error || data.outage) return; // an outage: the outbox says "not saved yet"
   box.replaceChildren(...data.error.split("\n").map((line) => el("p", { text: line })));
   const open = [...state.root.querySelectorAll("fieldset.q")].filter((g) => !g.querySelector("input:checked"));
   for (const group of open) group.classList.add("missing");
@@ -271,6 +392,7 @@ function answer(state, group, event) {
   event.stopPropagation();
   input.checked = true;
   group.classList.remove("missing");
+  outbox.changed(state);
   const all = [...state.root.querySelectorAll("fieldset.q")];
   const next = all[all.indexOf(group) + 1];
   if (focusGroup(next)) return;
@@ -307,6 +429,17 @@ function installPageKeys() {
     away = true;
     state.losses += 1;
   };
+  // The last selection made in a response, kept for a label button a finger taps after it
+  // (a tap may clear the selection before the click).
+  document.addEventListener("selectionchange", () => {
+    const state = live();
+    if (!state || !state.labels?.length) return;
+    for (const [side, box] of Object.entries(state.boxes)) {
+      const span = selectedSpan(box);
+      if (span) state.lastSelection = { side, span };
+      showCaret(box);
+    }
+  });
   window.addEventListener("blur", leave);
   window.addEventListener("focus", () => { away = false; });
   document.addEventListener("visibilitychange", () => {
@@ -322,15 +455,22 @@ export default function (component) {
   let state = STATES.get(root);
   if (!state) {
     state = { root, pair: null, losses: 0, sent: false, count: 0, setTrigger: setTriggerValue };
+    state.collect = () => entries(state);
+    state.restore = (kept) => restore(state, kept);
     STATES.set(root, state);
     root.addEventListener("keydown", (event) => onKey(state, event));
     root.addEventListener("change", (event) => event.target.closest?.("fieldset.q")?.classList.remove("missing"));
     root.addEventListener("paste", (event) => { if (event.target.id === "prb-rationale") state.pastes += 1; });
+    root.addEventListener("input", () => outbox.changed(state));
   }
   state.setTrigger = setTriggerValue;
   current = state;
   installPageKeys();
-  if (data.pair !== state.pair) draw(state, data);
-  else state.sent = false; // the server answered for this pair: it may be sent again
+  outbox.watch(state);
+  if (data.pair !== state.pair) {
+    draw(state, data);
+    outbox.opened(state);
+  } else state.sent = false; // the server answered for this pair: it may be sent again
+  outbox.answered(state, data);
   showError(state, data);
 }
