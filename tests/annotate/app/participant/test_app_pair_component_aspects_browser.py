@@ -223,3 +223,21 @@ def test_screenshots_of_the_checklist(world: World, new_page, size: str):
     box = legend.bounding_box()  # on a laptop, clipped to a point (read, not shown)
     assert box is not None
     assert (box["width"] > 20) == (size == "phone")
+
+
+def test_marks_are_kept_in_the_tab_through_a_reload(world: World, new_page):
+    """The outbox (issue 36.4) keeps the marks with the other entries: a reload draws the pair
+    with them; sent, they are stored as entered."""
+    page = new_page(LAPTOP)
+    current = world.open(page, "aspects-reload")
+    given = entry(n_marks(page), 2, comment="kept")
+    enter_by_pointer(page, given)
+    page.reload()
+    settle(page)
+    assert shown(page) == current
+    kept = filled_in(page)
+    for (side, index), mark in given.marks.items():
+        assert kept.get(f"aspect_{side}_{index}") == str(mark), kept
+    page.locator(f"{PAIR} button.submit").click()
+    wait_other(page, current)
+    assert stored(world.engine, current) == as_stored(given)
