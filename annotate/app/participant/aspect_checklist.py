@@ -25,6 +25,7 @@ HELP = (
     "How well does each response cover this aspect of what the user expects? 0 = it does not "
     "cover it, 1 = it partly covers it, 2 = it covers it well."
 )
+TITLE = "How well does each response cover what this user expects?"
 COLUMNS = [5, 4, 4]  # the aspect's words, Response A, Response B (one line each at 1366 px)
 
 
@@ -63,8 +64,9 @@ def marks(view: PairView) -> aspects.AspectMarks | None:
     }
 
 
-def missing(view: PairView) -> list[str]:
-    return aspects.missing(len(view.rubric_aspects), marks(view)) if asked(view) else []
+def missing(view: PairView, given: aspects.AspectMarks | None) -> list[str]:
+    """The marks still to be given among `given` (the page's, or the component's)."""
+    return aspects.missing(len(view.rubric_aspects), given) if asked(view) else []
 
 
 def draw(view: PairView) -> None:
@@ -79,8 +81,7 @@ def draw_marks(rubric: list[dict[str, Any]], key: Callable[[str, int], str]) -> 
     with st.container(key="aspect_checklist"):
         with st.container(key="aspect_heading"):  # its side names are hidden on a phone
             heading = st.columns(COLUMNS, gap="small")
-        heading[0].markdown("**How well does each response cover what this user expects?**",
-                            help=HELP)  # fmt: skip
+        heading[0].markdown(f"**{TITLE}**", help=HELP)
         for side, column in zip(SIDES, heading[1:], strict=True):
             column.markdown(f"**Response {side}**")
         for index, aspect in enumerate(rubric):

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotate.app.participant import pair_component
+from annotate.app.participant import aspect_checklist, pair_component
 from annotate.domain.rating.aspects import AspectMarks
 from annotate.domain.rating.queue import PairView, QueueEntry, next_open_after
 from annotate.domain.rating.spans import MAX_SPANS, SideSpans, SpanMark
@@ -53,10 +53,9 @@ class Entered:
 
 
 def supported(view: PairView) -> bool:
-    """Can the component draw this pair's study? Not yet the aspect checklist (drawn by the
-    Streamlit view meanwhile)."""
-    scale = view.scale
-    return scale is not None and not scale.aspect_checklist
+    """Can the component draw this pair's study? Every study's (its questions, the aspect
+    checklist, the direct preference); only a pair without its study's scale is not."""
+    return view.scale is not None
 
 
 def draw(
@@ -112,10 +111,39 @@ def draw_held(held: PairView | None, sections: Sequence[tuple[str, str]]) -> Non
     pair_component.draw_held(pair_component.pair_data(held, sections) if held else None)
 
 
+PRACTICE_SUBMIT = "Submit and see the feedback"
+
+
+def draw_practice(
+    view: PairView,
+    sections: Sequence[tuple[str, str]],
+    *,
+    token: str,
+    error: str,
+    attempt: int,
+    on_submit: Callable[[Entered], None],
+) -> None:
+    """A training's practice pair drawn by the same component: the same questions, checklist
+    and preference, no comment, flag or skip; Submit calls `on_submit` with the entries (only
+    for the practice pair drawn: `token`, which names it)."""
+    data = pair_component.pair_data(view, sections, error=error)
+    data.update(pair=token, attempt=attempt, can_skip=False, notes=False, submit=PRACTICE_SUBMIT)
+
+    def on_event() -> None:
+        event = pair_component.event_value(pair_component.PRACTICE_KEY)
+        if not isinstance(event, Mapping) or event.get("pair") != token:
+            return  # not this practice pair's
+        if event.get("action") == "submit":
+            on_submit(entered(event, view))
+
+    pair_component.draw_pair(data, on_event, key=pair_component.PRACTICE_KEY)
+
+
 def entered(event: Mapping[str, Any], view: PairView) -> Entered:
     """The entries of a Submit event: the study's questions by side (a whole number or None),
-    the preference (one of its points, when asked), the comment, the flag, the rationale and
-    the signals field, as text."""
+    the preference (one of its points, when asked), the aspect marks (by side, one whole
+    number or None per aspect of the pair, when asked), the comment, the flag, the rationale
+    and the signals field, as text."""
     assert view.scale is not None
     keys = view.scale.questionnaire.keys
     sent = event.get("scores")
@@ -133,10 +161,27 @@ def entered(event: Mapping[str, Any], view: PairView) -> Entered:
         flag_reason=_text(event.get("flag")).strip(),
         side_preference=_whole(preference) if asked and preference in PREFERENCE_POINTS else None,
         rationale=_text(event.get("rationale")).strip() if asked else None,
+        aspect_marks=_marks(event, view),
         signals=_text(event.get("signals")),
         spans=_spans(event.get("spans")) if view.scale.questionnaire.span_labels else None,
         entry_key=_key(event),
     )
+
+
+def _marks(event: Mapping[str, Any], view: PairView) -> AspectMarks | None:
+    """The aspect marks sent, by side in the pair's aspect order (as many as it has aspects;
+    anything but a whole number is None: missing), or None when the study does not ask."""
+    if not aspect_checklist.asked(view):
+        return None
+    sent = event.get("marks")
+    sent = sent if isinstance(sent, Mapping) else {}
+    n = len(view.rubric_aspects)
+    marks: dict[str, list[int | None]] = {}
+    for side in SIDES:
+        given = sent.get(side)
+        given = given if isinstance(given, list) else []
+        marks[side] = [_whole(given[i]) if i < len(given) else None for i in range(n)]
+    return marks
 
 
 def _spans(sent: object) -> SideSpans:

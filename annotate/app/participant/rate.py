@@ -1,6 +1,6 @@
 """The annotator's page: one blinded pair, each response answered on the study's questions.
 
-Why 844 lines: one page's shared widget state and both views of the pair (Streamlit's
+Why 815 lines: one page's shared widget state and both views of the pair (Streamlit's
 widgets, our component); the issue-36 component replaces most.
 
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
@@ -19,9 +19,10 @@ hidden field of the pair (`SIGNALS`) carries what the page script counted while 
 shown (focus losses, pastes into the rationale: `annotate.domain.rating.signals`); it is sent
 with the submit, so it costs no run of its own.
 
-With $PRB_RATING_VIEW=component the pair (context, responses, questions, comment, flag, skip,
-Submit) is drawn by our own component instead (`annotate.app.participant.pair_view`, issue 36),
-saved by the same `_save`; the rest of the page is the same.
+With $PRB_RATING_VIEW=component the pair (context, responses, questions, aspect checklist,
+preference, comment, flag, skip, Submit) is drawn by our own component instead
+(`annotate.app.participant.pair_view`, issue 36), saved by the same `_save`; the rest of the
+page is the same.
 
 Between two pairs a crowd participant may be asked an instructed-response check
 (`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work
@@ -39,7 +40,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
-from annotate.app.participant import aspect_checklist, pair_view
+from annotate.app.participant import aspect_checklist, pair_context, pair_view
 from annotate.app.participant.chat import draw_conversation
 from annotate.app.participant.exit_link import draw_exit
 from annotate.app.participant.pair_view import Entered
@@ -307,8 +308,8 @@ def _draw_context(view: PairView) -> None:
     if view.rubric_aspects:
         sections.append(
             (
-                f"What this user expects ({_count(len(view.rubric_aspects), 'aspect')})",
-                lambda: st.markdown(_rubric_markdown(view.rubric_aspects)),
+                pair_context.rubric_title(view.rubric_aspects),
+                lambda: st.markdown(pair_context.rubric_markdown(view.rubric_aspects)),
             )
         )
     if view.narrative:
@@ -331,21 +332,6 @@ def _draw_posts(view: PairView) -> None:
     if len(view.profile) > PROFILE_PREVIEW:
         with st.expander(f"Show {len(view.profile) - PROFILE_PREVIEW} more posts"):
             _draw_profile_items(view.profile[PROFILE_PREVIEW:])
-
-
-def _count(number: int, noun: str, *, bold: bool = False) -> str:
-    """'1 pair', '2 pairs' (the number in bold if asked)."""
-    shown = f"**{number}**" if bold else str(number)
-    return f"{shown} {noun}{'' if number == 1 else 's'}"
-
-
-def _rubric_markdown(aspects: list[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"{number}. **{inert_markdown(str(aspect.get('aspect', '')))}**  \n"
-        f"   *Evidence:* {inert_markdown(str(aspect.get('evidence', '')))}  \n"
-        f"   *Why it matters:* {inert_markdown(str(aspect.get('reason', '')))}"
-        for number, aspect in enumerate(aspects, 1)
-    )
 
 
 def _guidelines_markdown(view: PairView) -> str:
@@ -382,18 +368,8 @@ def _what_to_read(view: PairView) -> str:
 
 
 def _draw_profile_items(items: list[dict[str, Any]]) -> None:
-    """All posts as one Markdown list: one element, not one per post (profiles run to 100+)."""
     if items:
-        st.markdown(_profile_markdown(items))
-
-
-def _profile_markdown(items: list[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"- *{inert_markdown(str(item.get('category', '')))}*: "
-        # continuation lines stay inside their list item
-        + inert_markdown(str(item.get("text", ""))).replace("\n", "\n  ")
-        for item in items
-    )
+        st.markdown(pair_context.profile_markdown(items))
 
 
 def _draw_form(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
@@ -497,17 +473,12 @@ def _draw_held(account_id: int, view: PairView, entries: list[QueueEntry]) -> No
 
 def _context_sections(view: PairView) -> list[tuple[str, str]]:
     """The context's parts under the question, as (title, Markdown), for the component."""
-    sections = []
-    if view.rubric_aspects:
-        title = f"What this user expects ({_count(len(view.rubric_aspects), 'aspect')})"
-        sections.append((title, _rubric_markdown(view.rubric_aspects)))
-    if view.narrative:
-        sections.append(("What the user told us", inert_markdown(view.narrative)))
-    if view.profile:
-        posts = _profile_markdown(view.profile)
-        sections.append((f"Their earlier posts ({len(view.profile)})", posts))
-    sections.append(("How to rate", _guidelines_markdown(view)))
-    return sections
+    return pair_context.context_sections(
+        rubric=view.rubric_aspects,
+        narrative=view.narrative,
+        profile=view.profile,
+        how_to_rate=_guidelines_markdown(view),
+    )
 
 
 def _submit(account_id: int, view: PairView, entries: list[QueueEntry]) -> None:
@@ -545,7 +516,7 @@ def _save(account_id: int, view: PairView, entries: list[QueueEntry], entered: E
     flag_reason = entered.flag_reason
     missing = missing_scores(scores, scale.questionnaire)
     missing += preference.missing(asked, scale.rationale, side_preference, rationale)
-    missing += aspect_checklist.missing(view)
+    missing += aspect_checklist.missing(view, entered.aspect_marks)
     if missing and flag_reason:
         _set_aside(account_id, view, entries, flag_reason, flag=True, entry_key=entered.entry_key)
         return

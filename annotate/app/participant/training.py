@@ -23,8 +23,9 @@ from typing import Any
 import streamlit as st
 
 from annotate.app.keyboard import inject_keyboard, shortcuts_help
-from annotate.app.participant import aspect_checklist
+from annotate.app.participant import aspect_checklist, pair_context, pair_view
 from annotate.app.participant.exit_link import draw_exit
+from annotate.app.participant.pair_view import Entered
 from annotate.app.participant.score_widgets import (
     draw_response,
     field_key,
@@ -33,12 +34,14 @@ from annotate.app.participant.score_widgets import (
 )
 from annotate.app.safe_text import inert_markdown, plain_lines
 from annotate.app.session import NOTICE, engine, login_token
+from annotate.config import rating_view
 from annotate.domain.crowd.training import (
     FeedbackLine,
     PracticeFeedback,
     PracticeView,
     TrainingError,
 )
+from annotate.domain.rating.queue import PairView, StudyScale
 from annotate.domain.study.training_rules import CHECK, FAILED, PASSED, PRACTICE
 from annotate.services.participant.training import (
     TrainingStep,
@@ -52,6 +55,8 @@ from annotate.vocabulary import COVERAGE_WORDS, PREFERENCE_WORDS, SIDES
 FEEDBACK = "training_feedback"  # (study, feedback, labels) until the annotator continues
 SHOWN = "training_practice_shown"  # the practice pair whose answers the widgets hold
 CHECK_RESULT = "training_check_result"
+PRACTICE_ERROR = "training_practice_error"  # (practice token, why its answers were refused)
+PRACTICE_ATTEMPT = "training_practice_attempt"  # numbers the refusals (each is new data)
 SUBMIT_PRACTICE = "practice_submit"
 CONTINUE = "practice_continue"
 SUBMIT_CHECK = "check_submit"
@@ -120,6 +125,10 @@ def _draw_practice(account_id: int, step: TrainingStep) -> None:
         "After each, you see the answers the study expects and why. Practice answers are not "
         "part of the results."
     )
+    if rating_view() == "component":  # drawn by the rating page's own component (issue 36)
+        inject_keyboard()  # (the page's own steps: the focus on Continue after the feedback)
+        _draw_practice_component(account_id, step, practice)
+        return
     if st.session_state.get(SHOWN) != (step.study, practice.id):  # a new practice pair
         for name in _fields(step, practice):  # (the keys repeat for another study's pair 1)
             st.session_state[_key(practice, name)] = None
@@ -140,6 +149,86 @@ def _draw_practice(account_id: int, step: TrainingStep) -> None:
         )
     if sent:
         _send_practice(account_id, step, practice)
+
+
+def _draw_practice_component(account_id: int, step: TrainingStep, practice: PracticeView) -> None:
+    """The practice pair drawn by the pair component, as the rating page's pairs are with
+    $PRB_RATING_VIEW=component: the same questions, checklist and preference by keyboard or
+    pointer; its Submit records the answers and the feedback follows (`_draw_feedback`)."""
+    token = f"{step.study}:{practice.id}"  # the practice pair the component was drawn for
+    failed = st.session_state.pop(PRACTICE_ERROR, None)
+    sections = pair_context.context_sections(
+        rubric=practice.rubric_aspects,
+        narrative=practice.narrative,
+        profile=practice.profile,
+        how_to_rate=_how_to_rate(step),
+    )
+    pair_view.draw_practice(
+        _practice_view(step, practice),
+        sections,
+        token=token,
+        error=failed[1] if failed and failed[0] == token else "",
+        attempt=st.session_state.get(PRACTICE_ATTEMPT, 0),
+        on_submit=lambda entered: _send_entered(account_id, step, practice, token, entered),
+    )
+    with st.container(key="shortcuts"):  # hidden on a phone (style.css)
+        st.caption(
+            shortcuts_help(*step.questionnaire.scale, step.ask_preference, _asks_aspects(step))
+        )
+
+
+def _practice_view(step: TrainingStep, practice: PracticeView) -> PairView:
+    """The practice pair as the component draws a pair: by side, nothing saved yet."""
+    return PairView(
+        assignment_id=0,  # not an assignment: the component is given `token` instead
+        number=practice.number,
+        total=practice.total,
+        done=0,
+        status="pending",
+        question=practice.question,
+        narrative=practice.narrative,
+        category=practice.category,
+        profile=practice.profile,
+        rubric_aspects=practice.rubric_aspects,
+        responses=practice.responses,
+        scale=StudyScale(
+            questionnaire=step.questionnaire,
+            guidelines=step.guidelines,
+            ask_preference=step.ask_preference,
+            rationale=step.rationale,
+            aspect_checklist=step.aspect_checklist,
+        ),
+    )
+
+
+def _send_entered(
+    account_id: int, step: TrainingStep, practice: PracticeView, token: str, entered: Entered
+) -> None:
+    """The component's Submit (a callback, before the run that draws the feedback): record the
+    answers; a refusal (an answer missing) is said inside the component, the answers kept."""
+    state = st.session_state
+    try:
+        result = answer_practice(
+            engine(),
+            account_id,
+            study=step.study,
+            practice_id=practice.id,
+            scores=entered.scores,
+            token=login_token(),
+            aspect_marks=_marks(entered) if _asks_aspects(step) else None,
+            side_preference=entered.side_preference,
+            rationale=entered.rationale,
+        )
+    except TrainingError as error:
+        state[PRACTICE_ERROR] = (token, str(error))
+        state[PRACTICE_ATTEMPT] = state.get(PRACTICE_ATTEMPT, 0) + 1
+        return
+    state[FEEDBACK] = (step.study, result, step.questionnaire.labels)
+
+
+def _marks(entered: Entered) -> dict[str, list[int | None]] | None:
+    marks = entered.aspect_marks
+    return None if marks is None else {side: list(values) for side, values in marks.items()}
 
 
 def _asks_aspects(step: TrainingStep) -> bool:
@@ -218,24 +307,9 @@ def _draw_context(
     step: TrainingStep,
 ) -> None:
     tabs = st.tabs(["What this user expects", "What the user told us", "Posts", "How to rate"])
-    tabs[0].markdown(
-        "\n".join(
-            f"{n}. **{inert_markdown(str(a.get('aspect', '')))}**  \n"
-            f"   {inert_markdown(str(a.get('evidence', '')))} "
-            f"{inert_markdown(str(a.get('reason', '')))}"
-            for n, a in enumerate(aspects, 1)
-        )
-        or "-"
-    )
+    tabs[0].markdown(pair_context.rubric_markdown(aspects) or "-")
     tabs[1].markdown(inert_markdown(narrative) or "-")
-    tabs[2].markdown(
-        "\n".join(
-            f"- *{inert_markdown(str(p.get('category', '')))}*: "
-            + inert_markdown(str(p.get("text", ""))).replace("\n", "\n  ")
-            for p in profile
-        )
-        or "-"
-    )
+    tabs[2].markdown(pair_context.profile_markdown(profile) or "-")
     tabs[3].markdown(_how_to_rate(step))
 
 

@@ -2,9 +2,10 @@
 HTML, CSS and script: `pair.js`, `pair.css`) draws a blinded pair's context, Response A and
 Response B, the study's questions for each, the comment, the flag, the skip and Submit, and
 sends back one event with what was entered and the pair it was drawn for; the direct
-preference (by side only) and its rationale when the study asks for them; the spans marked in
-each response with the study's span labels (by side, in code points of the stored text: the
-responses' trees are placed, `text_tree.placed_tree`).
+preference (by side only) and its rationale, and the aspect checklist (`assets/aspects.js`, an
+ES module pair.js imports from the same folder), when the study asks for them; the spans
+marked in each response with the study's span labels (by side, in code points of the stored
+text: the responses' trees are placed, `text_tree.placed_tree`).
 
 What it receives (`pair_data`) is built from the blinded `PairView` only: the texts under the
 names A and B, the study's questions, what was saved under the same sides, the page's own words.
@@ -30,15 +31,24 @@ import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
+from annotate.app.participant import aspect_checklist
 from annotate.app.participant.chat import ROLE_NAMES
 from annotate.app.participant.pair_component.text_tree import placed_tree, text_tree
+from annotate.domain.rating.aspects import aspect_text
 from annotate.domain.rating.preference import MAX_RATIONALE_CHARS
 from annotate.domain.rating.queue import PairView
 from annotate.questionnaire import Question
-from annotate.vocabulary import PREFERENCE_POINTS, PREFERENCE_WORDS, SIDES
+from annotate.vocabulary import (
+    COVERAGE_POINTS,
+    COVERAGE_WORDS,
+    PREFERENCE_POINTS,
+    PREFERENCE_WORDS,
+    SIDES,
+)
 
 HERE = Path(__file__).resolve().parent  # the package root of the component's assets
 KEY = "pair_component"  # the element's key: the same for every pair
+PRACTICE_KEY = "practice_component"  # the training's practice pairs' element
 EVENT = "event"  # the trigger the script sets on Submit or Skip
 HELD_KEY = "pair_held"  # the hidden element that carries the next pair (`draw_held`)
 
@@ -129,8 +139,10 @@ def pair_data(
             "scores": {s: dict(view.scores.get(s, {})) for s in SIDES},
             "comment": view.comment,
             "flag": view.flag_reason,
+            "marks": _saved_marks(view),
             "spans": {s: [list(mark) for mark in view.spans.get(s, [])] for s in SIDES},
         },
+        "aspects": _aspects(view),
         "span_labels": [{"key": s.key, "label": s.label} for s in scale.questionnaire.span_labels],
         "preference": _preference(view),
         "can_skip": view.status != "done",
@@ -153,10 +165,30 @@ def _preference(view: PairView) -> dict[str, Any] | None:
     }
 
 
-def draw_pair(data: dict[str, Any], on_event: Callable[[], None]) -> None:
+def _aspects(view: PairView) -> dict[str, Any] | None:
+    """The aspect checklist (`assets/aspects.js`): each rubric aspect's words and the coverage
+    points with their words (None: not asked, or no aspects; what was saved is in `saved`)."""
+    if not aspect_checklist.asked(view) or not view.rubric_aspects:
+        return None
+    return {
+        "title": aspect_checklist.TITLE,
+        "help": aspect_checklist.HELP,
+        "items": [text_tree(aspect_text(aspect)) for aspect in view.rubric_aspects],
+        "options": [{"value": v, "words": COVERAGE_WORDS[v]} for v in COVERAGE_POINTS],
+    }
+
+
+def _saved_marks(view: PairView) -> dict[str, list[int | None]]:
+    """The aspect marks saved, by side, one per aspect of the pair (None: not given)."""
+    n = len(view.rubric_aspects)
+    return {s: (list(view.aspect_marks.get(s, [])) + [None] * n)[:n] for s in SIDES}
+
+
+def draw_pair(data: dict[str, Any], on_event: Callable[[], None], *, key: str = KEY) -> None:
     """Mount (or update) the component with `data`; `on_event` runs on Submit or Skip, before
-    the run that follows (the event: `event_value()`)."""
-    _mount()(key=KEY, data=data, on_event_change=on_event)
+    the run that follows (the event: `event_value(key)`). `key`: the element's (the rating
+    page's by default; the training's practice pairs have their own)."""
+    _mount()(key=key, data=data, on_event_change=on_event)
 
 
 def draw_held(data: dict[str, Any] | None) -> None:
@@ -165,7 +197,7 @@ def draw_held(data: dict[str, Any] | None) -> None:
     _mount_held()(key=HELD_KEY, data={"held": data})
 
 
-def event_value() -> Any:
-    """The event the component sent with this run (None without one)."""
-    state = st.session_state.get(KEY)
+def event_value(key: str = KEY) -> Any:
+    """The event the component with `key` sent with this run (None without one)."""
+    state = st.session_state.get(key)
     return state.get(EVENT) if state is not None else None

@@ -122,6 +122,25 @@ def test_the_preference_is_read_only_when_asked_and_only_its_points():
     assert (plain.side_preference, plain.rationale) == (None, None)
 
 
+def test_the_aspect_marks_are_read_only_when_asked_one_per_aspect():
+    """By side, as many as the pair has aspects (a longer list is cut, a shorter one padded
+    with None: missing), whole numbers only; None for a study without the checklist."""
+    rubric = [{"aspect": "one"}, {"aspect": "two"}, {"aspect": "three"}]
+    asked = replace(
+        _view(),
+        rubric_aspects=rubric,
+        scale=StudyScale(questionnaire=DEFAULT_QUESTIONNAIRE, guidelines="", aspect_checklist=True),
+    )
+    assert supported(asked)
+    event = {"pair": "7", "marks": {"A": [2, "1", True, 0], "B": [0], "C": [1, 1, 1]}}
+    assert entered(event, asked).aspect_marks == {"A": [2, None, None], "B": [0, None, None]}
+    assert entered({"pair": "7", "marks": "2"}, asked).aspect_marks == {
+        "A": [None] * 3,
+        "B": [None] * 3,
+    }
+    assert entered(event, replace(asked, scale=_view().scale)).aspect_marks is None
+
+
 def test_an_events_entry_key_is_passed_on_as_text_only():
     """The outbox's key (issue 36.4) goes to the save as sent (the save checks its shape); a
     missing or non-text key is none, an overlong one cut (and then refused by the save)."""

@@ -11,6 +11,7 @@ import * as outbox from "./outbox.js";
 
 import { onResponseKey, placedRun, selectedSpan, selectionIn, showCaret, shownBetween, spanList } from "./spans.js";
 
+import { aspectMarks, drawAspects } from "./aspects.js"; // the aspect checklist (its own module)
 // The next pair, held (held.js, issue 36.2): built off-screen with `children`, shown by `draw`.
 // Imported once this script runs, not before (a static import would keep the first pair waiting
 // one more round trip on a slow connection); until it is there, a pair is drawn as it comes.
@@ -218,6 +219,7 @@ function drawPreference(data) {
 }
 
 function drawNotes(data) {
+  if (data.notes === false) return null; // a practice pair asks no comment nor flag
   const comment = el("textarea", { id: "prb-comment", rows: "2" });
   comment.value = data.saved.comment || "";
   const flag = el("input", { id: "prb-flag", type: "text" });
@@ -229,7 +231,7 @@ function drawNotes(data) {
 }
 
 function drawActions(state, data) {
-  const submit = el("button", { type: "button", class: "submit", text: "Submit and go to the next pair" });
+  const submit = el("button", { type: "button", class: "submit", text: data.submit || "Submit and go to the next pair" });
   submit.addEventListener("click", () => send(state, "submit"));
   const actions = el("div", { class: "actions" }, submit);
   if (data.can_skip) {
@@ -262,6 +264,7 @@ function children(state, data) {
     el("div", { class: "notice", role: "status" }),
     drawContext(data),
     drawSides(state, m, data),
+    drawAspects(data, { el, build }),
     drawPreference(data),
     drawNotes(data),
     el("div", { class: "outbox", role: "status", "aria-live": "polite", "aria-atomic": "true" }),
@@ -288,6 +291,7 @@ function draw(state, data, nodes = null) {
   const root = state.root;
   state.pair = data.pair;
   state.losses = 0;
+  state.pastes = 0; // pastes into the rationale (a count; the text is never read)
   state.sent = false;
   const built = nodes || children(state, data);
   state.m = built.marks;
@@ -329,12 +333,13 @@ function entries(state) {
   return {
     pair: state.pair,
     scores,
+    marks: aspectMarks(root),
     preference: preferenceOf(root),
     rationale: root.querySelector("#prb-rationale")?.value || "",
-    comment: root.querySelector("#prb-comment").value,
-    flag: root.querySelector("#prb-flag").value,
+    comment: root.querySelector("#prb-comment")?.value || "",
+    flag: root.querySelector("#prb-flag")?.value || "",
     reason: root.querySelector("#prb-skip-reason")?.value || "",
-    signals: `${state.pair}:${state.losses}:0`,
+    signals: `${state.pair}:${state.losses}:${state.pastes}`,
     ...(state.m.labels.length ? { spans: state.m.spans } : {}),
   };
 }
@@ -349,6 +354,10 @@ function restore(state, kept) {
   const root = state.root;
   for (const group of root.querySelectorAll("fieldset.q[data-side]")) {
     const value = (kept.scores?.[group.dataset.side] || {})[group.dataset.key];
+    for (const input of radios(group)) input.checked = value != null && Number(input.value) === value;
+  }
+  for (const group of root.querySelectorAll("fieldset.aspect")) {
+    const value = (kept.marks?.[group.dataset.markSide] || [])[Number(group.dataset.index)];
     for (const input of radios(group)) input.checked = value != null && Number(input.value) === value;
   }
   const pref = root.querySelector("fieldset.pref");
@@ -474,6 +483,7 @@ export default function (component) {
     STATES.set(root, state);
     root.addEventListener("keydown", (event) => onKey(state, event));
     root.addEventListener("change", (event) => event.target.closest?.("fieldset.q")?.classList.remove("missing"));
+    root.addEventListener("paste", (event) => { if (event.target.id === "prb-rationale") state.pastes += 1; });
     root.addEventListener("input", () => outbox.changed(state));
   }
   state.setTrigger = setTriggerValue;
