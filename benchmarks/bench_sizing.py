@@ -161,11 +161,37 @@ Glimm et al., 2019, on re-estimation raising an equivalence test's level). Measu
   these 700 runs even the TOST read at 0.05 after sizing at 0.04 stayed within its MC error,
   so the larger sizes may themselves remove part of the inflation (not measured on 2,000
   runs; the product reads at 0.04). Final / first stage median 1.59.
+
+**Eight seeds, not two** (2026-12-06; ``--reestimate --product-rule --tie-alpha 0.04 --seed S
+--save pS.json`` for S = 1..8, two processes at nice 10 beside four other sessions' tests, load
+average 9-18; 116-398 s a seed; then ``--pool p1.json ... p8.json``). ``--product-rule`` now
+also shows the look at the two confidences below the product's, and each median carries its
+bootstrap MC SE. Per seed, final / need at the median (power >= 0.80 in 40 pilots), the
+product's look at 0.80: 1.250 (40), 1.263 (36), 1.308 (38), 1.396 (39), 1.363 (39), 1.262 (37),
+1.348 (38), 1.276 (40). Pooled over the 320 pilots:
+
+::
+
+    first  conf  cap   pilots  final/need (MC SE; q90)  power >= 0.80
+     0.70  0.70   2.5     320       1.217 (0.016; 1.540)  282/320 = 88.1% (MC SE 1.8%)
+     0.70  0.75   2.5     320       1.261 (0.021; 1.635)  296/320 = 92.5% (MC SE 1.5%)
+     0.70  0.80   2.5     320       1.305 (0.017; 1.719)  307/320 = 95.9% (MC SE 1.1%)
+
+So seeds 1 and 2 were the kind ones: the product's rule sizes a median **1.305 times** the need
+(MC SE 0.017), not 1.25, while reaching the power in 95.9% of pilots. No look confidence of this
+rule meets both targets: 0.75 gives 1.261 and 92.5%, 0.70 gives 1.217 and 88.1%; the two
+targets cross between 0.70 and 0.75, too close to either to choose there on this evidence. The
+rule is kept at 0.80 (its power target holds with room; the level under the null was measured
+for it); a sharper re-estimate is what is left (e.g. planning on the expected power over the
+components' uncertainty at the look rather than an upper limit, or a second look), and any new
+rule needs the null run (``--null``) again, as the TOST's level depends on how the size follows
+the first stage's variance.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -191,8 +217,10 @@ from analysis.inference.reestimate_check import (
     FIRST_FRACTIONS,
     REESTIMATE_CONFIDENCES,
     final_pairs,
+    median_se,
     reestimate_run,
     summarise,
+    true_power,
 )
 from analysis.inference.sizing_check import (
     SCENARIOS,
@@ -201,6 +229,12 @@ from analysis.inference.sizing_check import (
     frontier,
     run,
 )
+
+PRODUCT_NEIGHBOURS = tuple(
+    c for c in REESTIMATE_CONFIDENCES if c > REESTIMATE_CONFIDENCE - 0.1 - 1e-9
+)
+"""``--product-rule``: the product's look confidence and those just below it (its first stage and
+cap), to show what a less careful look would give."""
 
 
 def share(count: int, total: int) -> str:
@@ -231,13 +265,15 @@ def show_reestimate(
     seed: int,
     tie_alpha: float | None = None,
     product_rule: bool = False,
+    save: Path | None = None,
 ) -> None:
     """The internal pilot's rules side by side on the same pilots and first stages (only the
     product's rule with ``product_rule``); the tie questions sized and their power read at
-    ``tie_alpha`` when given."""
+    ``tie_alpha`` when given; ``save``: each rule's per-pilot final / need and whether the
+    final size reached the power, as JSON (for ``--pool``)."""
     began = time.perf_counter()
     fractions = (FIRST_STAGE_FRACTION,) if product_rule else FIRST_FRACTIONS
-    confidences = (REESTIMATE_CONFIDENCE,) if product_rule else REESTIMATE_CONFIDENCES
+    confidences = PRODUCT_NEIGHBOURS if product_rule else REESTIMATE_CONFIDENCES
     caps = (CAP_FACTOR,) if product_rule else (CAP_FACTOR, 1e9)
     t, outcomes = reestimate_run(scenario, pilots, seed, tie_alpha, fractions)
     n = len(outcomes)
@@ -253,24 +289,58 @@ def show_reestimate(
             f"{np.median([o.need_alpha for o in outcomes]):.0f} pairs"
         )
     print(
-        "  first  conf  cap  N1/need  final/need (q90)  power >= 0.80          capped  growth"
-        "  final/need at 0.05"
+        "  first  conf  cap  N1/need  final/need (MC SE; q90)  power >= 0.80          capped"
+        "  growth  final/need at 0.05"
     )
+    saved = []
     for fraction in fractions:
         for confidence in confidences:
             for cap in caps:
                 r = summarise(t, outcomes, fraction, confidence, cap, tie_alpha)
                 finals = [final_pairs(o, fraction, confidence, cap) for o in outcomes]
+                saved.append(
+                    {
+                        "rule": [fraction, confidence, cap],
+                        "ratios": [f / o.need for f, o in zip(finals, outcomes, strict=True)],
+                        "powered": [
+                            bool(true_power(t, o, f, tie_alpha=tie_alpha) >= 0.8)
+                            for f, o in zip(finals, outcomes, strict=True)
+                        ],
+                    }
+                )
                 at_alpha = np.median(
                     [f / o.need_alpha for f, o in zip(finals, outcomes, strict=True)]
                 )
                 capping = "none" if cap > 100 else f"{cap:g}"
                 print(
                     f"  {fraction:5.2f}  {confidence:4.2f}  {capping:>4}"
-                    f"  {r.median_first:7.3f}  {r.median_ratio:10.3f} ({r.q90_ratio:.3f})"
+                    f"  {r.median_first:7.3f}  {r.median_ratio:10.3f}"
+                    f" ({r.median_ratio_se:.3f}; {r.q90_ratio:.3f})"
                     f"  {share(r.powered, n):22s} {r.capped:6d}  {r.growth:.3f}"
                     f"  {at_alpha:.3f}"
                 )
+    if save is not None:
+        save.write_text(json.dumps({"seed": seed, "pilots": pilots, "rules": saved}))
+
+
+def show_pooled(files: list[Path]) -> None:
+    """Each rule over the pilots of several ``--save`` files (seeds) together: the median
+    final / need with its bootstrap MC SE and 90% quantile, the share reaching the power with
+    its binomial MC SE."""
+    runs = [json.loads(f.read_text()) for f in files]
+    seeds = ", ".join(str(r["seed"]) for r in runs)
+    print(f"pooled over seeds {seeds}:")
+    print("  first  conf  cap   pilots  final/need (MC SE; q90)  power >= 0.80")
+    for i, first in enumerate(runs[0]["rules"]):
+        ratios = [x for r in runs for x in r["rules"][i]["ratios"]]
+        powered = sum(x for r in runs for x in r["rules"][i]["powered"])
+        fraction, confidence, cap = first["rule"]
+        capping = "none" if cap > 100 else f"{cap:g}"
+        print(
+            f"  {fraction:5.2f}  {confidence:4.2f}  {capping:>4}  {len(ratios):6d}"
+            f"  {np.median(ratios):10.3f} ({median_se(ratios):.3f}; "
+            f"{np.quantile(ratios, 0.9):.3f})  {share(powered, len(ratios))}"
+        )
 
 
 NULL_CHUNK = 5  # pilots per task of the process pool
@@ -367,7 +437,20 @@ def main() -> None:
         default=0,
         help="--null: the first pilot's index (to extend a run)",
     )
+    parser.add_argument(
+        "--save", type=Path, help="--reestimate: each rule's per-pilot figures, as JSON"
+    )
+    parser.add_argument(
+        "--pool",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="instead: the rules over the pilots of several --save files (seeds) together",
+    )
     args = parser.parse_args()
+    if args.pool:
+        show_pooled(args.pool)
+        return
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
     if args.null_fixed:
         for scenario in chosen:
@@ -384,7 +467,14 @@ def main() -> None:
         print(f"load average at start: {os.getloadavg()}")
         for scenario in chosen:
             if args.reestimate:
-                show_reestimate(scenario, args.pilots, args.seed, args.tie_alpha, args.product_rule)
+                show_reestimate(
+                    scenario,
+                    args.pilots,
+                    args.seed,
+                    args.tie_alpha,
+                    args.product_rule,
+                    args.save,
+                )
             else:
                 print(f"\n{scenario.name} (internal pilot under the null)")
                 show_null(

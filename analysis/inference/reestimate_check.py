@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from analysis.inference.sizing import (
     size_study,
@@ -29,7 +30,7 @@ from analysis.inference.sizing_pilot import (
     pilot_from_differences,
 )
 
-REESTIMATE_CONFIDENCES = (0.5, 0.6, 0.7, 0.8)
+REESTIMATE_CONFIDENCES = (0.5, 0.6, 0.7, 0.75, 0.8)
 """The look's confidences simulated side by side (the product uses REESTIMATE_CONFIDENCE)."""
 
 
@@ -150,10 +151,26 @@ class ReestimateSummary:
     pilots: int
     median_first: float
     median_ratio: float
+    median_ratio_se: float  # its Monte Carlo SE: the bootstrap over the pilots
     q90_ratio: float
     powered: int
     capped: int
     growth: float  # median final / first stage
+
+
+def median_se(values: list[float], resamples: int = 2000) -> float:
+    """The Monte Carlo standard error of a median over pilots: the bootstrap's (seeded, so a
+    benchmark's figures repeat)."""
+    if len(values) < 2:
+        return float("nan")
+    result = stats.bootstrap(
+        (np.asarray(values),),
+        np.median,
+        n_resamples=resamples,
+        method="percentile",
+        rng=np.random.default_rng(0),
+    )
+    return float(result.standard_error)
 
 
 def summarise(
@@ -176,6 +193,7 @@ def summarise(
         len(outcomes),
         float(np.median([o.first_stage[fraction] / o.need for o in outcomes])),
         float(np.median(ratios)),
+        median_se(ratios),
         float(np.quantile(ratios, 0.9)),
         sum(
             true_power(t, o, f, tie_alpha=tie_alpha) >= 0.8

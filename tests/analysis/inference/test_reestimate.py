@@ -260,3 +260,15 @@ def test_reduced_simulation_of_the_internal_pilot():
     assert found is not None
     run = null_study(t, found, 1, (0, 0))
     assert run.first_stage <= run.final <= math.floor(CAP_FACTOR * run.first_stage)
+
+
+def test_the_median_ratios_mc_se_is_the_bootstrap_of_the_median():
+    """The MC SE printed beside a median over pilots (benchmarks/bench_sizing.py): 0 for equal
+    values, and for 400 standard normal draws near the median's asymptotic SE, sqrt(pi / 2) /
+    sqrt(400) = 0.0627 (the normal median's large-sample variance, pi sigma^2 / 2n)."""
+    from analysis.inference.reestimate_check import median_se
+
+    assert median_se([1.25] * 40) == 0.0
+    draws = np.random.default_rng(3).standard_normal(400).tolist()
+    assert median_se(draws) == pytest.approx(math.sqrt(math.pi / 2) / 20, rel=0.2)
+    assert math.isnan(median_se([1.0]))
