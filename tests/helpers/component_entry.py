@@ -32,6 +32,13 @@ def shown(page: Any) -> int:
     return int(page.locator(PAIR).get_attribute("data-pair"))
 
 
+def open_pair(page: Any, url: str) -> int:
+    """Open `url` (a participant's link) and wait for the component's pair; that pair."""
+    page.goto(url)
+    settle(page)
+    return shown(page)
+
+
 def wait_shows(page: Any, assignment_id: int) -> None:
     """Wait until the component shows `assignment_id` and the app is idle."""
     page.locator(f"{PAIR}[data-pair='{assignment_id}']").wait_for()

@@ -56,11 +56,13 @@ HELD_KEY = "pair_held"  # the hidden element that carries the next pair (`draw_h
 PROJECT = "prb_annotate"
 NAME = f"{PROJECT}.pair"  # a packaged component's name: "<project>.<component>"
 HELD_NAME = f"{PROJECT}.held"  # the next pair's carrier (held.js)
-ASSETS = "assets"  # pair.js, held.js and pair.css, served by Streamlit from this folder only
+ASSETS = "assets"  # pair.js, its modules and pair.css, served by Streamlit from this folder only
+PAIR_IMPORTS = ("dom.js", "outbox.js", "spans.js", "aspects.js")  # pair.js's static imports
 # The files a first open needs, as Streamlit serves them (`/_stcore/bidi-components/<name>/...`),
 # named in each page's preload header (`annotate.app.static_compression`).
 PRELOADS = (
     (f"{NAME}/pair.js", "rel=modulepreload"),
+    *((f"{NAME}/{module}", "rel=modulepreload") for module in PAIR_IMPORTS),
     (f"{NAME}/held.js", "rel=modulepreload"),
     (f"{HELD_NAME}/held.js", "rel=modulepreload"),
     (f"{NAME}/pair.css", "rel=preload; as=style"),

@@ -26,14 +26,12 @@ from annotate.services.participant.work import pull_next
 from support.appserver import AppServer
 from tests.annotate.app.participant.test_app_pair_component_browser import (
     PAIR,
-    open_pair,
     question,
-    shown,
     stored,
-    wait_next,
 )
 from tests.annotate.app.test_app_logout_browser import LOGIN_FIELD
 from tests.helpers.browser_helpers import BROWSER_MARKS, LAPTOP, SERVER_START_TIMEOUT_S, settle
+from tests.helpers.component_entry import open_pair, shown, wait_other
 
 pytestmark = BROWSER_MARKS
 
@@ -123,7 +121,7 @@ def test_the_held_pair_is_a_reservation_shown_from_its_nodes_built_ahead(world: 
     )
     given = answer_all(page, 4)
     page.locator(f"{PAIR} button.submit").click()
-    assert wait_next(page, current) == held
+    assert wait_other(page, current) == held
     swapped = page.evaluate(
         """() => { const root = window.__host.shadowRoot.querySelector('.prb-pair');
                    const shown = [...root.childNodes];  // (no stray text between the parts)
@@ -137,7 +135,7 @@ def test_the_held_pair_is_a_reservation_shown_from_its_nodes_built_ahead(world: 
     assert live(world.engine, person) == [held, following]
     answer_all(page, 2)  # the swap again, by keyboard
     page.keyboard.press("Control+Enter")
-    assert wait_next(page, held) == following
+    assert wait_other(page, held) == following
     assert stored(world.engine, held)[0] == "done"
 
 
@@ -167,7 +165,7 @@ def test_no_pair_is_held_past_the_quota(world: World, new_page):
     assert second is not None
     answer_all(page, 5)
     page.locator(f"{PAIR} button.submit").click()
-    assert wait_next(page, first) == second
+    assert wait_other(page, first) == second
     assert held_pair(page) is None
     assert live(world.engine, person) == [second]
     page.get_by_text("Pair 2 of 2").wait_for()

@@ -47,6 +47,7 @@ from tests.helpers.browser_helpers import (
     settle,
     wait_for_loads,
 )
+from tests.helpers.component_entry import open_pair, shown, wait_other
 from tests.helpers.questionnaire_helpers import SIX
 
 pytestmark = BROWSER_MARKS
@@ -119,25 +120,6 @@ def answers(shift: int) -> dict[str, dict[str, int]]:
             points = 4 if key == "format" else 5  # the choice list has four choices
             out[side][key] = (index + start + shift) % points + 1
     return out
-
-
-def shown(page: Any) -> int:
-    """The assignment the component shows (its pair token)."""
-    page.locator(f"{PAIR}[data-pair]").wait_for()
-    return int(page.locator(PAIR).get_attribute("data-pair"))
-
-
-def open_pair(page: Any, url: str) -> int:
-    page.goto(url)
-    settle(page)
-    return shown(page)
-
-
-def wait_next(page: Any, old: int) -> int:
-    """Wait until the component shows another pair than `old`; that pair."""
-    page.locator(f"{PAIR}[data-pair]:not([data-pair='{old}'])").wait_for()
-    settle(page)
-    return shown(page)
 
 
 def question(page: Any, side: str, key: str) -> Any:
@@ -228,7 +210,7 @@ def test_three_pairs_store_exactly_what_was_entered(world: World, new_page):
             )
         page.locator(f"{PAIR} button.submit").click()
         rated.append((current, given, comment, flag))
-        current = wait_next(page, current)
+        current = wait_other(page, current)
     for number, (assignment_id, given, comment, flag) in enumerate(rated):
         assert stored(world.engine, assignment_id) == ("done", given, comment, flag)
         with read_session(world.engine) as session:
@@ -255,11 +237,11 @@ def test_keyboard_only_rating(world: World, new_page):
         assert focused(page) == "submit"
         page.keyboard.press(send)
         rated.append((current, given))
-        current = wait_next(page, current)
+        current = wait_other(page, current)
     for assignment_id, given in rated:
         assert stored(world.engine, assignment_id) == ("done", given, "", "")
     page.keyboard.press("Alt+p")
-    assert wait_next(page, current) == rated[-1][0]
+    assert wait_other(page, current) == rated[-1][0]
     assert checked(page) == rated[-1][1]
     page.get_by_text("You have rated this pair already").wait_for()
     assert page.locator(f"{PAIR} button.skip-open").count() == 0
@@ -282,7 +264,7 @@ def test_missing_answers_are_said_and_entries_kept(world: World, new_page):
         for key, value in by_key.items():
             question(page, side, key).locator(f"input[value='{value}']").check()
     page.locator(f"{PAIR} button.submit").click()
-    wait_next(page, current)
+    wait_other(page, current)
     assert stored(world.engine, current) == ("done", given, "kept", "")
 
 
@@ -294,7 +276,7 @@ def test_a_double_submit_is_ignored(world: World, new_page):
         for key, value in by_key.items():
             question(page, side, key).locator(f"input[value='{value}']").check()
     page.locator(f"{PAIR} button.submit").dblclick()
-    second = wait_next(page, first)
+    second = wait_other(page, first)
     page.keyboard.press("Control+Enter")  # nothing entered: refused, not saved anywhere
     page.locator(f"{PAIR} .error").get_by_text("Please give every score").wait_for()
     assert stored(world.engine, first) == ("done", given, "", "")
@@ -311,7 +293,7 @@ def test_skip_with_a_reason(world: World, new_page):
     page.locator(f"{PAIR} button.skip-open").click()
     page.locator(f"{PAIR} #prb-skip-reason").fill("cannot judge this one")
     page.locator(f"{PAIR} button.skip").click()
-    wait_next(page, first)
+    wait_other(page, first)
     with read_session(world.engine) as session:
         skipped = session.get(Assignment, first)
     assert skipped is not None
@@ -355,7 +337,7 @@ def test_nothing_sent_to_the_browser_says_which_response_is_chosen(world: World,
             for key, value in by_key.items():
                 question(page, side, key).locator(f"input[value='{value}']").check()
         page.locator(f"{PAIR} button.submit").click()
-        current = wait_next(page, current)
+        current = wait_other(page, current)
     assert held == [*seen[1:], current]  # each pair was held before it was shown
     page.wait_for_function(HELD_JS)
     last_held = page.evaluate(HELD_JS)["pair"]  # held, not shown: sent all the same
@@ -466,7 +448,7 @@ def test_the_direct_preference_by_keyboard(world: World, new_page):
     page.keyboard.press("5")
     page.keyboard.type("B waters less")
     page.keyboard.press("Control+Enter")
-    wait_next(page, current)
+    wait_other(page, current)
     with read_session(world.engine) as session:
         row = session.get(Assignment, current)
         assert row is not None
@@ -529,7 +511,7 @@ def test_a_submit_during_an_outage_keeps_every_entry_and_saves_once_after(outage
 
     database.start()
     page.locator(f"{PAIR} button.submit").click()
-    wait_next(page, first)
+    wait_other(page, first)
     with read_session(engine) as session:
         total = session.exec(select(func.count()).select_from(Rating)).one()
     assert total == 8  # saved exactly once

@@ -36,11 +36,8 @@ from tests.annotate.app.participant.test_app_pair_component_browser import (
     NOT_SAVED_YET,
     PAIR,
     checked,
-    open_pair,
     question,
-    shown,
     stored,
-    wait_next,
 )
 from tests.annotate.app.test_app_accessibility_browser import severe_findings
 from tests.annotate.app.test_app_outage_browser import demo_on_own_postgres
@@ -54,6 +51,7 @@ from tests.helpers.browser_helpers import (
     screenshot_dir,
     settle,
 )
+from tests.helpers.component_entry import open_pair, shown, wait_other
 
 pytestmark = [
     *BROWSER_MARKS,
@@ -188,7 +186,7 @@ def test_a_reload_during_an_outage_keeps_the_entries_and_log_out_forgets_them(
     database.start()
     page.get_by_role("button", name="Try again").click()
     # The pair drawn with the kept entries, sent by itself: stored once, as entered.
-    second = wait_next(page, first)
+    second = wait_other(page, first)
     page.locator(f"{PAIR}[data-pair='{second}']").wait_for(timeout=RESENT_MS)
     assert stored(engine, first) == ("done", GIVEN, "sent during the outage", "")
     assert counts(engine, first) == (2 * len(KEYS), 1)

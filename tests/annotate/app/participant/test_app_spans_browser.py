@@ -41,6 +41,7 @@ from tests.helpers.browser_helpers import (
     screenshot_dir,
     settle,
 )
+from tests.helpers.component_entry import open_pair, shown, wait_other
 
 pytestmark = BROWSER_MARKS
 
@@ -120,23 +121,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     finally:
         server.stop()
         engine.dispose()
-
-
-def shown(page: Any) -> int:
-    page.locator(f"{PAIR}[data-pair]").wait_for()
-    return int(page.locator(PAIR).get_attribute("data-pair"))
-
-
-def open_pair(page: Any, url: str) -> int:
-    page.goto(url)
-    settle(page)
-    return shown(page)
-
-
-def wait_next(page: Any, old: int) -> int:
-    page.locator(f"{PAIR}[data-pair]:not([data-pair='{old}'])").wait_for()
-    settle(page)
-    return shown(page)
 
 
 def answer_all(page: Any) -> None:
@@ -236,7 +220,7 @@ def test_spans_across_markup_emoji_cjk_and_rtl_store_the_selected_slice(world: W
     assert severe_findings(page, "spans marked", "laptop") == []
     answer_all(page)
     page.locator(f"{PAIR} button.submit").click()
-    wait_next(page, current)
+    wait_other(page, current)
     rows = stored_spans(world.engine, current)
     assert [r[:3] for r in rows] == sorted(e[:3] for e in expected)
     for side, stored_slice, key, shown_words in rows:
@@ -278,7 +262,7 @@ def test_keyboard_marks_with_shift_arrows_and_a_digit(world: World, new_page):
     page.locator(f"{PAIR} .span-tools[data-side='A'] .span-list li").wait_for()
     answer_all(page)
     page.keyboard.press("Control+Enter")
-    wait_next(page, current)
+    wait_other(page, current)
     assert [r[:3] for r in stored_spans(world.engine, current)] == [
         ("A", "bold", "rubric"),
         ("B", "Start", "error"),
@@ -297,7 +281,7 @@ def test_touch_selection_then_a_tapped_label(world: World, new_page):
     assert severe_findings(page, "spans marked", "phone") == []
     answer_all(page)
     page.locator(f"{PAIR} button.submit").tap()
-    wait_next(page, current)
+    wait_other(page, current)
     assert [r[:3] for r in stored_spans(world.engine, current)] == [("B", "中文回答", "error")]
 
 
@@ -309,9 +293,9 @@ def test_saved_spans_are_drawn_again_and_a_revision_keeps_the_removed_one(world:
         label_button(page, "A", key).click()
     answer_all(page)
     page.locator(f"{PAIR} button.submit").click()
-    wait_next(page, current)
+    wait_other(page, current)
     page.keyboard.press("Alt+p")  # back to the pair: drawn with what was saved
-    assert wait_next(page, current + 1) == current
+    assert wait_other(page, current + 1) == current
     items = page.locator(f"{PAIR} .span-tools[data-side='A'] .span-list li")
     assert items.count() == 2
     assert "bold words here" in items.nth(0).inner_text()
@@ -344,9 +328,9 @@ def test_spans_travel_by_side_only(world: World, new_page):
     record.snapshot(page, "marked")
     answer_all(page)
     page.locator(f"{PAIR} button.submit").click()
-    wait_next(page, current)
+    wait_other(page, current)
     page.keyboard.press("Alt+p")
-    wait_next(page, current + 1)
+    wait_other(page, current + 1)
     record.snapshot(page, "drawn again")
     assert record.label_leaks() == []
     with write_session(world.engine) as session:
@@ -389,5 +373,5 @@ def test_a_span_marked_before_a_reload_is_kept_by_the_tab(world: World, new_page
     assert page.locator(f"{PAIR} .span-tools[data-side='A'] .span-marks li").count() == 1
     answer_all(page)
     page.locator(f"{PAIR} button.submit").click()
-    wait_next(page, current)
+    wait_other(page, current)
     assert [r[:3] for r in stored_spans(world.engine, current)] == [("A", stored_slice, key)]

@@ -7,6 +7,7 @@
 // What is entered is kept in the tab until the server confirms it, and sent again after an
 // outage, by the outbox (outbox.js, its own module: issue 36.4).
 
+import { el } from "./dom.js";
 import * as outbox from "./outbox.js";
 
 import { onResponseKey, placedRun, selectedSpan, selectionIn, showCaret, shownBetween, spanList } from "./spans.js";
@@ -30,16 +31,6 @@ const NEXT_TURN = "The assistant's next turn, written two ways: Response A and R
 const STATES = new WeakMap(); // the component's root -> its state
 let current = null; // the state of the pair component on the page (for the page-wide keys)
 
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs || {})) {
-    if (name === "text") node.textContent = value;
-    else if (name === "class") node.className = value;
-    else node.setAttribute(name, value);
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
 
 // A text tree: a string is text; a node is [tag, children] with a tag of TAGS (else a span);
 // in a response, ["#", text, start] is text placed in the stored text, drawn with its `marks`.

@@ -4,22 +4,13 @@
 // so a selection maps back to code points of the STORED text: from the first selected
 // character to the last (whitespace at either end left out), whatever markup lies between.
 // Marks are drawn as <mark> around the marked characters; nothing is parsed as HTML.
+import { el } from "./dom.js";
 
 const PLACES = new WeakMap(); // text node -> its first character's place (code points)
 const PALETTE = 8; // pair.css colours .l0 .. .l7
 
 const points = (text) => Array.from(text); // code points, not UTF-16 units
 
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs || {})) {
-    if (name === "text") node.textContent = value;
-    else if (name === "class") node.className = value;
-    else node.setAttribute(name, value);
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
 
 // The selection as seen from inside the component: it lives in a shadow root, where
 // Chromium's ShadowRoot.getSelection gives the ranges in the shadow tree (the document's
