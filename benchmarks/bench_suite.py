@@ -41,7 +41,7 @@ from tests.helpers.schedule import write_file_seconds  # noqa: E402  after the p
 
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 DURATION = re.compile(r"^(\d+(?:\.\d+)?)s (setup|call|teardown)\s+(\S+)")
-SUMMARY = re.compile(r"^=+ (.*\d+ (?:passed|failed).*) =+$")
+SUMMARY = re.compile(r"^=* ?(\d+ (?:passed|failed).* in [\d.]+s.*?) ?=*$")
 
 
 def phases(log: str) -> list[tuple[float, str, str]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.helpers.schedule import costliest_first, file_seconds, write_file_seconds
+from tests.helpers.schedule import DURATIONS, costliest_first, file_seconds, write_file_seconds
 
 
 @dataclass
@@ -51,3 +51,14 @@ def test_each_pass_keeps_its_own_figures(tmp_path: Path):
     write_file_seconds("postgres", {"tests/a.py": 3.0}, path)
     assert file_seconds("sqlite", path) == {"tests/a.py": 12.3}
     assert file_seconds("postgres", path) == {"tests/a.py": 3.0}
+
+
+def test_the_recorded_figures_name_test_files_of_this_checkout():
+    """A file renamed or deleted since the figures were recorded only loses its place; most
+    recorded files must still exist, or the figures are stale (run bench_suite.py again)."""
+    root = DURATIONS.parents[2]
+    for which in ("sqlite", "postgres"):
+        recorded = file_seconds(which)
+        assert recorded, f"no figures for the {which} pass in {DURATIONS}"
+        missing = [path for path in recorded if not (root / path).exists()]
+        assert len(missing) <= len(recorded) // 10, missing
