@@ -6,8 +6,10 @@
 # printed when both have ended, SQLite's first. PRB_TEST_POSTGRES=0 skips the PostgreSQL pass;
 # PRB_TEST_POSTGRES_URL picks another server; PRB_TEST_SEQUENTIAL=1 runs the passes one after
 # the other, printing as they go. Each pass runs its test files on PRB_TEST_WORKERS pytest-xdist
-# workers (default: one per core; 0 runs them in the pytest process itself). Extra arguments go to
-# pytest. The PostgreSQL pass leaves out the tests that never reach its database (tests/conftest.py).
+# workers (default: one per core; 0 runs them in the pytest process itself), the costliest files
+# first (tests/helpers/schedule.py; `benchmarks/bench_suite.py` measures a pass). Extra arguments
+# go to pytest. The PostgreSQL pass leaves out the tests that never reach its database
+# (tests/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test

@@ -12,6 +12,7 @@ backend-specific tests `@pytest.mark.sqlite_only` or `@pytest.mark.postgres_only
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from annotate.config import SESSION_SECRET_ENV, SESSION_SECRET_FILE_ENV, new_ses
 from annotate.db import make_engine
 from tests.helpers.browser_helpers import CHROMIUM, CHROMIUM_ARGS, RETRIES, TALL, UI_TIMEOUT_MS
 from tests.helpers.foundation_helpers import Snapshot, make_record, snapshot, write_records
+from tests.helpers.schedule import costliest_first, file_seconds
 
 # Each folder's fixtures, in one place: tests moved beside the code they test still find them.
 pytest_plugins = [
@@ -60,6 +62,10 @@ def on_postgres() -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: checks SQLite-specific behaviour")
     config.addinivalue_line("markers", f"postgres_only: needs {TEST_DATABASE_ENV}")
+    if getattr(config.option, "dist", "no") == "loadfile":
+        # pytest-xdist hands out the files in our order (the costliest first, below), not
+        # its own (the most tests first).
+        config.option.loadscopereorder = False
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -79,7 +85,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     `db_url`, `empty_db_url` or `engine` among their fixtures, not marked postgres_only): they
     run the same in the SQLite pass, so running them twice only costs time (issue 35.5; a
     browser test on its own SQLite file, the analysis, the parsers). `PRB_TEST_ALL_ON_POSTGRES=1`
-    keeps them."""
+    keeps them. On a pytest-xdist worker, the files go to the scheduler costliest first
+    (tests/helpers/schedule.py)."""
+    if hasattr(config, "workerinput"):
+        items[:] = costliest_first(items, file_seconds("postgres" if on_postgres() else "sqlite"))
     if not on_postgres() or os.environ.get(ALL_ON_POSTGRES_ENV) == "1":
         return
     kept = [item for item in items if _reaches_database(item)]
@@ -198,9 +207,23 @@ def empty_db_url(tmp_path: Path, _postgres_admin: Engine | None) -> Iterator[str
         yield url
 
 
+@pytest.fixture(scope="session")
+def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file with the app's tables (as `make_engine` makes them), made once per session
+    (per worker); a test's `engine` starts from its copy, as on PostgreSQL (issue 35.5)."""
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    make_engine(f"sqlite:///{path}").dispose()  # disposed: the WAL is checkpointed into the file
+    return path
+
+
 @pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    """`make_engine(db_url)`: the app's own engine, tables created."""
+def engine(db_url: str, request: pytest.FixtureRequest) -> Iterator[Engine]:
+    """`make_engine(db_url)`: the app's own engine, tables created (on SQLite: a fresh file
+    starts as a copy of the session's template file, which has them)."""
+    if not on_postgres():
+        fresh = Path(make_url(db_url).database or "")
+        if fresh.name and not fresh.exists():
+            shutil.copyfile(request.getfixturevalue("_sqlite_template"), fresh)
     engine = make_engine(db_url)
     yield engine
     engine.dispose()

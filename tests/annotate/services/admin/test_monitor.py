@@ -232,8 +232,7 @@ def test_closing_at_a_stop_needs_a_group_sequential_plan(engine) -> None:
 
 
 def test_the_monitor_page_shows_the_figures_and_offers_no_exclusion(page_engine, open_page) -> None:
-    from test_admin_pages import _account
-
+    from tests.annotate.app.admin.test_admin_pages import _account
     from tests.helpers.admin_helpers import page_texts
 
     _crowd_study(page_engine, 30, [30, 60], "pocock")
