@@ -235,8 +235,9 @@ def scroll_to(page: Any, target: Any) -> None:
     next_frame(page)
 
 
-def click_until(page: Any, target: Any, effect: Any, *, what: str) -> None:
-    """Click `target` until `effect` (a locator) is visible.
+def click_until(page: Any, target: Any, effect: Any, *, what: str, tap: bool = False) -> None:
+    """Click `target` (tap it, with `tap`: a phone's touch) until `effect` (a locator) is
+    visible.
 
     The target is scrolled into view first, as a person's eyes do (`scroll_to`). A click can
     still be lost when it lands while Streamlit redraws the element (a run ending, a sidebar
@@ -247,7 +248,10 @@ def click_until(page: Any, target: Any, effect: Any, *, what: str) -> None:
     for attempt in range(CLICK_ATTEMPTS):
         settle(page)
         scroll_to(page, target)
-        target.click()
+        if tap:
+            target.tap()
+        else:
+            target.click()
         try:
             effect.wait_for(state="visible", timeout=RETRY_WAIT_MS)
             return

@@ -24,7 +24,14 @@ from annotate.services.admin.demo import DemoSetup, set_up_demo
 from support.appserver import AppServer
 from tests.annotate.domain.crowd.test_training import PRACTICE_PAIRS
 from tests.helpers.admin_helpers import make_study
-from tests.helpers.browser_helpers import BROWSER_MARKS, LAPTOP, PHONE, choose_option, settle
+from tests.helpers.browser_helpers import (
+    BROWSER_MARKS,
+    LAPTOP,
+    PHONE,
+    choose_option,
+    click_until,
+    settle,
+)
 
 pytestmark = BROWSER_MARKS
 
@@ -190,12 +197,24 @@ def test_an_admin_on_a_phone_and_the_wide_tables(world: World, new_page: Any) ->
         "() => document.querySelector(\"[data-testid='stSidebar']\").dataset.collapsed === 'true'"
     )
     # Save training: the confirmation under the form, its table within the screen's width.
-    page.get_by_text("Training before real work", exact=False).tap()
     box = page.locator("textarea[aria-label='Training (YAML)']")
+    click_until(
+        page,
+        page.get_by_text("Training before real work", exact=False),
+        box,
+        what="phone: open the training settings",
+        tap=True,
+    )
     box.fill(yaml.safe_dump({"practice_pairs": PRACTICE_PAIRS}))
-    page.get_by_role("button", name="Save training").tap()
+    settle(page)
     confirm = page.locator(".st-key-pending_change")
-    confirm.wait_for()
+    click_until(
+        page,
+        page.get_by_role("button", name="Save training"),
+        confirm,
+        what="phone: save training",
+        tap=True,
+    )
     settle(page)
     table = confirm.locator("[data-testid='stTable'] table")
     right = table.evaluate("t => t.getBoundingClientRect().right")
