@@ -1,6 +1,6 @@
 """The validation report's shape: typed dicts with exactly the JSON keys other tools read.
 
-Why 561 lines: type declarations only: the report's whole JSON shape in one place.
+Why 566 lines: type declarations only: the report's whole JSON shape in one place.
 
 `analysis.report.build_report` returns a :class:`Report`; the JSON rendering is the same dict
 dumped as is, so a key named here is a key in the JSON file. NaN never appears: an undefined

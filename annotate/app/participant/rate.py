@@ -1,6 +1,6 @@
 """The annotator's page: one blinded pair, each response answered on the study's questions.
 
-Why 815 lines: one page's shared widget state and both views of the pair (Streamlit's
+Why 831 lines: one page's shared widget state and both views of the pair (Streamlit's
 widgets, our component); the issue-36 component replaces most.
 
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
