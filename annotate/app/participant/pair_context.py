@@ -23,12 +23,18 @@ def rubric_title(aspects: Sequence[object]) -> str:
 
 
 def rubric_markdown(aspects: Sequence[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"{number}. **{inert_markdown(str(aspect.get('aspect', '')))}**  \n"
-        f"   *Evidence:* {inert_markdown(str(aspect.get('evidence', '')))}  \n"
-        f"   *Why it matters:* {inert_markdown(str(aspect.get('reason', '')))}"
-        for number, aspect in enumerate(aspects, 1)
-    )
+    """The rubric as a numbered list: each aspect in bold, its evidence and why it matters under
+    it (a line left out where the dataset gives none, rather than a label with nothing after)."""
+    return "\n".join(_aspect_item(number, aspect) for number, aspect in enumerate(aspects, 1))
+
+
+def _aspect_item(number: int, aspect: dict[str, Any]) -> str:
+    lines = [f"{number}. **{inert_markdown(str(aspect.get('aspect', '')))}**"]
+    for label, key in (("Evidence", "evidence"), ("Why it matters", "reason")):
+        said = str(aspect.get(key, "") or "").strip()
+        if said:
+            lines.append(f"   *{label}:* {inert_markdown(said)}")
+    return "  \n".join(lines)
 
 
 def profile_markdown(items: Sequence[dict[str, Any]]) -> str:
