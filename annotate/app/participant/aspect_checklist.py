@@ -21,10 +21,9 @@ from annotate.domain.rating import aspects
 from annotate.domain.rating.queue import PairView
 from annotate.vocabulary import COVERAGE_POINTS, COVERAGE_WORDS, SIDES
 
-HELP = (
-    "How well does each response cover this aspect of what the user expects? 0 = it does not "
-    "cover it, 1 = it partly covers it, 2 = it covers it well."
-)
+SCALE_HELP = "0 = it does not cover it, 1 = it partly covers it, 2 = it covers it well."
+"""The marks' meaning, said under the checklist's title (which already asks the question)."""
+HELP = f"How well does each response cover this aspect of what the user expects? {SCALE_HELP}"
 TITLE = "How well does each response cover what this user expects?"
 COLUMNS = [5, 4, 4]  # the aspect's words, Response A, Response B (one line each at 1366 px)
 

@@ -174,7 +174,7 @@ def _aspects(view: PairView) -> dict[str, Any] | None:
         return None
     return {
         "title": aspect_checklist.TITLE,
-        "help": aspect_checklist.HELP,
+        "help": aspect_checklist.SCALE_HELP,
         "items": [text_tree(aspect_text(aspect)) for aspect in view.rubric_aspects],
         "options": [{"value": v, "words": COVERAGE_WORDS[v]} for v in COVERAGE_POINTS],
     }
