@@ -78,8 +78,7 @@ def pull_next(
     ready = _ready(session, annotator_id, study_id, now)
     if ready is None:
         return None
-    study, annotator = ready
-    live = live_reservations(session, annotator_id, study_id, now)
+    study, annotator, live = ready
     if live:
         return live[0]
     if crowd.refusal(session, study, annotator, now) is not None:
@@ -101,8 +100,7 @@ def hold_next(
     ready = _ready(session, annotator_id, study_id, now)
     if ready is None:
         return None
-    study, annotator = ready
-    live = live_reservations(session, annotator_id, study_id, now)
+    study, annotator, live = ready
     if len(live) != 1:
         return live[1] if live else None
     if crowd.unproven(session, study, annotator):
@@ -112,9 +110,10 @@ def hold_next(
 
 def _ready(
     session: Session, annotator_id: int, study_id: int, now: datetime
-) -> tuple[Study, Annotator] | None:
-    """The study, locked, and the annotator, when the pool may give them a pair; lapsed
-    reservations released first. None: it gives them nothing (see `pull_next`)."""
+) -> tuple[Study, Annotator, list[int]] | None:
+    """The study, locked, the annotator and their live reservations (queue order), when the
+    pool may give them a pair; lapsed reservations released first. None: it gives them nothing
+    (see `pull_next`)."""
     study = lock_study(session, study_id)
     annotator = session.get(Annotator, annotator_id)
     if annotator is None or not annotator.active or not study.pool_open:
@@ -124,7 +123,7 @@ def _ready(
     if crowd.has_finished(session, annotator_id, study_id):
         return None  # the participant chose Finish
     release_lapsed(session, study_id, now)
-    return study, annotator
+    return study, annotator, live_reservations(session, annotator_id, study_id, now)
 
 
 def _reserve(session: Session, study: Study, annotator: Annotator, now: datetime) -> int | None:
