@@ -208,27 +208,30 @@ def _send_entered(
     answers; a refusal (an answer missing) is said inside the component, the answers kept."""
     state = st.session_state
     try:
-        result = answer_practice(
-            engine(),
-            account_id,
-            study=step.study,
-            practice_id=practice.id,
-            scores=entered.scores,
-            token=login_token(),
-            aspect_marks=_marks(entered) if _asks_aspects(step) else None,
-            side_preference=entered.side_preference,
-            rationale=entered.rationale,
-        )
+        _record_practice(account_id, step, practice, entered)
     except TrainingError as error:
         state[PRACTICE_ERROR] = (token, str(error))
         state[PRACTICE_ATTEMPT] = state.get(PRACTICE_ATTEMPT, 0) + 1
-        return
-    state[FEEDBACK] = (step.study, result, step.questionnaire.labels)
 
 
-def _marks(entered: Entered) -> dict[str, list[int | None]] | None:
-    marks = entered.aspect_marks
-    return None if marks is None else {side: list(values) for side, values in marks.items()}
+def _record_practice(
+    account_id: int, step: TrainingStep, practice: PracticeView, entered: Entered
+) -> None:
+    """Record a practice pair's answers (either view) and keep its feedback for the next run;
+    TrainingError when an answer is missing or the practice is over."""
+    marks = entered.aspect_marks if _asks_aspects(step) else None
+    result = answer_practice(
+        engine(),
+        account_id,
+        study=step.study,
+        practice_id=practice.id,
+        scores=entered.scores,
+        token=login_token(),
+        aspect_marks=None if marks is None else {side: list(v) for side, v in marks.items()},
+        side_preference=entered.side_preference,
+        rationale=entered.rationale,
+    )
+    st.session_state[FEEDBACK] = (step.study, result, step.questionnaire.labels)
 
 
 def _asks_aspects(step: TrainingStep) -> bool:
@@ -273,30 +276,23 @@ def _send_practice(account_id: int, step: TrainingStep, practice: PracticeView) 
         for side in SIDES
     }
     n = len(practice.rubric_aspects)
-    marks = (
-        {
-            side: [state.get(_key(practice, f"aspect_{side}_{i}")) for i in range(n)]
-            for side in SIDES
-        }
-        if _asks_aspects(step)
-        else None
+    marks = {
+        side: tuple(state.get(_key(practice, f"aspect_{side}_{i}")) for i in range(n))
+        for side in SIDES
+    }
+    entered = Entered(
+        scores=scores,
+        comment="",
+        flag_reason="",
+        side_preference=state.get(_key(practice, "preference")),
+        rationale=state.get(_key(practice, "rationale")),
+        aspect_marks=marks,
     )
     try:
-        result = answer_practice(
-            engine(),
-            account_id,
-            study=step.study,
-            practice_id=practice.id,
-            scores=scores,
-            token=login_token(),
-            aspect_marks=marks,
-            side_preference=state.get(_key(practice, "preference")),
-            rationale=state.get(_key(practice, "rationale")),
-        )
+        _record_practice(account_id, step, practice, entered)
     except TrainingError as error:
         st.error(plain_lines(error))
         return
-    st.session_state[FEEDBACK] = (step.study, result, step.questionnaire.labels)
     st.rerun()
 
 
