@@ -6,9 +6,10 @@ Everything that names a dimension, a response or a side imports it from here.
 
 from __future__ import annotations
 
+import enum
 import itertools
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 
 class Dimension(StrEnum):
@@ -42,6 +43,19 @@ class Role(StrEnum):
     ADMIN = "admin"
     RESEARCHER = "researcher"
     ADJUDICATOR = "adjudicator"
+
+
+class SystemActor(enum.Enum):
+    """The operator at the command line (the one value is `SYSTEM`; the rules that apply to it
+    are in `annotate.domain.study.permissions`, defined here so that the command line names it
+    without importing the database)."""
+
+    SYSTEM = "system"
+
+
+SYSTEM: Literal[SystemActor.SYSTEM] = SystemActor.SYSTEM
+Actor = int | SystemActor | None
+"""Who asks: a logged-in account's id, `SYSTEM` (the command line) or None (nobody)."""
 
 
 class AssignmentStatus(StrEnum):

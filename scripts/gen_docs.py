@@ -42,8 +42,9 @@ def _one_line(text: str | None) -> str:
 def _command_trees() -> list[tuple[str, Any]]:
     """Typer's command trees (its own vendored click: groups have `commands`)."""
     from analysis.cli import app as analysis_app
-    from annotate.cli import app
+    from annotate.cli import app, commands
 
+    commands.load_all()  # every command module: the top group loads one only when it runs
     return [
         ("prb-annotate", typer.main.get_command(app)),
         ("python -m analysis", typer.main.get_command(analysis_app)),

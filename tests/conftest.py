@@ -75,7 +75,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"needs {TEST_DATABASE_ENV} (a PostgreSQL server)")
 
 
-DATABASE_FIXTURES = frozenset({"db_url", "empty_db_url", "engine"})
+DATABASE_FIXTURES = frozenset({"db_url", "empty_db_url", "module_empty_db_url", "engine"})
 """The fixtures through which a test reaches the pass's database (tests/conftest.py)."""
 ALL_ON_POSTGRES_ENV = "PRB_TEST_ALL_ON_POSTGRES"
 
@@ -202,6 +202,19 @@ def empty_db_url(tmp_path: Path, _postgres_admin: Engine | None) -> Iterator[str
     """A SQLAlchemy URL of a fresh database without any tables (e.g. to build an old schema)."""
     if _postgres_admin is None:
         yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    with _postgres_database(_postgres_admin, "prb_empty") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def module_empty_db_url(
+    tmp_path_factory: pytest.TempPathFactory, _postgres_admin: Engine | None
+) -> Iterator[str]:
+    """`empty_db_url` shared by the tests of one module: a database they build once and then
+    only read (e.g. an old schema given data and upgraded), dropped after the module."""
+    if _postgres_admin is None:
+        yield f"sqlite:///{tmp_path_factory.mktemp('module') / 'empty.db'}"
         return
     with _postgres_database(_postgres_admin, "prb_empty") as url:
         yield url

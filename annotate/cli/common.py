@@ -1,29 +1,59 @@
-"""What every command group of `prb-annotate` shares: the Typer apps, the global `--db` option
-and the engine it opens, the consoles, the actor (`SYSTEM`: whoever runs the CLI holds the
-database) and the one way a command fails with a message (`fail`, `refusals`)."""
+"""What every command group of `prb-annotate` shares: the Typer apps (the top one loading a
+command's module only when it runs: `LazyGroup`), the global `--db` option and the engine it
+opens, the consoles, the actor (`SYSTEM`: whoever runs the CLI holds the database) and the one way
+a command fails with a message (`fail`, `refusals`). Imports nothing heavy: `--help` reads it."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from sqlalchemy.engine import Engine
+from typer import _click as click  # Typer's own copy of click, whose types its groups use
+from typer.core import TyperCommand, TyperGroup
 
-from annotate.domain.dataset.importer import DatasetError
-from annotate.domain.study.permissions import SYSTEM
-from annotate.domain.study.studies import StudyNotFound
+from annotate.cli.commands import BY_NAME, COMMANDS, MODULES, load
 from annotate.errors import PrbError
-from annotate.services.database import DatabaseUnreachable, open_database
+from annotate.vocabulary import SYSTEM
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 ACTOR = SYSTEM
 """Who the services see acting: the command line passes every role check."""
 
+
+class LazyGroup(TyperGroup):
+    """The top-level group: lists the commands of `annotate.cli.commands` and imports a
+    command's modules when it runs (or shows its own help), not before."""
+
+    _listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:  # noqa: ARG002  (click's signature)
+        return [command.name for command in COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:  # noqa: ARG002
+        entry = BY_NAME.get(cmd_name)
+        if self._listing and entry is not None:
+            return TyperCommand(name=cmd_name, help=entry.summary)
+        load(MODULES if entry is None else entry.modules)  # unknown: every module, to suggest
+        group = typer.main.get_group(app)
+        return group.commands.get(cmd_name)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True  # the listing shows each command's summary: no module imported
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
 app = typer.Typer(
+    cls=LazyGroup,
     help="Human validation of personalized preference benchmarks.",
     no_args_is_help=True,
     add_completion=False,
@@ -77,6 +107,8 @@ class State:
 
     @classmethod
     def engine(cls) -> Engine:
+        from annotate.services.database import DatabaseUnreachable, open_database
+
         if cls._engine is None:
             try:
                 cls._engine = open_database(cls.db)
@@ -126,6 +158,9 @@ def confirmed(what: str, changes: Sequence[str], yes: bool) -> None:
 @contextmanager
 def refusals() -> Iterator[None]:
     """The one place the CLI maps the product's refusals (`PrbError`) to a message and exit 1."""
+    from annotate.domain.dataset.importer import DatasetError
+    from annotate.domain.study.studies import StudyNotFound
+
     try:
         yield
     except StudyNotFound as error:

@@ -32,10 +32,8 @@ from annotate.cli.common import (
     refusals,
 )
 from annotate.domain.dataset.shapes import Rb2Pairs, Shape, ShapeOptionError, shape_options
-from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
-from annotate.domain.exports.preference import PREFERENCE_FORMATS
 from annotate.domain.study.studies import DEFAULT_STUDY
-from annotate.services.admin import aspects, data, people, preference, spans
+from annotate.services.admin import data, people
 from annotate.vocabulary import DEFAULT_HOLM, DEFAULT_N_BOOT
 
 PROGRESS_MIN_BYTES = 1_000_000
@@ -190,6 +188,12 @@ def export_command(
     """Export ratings, one row per score (or the aspect checklist's marks: --kind aspects; the
     spans marked in responses: --kind spans; or the pairs as a preference dataset: --kind
     preference)."""
+    # Here, not above: the aspects' service reads the report's pseudonyms (the analysis stack),
+    # which the other commands of this module do not need.
+    from annotate.domain.exports.export import EXPORT_FORMATS, write_ratings
+    from annotate.domain.exports.preference import PREFERENCE_FORMATS
+    from annotate.services.admin import aspects, preference, spans
+
     if kind not in EXPORT_KINDS:
         raise fail(f"unknown kind {kind!r}; expected one of {', '.join(EXPORT_KINDS)}")
     formats = PREFERENCE_FORMATS if kind == "preference" else EXPORT_FORMATS

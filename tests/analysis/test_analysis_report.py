@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -19,6 +20,18 @@ from analysis.simulate import simulate_ratings
 from annotate.vocabulary import DIMENSIONS, GENERAL_DIMENSIONS
 
 
+@pytest.fixture(scope="module")
+def _validating_report(validating_study: pd.DataFrame) -> dict:
+    """The default report of the validating study, built once for the module (~2 CPU s)."""
+    return build_report(validating_study, n_boot=0)
+
+
+@pytest.fixture
+def validating_report(_validating_report: dict) -> dict:
+    """`build_report(validating_study, n_boot=0)`: a copy per test, safe to change."""
+    return copy.deepcopy(_validating_report)
+
+
 def _verdicts(report: dict) -> dict[str, str]:
     return {d: report["dimensions"][d]["verdict"] for d in DIMENSIONS}
 
@@ -28,8 +41,8 @@ def _checks(report: dict) -> dict[str, bool]:
     return {k: report["checks"][k] for k in keys}
 
 
-def test_study_built_to_validate_is_validated(validating_study):
-    report = build_report(validating_study, n_boot=0)
+def test_study_built_to_validate_is_validated(validating_report):
+    report = validating_report
     assert _verdicts(report) == {
         "factuality": "tie",
         "relevance": "tie",
@@ -110,8 +123,10 @@ def test_a_rubric_effect_below_the_smallest_effect_of_interest_does_not_diverge(
     assert lower["checks"]["validated"] is True
 
 
-def test_per_dimension_figures_match_an_independent_pandas_computation(validating_study):
-    report = build_report(validating_study, n_boot=0)
+def test_per_dimension_figures_match_an_independent_pandas_computation(
+    validating_study, validating_report
+):
+    report = validating_report
     means = validating_study.groupby(["dimension", "pair_id", "response"])["score"].mean().unstack()
     for dim in DIMENSIONS:
         wide = means.loc[dim]
@@ -162,8 +177,8 @@ def test_exclusions_are_counted_and_listed(small_study):
     assert report["human_accuracy"]["n_pairs"] == 10
 
 
-def test_by_domain(validating_study):
-    report = build_report(validating_study, n_boot=0)
+def test_by_domain(validating_study, validating_report):
+    report = validating_report
     domains = report["by_domain"]
     assert sorted(domains) == sorted(validating_study["domain"].unique())
     assert sum(d["n_pairs"] for d in domains.values()) == report["n_pairs"]
@@ -179,7 +194,7 @@ def test_by_domain(validating_study):
         assert "checks" in d
 
 
-def test_position_bias_detected_when_side_a_is_favoured(validating_study):
+def test_position_bias_detected_when_side_a_is_favoured(validating_study, validating_report):
     df = validating_study.copy()
     on_a = df["side"] == "A"
     df.loc[on_a, "score"] = (df.loc[on_a, "score"] + 1).clip(upper=5)
@@ -189,7 +204,7 @@ def test_position_bias_detected_when_side_a_is_favoured(validating_study):
         assert bias["biased"]
         assert bias["mean_diff"] > 0.3
         assert bias["n_ratings"] == 150 * 3
-    unbiased = build_report(validating_study, n_boot=0)["position_bias"]
+    unbiased = validating_report["position_bias"]
     assert sum(unbiased[d]["biased"] for d in DIMENSIONS) <= 1
 
 
@@ -211,8 +226,8 @@ def test_annotator_figures(validating_study):
     assert all(0 <= p["exact"] <= p["within_one"] <= 1 for p in pairwise)
 
 
-def test_holm_adjusts_only_the_by_domain_family(validating_study):
-    report = build_report(validating_study, n_boot=0, holm=True)
+def test_holm_adjusts_only_the_by_domain_family(validating_study, validating_report):
+    report = validating_report  # Holm's adjustment is the default
     assert report["settings"]["holm"] is True
     for dim in DIMENSIONS:  # the study verdict is an intersection-union test: no correction
         assert report["dimensions"][dim]["tost_p_adjusted"] is None
@@ -281,11 +296,11 @@ def test_any_study_gives_strict_json(n_pairs, per_pair, effect, seed, drop):
         }
 
 
-def test_accepts_a_file_path(validating_study, tmp_path):
+def test_accepts_a_file_path(validating_study, validating_report, tmp_path):
     path = tmp_path / "r.parquet"
     validating_study.to_parquet(path)
     from_file = build_report(path, n_boot=0)
-    assert from_file == build_report(validating_study, n_boot=0)
+    assert from_file == validating_report
 
 
 def test_multiple_studies_keep_pairs_apart(small_study):
@@ -296,10 +311,10 @@ def test_multiple_studies_keep_pairs_apart(small_study):
     assert report["studies"] == sorted(["second", "simulated"])
 
 
-def test_pairwise_table_is_capped_by_shared_units(validating_study, monkeypatch):
+def test_pairwise_table_is_capped_by_shared_units(validating_study, validating_report, monkeypatch):
     from analysis import report_sections as report_module
 
-    full = build_report(validating_study, n_boot=0)["agreement"]
+    full = validating_report["agreement"]
     monkeypatch.setattr(report_module, "MAX_PAIRWISE_ROWS", 3)
     capped = build_report(validating_study, n_boot=0)["agreement"]
     assert capped["pairwise_truncated"]

@@ -9,30 +9,20 @@ anything a browser sends.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Sequence
-from typing import Literal
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from annotate.db.tables import Annotator
 from annotate.errors import Conflict, Forbidden
+from annotate.vocabulary import SYSTEM as SYSTEM
+from annotate.vocabulary import Actor as Actor
 from annotate.vocabulary import Role
+from annotate.vocabulary import SystemActor as SystemActor
 
 ADMIN_ROLES = (Role.ADMIN,)
 RESULTS_ROLES = (Role.RESEARCHER, Role.ADMIN)
-
-
-class SystemActor(enum.Enum):
-    """The operator at the command line (the one value is `SYSTEM`)."""
-
-    SYSTEM = "system"
-
-
-SYSTEM: Literal[SystemActor.SYSTEM] = SystemActor.SYSTEM
-Actor = int | SystemActor | None
-"""Who asks: a logged-in account's id, `SYSTEM` (the command line) or None (nobody)."""
 
 
 class PermissionDenied(Forbidden):

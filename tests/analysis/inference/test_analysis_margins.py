@@ -54,7 +54,8 @@ def test_sensitivity_follows_the_equivalence_bound(report):
     assert "validating margin" not in markdown.lower()
 
 
-def test_margin_record_flags_a_change_after_data_arrived(validating_study):
+def test_margin_record_flags_a_change_after_data_arrived(validating_study, report):
+    assert report["margin_record"] is None  # the module's report: no margin record given
     first = validating_study["created_at"].min()
     before = {"set_at": "2025-12-01T00:00:00+00:00", "history": []}
     ok = build_report(validating_study, n_boot=0, margin_history=before)["margin_record"]
@@ -64,10 +65,9 @@ def test_margin_record_flags_a_change_after_data_arrived(validating_study):
         "set_at": "2025-12-01T00:00:00+00:00",
         "history": [{"margin": 0.3, "unit": "points", "set_at": "2026-03-01T00:00:00Z"}],
     }
-    report = build_report(validating_study, n_boot=0, margin_history=changed)
-    assert report["margin_record"]["changed_after_data"] is True
-    assert "CHANGED AFTER DATA ARRIVED" in render_report(report, "md")
-    assert build_report(validating_study, n_boot=0)["margin_record"] is None
+    flagged = build_report(validating_study, n_boot=0, margin_history=changed)
+    assert flagged["margin_record"]["changed_after_data"] is True
+    assert "CHANGED AFTER DATA ARRIVED" in render_report(flagged, "md")
     with pytest.raises(ValueError, match="set_at"):
         margin_record({"set_at": "yesterday"}, [first])
 

@@ -18,6 +18,7 @@ obtained with R 4.x):
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 from dataclasses import replace
@@ -310,7 +311,10 @@ def test_planned_power_matches_a_simulation_of_the_analysis(design, test, delta)
     assert abs(simulated - planned) < 4 * np.sqrt(planned * (1 - planned) / runs)
 
 
+@functools.cache
 def _pilot() -> Pilot:
+    """The pilot six tests size from: fitted once (~1 CPU s); frozen, and the tests only read
+    it (`replace` makes their changed copies)."""
     return pilot_components(
         simulate_ratings(40, 3, {"rubric_alignment": 1.2}, seed=3, n_annotators=8)
     )

@@ -17,6 +17,7 @@ import typer
 from sqlmodel import select
 from typer.testing import CliRunner, Result
 
+from annotate.cli import commands
 from annotate.cli.common import State, app
 from annotate.db import make_engine, read_session
 from annotate.db.tables import Annotator, Assignment
@@ -83,6 +84,7 @@ def _command_paths(command: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str
     return paths
 
 
+commands.load_all()  # the whole tree: a command's modules load only when it runs
 COMMAND_PATHS = _command_paths(typer.main.get_command(app))
 
 

@@ -593,10 +593,11 @@ def _plain(value: object) -> object:
     return value
 
 
-@pytest.fixture
-def upgraded_from_first(empty_db_url):
-    """A database made at the first schema, given data there, then upgraded to the head."""
-    engine = database_at(empty_db_url, FIRST_REVISION)
+@pytest.fixture(scope="module")
+def upgraded_from_first(module_empty_db_url):
+    """A database made at the first schema, given data there, then upgraded to the head: built
+    once for the module (its tests only read it; each build runs every migration)."""
+    engine = database_at(module_empty_db_url, FIRST_REVISION)
     try:
         first_schema_data(engine)
         upgrade_database(engine)
