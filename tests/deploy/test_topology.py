@@ -45,7 +45,13 @@ from support.cluster import (
     Cluster,
     haproxy_config,
 )
-from support.loadtest import AGENT_API_FLAGS, RATINGS_PER_PAIR, load_with_crash, prepare_load_study
+from support.loadtest import (
+    AGENT_API_FLAGS,
+    AGENT_ENVIRONMENT,
+    RATINGS_PER_PAIR,
+    load_with_crash,
+    prepare_load_study,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy")
 
@@ -166,7 +172,12 @@ def test_a_server_killed_under_load_its_annotators_finish_on_the_other(
 ) -> None:
     load = prepare_load_study(engine, tmp_path, annotators=10, pairs_each=4)
     cluster = Cluster(
-        db_url, tmp_path, size=2, extra_flags=AGENT_API_FLAGS, agent_api_through_balancer=True
+        db_url,
+        tmp_path,
+        size=2,
+        extra_flags=AGENT_API_FLAGS,
+        environment=AGENT_ENVIRONMENT,  # the view the agent API drives (support/loadtest.py)
+        agent_api_through_balancer=True,
     )
     try:
         cluster.start()

@@ -16,7 +16,7 @@ from sqlmodel import select
 from annotate.db import read_session
 from annotate.db.tables import AspectMark, Assignment, Rating
 from annotate.vocabulary import COVERAGE_WORDS, PREFERENCE_POINTS
-from tests.helpers.browser_helpers import UI_TIMEOUT_MS, settle
+from tests.helpers.browser_helpers import COMPONENT_PAIR, UI_TIMEOUT_MS, settle
 from tests.helpers.rating_entry import PREFERENCE, PairEntry
 
 PAIR = ".prb-pair"
@@ -28,8 +28,8 @@ FOCUS_IN = "(selector) => { const a = (" + FOCUSED + ")(); return !!a && !!a.clo
 
 def shown(page: Any) -> int:
     """The assignment the component shows (its pair token)."""
-    page.locator(f"{PAIR}[data-pair]").wait_for()
-    return int(page.locator(PAIR).get_attribute("data-pair"))
+    page.locator(COMPONENT_PAIR).wait_for()
+    return int(page.locator(COMPONENT_PAIR).get_attribute("data-pair"))
 
 
 def open_pair(page: Any, url: str) -> int:
