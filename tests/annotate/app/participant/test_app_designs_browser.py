@@ -12,6 +12,7 @@ test's folder).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,7 @@ SURVEY = [
     {"id": "field", "text": "Your field of work", "kind": "text"},
 ]
 RATED_MARKS = (("A", 0), ("B", 2))  # each aspect: not covered in A, well in B
+SENT_AGAIN = re.compile(rb'action\\*"\s*:\s*\\*"submit')  # the component's Submit event
 PRACTICE = [
     {
         "id": "basil",
@@ -203,7 +205,7 @@ def test_consent_training_aspects_preference_review_and_the_way_back(crowd, new_
     page.get_by_text("All done, thank you!").wait_for()
     page.get_by_role("link", name="Return to the study platform").wait_for()
     record.snapshot(page, "done")
-    _review_then_leave(page, crowd)
+    _review_then_leave(page, crowd, record)
 
     assert len(record.received) > 10, "the websocket frames were not recorded"
     assert record.label_leaks() == []
@@ -263,16 +265,23 @@ def test_the_practice_on_a_phone(crowd, new_page):
     page.screenshot(path=str(crowd.shots / "designs_feedback_390x844.png"), full_page=True)
 
 
-def _review_then_leave(page: Any, crowd: Crowd) -> None:
+def _review_then_leave(page: Any, crowd: Crowd, record: Recorder) -> None:
     """Issue 22.7: the done page has no redirect of its own; the participant reviews the pair,
     comes back to the end, and leaves with the button. Opening the link again shows the done
-    page and stays there (no script on it sends them away)."""
+    page and stays there (no script on it sends them away). The pair reviewed is not sent
+    again: its submit was stored, though its answer drew the done page, not the pair (the
+    component's outbox had kept it and sent it again, which took the page back to the end)."""
     assert page.locator(".st-key-prb_redirect").count() == 0
+    before = len(record.sent)
+    assert [f for f in record.sent if SENT_AGAIN.search(f)]  # (the check sees the submit sent)
     page.get_by_role("button", name="Review my ratings").click()
     page.get_by_text("You have rated this pair already", exact=False).wait_for()
+    shown(page)
+    settle(page)
     page.get_by_role("button", name="Back to the end").click()
     page.get_by_text("All done, thank you!").wait_for()
     settle(page)
+    assert not [f for f in record.sent[before:] if SENT_AGAIN.search(f)]
     with page.context.expect_page() as opened:  # (a link button opens a new tab)
         page.get_by_role("link", name="Return to the study platform").click()
     opened.value.wait_for_url("**returned=DONE-77")
