@@ -184,7 +184,7 @@ def current_assignment(page: Any) -> int:
     component's root names, or the hidden per-pair token in the Streamlit view's form. Waits
     until one is there and the form holds its token: a run under load may draw the page's other
     elements (progress, navigation) a moment before it."""
-    page.locator(f"{COMPONENT_PAIR}, {PAIR_TOKEN}").first.wait_for(timeout=UI_TIMEOUT_MS)
+    page.locator(f"{COMPONENT_PAIR}, {PAIR_TOKEN}").first.wait_for(state="attached")
     if page.locator(COMPONENT_PAIR).count():
         return int(page.locator(COMPONENT_PAIR).get_attribute("data-pair"))
     page.wait_for_function(

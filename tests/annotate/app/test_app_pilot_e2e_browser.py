@@ -539,7 +539,7 @@ def _adjudicate_a_disagreement(pilot: Pilot, new_page: Any) -> None:
     assert given.record_id == pair
     given.purpose = "adjudication"
     enter_by_pointer(expert, given.rate(ADJUDICATION))
-    expert.locator(".st-key-submit button").click()
+    expert.locator(f"{PAIR} button.submit").click()
     expert.get_by_text("All done, thank you!").wait_for()
     expert.context.close()
 
