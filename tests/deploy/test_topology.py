@@ -115,7 +115,11 @@ def test_headers_stickiness_and_a_real_browser_through_the_balancer(
     assert _get(cluster.url + "/_stcore/agent/openapi.json")[0] == 404
 
     preloads = re.findall(r"<([^>]+)>; rel=modulepreload", headers.get("Link", ""))
-    assert preloads == rating_page_preloads()
+    chunks = rating_page_preloads(component=True)  # the default view: the component's too
+    assert preloads[: len(chunks)] == chunks
+    own = preloads[len(chunks) :]  # then the pair component's own files
+    assert own
+    assert all(p.startswith("/_stcore/bidi-components/") for p in own), own
     assert len(preloads) >= 20
     bundle = "/" + re.findall(r'src="\.?/?(static/js/index[^"]+)"', page)[0]
     for path in [*preloads[:3], bundle]:
