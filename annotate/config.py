@@ -191,13 +191,13 @@ def app_url() -> str:
 
 
 RATING_VIEW_ENV = "PRB_RATING_VIEW"
-RATING_VIEWS = ("streamlit", "component")
+RATING_VIEWS = ("component", "streamlit")
 
 
 def rating_view() -> str:
-    """How the rating page draws a pair, from $PRB_RATING_VIEW: "streamlit" (Streamlit's own
-    widgets, the default until the pair component reaches parity, issue 36) or "component"
-    (`annotate.app.participant.pair_component`)."""
+    """How the rating page draws a pair, from $PRB_RATING_VIEW: "component" (the default: our own
+    `annotate.app.participant.pair_component`, issue 36) or "streamlit" (Streamlit's own widgets,
+    the fallback: no spans, no held next pair, no entries kept in the tab)."""
     value = os.environ.get(RATING_VIEW_ENV, "").strip().lower() or RATING_VIEWS[0]
     if value not in RATING_VIEWS:
         raise ValueError(

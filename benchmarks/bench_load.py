@@ -5,7 +5,9 @@
                                     [--servers 1] [--balancer]
 
 For each database (a fresh SQLite file; a fresh PostgreSQL database, dropped afterwards) it
-starts the real Streamlit server (the production command plus the agent API, on 127.0.0.1) and
+starts the real Streamlit server (the production command plus the agent API, on 127.0.0.1, with
+the rating page's fallback view, $PRB_RATING_VIEW=streamlit: the agent API cannot fire the
+default pair component's event; `support/loadtest.py` says what the figures still show) and
 runs these scenarios, each on its own fresh database:
 
 * **load**: every annotator opens the rating page and submits their pairs, all at once, with
@@ -49,6 +51,7 @@ from support.appserver import AppServer
 from support.cluster import Cluster
 from support.loadtest import (
     AGENT_API_FLAGS,
+    AGENT_ENVIRONMENT,
     AnnotatorRun,
     Integrity,
     agent_server,
@@ -86,6 +89,7 @@ def running_servers(
             folder / name,
             size=count,
             extra_flags=AGENT_API_FLAGS,
+            environment=AGENT_ENVIRONMENT,  # the view the agent API drives (support/loadtest.py)
             agent_api_through_balancer=True,
         )
         (folder / name).mkdir(exist_ok=True)

@@ -1,5 +1,5 @@
 """Submit -> next pair visible, the rating page's two views side by side (issue 36, item 2's
-start): Streamlit's widgets (the default) and our own pair component (PRB_RATING_VIEW=component).
+start): Streamlit's widgets (the fallback) and our own pair component (the default view).
 
 For each round, each view in turn (the order rotated, so the shared machine's load falls on both
 alike): a fresh SQLite file with the demo study (27 pairs, the default four questions), a fresh

@@ -23,7 +23,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,7 +155,9 @@ class Cluster:
     """`size` app servers on `database_url` behind HAProxy on 127.0.0.1, in `folder`.
 
     `extra_flags` go to every app server (the load tests turn the agent API on; the balancer
-    still refuses it from outside unless `agent_api_through_balancer`). Every server gets the
+    still refuses it from outside unless `agent_api_through_balancer`), and so does
+    `environment` (the load tests' rating view, `support.loadtest.AGENT_ENVIRONMENT`). Every
+    server gets the
     same `session_secret` (by default this process's, else a new one): a session value goes on
     working on another server (issue 32.1).
     """
@@ -164,6 +166,7 @@ class Cluster:
     folder: Path
     size: int = 2
     extra_flags: Sequence[str] = ()
+    environment: Mapping[str, str] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
     agent_api_through_balancer: bool = False
     session_secret: str = field(default_factory=lambda: _given_secret() or new_session_secret())
@@ -191,7 +194,11 @@ class Cluster:
                 self.database_url,
                 self.folder / f"app{i + 1}.log",
                 extra_flags=self.extra_flags,
-                environment={COOKIE_SECRET_ENV: secret, SESSION_SECRET_ENV: self.session_secret},
+                environment={
+                    **self.environment,
+                    COOKIE_SECRET_ENV: secret,
+                    SESSION_SECRET_ENV: self.session_secret,
+                },
             )
             for i in range(self.size)
         ]

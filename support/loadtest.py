@@ -9,6 +9,17 @@ what a person sees before moving on.
 The agent API is for testing only: `agent_server` turns it on for a throw-away server on
 127.0.0.1, while the production command (`annotate.cli.server.streamlit_command`) leaves it off.
 
+The load driver's servers draw the pair with Streamlit's widgets (`AGENT_ENVIRONMENT`:
+$PRB_RATING_VIEW=streamlit, the fallback view), not with the default pair component: the agent
+API sets widgets' values and presses buttons, but it cannot fire a v2 component's event (that
+comes from the component's script in a browser). What the load and fault runs prove does not
+depend on the view: the server under many simultaneous sessions, each submit going through the
+same service (`annotate.services.participant.rating.submit_rating`) in one transaction, nothing
+acknowledged lost or doubled after a SIGKILL, the resume point after a reconnect to another
+server. What they do not measure is the component's own cost in a browser: that is
+`benchmarks/bench_browser.py` (K simultaneous headless Chromiums) and the component's browser
+tests (`tests/deploy/test_outbox_through_balancer.py` for a killed server behind the balancer).
+
 Used by `benchmarks/bench_load.py` (50 annotators x 20 pairs, with or without a SIGKILL in the
 middle) and `tests/system/test_faults.py`.
 """
@@ -34,6 +45,7 @@ from sqlmodel import select
 
 from annotate.app.participant.rate import PAIR_TOKEN, score_key
 from annotate.app.participant.score_widgets import field_key
+from annotate.config import RATING_VIEW_ENV
 from annotate.db import read_session, write_session
 from annotate.db.tables import Annotator, Assignment, Rating
 from annotate.domain.assignment import plan_fixed, study_pairs
@@ -122,9 +134,13 @@ AGENT_API_FLAGS = (
 )
 
 
+AGENT_ENVIRONMENT = {RATING_VIEW_ENV: "streamlit"}
+"""The load driver's servers' rating view: the one the agent API can drive (module docstring)."""
+
+
 def agent_server(db: str, log_path: Path) -> AppServer:
     """The production server command plus the agent API, on a free port (not started)."""
-    return AppServer(db, log_path, extra_flags=AGENT_API_FLAGS)
+    return AppServer(db, log_path, extra_flags=AGENT_API_FLAGS, environment=AGENT_ENVIRONMENT)
 
 
 # ------------------------------------------------------------------ one agent session

@@ -45,7 +45,13 @@ from support.cluster import (
     Cluster,
     haproxy_config,
 )
-from support.loadtest import AGENT_API_FLAGS, RATINGS_PER_PAIR, load_with_crash, prepare_load_study
+from support.loadtest import (
+    AGENT_API_FLAGS,
+    AGENT_ENVIRONMENT,
+    RATINGS_PER_PAIR,
+    load_with_crash,
+    prepare_load_study,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs haproxy")
 
@@ -109,7 +115,11 @@ def test_headers_stickiness_and_a_real_browser_through_the_balancer(
     assert _get(cluster.url + "/_stcore/agent/openapi.json")[0] == 404
 
     preloads = re.findall(r"<([^>]+)>; rel=modulepreload", headers.get("Link", ""))
-    assert preloads == rating_page_preloads()
+    chunks = rating_page_preloads(component=True)  # the default view: the component's too
+    assert preloads[: len(chunks)] == chunks
+    own = preloads[len(chunks) :]  # then the pair component's own files
+    assert own
+    assert all(p.startswith("/_stcore/bidi-components/") for p in own), own
     assert len(preloads) >= 20
     bundle = "/" + re.findall(r'src="\.?/?(static/js/index[^"]+)"', page)[0]
     for path in [*preloads[:3], bundle]:
@@ -166,7 +176,12 @@ def test_a_server_killed_under_load_its_annotators_finish_on_the_other(
 ) -> None:
     load = prepare_load_study(engine, tmp_path, annotators=10, pairs_each=4)
     cluster = Cluster(
-        db_url, tmp_path, size=2, extra_flags=AGENT_API_FLAGS, agent_api_through_balancer=True
+        db_url,
+        tmp_path,
+        size=2,
+        extra_flags=AGENT_API_FLAGS,
+        environment=AGENT_ENVIRONMENT,  # the view the agent API drives (support/loadtest.py)
+        agent_api_through_balancer=True,
     )
     try:
         cluster.start()

@@ -19,7 +19,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from annotate.cli.server import APP_ENTRY
-from annotate.config import DATABASE_ENV
+from annotate.config import DATABASE_ENV, RATING_VIEW_ENV
 from annotate.db import write_session
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
@@ -51,8 +51,14 @@ def rated_demo(engine: Engine) -> DemoSetup:
 
 @pytest.fixture
 def app_env(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """Point the app at the test's database, with no engine cached from another test."""
+    """Point the app at the test's database, with no engine cached from another test.
+
+    The rating page is drawn with Streamlit's widgets (the fallback view, $PRB_RATING_VIEW=
+    streamlit): AppTest has no browser, so it can neither draw our pair component nor fire its
+    event. The page's logic around the pair is the same in both views; the component's own
+    drawing and events are tested in Chromium (`test_app_pair_component*_browser.py`)."""
     monkeypatch.setenv(DATABASE_ENV, db_url)
+    monkeypatch.setenv(RATING_VIEW_ENV, "streamlit")
     st.cache_resource.clear()
     yield db_url
     st.cache_resource.clear()

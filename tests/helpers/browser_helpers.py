@@ -10,6 +10,7 @@ import os
 import re
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
+from annotate.config import RATING_VIEW_ENV
 from annotate.db import write_session
 from annotate.domain.assignment import assign_pairs, study_pairs
 from annotate.domain.study import accounts
@@ -62,9 +64,14 @@ def add_annotator(engine: Engine, study_name: str, name: str) -> str:
     return token
 
 
-def start_server(db: Path, log: Path) -> AppServer:
+FALLBACK_VIEW = {RATING_VIEW_ENV: "streamlit"}
+"""A server's environment for the tests of the rating page's fallback view (Streamlit's widgets);
+without it a server draws the pair with the pair component, the default."""
+
+
+def start_server(db: Path, log: Path, environment: Mapping[str, str] | None = None) -> AppServer:
     """Start the app (the production command) on a free port; return once it is healthy."""
-    return AppServer(str(db), log).start(timeout=SERVER_START_TIMEOUT_S)
+    return AppServer(str(db), log, environment=environment).start(timeout=SERVER_START_TIMEOUT_S)
 
 
 def settle(page: Any, timeout: int = UI_TIMEOUT_MS) -> None:
@@ -124,7 +131,7 @@ class Recorder:
         ws.on("framesent", lambda payload: self.sent.append(_as_bytes(payload)))
 
     def snapshot(self, page: Any, step: str) -> None:
-        self.snapshots.append((step, page.content()))
+        self.snapshots.append((step, page.content() + shadow_html(page)))
         self.snapshots.append((f"{step} (attributes)", "\n".join(all_attributes(page))))
 
     def label_leaks(self) -> list[str]:
@@ -145,17 +152,41 @@ def _as_bytes(payload: Any) -> bytes:
 
 
 def all_attributes(page: Any) -> list[str]:
-    """`name=value` of every attribute of every element (ids, classes, keys, test ids...)."""
+    """`name=value` of every attribute of every element (ids, classes, keys, test ids...), in
+    the page and in the shadow roots inside it (the pair component's)."""
     return page.evaluate(
-        """() => [...document.querySelectorAll('*')].flatMap(el =>
-               [...el.attributes].map(a => `${el.tagName}: ${a.name}=${a.value}`))"""
+        """() => { const out = [];
+                   const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+                       const tag = el.tagName;
+                       for (const a of el.attributes) out.push(`${tag}: ${a.name}=${a.value}`);
+                       if (el.shadowRoot) walk(el.shadowRoot); } };
+                   walk(document); return out; }"""
     )
 
 
+def shadow_html(page: Any) -> str:
+    """The HTML inside the page's shadow roots (the pair component's), which `page.content()`
+    leaves out."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('*')].filter(el => el.shadowRoot)
+                 .map(el => el.shadowRoot.innerHTML).join('\\n')"""
+    )
+
+
+COMPONENT_PAIR = ".prb-pair[data-pair]"
+"""The pair component's root, naming the assignment it shows (the default rating view)."""
+PAIR_TOKEN = ".st-key-pair_token input"
+"""The hidden per-pair token of the Streamlit view's form (PRB_RATING_VIEW=streamlit)."""
+
+
 def current_assignment(page: Any) -> int:
-    """The pair the page shows: the hidden per-pair token in its form (one pair at a time).
-    Waits until the form holds its token: a run under load may draw the form's other elements
-    (progress, navigation) a moment before it."""
+    """The pair the page shows (one pair at a time), in either rating view: the assignment the
+    component's root names, or the hidden per-pair token in the Streamlit view's form. Waits
+    until one is there and the form holds its token: a run under load may draw the page's other
+    elements (progress, navigation) a moment before it."""
+    page.locator(f"{COMPONENT_PAIR}, {PAIR_TOKEN}").first.wait_for(state="attached")
+    if page.locator(COMPONENT_PAIR).count():
+        return int(page.locator(COMPONENT_PAIR).get_attribute("data-pair"))
     page.wait_for_function(
         """() => [...document.querySelectorAll(".st-key-pair_token input")]
                  .some(el => el.value)""",

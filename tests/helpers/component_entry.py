@@ -16,8 +16,8 @@ from sqlmodel import select
 from annotate.db import read_session
 from annotate.db.tables import AspectMark, Assignment, Rating
 from annotate.vocabulary import COVERAGE_WORDS, PREFERENCE_POINTS
-from tests.helpers.browser_helpers import UI_TIMEOUT_MS, settle
-from tests.helpers.rating_entry import PREFERENCE, PairEntry
+from tests.helpers.browser_helpers import COMPONENT_PAIR, UI_TIMEOUT_MS, settle
+from tests.helpers.rating_entry import PREFERENCE, PairEntry, ShownPair, pair_number
 
 PAIR = ".prb-pair"
 FOCUSED = """() => { let a = document.activeElement;
@@ -28,8 +28,8 @@ FOCUS_IN = "(selector) => { const a = (" + FOCUSED + ")(); return !!a && !!a.clo
 
 def shown(page: Any) -> int:
     """The assignment the component shows (its pair token)."""
-    page.locator(f"{PAIR}[data-pair]").wait_for()
-    return int(page.locator(PAIR).get_attribute("data-pair"))
+    page.locator(COMPONENT_PAIR).wait_for()
+    return int(page.locator(COMPONENT_PAIR).get_attribute("data-pair"))
 
 
 def open_pair(page: Any, url: str) -> int:
@@ -37,6 +37,19 @@ def open_pair(page: Any, url: str) -> int:
     page.goto(url)
     settle(page)
     return shown(page)
+
+
+def shown_pair(page: Any) -> ShownPair:
+    """The pair the component shows, its place and its texts (`rating_entry.shown_pair` of the
+    Streamlit view)."""
+    return ShownPair(
+        assignment_id=shown(page),
+        number=pair_number(page),
+        question=page.locator(f"{PAIR} .context .question").inner_text(),
+        response_a=page.locator(f"{PAIR} .side-A .response").inner_text(),
+        response_b=page.locator(f"{PAIR} .side-B .response").inner_text(),
+        n_aspects=n_marks(page),
+    )
 
 
 def wait_shows(page: Any, assignment_id: int) -> None:

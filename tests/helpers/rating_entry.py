@@ -79,14 +79,19 @@ class ShownPair:
     n_aspects: int
 
 
-def shown_pair(page: Any) -> ShownPair:
+def pair_number(page: Any) -> int:
+    """The N of the progress line's "Pair N of M" (drawn by the page in either view)."""
     number = page.evaluate(
         """() => { const m = document.querySelector(".st-key-task_line").innerText
                      .match(/Pair ([0-9]+) of/); return m ? Number(m[1]) : null; }"""
     )
+    return int(number)
+
+
+def shown_pair(page: Any) -> ShownPair:
     return ShownPair(
         assignment_id=current_assignment(page),
-        number=int(number),
+        number=pair_number(page),
         question=page.locator(".st-key-question").inner_text(),
         response_a=page.locator(".st-key-response_A").inner_text(),
         response_b=page.locator(".st-key-response_B").inner_text(),

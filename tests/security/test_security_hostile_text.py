@@ -18,6 +18,7 @@ long and non-Latin text), tests/annotate/app/test_app_safe_text.py (`inert_markd
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,15 +30,19 @@ import annotate.app
 from tests.helpers.browser_helpers import (
     UI_TIMEOUT_MS,
     Recorder,
+    all_attributes,
     choose_option,
+    current_assignment,
     settle,
     wait_for_loads,
 )
+from tests.helpers.component_entry import PAIR
 from tests.helpers.hostile import EVIL_HOST
 
 pytestmark = in_chromium
 
 INERT_SCHEMES = ("data", "blob", "about")
+JS_URL = re.compile(r"^\w+=\s*javascript:", re.IGNORECASE)  # an attribute as "name=value"
 OWN_SCRIPTS = {
     (Path(annotate.app.__file__).parent / name).read_text(encoding="utf-8").strip()
     for name in ("rate.js", "page.js")
@@ -49,17 +54,11 @@ def assert_inert(page: Any, record: Recorder, origin: str, where: str) -> None:
     assert page.evaluate("() => typeof window.__pwned") == "undefined", (
         f"{where}: {page.evaluate('() => String(window.__pwned)')} ran"
     )
-    handlers = page.evaluate(
-        """() => [...document.querySelectorAll('*')].flatMap(el =>
-               [...el.attributes].filter(a => a.name.toLowerCase().startsWith('on'))
-                                 .map(a => `${el.tagName} ${a.name}=${a.value}`))"""
-    )
+    attributes = [a.split(": ", 1)[1] for a in all_attributes(page)]  # shadow roots' too
+    handlers = [a for a in attributes if a.lower().startswith("on")]
     assert handlers == [], f"{where}: {handlers}"
-    links = page.evaluate(
-        """() => [...document.querySelectorAll('[href],[src],[data],[action],[formaction]')]
-               .flatMap(el => ['href', 'src', 'data', 'action', 'formaction']
-                  .map(n => el.getAttribute(n)).filter(v => v && /^\\s*javascript:/i.test(v)))"""
-    )
+    linked = ("href=", "src=", "data=", "action=", "formaction=")
+    links = [a for a in attributes if a.lower().startswith(linked) and JS_URL.match(a)]
     assert links == [], f"{where}: {links}"
     main = page.locator("[data-testid='stMain']")
     for tag in ("iframe", "object", "embed", "video", "audio", "frame"):
@@ -95,21 +94,19 @@ def test_the_rating_page_keeps_hostile_text_inert(secure_world, new_page):
     page.get_by_text("All done, thank you!").wait_for()  # the pair is rated (and flagged)
     page.get_by_role("button", name="Review my ratings").click()
     page.get_by_text("Pair 1 of 1", exact=True).wait_for()
+    current_assignment(page)  # drawn by the pair component
     settle(page)
-    main = page.locator("[data-testid='stMain']")
-    text = ""
-    for tab in main.get_by_role("tab").all():  # rubric, narrative, posts, guidelines
-        tab.click()
-        settle(page)
-        text += main.inner_text()
+    # every section of the context open: rubric, narrative, posts, guidelines
+    page.locator(f"{PAIR} details").evaluate_all("all => all.forEach(d => { d.open = true; })")
+    text = page.locator(PAIR).inner_text()
     assert_inert(page, record, secure_world.url, "rating page")
     # Every field's payload is on the page, as text.
     for field in ("question", "category", "narrative", "profile", "rubric_aspect", "chosen"):
         assert f"window.__pwned='{field} script'" in text, field
     assert "[image: pic]" in text  # a Markdown image became a note, not an image
-    page.wait_for_function(  # the annotator's own comment, shown back as text
-        """() => (document.querySelector(".st-key-comment textarea") || {})
-                   .value?.startsWith("<script>")"""
+    comment = page.locator(f"{PAIR} #prb-comment")  # the annotator's own, shown back as text
+    page.wait_for_function(
+        "(box) => box.value.startsWith('<script>')", arg=comment.element_handle()
     )
 
 

@@ -25,6 +25,7 @@ import pytest
 from security_helpers import BOB_COMMENT, BOB_FLAG, all_stored_values, in_chromium
 
 from tests.helpers.browser_helpers import Recorder, current_assignment, settle, wait_for_pair
+from tests.helpers.component_entry import PAIR, wait_shows
 
 pytestmark = in_chromium
 
@@ -50,8 +51,10 @@ def test_annotator_a_receives_nothing_of_b_and_no_label(secure_world, new_page):
     settle(page)
     for number, expected in enumerate(secure_world.a_assignments, 1):
         wait_for_pair(page, number)
-        assert current_assignment(page) == expected
-        page.get_by_role("tab", name="How to rate").click()
+        wait_shows(page, expected)  # the pair component shows this pair
+        # every section of the context open (the guidelines "How to rate" among them)
+        page.locator(f"{PAIR} details").evaluate_all("all => all.forEach(d => { d.open = true; })")
+        page.locator(PAIR).get_by_text("How to rate").first.wait_for()
         settle(page)
         record.snapshot(page, f"pair {number}")
         page.locator(".st-key-nav_next button").click()

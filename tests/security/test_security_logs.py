@@ -24,8 +24,8 @@ from security_helpers import in_chromium_marks
 
 from annotate.domain.study import accounts
 from tests.helpers.browser_helpers import settle
-
-ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
+from tests.helpers.component_entry import enter_by_pointer
+from tests.helpers.rating_entry import PairEntry
 
 
 def secrets_in(text: str, tokens: list[str]) -> list[str]:
@@ -42,10 +42,8 @@ def test_the_server_log_holds_no_token_or_hash(secure_world, new_page):
     settle(page)
     page.get_by_text("Pair 1 of 27", exact=True).wait_for()
     settle(page)
-    for side in ("A", "B"):
-        for dim in ("factuality", "relevance", "helpfulness", "rubric_alignment"):
-            group = page.locator(f".st-key-{dim}_{side}")
-            group.get_by_text(f"4 · {ANCHORS[4]}", exact=True).click()
+    dims = ("factuality", "relevance", "helpfulness", "rubric_alignment")
+    enter_by_pointer(page, PairEntry(scores={(side, dim): 4 for side in "AB" for dim in dims}))
     page.get_by_role("button", name="Submit and go to the next pair").click()
     page.get_by_text("Pair 1 saved.").wait_for()
     settle(page)

@@ -1,7 +1,8 @@
 """A crash in the middle of rating: SIGKILL the real app server under load, then restart it.
 
 Annotators are simulated through Streamlit's agent API (`support.loadtest`): real server-side
-sessions that run the rating page's own callbacks. The guarantees: every submit an annotator
+sessions that run the rating page's own callbacks (on the fallback view, which the agent API can
+drive: `support.loadtest.AGENT_ENVIRONMENT`). The guarantees: every submit an annotator
 was told was saved is in the database with all its scores, no pair is half-written, and each
 annotator comes back to their first unrated pair. Runs on SQLite and on PostgreSQL.
 """

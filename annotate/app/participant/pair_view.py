@@ -1,6 +1,6 @@
 """The rating page's pair drawn by our own component (issue 36;
-`annotate.app.participant.pair_component`), behind the server option
-$PRB_RATING_VIEW=component (`annotate.config.rating_view`).
+`annotate.app.participant.pair_component`), the default view ($PRB_RATING_VIEW=component,
+`annotate.config.rating_view`; "streamlit" is the fallback).
 
 The page gives the blinded pair, the context's sections and the two ways a pair is left (save
 what was entered, skip with a reason); this module turns the component's one event into them.

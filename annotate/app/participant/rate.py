@@ -19,10 +19,10 @@ hidden field of the pair (`SIGNALS`) carries what the page script counted while 
 shown (focus losses, pastes into the rationale: `annotate.domain.rating.signals`); it is sent
 with the submit, so it costs no run of its own.
 
-With $PRB_RATING_VIEW=component the pair (context, responses, questions, aspect checklist,
-preference, comment, flag, skip, Submit) is drawn by our own component instead
+By default ($PRB_RATING_VIEW=component) the pair (context, responses, questions, aspect
+checklist, preference, comment, flag, skip, Submit) is drawn by our own component instead
 (`annotate.app.participant.pair_view`, issue 36), saved by the same `_save`; the rest of the
-page is the same.
+page is the same. $PRB_RATING_VIEW=streamlit keeps the widgets above (the fallback).
 
 Between two pairs a crowd participant may be asked an instructed-response check
 (`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work

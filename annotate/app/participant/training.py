@@ -152,9 +152,9 @@ def _draw_practice(account_id: int, step: TrainingStep) -> None:
 
 
 def _draw_practice_component(account_id: int, step: TrainingStep, practice: PracticeView) -> None:
-    """The practice pair drawn by the pair component, as the rating page's pairs are with
-    $PRB_RATING_VIEW=component: the same questions, checklist and preference by keyboard or
-    pointer; its Submit records the answers and the feedback follows (`_draw_feedback`)."""
+    """The practice pair drawn by the pair component (the default view), as the rating page's
+    pairs are: the same questions, checklist and preference by keyboard or pointer; its Submit
+    records the answers and the feedback follows (`_draw_feedback`)."""
     token = f"{step.study}:{practice.id}"  # the practice pair the component was drawn for
     failed = st.session_state.pop(PRACTICE_ERROR, None)
     sections = pair_context.context_sections(

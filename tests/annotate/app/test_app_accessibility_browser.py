@@ -1,6 +1,7 @@
 """Accessibility (issue 26, item 4): axe-core over every page, annotator and admin, at 1366x768
 and 390x844, with data on them, in headless Chromium against the real server: the login page,
-the rating page, every admin page and the results page with the rated demo; and a crowd
+the rating page (the pair drawn by the pair component, the default view), every admin page and
+the results page with the rated demo; and a crowd
 participant's way through a study that uses every step (consent, survey, practice pair and its
 feedback, comprehension check, Start, a pair with the aspect checklist and the direct
 preference, the done page).
@@ -35,6 +36,8 @@ from tests.helpers.browser_helpers import (
     settle,
     start_server,
 )
+from tests.helpers.component_entry import PAIR, enter_by_pointer, n_marks
+from tests.helpers.rating_entry import PairEntry
 
 pytestmark = [*BROWSER_MARKS, pytest.mark.sqlite_only]
 
@@ -169,7 +172,7 @@ def visit_all(new_page: Any, url: str, demo: Any, viewport: str) -> list[Finding
 
     page = open_page(new_page, f"{url}/?token={demo.token}", size)
     page.get_by_text("Pair 1 of 27", exact=True).wait_for(timeout=UI_TIMEOUT_MS)
-    page.locator(".st-key-response_B[tabindex='0'][aria-label='Response B']").wait_for()
+    page.locator(f"{PAIR}[data-pair] .side-B .response").wait_for()  # the component's pair
     findings += severe_findings(page, "rate", viewport)
 
     page = open_page(new_page, f"{url}/?token={demo.admin_token}", size)
@@ -269,6 +272,14 @@ def crowd_link(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.stop()
 
 
+def _answers(page: Any, mark: int) -> PairEntry:
+    """Every score 4, every aspect `mark`, the preference a tie, for the pair shown."""
+    dims = ("factuality", "relevance", "helpfulness", "rubric_alignment")
+    marks = {(side, index): mark for side in ("A", "B") for index in range(n_marks(page))}
+    scores = {(side, dim): 4 for side in ("A", "B") for dim in dims}
+    return PairEntry(scores=scores, marks=marks, preference=3)
+
+
 def visit_crowd_pages(page: Any, link: str, viewport: str) -> list[Finding]:
     """Consent, survey, practice pair, feedback, check, Start, the pair, done: axe on each."""
     found: list[Finding] = []
@@ -286,12 +297,8 @@ def visit_crowd_pages(page: Any, link: str, viewport: str) -> list[Finding]:
     page.get_by_role("button", name="Continue").click()
     look("practice pair", "Practice pair 1 of 1")
     # The practice pair asks what the rating page asks (issue 22.8): scores, aspects, preference.
-    for side in ("A", "B"):
-        for dim in ("factuality", "relevance", "helpfulness", "rubric_alignment"):
-            page.locator(f".st-key-practice_{dim}_{side}").get_by_text("4 ·").click()
-    for group in page.locator(".st-key-aspect_checklist [data-testid='stRadio']").all():
-        group.get_by_text("1 · Partly").click()
-    page.locator(".st-key-preference_box").get_by_text("Tie", exact=True).click()
+    page.locator(f"{PAIR}[data-pair]").wait_for()
+    enter_by_pointer(page, _answers(page, mark=1))
     page.get_by_role("button", name="Submit and see the feedback").click()
     look("practice feedback", "Practice pair 1: feedback")
     page.get_by_role("button", name="Continue").click()
@@ -301,13 +308,9 @@ def visit_crowd_pages(page: Any, link: str, viewport: str) -> list[Finding]:
     look("start", "Start")
     page.get_by_role("button", name="Start").click()
     look("pair with aspects and preference", "Pair 1 of 1")
-    groups = ".st-key-scores_A [data-testid='stRadio'], .st-key-scores_B [data-testid='stRadio']"
-    for group in page.locator(groups).all():
-        group.get_by_text("4 · Good").click()
-    for group in page.locator(".st-key-aspect_checklist [data-testid='stRadio']").all():
-        group.locator("label[data-testid='stRadioOption']").first.click()
-    page.locator(".st-key-preference_box").get_by_text("Tie", exact=True).click()
-    page.locator(".st-key-submit button").click()
+    page.locator(f"{PAIR}[data-pair]").wait_for()
+    enter_by_pointer(page, _answers(page, mark=0))
+    page.locator(f"{PAIR} button.submit").click()
     look("done", "All done, thank you!")
     return found
 

@@ -1,4 +1,5 @@
-"""End to end in headless Chromium against a real `streamlit run` server.
+"""End to end in headless Chromium against a real `streamlit run` server, the pair drawn by the
+pair component (the default rating view, issue 36 item 5).
 
 One server for the module, on a fresh SQLite file holding the demo study (several annotators) and
 a study of hostile texts. Every test opens its own browser context (a new session).
@@ -37,7 +38,7 @@ from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
     Recorder,
     add_annotator,
-    checked_score,
+    all_attributes,
     closer_to,
     current_assignment,
     screenshot_dir,
@@ -46,6 +47,7 @@ from tests.helpers.browser_helpers import (
     wait_for_loads,
     wait_for_pair,
 )
+from tests.helpers.component_entry import PAIR, focus_in, score_group, wait_other, wait_shows
 
 pytestmark = BROWSER_MARKS
 
@@ -115,8 +117,20 @@ def open_link(page: Any, url: str) -> None:
 
 
 def click_score(page: Any, dim: str, side: str, score: int) -> None:
-    group = page.locator(f".st-key-{dim}_{side}")
-    group.get_by_text(f"{score} · {ANCHORS[score]}", exact=True).click()
+    """Click the score's words in the component's question, as a person does."""
+    score_group(page, side, dim).get_by_text(f"{score} · {ANCHORS[score]}", exact=True).click()
+
+
+def shown_scores(page: Any) -> dict[str, dict[str, int | None]]:
+    """The score each of the component's questions shows checked (None: none), by side."""
+    shown: dict[str, dict[str, int | None]] = {}
+    for side in ("A", "B"):
+        for dim in DIMENSIONS:
+            box = score_group(page, side, dim).locator("input:checked")
+            shown.setdefault(side, {})[dim] = (
+                int(box.get_attribute("value")) if box.count() else None
+            )
+    return shown
 
 
 def submit_button(page: Any) -> Any:
@@ -133,8 +147,7 @@ def rate_in_browser(page: Any, scores: dict[str, dict[str, int]]) -> int:
 
 
 def response_column_text(page: Any, side: str) -> str:
-    heading = page.get_by_role("heading", name=f"Response {side}", exact=True)
-    return page.locator("[data-testid='stColumn']").filter(has=heading).inner_text()
+    return page.locator(f"{PAIR} .side-{side} .response").inner_text()
 
 
 def pair_texts(engine: Engine, assignment_id: int) -> tuple[Pair, str]:
@@ -162,18 +175,19 @@ def test_login_page_and_a_bad_link(world: World, new_page):
     open_link(page, world.url)
     page.get_by_text("Your access token").wait_for()
     page.screenshot(path=str(world.shots / "01_login.png"))
-    assert page.locator("[data-testid='stRadio']").count() == 0
+    assert page.locator(f"{PAIR}, [data-testid='stRadio']").count() == 0
 
     open_link(page, f"{world.url}/?token=not-a-token")
     page.get_by_text("This login link is not valid", exact=False).wait_for()
-    assert page.locator("[data-testid='stRadio']").count() == 0
+    assert page.locator(f"{PAIR}, [data-testid='stRadio']").count() == 0
     assert page.get_by_text("Pair 1 of", exact=False).count() == 0
 
     # Pasting the right token logs in.
     page.get_by_label("Your access token", exact=True).fill(world.tokens["second"])
     page.get_by_role("button", name="Log in").click()
     wait_for_pair(page, 1)
-    assert page.locator("[data-testid='stRadio']").count() == 8
+    current_assignment(page)  # the component's pair, with its 8 score questions
+    assert page.locator(f"{PAIR} fieldset.q").count() == 8
 
 
 def test_rate_two_pairs_reload_resume_revisit_and_nothing_reveals_the_label(world: World, new_page):
@@ -205,23 +219,20 @@ def test_rate_two_pairs_reload_resume_revisit_and_nothing_reveals_the_label(worl
 
     # Submitting with no scores: an error naming them, nothing stored.
     submit_button(page).click()
-    page.get_by_text("Please give every score before submitting", exact=False).wait_for()
+    page.locator(f"{PAIR} .error").get_by_text("Please give every score", exact=False).wait_for()
     settle(page)
     record.snapshot(page, "missing scores")
-    page.get_by_text("Please give every score", exact=False).scroll_into_view_if_needed()
+    page.locator(f"{PAIR} .error").scroll_into_view_if_needed()
     page.screenshot(path=str(world.shots / "03_missing_scores.png"))
     assert count_ratings(world.engine) == 27 * 8 + 16  # the finished annotator's + ours
 
     for number in (2, 1):
         page.locator(".st-key-nav_previous button").click()
         wait_for_pair(page, number)
+        wait_shows(page, rated[number - 1])
         record.snapshot(page, f"back at pair {number}")
     assert current_assignment(page) == rated[0]
-    shown = {
-        side: {dim: checked_score(page, f"{dim}_{side}") for dim in DIMENSIONS}
-        for side in ("A", "B")
-    }
-    assert shown == SCORES
+    assert shown_scores(page) == SCORES
     assert page.get_by_text("You have rated this pair already", exact=False).count() == 1
 
     for assignment_id in rated:
@@ -256,7 +267,7 @@ def test_pair_order_differs_between_annotators(world: World, new_page):
         open_link(page, world.link(name))
         wait_for_pair(page, 1)
         pair, _ = pair_texts(world.engine, current_assignment(page))
-        assert pair.question[:60] in page.locator("[data-testid='stMain']").inner_text()
+        assert pair.question[:60] in page.locator(f"{PAIR} .context").inner_text()
         shown_first[name] = pair.record_id
     with read_session(world.engine) as session:
         orders = {
@@ -285,9 +296,10 @@ def test_keyboard_shortcuts_submit_and_go_back(world: World, new_page):
         for dim, score in by_dim.items():
             click_score(page, dim, side, score)
     # The focus is on the radio just clicked, as it is for an annotator.
-    assert page.evaluate("() => document.activeElement.type") == "radio"
+    assert focus_in(page, f"{PAIR} fieldset.q[data-side='B'][data-key='rubric_alignment']")
     page.keyboard.press("Control+s")
     wait_for_pair(page, 2)
+    wait_other(page, first)
     _, chosen_side = pair_texts(world.engine, first)
     assert stored_scores(world.engine, first) == expected_scores(chosen_side)
 
@@ -295,10 +307,10 @@ def test_keyboard_shortcuts_submit_and_go_back(world: World, new_page):
     click_score(page, "factuality", "A", 3)
     page.keyboard.press("Alt+p")
     wait_for_pair(page, 1)
-    assert current_assignment(page) == first
+    wait_shows(page, first)
     page.keyboard.press("Alt+n")
     wait_for_pair(page, 2)
-    assert current_assignment(page) == second
+    wait_shows(page, second)
 
 
 def test_a_double_click_on_submit_saves_once(world: World, new_page):
@@ -312,13 +324,16 @@ def test_a_double_click_on_submit_saves_once(world: World, new_page):
             click_score(page, dim, side, score)
     submit_button(page).dblclick()
     wait_for_pair(page, 2)
+    second = wait_other(page, first)
     # The server answers a page's messages in the order they were sent: once a later message
     # (Alt+P, then Alt+N) has been answered, the second click's submit, if one was sent, has
     # been handled too (saved, ignored, or refused with an error that `record` received).
     page.keyboard.press("Alt+p")
     wait_for_pair(page, 1)
+    wait_shows(page, first)
     page.keyboard.press("Alt+n")
     wait_for_pair(page, 2)
+    wait_shows(page, second)
 
     with read_session(world.engine) as session:
         mine = session.exec(
@@ -341,7 +356,7 @@ def test_done_screen_shows_the_completion_code(world: World, new_page):
     settle(page)
     # The copyable code box (its highlighter renders a moment after the run ends).
     page.locator("[data-testid='stCode']").get_by_text("PRB-DEMO-2026").wait_for()
-    assert page.locator("[data-testid='stRadio']").count() == 0
+    assert page.locator(f"{PAIR}, [data-testid='stRadio']").count() == 0
     page.screenshot(path=str(world.shots / "04_done.png"))
 
 
@@ -350,12 +365,11 @@ def test_hostile_text_is_inert_and_non_latin_text_displays(world: World, new_pag
     record = Recorder().attach(page)
     open_link(page, world.link("hostile"))
     page.get_by_text("Pair 1 of 1", exact=True).wait_for()
+    current_assignment(page)
     settle(page)
-    page.get_by_role("tab", name="Their earlier posts (13)").click()
-    page.get_by_text("Show 3 more posts").click()  # 13 posts: 10 shown, the rest on demand
-    page.get_by_text("Later post 13").wait_for()
-    page.get_by_role("tab", name="How to rate").click()
-    settle(page)
+    # every section of the context open: its text drawn and shown (13 posts, all of them)
+    page.locator(f"{PAIR} details").evaluate_all("all => all.forEach(d => { d.open = true; })")
+    page.locator(PAIR).get_by_text("Later post 13").wait_for()
     wait_for_loads(page)  # whatever the page holds has tried to load
     page.screenshot(path=str(world.shots / "05_hostile_text.png"))
 
@@ -372,15 +386,11 @@ def test_hostile_text_is_inert_and_non_latin_text_displays(world: World, new_pag
     assert set(scripts) == own, "only the page's own scripts"
     assert main.locator("svg circle[r='5']").count() == 0  # the dataset's <svg>
     assert main.locator("a[href^='javascript:' i]").count() == 0
-    handlers = page.evaluate(
-        """() => [...document.querySelectorAll('*')].flatMap(el =>
-               [...el.attributes].filter(a => a.name.startsWith('on')).map(a => a.name))"""
-    )
+    handlers = [a for a in all_attributes(page) if a.split(": ", 1)[1].startswith("on")]
     assert handlers == []
     assert [u for u in record.requests if hostile.EVIL_HOST in u] == []
 
-    page.get_by_role("tab", name="What this user expects (2 aspects)").click()
-    text = main.inner_text()  # the rubric tab shown: its aspect, evidence and reason
+    text = page.locator(PAIR).inner_text()  # the rubric shown: its aspect, evidence and reason
     for expected in (hostile.CJK, hostile.ARABIC, hostile.EMOJI, hostile.LONG_END):
         assert expected in text
     # The markup is shown as text, not swallowed.
@@ -392,8 +402,6 @@ def test_hostile_text_is_inert_and_non_latin_text_displays(world: World, new_pag
                    return m.scrollWidth - m.clientWidth; }"""
     )
     assert overflow <= 0
-    response_a = page.locator("[data-testid='stColumn']").filter(
-        has=page.get_by_role("heading", name="Response A", exact=True)
-    )
+    response_a = page.locator(f"{PAIR} .side-A .response")
     response_a.get_by_text("[image: t]").scroll_into_view_if_needed()  # after the long text
     page.screenshot(path=str(world.shots / "06_hostile_long_text_end.png"))

@@ -80,7 +80,8 @@ from tests.helpers.browser_helpers import (
     settle,
     start_server,
 )
-from tests.helpers.rating_entry import PairEntry, enter_by_pointer, shown_pair
+from tests.helpers.component_entry import PAIR, enter_by_pointer, shown_pair
+from tests.helpers.rating_entry import PairEntry
 
 pytestmark = BROWSER_MARKS
 
@@ -321,31 +322,18 @@ def _press(page: Any, target: Any, person: Person) -> None:
     target.tap() if person.touch else target.click()
 
 
-PAIR_OR_END = (
-    ".st-key-pair_token input, .st-key-check_submit, "
-    "[data-testid='stCode'], h1:text-matches('All done|You have withdrawn|Thank you', 'i')"
-)
-
-
 def _wait_for_pair_or_end(page: Any, last: int | None = None) -> None:
-    """Wait until the page shows a pair other than `last` (by its hidden token), a check, or
-    the end; then until its run is over."""
-    page.wait_for_function(
-        """(last) => (!!document.querySelector(".st-key-task_line")
-                  && [...document.querySelectorAll(".st-key-pair_token input")]
-                        .some(box => !!box.value && box.value !== last))
-                 || !!document.querySelector(".st-key-check_submit")
-                 || [...document.querySelectorAll("h1")].some(h =>
-                        /All done|withdrawn|Thank you|ended/i.test(h.innerText))""",
-        arg=None if last is None else str(last),
-    )
+    """Wait until the page shows a pair other than `last` (the pair the component names), a
+    check, or the end; then until its run is over."""
+    other = f":not([data-pair='{last}'])" if last is not None else ""
+    page.locator(f"{PAIR}[data-pair]{other}").or_(page.locator(".st-key-check_submit")).or_(
+        page.locator("h1").filter(has_text=re.compile("All done|withdrawn|Thank you|ended", re.I))
+    ).first.wait_for()
     settle(page)
 
 
 def _ended(page: Any) -> bool:
-    return page.locator(".st-key-pair_token input").count() == 0 and (
-        page.locator(".st-key-check_submit").count() == 0
-    )
+    return page.locator(PAIR).count() == 0 and page.locator(".st-key-check_submit").count() == 0
 
 
 def _finish_offered(page: Any) -> bool:
@@ -368,7 +356,7 @@ def _rate(crowd: Crowd, page: Any, person: Person) -> int:
     scores[(rejected_side, "rubric_alignment")] = low
     enter_by_pointer(page, PairEntry(scores=scores), touch=person.touch)
     number = shown.number
-    _press(page, page.locator(".st-key-submit button"), person)
+    _press(page, page.locator(f"{PAIR} button.submit"), person)
     page.get_by_text(f"Pair {number} saved.").or_(page.locator(".st-key-check_submit")).or_(
         page.get_by_text("All done, thank you!")
     ).first.wait_for()
@@ -378,12 +366,12 @@ def _rate(crowd: Crowd, page: Any, person: Person) -> int:
 def _skip(page: Any, person: Person) -> int:
     shown = shown_pair(page)
     number = shown.number
-    opener = page.locator("[data-testid='stPopover'] button")
+    opener = page.locator(f"{PAIR} button.skip-open")
     _press(page, opener, person)
-    box = page.locator(".st-key-skip_reason input")
+    box = page.locator(f"{PAIR} #prb-skip-reason")
     box.wait_for()
     box.fill("I would rather not")
-    _press(page, page.locator(".st-key-skip button"), person)
+    _press(page, page.locator(f"{PAIR} button.skip"), person)
     page.get_by_text(f"Pair {number} skipped.").or_(page.locator(".st-key-check_submit")).or_(
         page.locator("[data-testid='stCode']")
     ).first.wait_for()

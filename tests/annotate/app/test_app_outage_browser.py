@@ -3,6 +3,10 @@
 shared one): the annotator makes all 8 choices, the server is stopped, Submit keeps the form
 with every choice still selected and says "not saved, please try again"; after the restart the
 same Submit saves the 8 rows exactly once.
+
+The fallback view ($PRB_RATING_VIEW=streamlit, `FALLBACK_VIEW`): the pair drawn with Streamlit's
+widgets. The default view's counterpart: `test_app_pair_component_browser.py` (a submit during an
+outage) and `test_app_pair_outbox_browser.py`.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from support.appserver import AppServer
 from support.own_postgres import OwnPostgres, available, own_postgres
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
+    FALLBACK_VIEW,
     LAPTOP,
     SERVER_START_TIMEOUT_S,
     checked_score,
@@ -63,7 +68,7 @@ def demo_on_own_postgres(
 
 @pytest.fixture
 def server(tmp_path) -> Iterator[tuple[OwnPostgres, AppServer, str, Any]]:
-    with demo_on_own_postgres(tmp_path / "server.log") as found:
+    with demo_on_own_postgres(tmp_path / "server.log", FALLBACK_VIEW) as found:
         yield found
 
 

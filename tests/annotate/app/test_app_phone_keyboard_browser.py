@@ -1,8 +1,9 @@
-"""What only a browser shows of issue 34.5, in headless Chromium against the real server: the
-keyboard (the hidden side panel out of the Tab order, the focus on each training step, the
-first digit on a practice pair), a phone (scale words whole, the » button over nothing, no
-Ctrl/Alt hints on a touch screen, the admin's side panel closed after a page is tapped) and
-the wide tables (the Results table's d_z column and the Studies confirmation within reach).
+"""What only a browser shows of issue 34.5, in headless Chromium against the real server (the pair
+drawn by the pair component, the default view, issue 36 item 5): the keyboard (the hidden side panel
+out of the Tab order, the focus on each training step, the first digit on a practice pair), a phone
+(scale words whole, the » button over nothing, no Ctrl/Alt hints on a touch screen, the admin's side
+panel closed after a page is tapped) and the wide tables (the Results table's d_z column and the
+Studies confirmation within reach).
 Every wait is on the page's state, never on time."""
 
 from __future__ import annotations
@@ -32,13 +33,12 @@ from tests.helpers.browser_helpers import (
     click_until,
     settle,
 )
+from tests.helpers.component_entry import FOCUSED, PAIR, focus_in, wait_focus_in
 
 pytestmark = BROWSER_MARKS
 
 REPORT_MS = 180_000  # a run that computes the validation report, on a loaded machine
 IN_SIDEBAR = "() => !!document.activeElement?.closest(\"[data-testid='stSidebar']\")"
-FOCUS_IN = "(sel) => !!document.activeElement?.closest(sel)"
-SCORE_GROUPS = ".st-key-scores_A [data-testid='stRadio'], .st-key-scores_B [data-testid='stRadio']"
 
 
 @dataclass(frozen=True)
@@ -85,10 +85,6 @@ def _heading(page: Any, name: str | re.Pattern[str]) -> None:
     settle(page)
 
 
-def _focus_in(page: Any, selector: str) -> None:
-    page.wait_for_function(FOCUS_IN, arg=selector)
-
-
 def _checked(page: Any, group: Any) -> str | None:
     return group.evaluate(
         "g => g.querySelector('input:checked')?.closest('label').innerText.trim() ?? null"
@@ -101,27 +97,27 @@ def test_a_participant_by_keyboard(world: World, new_page: Any) -> None:
     page.locator(".st-key-crowd_begin button").click()
     _heading(page, "Practice pair 1 of 1")
     # A new step puts the focus on its first question, not at the top of the page.
-    _focus_in(page, ".st-key-scores_A [data-testid='stRadio']")
+    wait_focus_in(page, "fieldset.q[data-side='A']")
     # A digit with the focus on the page itself answers the first open question.
-    page.evaluate("document.activeElement.blur()")
+    page.evaluate(f"() => ({FOCUSED})().blur()")
     page.keyboard.press("4")
-    first = page.locator(".st-key-scores_A [data-testid='stRadio']").first
+    first = page.locator(f"{PAIR} fieldset.q").first
     assert re.match(r"4\s·\sGood", _checked(page, first) or "")
     for _ in range(10):  # the other seven scores, one digit each
-        if page.evaluate(FOCUS_IN, ".st-key-practice_submit"):
+        if focus_in(page, "button.submit"):
             break
         page.keyboard.press("3")
-    _focus_in(page, ".st-key-practice_submit")
+    wait_focus_in(page, "button.submit")
     page.keyboard.press("Control+Enter")
     _heading(page, "Practice pair 1: feedback")
-    _focus_in(page, ".st-key-practice_continue")  # the step's button, not the page top
+    wait_focus_in(page, ".st-key-practice_continue")  # the step's button, not the page top
     page.keyboard.press("Enter")
     _heading(page, "Welcome")
-    _focus_in(page, ".st-key-crowd_start")
+    wait_focus_in(page, ".st-key-crowd_start")
     page.keyboard.press("Enter")
     page.get_by_text(re.compile(r"^Pair 1 of \d+")).first.wait_for()
     settle(page)
-    _focus_in(page, ".st-key-scores_A")
+    wait_focus_in(page, "fieldset.q[data-side='A']")
 
     # The side panel (with Withdraw) is collapsed: no Tab or Shift+Tab stop inside it.
     sidebar = page.locator("[data-testid='stSidebar']")
@@ -145,16 +141,16 @@ def test_a_participant_on_a_phone(world: World, new_page: Any) -> None:
     page.goto(_participant(world, 2))
     page.locator(".st-key-crowd_begin button").tap()
     _heading(page, "Practice pair 1 of 1")
-    # the heading is drawn before the form: wait for the first five choices (issue 35.5: under
+    # the heading is drawn before the pair: wait for the first five choices (issue 35.5: under
     # load the script below ran before them and found none)
-    page.locator(".st-key-scores_A label[data-testid='stRadioOption'] p").nth(4).wait_for()
+    choices = page.locator(f"{PAIR} fieldset.q").first.locator("label.opt span")
+    choices.nth(4).wait_for()
     expand = page.get_by_role("button", name="Expand sidebar")
     button, title = expand.bounding_box(), page.get_by_role("heading").first.bounding_box()
     assert button["y"] + button["height"] <= title["y"]  # the » covers no heading
     # Each choice: its point and dot on one line, its words whole (never "Very" / "poor").
-    lines = page.evaluate(
-        """() => [...document.querySelectorAll(
-            ".st-key-scores_A label[data-testid='stRadioOption'] p")].slice(0, 5).map(p => {
+    lines = choices.evaluate_all(
+        """(all) => all.slice(0, 5).map(p => {
             const text = p.firstChild, words = text.data.indexOf("· ") + 2, range = new Range();
             range.setStart(text, words); range.setEnd(text, text.data.length);
             const head = new Range(); head.setStart(text, 0); head.setEnd(text, words - 1);
@@ -164,9 +160,9 @@ def test_a_participant_on_a_phone(world: World, new_page: Any) -> None:
     )
     assert len(lines) == 5
     assert [(words, head) for _, words, head in lines] == [(1, 1)] * 5, lines
-    for group in page.locator(SCORE_GROUPS).all():  # the practice pair, by touch
-        group.locator("label[data-testid='stRadioOption']").nth(2).tap()
-    page.locator(".st-key-practice_submit button").tap()
+    for group in page.locator(f"{PAIR} fieldset.q").all():  # the practice pair, by touch
+        group.locator("label.opt").nth(2).tap()
+    page.locator(f"{PAIR} button.submit").tap()
     _heading(page, "Practice pair 1: feedback")
     page.locator(".st-key-practice_continue button").tap()
     _heading(page, "Welcome")

@@ -51,12 +51,20 @@ from tests.helpers.browser_helpers import (
     Recorder,
     choose_option,
     click_until,
-    current_assignment,
     screenshot_dir,
     settle,
     start_server,
-    wait_for_focus,
     wait_for_pair,
+)
+from tests.helpers.component_entry import (
+    PAIR,
+    enter_by_keyboard,
+    enter_by_pointer,
+    filled_in,
+    shown_pair,
+    tab_to,
+    wait_focus_in,
+    wait_shows,
 )
 from tests.helpers.pilot_script import (
     ADJUDICATION,
@@ -85,17 +93,7 @@ from tests.helpers.pilot_script import (
     which_pair,
     write_dataset,
 )
-from tests.helpers.rating_entry import (
-    PRACTICE_SCORES,
-    SCORES,
-    SKIP_LABEL,
-    PairEntry,
-    enter_by_keyboard,
-    enter_by_pointer,
-    filled_in,
-    shown_pair,
-    tab_to,
-)
+from tests.helpers.rating_entry import PairEntry
 
 pytestmark = BROWSER_MARKS
 SLOW_MS = 90_000  # the report's figures (Results page, card): seconds on a loaded machine
@@ -259,7 +257,10 @@ class Hands:
     def press(self, selector: str, *, what: str) -> None:
         target = self.page.locator(selector)
         if self.device == "keyboard":
-            tab_to(self.page, selector, what=what)
+            try:
+                tab_to(self.page, selector)
+            except AssertionError as missed:
+                raise AssertionError(f"{what}: {missed}") from None
             self.page.keyboard.press("Enter")
         elif self.device == "touch":
             target.tap()
@@ -269,7 +270,7 @@ class Hands:
     def choose(self, question: str, options: list[str], answer: str) -> None:
         """Pick `answer` in the radio question inside `question` (a selector)."""
         if self.device == "keyboard":  # the first option gets the focus; arrows move and pick
-            tab_to(self.page, f"{question} input[type=radio]", what=question)
+            tab_to(self.page, f"{question} input[type=radio]")
             index = options.index(answer)
             self.page.keyboard.press("Space" if index == 0 else "ArrowDown")
             for _ in range(index - 1):
@@ -285,17 +286,18 @@ class Hands:
 
     def type_into(self, selector: str, text: str) -> None:
         if self.device == "keyboard":
-            tab_to(self.page, selector, what=selector)
+            tab_to(self.page, selector)
         else:
             box = self.page.locator(selector)
             box.tap() if self.device == "touch" else box.click()
         self.page.keyboard.type(text)
 
-    def enter(self, entry: PairEntry, *, scores: str = SCORES) -> None:
+    def enter(self, entry: PairEntry) -> None:
+        """Enter `entry` in the pair component (a pair or a practice pair)."""
         if self.device == "keyboard":
-            enter_by_keyboard(self.page, entry, scores=scores)
+            enter_by_keyboard(self.page, entry)
         else:
-            enter_by_pointer(self.page, entry, touch=self.device == "touch", scores=scores)
+            enter_by_pointer(self.page, entry, touch=self.device == "touch")
 
 
 def _take_part(pilot: Pilot, new_page: Any, person: Person) -> None:
@@ -348,11 +350,13 @@ def _practise(pilot: Pilot, page: Any, hands: Hands, person: Person) -> None:
         preference=preference,
         rationale=f"{person.name} practises",
     )
-    hands.enter(entry, scores=PRACTICE_SCORES)
+    page.locator(f"{PAIR}[data-pair]").wait_for()  # the practice pair, drawn by the component
+    settle(page)
+    hands.enter(entry)
     if person.device == "keyboard":
         page.keyboard.press("Control+Enter")
     else:
-        hands.press(".st-key-practice_submit button", what="practice submit")
+        hands.press(f"{PAIR} button.submit", what="practice submit")
     page.get_by_text("Practice pair 1: feedback").wait_for()
     settle(page)
     pilot.practice[person.name] = entry
@@ -408,30 +412,30 @@ def _open_pair(pilot: Pilot, page: Any, person: str, number: int) -> Given:
 
 def _submit(page: Any, hands: Hands, how: str) -> None:
     if hands.device != "keyboard" or how == "Enter":  # (Enter on Submit, reached with Tab)
-        hands.press(".st-key-submit button", what="Submit")
+        hands.press(f"{PAIR} button.submit", what="Submit")
     else:
         page.keyboard.press(how)
 
 
 def _skip(page: Any, hands: Hands, step: Skip) -> None:
-    """The skip popover: its reason, then Skip (Enter in the box, for the keyboard)."""
-    wait_for_focus(page, "scores_A")  # the page script has taken the new pair in
-    box = page.get_by_label(SKIP_LABEL)
-    opener = "[data-testid='stPopover'] button"
+    """ "Skip this pair", its reason, then Skip (Enter in the box, for the keyboard)."""
+    wait_focus_in(page, "fieldset.q")  # the component has taken the new pair in
+    box = page.locator(f"{PAIR} #prb-skip-reason")
+    opener = f"{PAIR} button.skip-open"
     if hands.device == "keyboard":
-        tab_to(page, opener, what="Skip this pair")
+        tab_to(page, opener)
         page.keyboard.press("Enter")
         box.wait_for()
-        hands.type_into(".st-key-skip_reason input", step.reason)
+        hands.type_into(f"{PAIR} #prb-skip-reason", step.reason)
         page.keyboard.press("Enter")
         return
     if hands.device == "touch":
         page.locator(opener).tap()
-        box.wait_for()
     else:
-        click_until(page, page.locator(opener), box, what="skip popover")
-    hands.type_into(".st-key-skip_reason input", step.reason)
-    hands.press(".st-key-skip button", what="Skip")
+        page.locator(opener).click()
+    box.wait_for()
+    hands.type_into(f"{PAIR} #prb-skip-reason", step.reason)
+    hands.press(f"{PAIR} button.skip", what="Skip")
 
 
 def _revise(
@@ -452,7 +456,7 @@ def _revise(
         if hands.device == "keyboard":  # one pair too far: Alt+N comes back
             page.keyboard.press("Alt+n")
     wait_for_pair(page, given.number, hands.total)
-    assert current_assignment(page) == given.assignment_id
+    wait_shows(page, given.assignment_id)
     hands.enter(given.revise(step))
     _submit(page, hands, "Control+Enter")
     page.get_by_text(f"Pair {given.number} revised;").wait_for()
@@ -535,7 +539,7 @@ def _adjudicate_a_disagreement(pilot: Pilot, new_page: Any) -> None:
     assert given.record_id == pair
     given.purpose = "adjudication"
     enter_by_pointer(expert, given.rate(ADJUDICATION))
-    expert.locator(".st-key-submit button").click()
+    expert.locator(f"{PAIR} button.submit").click()
     expert.get_by_text("All done, thank you!").wait_for()
     expert.context.close()
 

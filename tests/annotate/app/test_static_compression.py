@@ -157,7 +157,11 @@ def test_the_installed_streamlit_bundle_is_found():
 
 
 @pytest.mark.parametrize("base_url", ["", "/study/"])
-def test_an_html_page_names_the_rating_page_late_scripts_for_preloading(static_dir, base_url):
+def test_an_html_page_names_the_rating_page_late_scripts_for_preloading(
+    static_dir, base_url, monkeypatch
+):
+    # the fallback view's header, exactly (the default view's: the test below)
+    monkeypatch.setenv(RATING_VIEW_ENV, "streamlit")
     middleware = GzippedBundle(_streamlit_page, static_dir, base_url=base_url)
     answer = _call(middleware, base_url or "/", {})
     prefix = base_url.rstrip("/")

@@ -3,6 +3,11 @@
 Response A and B by clicking, submits, and the marks are stored by response. Every websocket
 frame and the page's HTML hold no label ("chosen"/"rejected"). A screenshot of the checklist
 goes to `$PRB_SCREENSHOT_DIR` (or the test's folder).
+
+The fallback view ($PRB_RATING_VIEW=streamlit, `FALLBACK_VIEW`): the pair drawn with Streamlit's
+widgets. The default view's counterpart: `test_app_pair_component_aspects_browser.py` (marks by
+mouse and keyboard stored by response, nothing says which is chosen, a missing mark named,
+screenshots).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from annotate.domain.study.studies import update_study
 from annotate.services.admin.demo import set_up_demo
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
+    FALLBACK_VIEW,
     LAPTOP,
     Recorder,
     screenshot_dir,
@@ -41,7 +47,7 @@ def test_the_checklist_is_marked_by_clicking_and_stored_by_response(tmp_path, ne
     demo = set_up_demo(engine)
     with write_session(engine) as session:
         update_study(session, "demo", aspect_checklist=True)
-    server = start_server(db, tmp_path / "server.log")
+    server = start_server(db, tmp_path / "server.log", FALLBACK_VIEW)
     try:
         page = new_page(LAPTOP)
         record = Recorder().attach(page)

@@ -1,7 +1,8 @@
 """A conversation on the rating page in headless Chromium (issue 35.2): drawn as a chat at a
 laptop's 1366x768 and a phone's 390 px, nothing of its hostile turns runs or loads, the page
-never names the chosen response, and the phone does not scroll sideways. Screenshots go to
-$PRB_SCREENSHOT_DIR when set, else to a pytest temp folder.
+never names the chosen response, and the phone does not scroll sideways; drawn by the pair
+component, the default view (issue 36, item 5). Screenshots go to $PRB_SCREENSHOT_DIR when set,
+else to a pytest temp folder.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tests.helpers.browser_helpers import (
     start_server,
     wait_for_pair,
 )
+from tests.helpers.component_entry import PAIR
 from tests.helpers.hostile import EVIL_HOST, IMG, MD_IMAGE, MD_JS_LINK, SCRIPT
 
 pytestmark = BROWSER_MARKS
@@ -88,20 +90,19 @@ def test_the_conversation_is_a_chat_inert_and_blinded(world, new_page, size, nam
     page.goto(f"{world.url}/?token={world.token}")
     settle(page)
     wait_for_pair(page, 1, 2)
-    box = page.locator(".st-key-conversation")
+    box = page.locator(f"{PAIR} .conversation")
     box.wait_for()
-    messages = box.locator("[data-testid='stChatMessage']")
+    messages = box.locator(".turn")
     assert messages.count() == len(HISTORY)
     assert "Every two days, south-facing." in messages.nth(3).inner_text()
     assert "<script>" in messages.nth(3).inner_text()  # shown as text
     page.wait_for_function(  # it opens at its last turn, the one the responses answer
-        """() => { const b = document.querySelector(".st-key-conversation");
-                   return b.scrollTop + b.clientHeight >= b.scrollHeight - 2; }"""
+        "(b) => b.scrollTop + b.clientHeight >= b.scrollHeight - 2", arg=box.element_handle()
     )
     page.screenshot(path=str(world.shots / f"chat_{name}.png"))
     assert page.evaluate("() => window.__pwned") is None
     assert not [url for url in requests if EVIL_HOST in url]
-    main = page.locator("[data-testid='stMain']")
+    main = page.locator("[data-testid='stMain']")  # (its locators reach into the component)
     for tag in ("img", "iframe", "object", "embed", "svg circle[r='5']"):
         assert main.locator(tag).count() == 0, f"a <{tag}> from the dataset is in the page"
     scripts = page.evaluate(
@@ -110,7 +111,7 @@ def test_the_conversation_is_a_chat_inert_and_blinded(world, new_page, size, nam
     )
     assert set(scripts) == {(APP / n).read_text(encoding="utf-8") for n in ("rate.js", "page.js")}
     assert main.locator("a[href^='javascript:' i]").count() == 0
-    html = page.content().encode().lower()
+    html = (page.content() + page.locator(PAIR).evaluate("el => el.outerHTML")).encode().lower()
     assert not [word for word in LABEL_WORDS if word in html]
     headings = [t.strip() for t in main.locator("h1, h2, h3, h4, h5, h6").all_inner_texts()]
     assert headings.count("Response A") == 1, headings

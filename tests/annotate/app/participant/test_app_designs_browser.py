@@ -1,4 +1,5 @@
-"""Issue 14 end to end in headless Chromium at 1366x768, against a real `streamlit run` server:
+"""Issue 14 end to end in headless Chromium at 1366x768, against a real `streamlit run` server (the
+pair and the practice pair drawn by the pair component, the default view, issue 36 item 5):
 a crowd participant opens the study link, reads the consent page, answers the survey, scores a
 practice pair and reads its feedback, fails the comprehension check once and passes it, presses
 Start, rates a pair by keyboard alone (scores, the aspect checklist, the direct preference and
@@ -11,6 +12,7 @@ test's folder).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +33,15 @@ from tests.helpers.browser_helpers import (
     screenshot_dir,
     settle,
     start_server,
-    wait_for_focus,
 )
+from tests.helpers.component_entry import (
+    PAIR,
+    enter_by_keyboard,
+    enter_by_pointer,
+    n_marks,
+    shown,
+)
+from tests.helpers.rating_entry import PairEntry
 
 pytestmark = BROWSER_MARKS
 
@@ -46,7 +55,8 @@ SURVEY = [
     {"id": "age", "text": "Your age band", "kind": "choice", "options": ["18-29", "30-49", "50+"]},
     {"id": "field", "text": "Your field of work", "kind": "text"},
 ]
-ANCHORS = {1: "Very poor", 2: "Poor", 3: "Acceptable", 4: "Good", 5: "Excellent"}
+RATED_MARKS = (("A", 0), ("B", 2))  # each aspect: not covered in A, well in B
+SENT_AGAIN = re.compile(rb'action\\*"\s*:\s*\\*"submit')  # the component's Submit event
 PRACTICE = [
     {
         "id": "basil",
@@ -118,29 +128,20 @@ def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crowd]:
         engine.dispose()
 
 
-def _score(page: Any, side: str, dim: str, value: int) -> None:
-    page.locator(f".st-key-{dim}_{side}").get_by_text(f"{value} · {ANCHORS[value]}").click()
-
-
-def _keys_to(page: Any, key: str) -> None:
-    """The keyboard focus reaches the question with widget key `key`."""
-    wait_for_focus(page, key)
-
-
 def _practise(page: Any, crowd: Crowd, record: Recorder) -> None:
-    """The practice pair, with the rating page's questions and keys: the scores by keyboard
-    (as the page teaches), the aspect and the preference by clicking; then its feedback."""
+    """The practice pair, drawn by the pair component with the rating page's questions and
+    keys, answered by keyboard alone (scores 4, A's aspect well and B's not covered, A much
+    better and why); then its feedback."""
     page.get_by_text("Practice pair 1 of 1").wait_for()
+    page.locator(f"{PAIR}[data-pair]").wait_for()
     settle(page)
-    page.locator(".st-key-practice_factuality_A input[type=radio]").first.focus()
-    for side in ("A", "B"):
-        for dim in SCORES[side]:
-            _keys_to(page, f"practice_{dim}_{side}")
-            page.keyboard.press("4")
-    page.locator(".st-key-aspect_checklist").get_by_text("2 · Well").first.click()
-    page.locator(".st-key-aspect_checklist").get_by_text("0 · Not covered").nth(1).click()
-    page.locator(".st-key-preference_box").get_by_text("A much better", exact=True).click()
-    page.get_by_label("Why? (required)").fill("A answers; B does not.")
+    given = PairEntry(
+        scores={(side, dim): 4 for side in ("A", "B") for dim in SCORES[side]},
+        marks={("A", 0): 2, ("B", 0): 0},
+        preference=1,
+        rationale="A answers; B does not.",
+    )
+    enter_by_keyboard(page, given)
     page.keyboard.press("Control+Enter")
     page.get_by_text("Practice pair 1: feedback").wait_for()
     # B's relevance: 4, not 2; the two marks and the preference as expected.
@@ -166,22 +167,13 @@ def _check(page: Any, crowd: Crowd, record: Recorder) -> None:
 
 def _rate_by_keyboard(page: Any, n_aspects: int) -> None:
     """The 8 scores, then 0/2 per aspect (A not covered, B well), then the preference (5: B much
-    better) and its rationale, all from the keyboard; Ctrl+Enter submits."""
-    _keys_to(page, "scores_A")
-    for side in ("A", "B"):
-        for dim, value in SCORES[side].items():
-            _keys_to(page, f"{dim}_{side}")
-            page.keyboard.press(str(value))
-    for index in range(n_aspects):
-        for side, digit in (("A", "0"), ("B", "2")):
-            _keys_to(page, f"aspect_{side}_{index}")
-            page.keyboard.press(digit)
-    _keys_to(page, "preference_box")
-    page.keyboard.press("5")
-    page.wait_for_function(
-        "() => document.activeElement && document.activeElement.closest('.st-key-rationale')"
+    better) and its rationale, all from the keyboard, in the pair component."""
+    marks = {(side, index): mark for index in range(n_aspects) for side, mark in RATED_MARKS}
+    scores = {(side, dim): value for side in ("A", "B") for dim, value in SCORES[side].items()}
+    rationale = "B keeps to the user's wish for short, practical steps."
+    enter_by_keyboard(
+        page, PairEntry(scores=scores, marks=marks, preference=5, rationale=rationale)
     )
-    page.keyboard.type("B keeps to the user's wish for short, practical steps.")
 
 
 def test_consent_training_aspects_preference_review_and_the_way_back(crowd, new_page):
@@ -201,31 +193,31 @@ def test_consent_training_aspects_preference_review_and_the_way_back(crowd, new_
     _check(page, crowd, record)
     page.get_by_role("button", name="Start").click()
     page.get_by_text("Pair 1 of 1", exact=True).wait_for()
+    shown(page)
     settle(page)
-    n_aspects = page.locator(".st-key-aspect_checklist [data-testid='stRadio']").count() // 2
+    n_aspects = n_marks(page)
     assert n_aspects >= 1
     _rate_by_keyboard(page, n_aspects)
-    page.locator(".st-key-preference_box").scroll_into_view_if_needed()
+    page.locator(f"{PAIR} fieldset.pref").scroll_into_view_if_needed()
     page.screenshot(path=str(crowd.shots / "designs_rated_1366x768.png"), full_page=True)
     record.snapshot(page, "rated")
     page.keyboard.press("Control+Enter")
     page.get_by_text("All done, thank you!").wait_for()
     page.get_by_role("link", name="Return to the study platform").wait_for()
     record.snapshot(page, "done")
-    _review_then_leave(page, crowd)
+    _review_then_leave(page, crowd, record)
 
     assert len(record.received) > 10, "the websocket frames were not recorded"
     assert record.label_leaks() == []
     _check_stored(crowd.engine, n_aspects)
 
 
-def _one_row(page: Any, key: str) -> None:
-    """Every choice of each question inside `key` on one line (same top), none cut off."""
-    rows = page.evaluate(
-        """(key) => [...document.querySelectorAll(`.st-key-${key} [role=radiogroup]`)].map(
-            g => [...g.querySelectorAll("label")].map(l => {
-                const r = l.getBoundingClientRect(); return [r.top, r.bottom, r.right]; }))""",
-        key,
+def _one_row(page: Any) -> None:
+    """Every choice of each of the component's questions on one line (same top), none cut
+    off."""
+    rows = page.locator(f"{PAIR} fieldset.q").evaluate_all(
+        """(groups) => groups.map(g => [...g.querySelectorAll("label")].map(l => {
+                const r = l.getBoundingClientRect(); return [r.top, r.bottom, r.right]; }))"""
     )
     assert rows
     for labels in rows:  # one row: every label overlaps every other vertically
@@ -244,21 +236,21 @@ def test_the_practice_on_a_phone(crowd, new_page):
     page.get_by_text("30-49", exact=True).click()
     page.get_by_role("button", name="Continue").click()
     page.get_by_text("Practice pair 1 of 1").wait_for()
+    page.locator(f"{PAIR}[data-pair]").wait_for()
     settle(page)
-    for key in ("scores_A", "scores_B", "aspect_checklist", "preference_box"):
-        _one_row(page, key)
+    _one_row(page)
     assert not page.locator(".st-key-shortcuts").is_visible()
-    page.locator(".st-key-scores_A").scroll_into_view_if_needed()
+    page.locator(f"{PAIR} fieldset.q").first.scroll_into_view_if_needed()
     page.screenshot(path=str(crowd.shots / "designs_practice_390x844.png"))
-    page.locator(".st-key-preference_box").scroll_into_view_if_needed()
+    page.locator(f"{PAIR} fieldset.pref").scroll_into_view_if_needed()
     page.screenshot(path=str(crowd.shots / "designs_practice_preference_390x844.png"))
-    for side in ("A", "B"):
-        for dim in SCORES[side]:
-            page.locator(f".st-key-practice_{dim}_{side}").get_by_text("3 ·").click()
-    page.locator(".st-key-aspect_checklist").get_by_text("1 · Partly").first.click()
-    page.locator(".st-key-aspect_checklist").get_by_text("1 · Partly").nth(1).click()
-    page.locator(".st-key-preference_box").get_by_text("Tie", exact=True).click()
-    page.get_by_label("Why? (required)").fill("Both miss.")
+    tie = PairEntry(
+        scores={(side, dim): 3 for side in ("A", "B") for dim in SCORES[side]},
+        marks={("A", 0): 1, ("B", 0): 1},
+        preference=3,
+        rationale="Both miss.",
+    )
+    enter_by_pointer(page, tie)
     page.get_by_role("button", name="Submit and see the feedback").click()
     page.get_by_text("Practice pair 1: feedback").wait_for()
     settle(page)
@@ -273,16 +265,23 @@ def test_the_practice_on_a_phone(crowd, new_page):
     page.screenshot(path=str(crowd.shots / "designs_feedback_390x844.png"), full_page=True)
 
 
-def _review_then_leave(page: Any, crowd: Crowd) -> None:
+def _review_then_leave(page: Any, crowd: Crowd, record: Recorder) -> None:
     """Issue 22.7: the done page has no redirect of its own; the participant reviews the pair,
     comes back to the end, and leaves with the button. Opening the link again shows the done
-    page and stays there (no script on it sends them away)."""
+    page and stays there (no script on it sends them away). The pair reviewed is not sent
+    again: its submit was stored, though its answer drew the done page, not the pair (the
+    component's outbox had kept it and sent it again, which took the page back to the end)."""
     assert page.locator(".st-key-prb_redirect").count() == 0
+    before = len(record.sent)
+    assert [f for f in record.sent if SENT_AGAIN.search(f)]  # (the check sees the submit sent)
     page.get_by_role("button", name="Review my ratings").click()
     page.get_by_text("You have rated this pair already", exact=False).wait_for()
+    shown(page)
+    settle(page)
     page.get_by_role("button", name="Back to the end").click()
     page.get_by_text("All done, thank you!").wait_for()
     settle(page)
+    assert not [f for f in record.sent[before:] if SENT_AGAIN.search(f)]
     with page.context.expect_page() as opened:  # (a link button opens a new tab)
         page.get_by_role("link", name="Return to the study platform").click()
     opened.value.wait_for_url("**returned=DONE-77")

@@ -96,7 +96,9 @@ def test_an_event_is_read_for_the_studys_questions_only():
 
 def test_the_view_switch(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv(RATING_VIEW_ENV, raising=False)
-    assert rating_view() == "streamlit"
+    assert rating_view() == "component"  # the default (issue 36, item 5)
+    monkeypatch.setenv(RATING_VIEW_ENV, " Streamlit ")
+    assert rating_view() == "streamlit"  # the fallback
     monkeypatch.setenv(RATING_VIEW_ENV, " Component ")
     assert rating_view() == "component"
     monkeypatch.setenv(RATING_VIEW_ENV, "react")

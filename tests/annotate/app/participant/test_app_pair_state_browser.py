@@ -7,6 +7,10 @@ the mouse, Alt+N / Alt+P, "Go to pair", a skip, a reload), the pair left holds i
 the database, and the next pair opens empty and is stored with only what was entered on it.
 `test_keyboard_rating_keeps_each_rationale_with_its_pair` reproduced point 1 of the issue: with
 widget keys shared by every pair, the second pair's rationale was carried into the third.
+
+The fallback view ($PRB_RATING_VIEW=streamlit, `FALLBACK_VIEW`): the pair drawn with Streamlit's
+widgets. The default view's counterpart: `test_app_pair_component_leaving_browser.py` (every way of
+leaving a pair, a revision).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from annotate.services.participant.work import pull_next
 from annotate.vocabulary import DIMENSIONS
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
+    FALLBACK_VIEW,
     LAPTOP,
     PHONE,
     add_annotator,
@@ -87,7 +92,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             pool_open=True,
             overlap=50,
         )
-    server = start_server(db, folder / "server.log")
+    server = start_server(db, folder / "server.log", FALLBACK_VIEW)
     try:
         yield World(engine, server.url)
     finally:

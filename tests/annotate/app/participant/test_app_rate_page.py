@@ -1,5 +1,6 @@
 """The rating page in headless Chromium: where the eye and the focus go, keyboard rating, long
-texts, and screenshots at three screen sizes (issue 11).
+texts, and screenshots at three screen sizes (issue 11), with the pair drawn by the pair
+component, the default view (issue 36, item 5).
 
 One server for the module, on a fresh SQLite file holding the demo study and a one-pair study
 whose response is a single 200,000-character word under a heading that imitates the page's own.
@@ -39,13 +40,13 @@ from tests.helpers.browser_helpers import (
     screenshot_dir,
     settle,
     start_server,
-    wait_for_focus,
     wait_for_pair,
 )
+from tests.helpers.component_entry import PAIR, wait_focus_in, wait_other
 
 pytestmark = BROWSER_MARKS
 
-GROUPS = [f"{dim}_{side}" for side in ("A", "B") for dim in SCORES["A"]]  # page order
+GROUPS = [(side, dim) for side in ("A", "B") for dim in SCORES["A"]]  # page order
 LONG_WORD = "y" * 200_000
 
 
@@ -107,16 +108,12 @@ def open_pair(page: Any, url: str, number: int = 1, total: int = 27) -> None:
     page.goto(url)
     settle(page)
     wait_for_pair(page, number, total)
+    current_assignment(page)  # the component has drawn its pair
 
 
-def focused_group(page: Any) -> str | None:
-    """The score group holding the keyboard focus (its key), or None."""
-    return page.evaluate(
-        """(keys) => { const el = document.activeElement;
-                       if (!el || el.type !== 'radio') return null;
-                       return keys.find(k => el.closest('.st-key-' + k)) || null; }""",
-        GROUPS,
-    )
+def group(side: str, dim: str) -> str:
+    """A score question's fieldset in the component."""
+    return f"fieldset.q[data-side='{side}'][data-key='{dim}']"
 
 
 def in_viewport(page: Any, locator: Any) -> bool:
@@ -126,11 +123,11 @@ def in_viewport(page: Any, locator: Any) -> bool:
 
 
 def press_scores(page: Any, scores: dict[str, dict[str, int]]) -> int:
-    """Type the 8 scores as digits, from the focused first group; return the keys pressed."""
+    """Type the 8 scores as digits, from the focused first group (each digit moves the focus
+    on to the next group); return the keys pressed."""
     presses = 0
-    for group in GROUPS:
-        dim, side = group.rsplit("_", 1)
-        wait_for_focus(page, group)
+    for side, dim in GROUPS:
+        wait_focus_in(page, group(side, dim))
         page.keyboard.press(str(scores[side][dim]))
         presses += 1
     return presses
@@ -141,14 +138,15 @@ def test_after_a_submit_the_next_pair_opens_at_its_top_with_the_focus_on_its_fir
 ):
     page = new_page(LAPTOP)
     open_pair(page, world.link("focus"))
-    wait_for_focus(page, GROUPS[0])  # a fresh page too
+    wait_focus_in(page, group(*GROUPS[0]))  # a fresh page too
     first = current_assignment(page)
     press_scores(page, SCORES)
-    submit = page.get_by_role("button", name="Submit and go to the next pair")
+    submit = page.locator(f"{PAIR} button.submit")
     submit.scroll_into_view_if_needed()
     submit.click()  # by mouse, from the bottom of the page
     wait_for_pair(page, 2)
-    wait_for_focus(page, GROUPS[0])
+    wait_other(page, first)
+    wait_focus_in(page, group(*GROUPS[0]))
     saved = page.get_by_text("Pair 1 saved.")
     page.wait_for_function(
         "() => document.querySelector(\"[data-testid='stMain']\").scrollTop === 0"
@@ -156,7 +154,7 @@ def test_after_a_submit_the_next_pair_opens_at_its_top_with_the_focus_on_its_fir
     assert in_viewport(page, saved)
     page.screenshot(path=str(world.shots / "rate_after_submit_1366.png"))
     assert in_viewport(page, page.get_by_text("Pair 2 of 27", exact=True))
-    assert in_viewport(page, page.locator(".st-key-question"))
+    assert in_viewport(page, page.locator(f"{PAIR} .context"))
     # Both responses start on the first screen of a 1366x768 laptop, under the context.
     for side in ("A", "B"):
         heading = page.get_by_role("heading", name=f"Response {side}", exact=True)
@@ -164,32 +162,29 @@ def test_after_a_submit_the_next_pair_opens_at_its_top_with_the_focus_on_its_fir
     _, chosen_side = pair_texts(world.engine, first)
     assert stored_scores(world.engine, first) == expected_scores(chosen_side)
     # Scores of a new pair start empty: nothing carried over from the pair before.
-    checked = page.locator(".st-key-scores_A input:checked, .st-key-scores_B input:checked")
-    assert checked.count() == 0
+    assert page.locator(f"{PAIR} fieldset.q input:checked").count() == 0
 
 
 def test_a_missing_score_error_is_in_view_and_marks_the_empty_groups(world: World, new_page):
     page = new_page(LAPTOP)
     open_pair(page, world.link("missing"))
     assignment = current_assignment(page)
-    wait_for_focus(page, GROUPS[0])
+    wait_focus_in(page, group(*GROUPS[0]))
     for digit in "345":  # three of eight
         page.keyboard.press(digit)
     page.keyboard.press("Control+Enter")
-    error = page.locator("[class*='st-key-submit_error_']")
+    error = page.locator(f"{PAIR} .error")
     error.get_by_text("Please give every score before submitting", exact=False).wait_for()
     page.wait_for_function(
-        """() => { const e = document.querySelector("[class*='st-key-submit_error_']");
-                   const r = e && e.getBoundingClientRect();
-                   return r && r.top >= 0 && r.bottom <= window.innerHeight; }""",
+        """(error) => { const r = error.getBoundingClientRect();
+                        return r.top >= 0 && r.bottom <= window.innerHeight; }""",
+        arg=error.element_handle(),
         timeout=UI_TIMEOUT_MS,
     )
-    marked = page.evaluate(
-        "(keys) => keys.filter(k => document.querySelector('.st-key-' + k + ' .prb-missing'))",
-        GROUPS,
-    )
+    missing = page.locator(f"{PAIR} fieldset.q.missing")
+    marked = [(m.get_attribute("data-side"), m.get_attribute("data-key")) for m in missing.all()]
     assert marked == GROUPS[3:]
-    wait_for_focus(page, GROUPS[3])  # the first empty group, ready for a digit
+    wait_focus_in(page, group(*GROUPS[3]))  # the first empty group, ready for a digit
     assert stored_ratings(world.engine, assignment) == []
     page.screenshot(path=str(world.shots / "rate_missing_scores_1366.png"))
 
@@ -198,20 +193,19 @@ def test_a_pair_rated_and_submitted_by_keyboard_alone_in_nine_presses(world: Wor
     page = new_page(LAPTOP)
     open_pair(page, world.link("keys"))
     first = current_assignment(page)
-    wait_for_focus(page, GROUPS[0])
+    wait_focus_in(page, group(*GROUPS[0]))
     page.keyboard.press("Tab")  # one Tab stop per group: Tab reaches the next group
-    wait_for_focus(page, GROUPS[1])
+    wait_focus_in(page, group(*GROUPS[1]))
     page.keyboard.press("Shift+Tab")
-    wait_for_focus(page, GROUPS[0])
+    wait_focus_in(page, group(*GROUPS[0]))
 
     presses = press_scores(page, SCORES)
-    page.wait_for_function(  # after the last group, the focus is on Submit
-        "() => document.activeElement && document.activeElement.closest('.st-key-submit')"
-    )
+    wait_focus_in(page, "button.submit")  # after the last group, the focus is on Submit
     page.keyboard.press("Enter")
     presses += 1
     wait_for_pair(page, 2)
-    wait_for_focus(page, GROUPS[0])
+    wait_other(page, first)
+    wait_focus_in(page, group(*GROUPS[0]))
     assert presses == 9  # the issue's target: at most 12
     _, chosen_side = pair_texts(world.engine, first)
     assert stored_scores(world.engine, first) == expected_scores(chosen_side)
@@ -224,13 +218,11 @@ def test_the_keyboard_goes_on_from_the_scores_to_the_preference_and_its_rational
     open_pair(page, world.link("pref"), total=1)
     page.get_by_text("in the preference, 1-5 pick A much better", exact=False).wait_for()
     assignment = current_assignment(page)
-    wait_for_focus(page, GROUPS[0])
+    wait_focus_in(page, group(*GROUPS[0]))
     press_scores(page, SCORES)
-    wait_for_focus(page, "preference_box")  # not Submit: the preference comes first
+    wait_focus_in(page, "fieldset.pref")  # not Submit: the preference comes first
     page.keyboard.press("4")  # the fourth option: "B better"
-    page.wait_for_function(
-        "() => document.activeElement && document.activeElement.closest('.st-key-rationale')"
-    )
+    wait_focus_in(page, "#prb-rationale")
     page.keyboard.type("B follows the rubric.")
     page.keyboard.press("Control+Enter")
     page.get_by_text("All done, thank you!").wait_for()
@@ -251,6 +243,9 @@ def test_a_200000_character_word_and_fake_headings_stay_in_their_box(world: Worl
     )
     assert sizes[0] < 4 * LAPTOP["height"], sizes  # a few screens, not ~69,000 px
     assert sizes[1] <= 0, sizes  # nothing wider than the page
+    for side in ("A", "B"):  # nor wider than its response's box
+        box = page.locator(f"{PAIR} .side-{side} .response")
+        assert box.evaluate("el => el.scrollWidth - el.clientWidth") <= 0
     # The dataset's "# Response B" and "Your scores ===" are bold text, not headings.
     headings = page.locator("[data-testid='stMain']").locator("h1, h2, h3, h4, h5, h6")
     texts = [t.strip() for t in headings.all_inner_texts()]
@@ -266,22 +261,22 @@ def test_screenshots_and_each_response_followed_by_its_own_scores(world, new_pag
     page = new_page(size)
     open_pair(page, world.link("shots"))
     page.screenshot(path=str(world.shots / f"rate_{name}.png"))
-    # The page keeps a new pair at its top until one acts (rate.js): scroll as a person does,
-    # with the wheel, then bring Response A's heading to the top.
+    # The page keeps a new pair at its top until one acts: scroll as a person does, with the
+    # wheel, then bring Response A's heading to the top.
     page.locator("[data-testid='stMain']").hover()
     page.mouse.wheel(0, 100)
     heading = page.get_by_role("heading", name="Response A", exact=True)
     heading.evaluate("el => el.scrollIntoView({block: 'start'})")
     next_frame(page)
     page.screenshot(path=str(world.shots / f"rate_{name}_scrolled.png"))  # one scroll down
-    top = {
-        key: page.locator(f".st-key-{key}").bounding_box()["y"]
-        for key in ("response_A", "scores_A", "response_B", "scores_B")
-    }
-    assert top["response_A"] < top["scores_A"]
-    assert top["response_B"] < top["scores_B"]
+
+    def top(selector: str) -> float:
+        return page.locator(f"{PAIR} {selector}").first.bounding_box()["y"]
+
+    for side in ("A", "B"):  # each response, then its own scores
+        assert top(f".side-{side} .response") < top(f".side-{side} fieldset.q")
     if size is PHONE:  # stacked: A, A's scores, then B, B's scores
-        assert top["scores_A"] < top["response_B"]
+        assert top(".side-A fieldset.q:last-of-type") < top(".side-B .response")
 
 
 def test_a_submit_after_the_link_was_deactivated_saves_nothing_says_so_and_keeps_the_scores(
@@ -289,12 +284,13 @@ def test_a_submit_after_the_link_was_deactivated_saves_nothing_says_so_and_keeps
 ):
     page = new_page(LAPTOP)
     open_pair(page, world.link("stale"))
-    wait_for_focus(page, GROUPS[0])
+    wait_focus_in(page, group(*GROUPS[0]))
     press_scores(page, SCORES)
     with write_session(world.engine) as session:
         accounts.set_active(session, "stale", False)  # while the annotator was rating
     page.keyboard.press("Control+Enter")
-    page.get_by_text("Not saved: this login link is no longer valid", exact=False).wait_for()
+    words = "Not saved: this login link is no longer valid"
+    page.locator(f"{PAIR} .error").get_by_text(words, exact=False).wait_for()
     settle(page)
     with read_session(world.engine) as session:
         saved = session.exec(
@@ -304,6 +300,6 @@ def test_a_submit_after_the_link_was_deactivated_saves_nothing_says_so_and_keeps
             .where(Annotator.name == "stale")
         ).all()
     assert saved == []
-    checked = page.locator(".st-key-scores_A input:checked, .st-key-scores_B input:checked")
+    checked = page.locator(f"{PAIR} fieldset.q input:checked")
     assert checked.count() == 8  # the entries are still on the page
     assert page.get_by_text("saved.", exact=False).count() == 0

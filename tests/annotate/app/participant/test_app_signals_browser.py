@@ -8,6 +8,10 @@ counts only.
 Playwright tells every page it has the focus; the test turns that emulation off (Chromium's
 DevTools `Emulation.setFocusEmulationEnabled`), so bringing another tab to the front blurs the
 rating page as it does for a person.
+
+The fallback view ($PRB_RATING_VIEW=streamlit, `FALLBACK_VIEW`): the pair drawn with Streamlit's
+widgets. The default view's counterpart: `test_app_pair_component_crowd_browser.py` (focus losses
+and pastes stored with their pair, a new pair from zero) and `test_app_pair_component_browser.py`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from annotate.domain.study.studies import update_study
 from annotate.services.admin.demo import set_up_demo
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
+    FALLBACK_VIEW,
     UI_TIMEOUT_MS,
     Recorder,
     add_annotator,
@@ -54,7 +59,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     set_up_demo(engine)
     with write_session(engine) as session:
         update_study(session, "demo", ask_preference=True, rationale="optional")
-    server = start_server(db, folder / "server.log")
+    server = start_server(db, folder / "server.log", FALLBACK_VIEW)
     try:
         yield World(engine, f"{server.url}/?token={add_annotator(engine, 'demo', 'ann')}")
     finally:

@@ -149,7 +149,8 @@ export function opened(state) {
   box(state).send = record.send || null;
 }
 
-// The server's data for the shown pair: a confirmed write forgets its entries; an outage keeps
+// The server's data for the shown pair: a confirmed write forgets its entries (also the shown
+// pair's own, drawn again after its confirmed send led to a page without it); an outage keeps
 // them and tries again after a wait; a refusal (missing answers, a login ended) ends the send,
 // the entries stay; any other answer (a new session after a reconnect) sends again now.
 export function answered(state, data) {
@@ -159,6 +160,9 @@ export function answered(state, data) {
     if (record && record.send && record.send.key === done.key) forget(done.pair);
   }
   const out = box(state);
+  if (done && done.pair === state.pair && out.send && out.send.key === done.key) {
+    out.send = null; // stored already: its answer drew a page without this pair (done, a check)
+  }
   out.outage = Boolean(data.outage);
   out.answeredAt = Date.now();
   if (!out.send) {
