@@ -158,15 +158,18 @@ def _pair_page(account_id: int) -> None:
     st.session_state.pop(SCALE_SHOWN, None)
     component = rating_view() == "component"
     # The component's view: whatever comes and goes above the pair in one container, so the
-    # component keeps its place (a new place would be a new element, its entries lost).
-    with st.container(key="pair_top") if component else nullcontext():
+    # component keeps its place (a new place would be a new element, its entries lost). The
+    # progress line is written into it after the pair is drawn: the pair's delta goes out
+    # first (issue 36.2: the next pair is shown as soon as it arrives).
+    top = st.container(key="pair_top") if component else None
+    with top if top is not None else nullcontext():
         _draw_notice()  # a save is confirmed before anything else is said
         try:
             loaded = _load(account_id)
         except Unavailable:
             logging.getLogger(__name__).warning("the database did not answer", exc_info=True)
             loaded = _last_shown()
-        if loaded is not None:
+        if loaded is not None and top is None:
             _draw_progress(loaded[1])
     if loaded is None:
         return
@@ -179,6 +182,9 @@ def _pair_page(account_id: int) -> None:
         component = False
         _draw_context(view)
         _draw_form(account_id, view, entries)
+    if top is not None:
+        with top:
+            _draw_progress(view)
     _draw_navigation(account_id, view, entries, skip=not component)
     _draw_finish(account_id)
     if component:

@@ -6,6 +6,7 @@ Chromium against a real `streamlit run` server with PRB_RATING_VIEW=component, o
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from sqlmodel import col, select
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment
@@ -183,3 +185,38 @@ def test_log_out_gives_the_held_pair_back(world: World, new_page):
         row = session.get(Assignment, held)
         assert row is not None
         assert (row.status, row.release_reason) == ("released", "logged out")
+
+
+def delta_kinds(payload: str) -> list[str]:
+    """What one websocket frame from the server carries: a delta's element ('bidi_component',
+    'markdown: <its words>', ...), else the message's type."""
+    message = ForwardMsg.FromString(base64.b64decode(payload))
+    if message.WhichOneof("type") != "delta" or not message.delta.HasField("new_element"):
+        return [str(message.WhichOneof("type"))]
+    element = message.delta.new_element
+    kind = str(element.WhichOneof("type"))
+    return [f"{kind}: {element.markdown.body}" if kind == "markdown" else kind]
+
+
+def test_a_submit_sends_the_next_pair_before_the_progress_line(world: World, new_page):
+    """The run after a stored submit draws the pair first and the progress line above it after
+    (into the container kept above the pair): the browser gets the pair's element before the
+    rest of the page's (issue 36.2; in the run's order, read from the websocket's frames)."""
+    _, link = world.pool_link("pair-first")
+    page = new_page(LAPTOP)
+    current = open_pair(page, link)
+    settle(page)
+    held = held_pair(page)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    frames: list[str] = []
+    cdp.on("Network.webSocketFrameReceived", lambda e: frames.append(e["response"]["payloadData"]))
+    answer_all(page, 3)
+    page.locator(f"{PAIR} button.submit").click()
+    assert wait_other(page, current) == held
+    settle(page)
+    kinds = [kind for payload in frames for kind in delta_kinds(payload)]
+    pair_at = kinds.index("bidi_component")  # the pair's (the held one's carrier comes last)
+    progress_at = next(i for i, kind in enumerate(kinds) if kind.startswith("markdown: **Pair"))
+    assert pair_at < progress_at, kinds
+    assert kinds.count("bidi_component") == 2  # the pair and the next one held
