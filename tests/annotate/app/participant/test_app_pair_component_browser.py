@@ -545,3 +545,30 @@ def test_a_pair_with_a_category_and_a_rubric_fetches_no_italic_face(
     )
     assert any("Upright" in name for name in fetched)  # the page's font fetches are seen
     assert [name for name in fetched if "Italic" in name] == []
+
+
+# In every document: when its first websocket opened (page time, ms).
+SOCKET_OPEN_MARK = """(() => { const Native = window.WebSocket;
+  window.WebSocket = class extends Native { constructor(...args) { super(...args);
+    this.addEventListener('open', () => { window.__socketOpen ??= performance.now(); }); } };
+})();"""
+
+
+def test_a_first_open_fetches_no_script_once_the_websocket_is_open(world: World, new_page):
+    """Every script the rating page needs is named in the page's preload header
+    (`annotate.app.static_compression`): none is asked for only once the pair's elements
+    arrive on the websocket, a round trip more before the first pair (0.4 s on the throttled
+    link: issue 36.2). A new context: nothing cached; on a server that drew the component
+    before (its files are served once it has drawn one)."""
+    open_pair(new_page(LAPTOP), world.link("demo", "first-on-server"))
+    page = new_page(LAPTOP)
+    page.add_init_script(SOCKET_OPEN_MARK)
+    open_pair(page, world.link("demo", "preloaded"))
+    settle(page)
+    late = page.evaluate(
+        """() => performance.getEntriesByType('resource')
+             .filter((e) => e.startTime > window.__socketOpen && /[.]js([?]|$)/.test(e.name))
+             .map((e) => e.name)"""
+    )
+    assert page.evaluate("() => window.__socketOpen > 0")
+    assert late == [], "\n".join(late)
