@@ -145,8 +145,12 @@ def draw() -> None:
     if training:
         # a study of this annotator's asks for training first (annotate/app/participant/training.py)
         return
-    inject_keyboard()
+    component = rating_view() == "component"
+    if not component:
+        inject_keyboard()
     _pair_page(account_id)
+    if component:  # after the pair: its 12 KB went ahead of the pair on the websocket (36.2)
+        inject_keyboard()
     scale = st.session_state.get(SCALE_SHOWN)
     if scale:  # (outside the fragment: not redrawn at each submit)
         with st.container(key="shortcuts"):
