@@ -1,6 +1,6 @@
 """The annotator's page: one blinded pair, each response answered on the study's questions.
 
-Why 831 lines: one page's shared widget state and both views of the pair (Streamlit's
+Why 841 lines: one page's shared widget state and both views of the pair (Streamlit's
 widgets, our component); the issue-36 component replaces most.
 
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
@@ -22,7 +22,8 @@ with the submit, so it costs no run of its own.
 With $PRB_RATING_VIEW=component the pair (context, responses, questions, aspect checklist,
 preference, comment, flag, skip, Submit) is drawn by our own component instead
 (`annotate.app.participant.pair_view`, issue 36), saved by the same `_save`; the rest of the
-page is the same.
+page is the same, but for its order: the progress line above the pair and the page script are
+drawn after the pair, so the pair goes out ahead of them (issue 36.2).
 
 Between two pairs a crowd participant may be asked an instructed-response check
 (`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work
