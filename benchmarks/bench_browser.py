@@ -75,6 +75,13 @@ preloaded, the pair drawn before the progress line and the page script, Brotli),
   balancer, against Potato's 7.81 s: 0.83x (0.81-0.87) and 0.86x (first run: 0.92x and 0.83x),
   was 0.90x quiet; websocket open -> pair 582 ms (was 1.0-1.1 s); **1.25 MB** (was 1.49; the
   floor, Brotli too, 1.12 MB).
+* Again, `--first-open-only --repeats 3 --potato` at load 3.2-5.9 (the quietest hour): throttled
+  6.34 s straight and 6.39 s through the balancer against Potato's 8.12 s: **0.79x** (0.78-0.81)
+  both, 1.25 MB; websocket open -> pair 513 ms. Loopback 1,722 ms (1,710-1,735) against the
+  three elements' 1,373 ms on the production command: 1.25x, not yet the 1.15x; websocket open
+  -> pair drawn 331 ms (324-341) against their 163: what is left is in the browser (the ~30
+  elements' React work and the component's first layout, 280 ms after the run's last message
+  at load 7), not the bytes.
 
 Issue 36.2, the component view with the next pair held (2026-12-06, the 2-core machine shared
 with five other agents, load average 15-37 throughout: far from the targets' quiet machine; the
