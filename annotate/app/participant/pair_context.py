@@ -2,6 +2,10 @@
 rubric), what they told us (the narrative), their earlier posts and how to rate, each as inert
 Markdown. The rating page's two views and the training's practice pairs drawn by the component
 take them from here, so a rubric or a post reads the same wherever it is shown.
+
+Our own words in it are never in italics: the font's italic face is a file of its own (139 KB),
+which a first open would fetch for a label (issue 36.2: the throttled first open's bytes); only
+a dataset's own emphasis is drawn in italics.
 """
 
 from __future__ import annotations
@@ -33,14 +37,14 @@ def _aspect_item(number: int, aspect: dict[str, Any]) -> str:
     for label, key in (("Evidence", "evidence"), ("Why it matters", "reason")):
         said = str(aspect.get(key, "") or "").strip()
         if said:
-            lines.append(f"   *{label}:* {inert_markdown(said)}")
+            lines.append(f"   {label}: {inert_markdown(said)}")
     return "  \n".join(lines)
 
 
 def profile_markdown(items: Sequence[dict[str, Any]]) -> str:
     """All posts as one Markdown list: one element, not one per post (profiles run to 100+)."""
     return "\n".join(
-        f"- *{inert_markdown(str(item.get('category', '')))}*: "
+        f"- **{inert_markdown(str(item.get('category', '')))}**: "
         # continuation lines stay inside their list item
         + inert_markdown(str(item.get("text", ""))).replace("\n", "\n  ")
         for item in items

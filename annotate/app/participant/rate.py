@@ -1,6 +1,6 @@
 """The annotator's page: one blinded pair, each response answered on the study's questions.
 
-Why 831 lines: one page's shared widget state and both views of the pair (Streamlit's
+Why 843 lines: one page's shared widget state and both views of the pair (Streamlit's
 widgets, our component); the issue-36 component replaces most.
 
 One pair, one set of values: every field a person fills in (scores, aspect marks, preference,
@@ -22,7 +22,9 @@ with the submit, so it costs no run of its own.
 By default ($PRB_RATING_VIEW=component) the pair (context, responses, questions, aspect
 checklist, preference, comment, flag, skip, Submit) is drawn by our own component instead
 (`annotate.app.participant.pair_view`, issue 36), saved by the same `_save`; the rest of the
-page is the same. $PRB_RATING_VIEW=streamlit keeps the widgets above (the fallback).
+page is the same, but for its order: the progress line above the pair and the page script are
+drawn after the pair, so the pair goes out ahead of them (issue 36.2). $PRB_RATING_VIEW=streamlit
+keeps the widgets above (the fallback).
 
 Between two pairs a crowd participant may be asked an instructed-response check
 (`annotate.domain.crowd.checks`): the first wrong answer is warned, the second ends their work
@@ -145,8 +147,12 @@ def draw() -> None:
     if training:
         # a study of this annotator's asks for training first (annotate/app/participant/training.py)
         return
-    inject_keyboard()
+    component = rating_view() == "component"
+    if not component:
+        inject_keyboard()
     _pair_page(account_id)
+    if component:  # after the pair: its 12 KB went ahead of the pair on the websocket (36.2)
+        inject_keyboard()
     scale = st.session_state.get(SCALE_SHOWN)
     if scale:  # (outside the fragment: not redrawn at each submit)
         with st.container(key="shortcuts"):
@@ -158,15 +164,18 @@ def _pair_page(account_id: int) -> None:
     st.session_state.pop(SCALE_SHOWN, None)
     component = rating_view() == "component"
     # The component's view: whatever comes and goes above the pair in one container, so the
-    # component keeps its place (a new place would be a new element, its entries lost).
-    with st.container(key="pair_top") if component else nullcontext():
+    # component keeps its place (a new place would be a new element, its entries lost). The
+    # progress line is written into it after the pair is drawn: the pair's delta goes out
+    # first (issue 36.2: the next pair is shown as soon as it arrives).
+    top = st.container(key="pair_top") if component else None
+    with top if top is not None else nullcontext():
         _draw_notice()  # a save is confirmed before anything else is said
         try:
             loaded = _load(account_id)
         except Unavailable:
             logging.getLogger(__name__).warning("the database did not answer", exc_info=True)
             loaded = _last_shown()
-        if loaded is not None:
+        if loaded is not None and top is None:
             _draw_progress(loaded[1])
     if loaded is None:
         return
@@ -179,6 +188,9 @@ def _pair_page(account_id: int) -> None:
         component = False
         _draw_context(view)
         _draw_form(account_id, view, entries)
+    if top is not None:
+        with top:
+            _draw_progress(view)
     _draw_navigation(account_id, view, entries, skip=not component)
     _draw_finish(account_id)
     if component:

@@ -6,6 +6,7 @@ Chromium against a real `streamlit run` server with PRB_RATING_VIEW=component, o
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from sqlmodel import col, select
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from annotate.db import make_engine, read_session, write_session
 from annotate.db.tables import Assignment
@@ -183,3 +185,62 @@ def test_log_out_gives_the_held_pair_back(world: World, new_page):
         row = session.get(Assignment, held)
         assert row is not None
         assert (row.status, row.release_reason) == ("released", "logged out")
+
+
+def delta_kinds(payload: str) -> list[str]:
+    """What one websocket frame from the server carries: a delta's element ('bidi_component',
+    'markdown: <its words>', ...), else the message's type."""
+    message = ForwardMsg.FromString(base64.b64decode(payload))
+    if message.WhichOneof("type") != "delta" or not message.delta.HasField("new_element"):
+        return [str(message.WhichOneof("type"))]
+    element = message.delta.new_element
+    kind = str(element.WhichOneof("type"))
+    body = {"markdown": element.markdown.body, "html": element.html.body[:60]}.get(kind)
+    return [kind if body is None else f"{kind}: {body}"]
+
+
+def test_a_submit_sends_the_next_pair_before_the_progress_line(world: World, new_page):
+    """The run after a stored submit draws the pair first and the progress line above it after
+    (into the container kept above the pair): the browser gets the pair's element before the
+    rest of the page's (issue 36.2; in the run's order, read from the websocket's frames)."""
+    _, link = world.pool_link("pair-first")
+    page = new_page(LAPTOP)
+    current = open_pair(page, link)
+    settle(page)
+    held = held_pair(page)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    frames: list[str] = []
+    cdp.on("Network.webSocketFrameReceived", lambda e: frames.append(e["response"]["payloadData"]))
+    answer_all(page, 3)
+    page.locator(f"{PAIR} button.submit").click()
+    assert wait_other(page, current) == held
+    settle(page)
+    kinds = [kind for payload in frames for kind in delta_kinds(payload)]
+    pair_at = kinds.index("bidi_component")  # the pair's (the held one's carrier comes last)
+    progress_at = first(kinds, "markdown: **Pair")
+    assert pair_at < progress_at, kinds
+    assert kinds.count("bidi_component") == 2  # the pair and the next one held
+
+
+def first(kinds: list[str], start: str) -> int:
+    return next(i for i, kind in enumerate(kinds) if kind.startswith(start))
+
+
+def test_a_first_open_sends_the_pair_before_the_rating_page_script(world: World, new_page):
+    """On a first open the rating page's script (`annotate/app/rate.js`, 12 KB, for keys and
+    focus outside the component) is drawn after the pair, so it does not go ahead of the pair
+    on the websocket (issue 36.2: 60 ms at 1.6 Mbps). The page's style comes first (it lays
+    the page out)."""
+    _, link = world.pool_link("script-after")
+    page = new_page(LAPTOP)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    frames: list[str] = []
+    cdp.on("Network.webSocketFrameReceived", lambda e: frames.append(e["response"]["payloadData"]))
+    open_pair(page, link)
+    settle(page)
+    kinds = [kind for payload in frames for kind in delta_kinds(payload)]
+    script_at = first(kinds, "html: <script>// prb-annotate rating page")
+    assert first(kinds, "html: <style>") < kinds.index("bidi_component") < script_at, kinds
+    page.wait_for_function("() => window.__prbRate === true")  # and it ran

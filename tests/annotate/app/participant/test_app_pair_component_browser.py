@@ -29,7 +29,7 @@ from annotate.domain.study.permissions import SYSTEM
 from annotate.domain.study.studies import get_or_create_study, update_study
 from annotate.questionnaire import DEFAULT_QUESTIONNAIRE
 from annotate.services.admin.data import import_files
-from annotate.services.admin.demo import set_up_demo
+from annotate.services.admin.demo import demo_data_folder, set_up_demo
 from support.appserver import AppServer
 from support.own_postgres import available as postgres_available
 from tests.annotate.app.participant.test_app_chat_browser import HISTORY
@@ -516,3 +516,59 @@ def test_a_submit_during_an_outage_keeps_every_entry_and_saves_once_after(outage
         total = session.exec(select(func.count()).select_from(Rating)).one()
     assert total == 8  # saved exactly once
     assert stored(engine, first) == ("done", given, "typed before the outage", "")
+
+
+def test_a_pair_with_a_category_and_a_rubric_fetches_no_italic_face(
+    world: World, new_page, tmp_path: Path
+):
+    """Our own words on a pair (its category, the rubric's labels) are not in italics: the
+    font's italic face is a file of its own (139 KB), which every first open fetched for them
+    (issue 36.2: the throttled first open's bytes). A demo pair, its texts without emphasis."""
+    record = json.loads(sorted(demo_data_folder().glob("*.jsonl"))[0].open().readline())
+    plain = {"question": "Which anime?", "chosen": "Nana.", "rejected": "K-On!"}  # no emphasis
+    dataset = tmp_path / "plain.jsonl"
+    dataset.write_text(json.dumps({**record, **plain}) + "\n", encoding="utf-8")
+    with write_session(world.engine) as session:
+        get_or_create_study(session, "plain", seed=5)
+    import_files(world.engine, SYSTEM, [dataset], study="plain")
+    page = new_page(LAPTOP)
+    open_pair(page, world.link("plain", "italic-reader"))
+    assert page.locator(f"{PAIR} .question .category").inner_text() == record["category"]
+    assert page.locator(f"{PAIR} details.section[open]").count() == 1  # the rubric, open
+    fetched = page.evaluate(
+        """async () => {
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+          await document.fonts.ready;
+          return performance.getEntriesByType('resource').map((e) => e.name)
+            .filter((name) => name.includes('/static/media/'));
+        }"""
+    )
+    assert any("Upright" in name for name in fetched)  # the page's font fetches are seen
+    assert [name for name in fetched if "Italic" in name] == []
+
+
+# In every document: when its first websocket opened (page time, ms).
+SOCKET_OPEN_MARK = """(() => { const Native = window.WebSocket;
+  window.WebSocket = class extends Native { constructor(...args) { super(...args);
+    this.addEventListener('open', () => { window.__socketOpen ??= performance.now(); }); } };
+})();"""
+
+
+def test_a_first_open_fetches_no_script_once_the_websocket_is_open(world: World, new_page):
+    """Every script the rating page needs is named in the page's preload header
+    (`annotate.app.static_compression`): none is asked for only once the pair's elements
+    arrive on the websocket, a round trip more before the first pair (0.4 s on the throttled
+    link: issue 36.2). A new context: nothing cached; on a server that drew the component
+    before (its files are served once it has drawn one)."""
+    open_pair(new_page(LAPTOP), world.link("demo", "first-on-server"))
+    page = new_page(LAPTOP)
+    page.add_init_script(SOCKET_OPEN_MARK)
+    open_pair(page, world.link("demo", "preloaded"))
+    settle(page)
+    late = page.evaluate(
+        """() => performance.getEntriesByType('resource')
+             .filter((e) => e.startTime > window.__socketOpen && /[.]js([?]|$)/.test(e.name))
+             .map((e) => e.name)"""
+    )
+    assert page.evaluate("() => window.__socketOpen > 0")
+    assert late == [], "\n".join(late)

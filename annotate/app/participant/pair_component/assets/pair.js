@@ -69,7 +69,9 @@ function drawContext(data) {
     box.append(chat);
   } else {
     const title = el("p", { class: "box-title" }, el("strong", { text: "The user's question" }));
-    if (data.category) title.append(" · ", el("em", { text: data.category }));
+    // (Not in italics: on a pair whose text has no emphasis, that one word would fetch the
+    // font's italic face, 139 KB, on every first open.)
+    if (data.category) title.append(" · ", el("span", { class: "category", text: data.category }));
     box.append(region("Question", "question", title, build(data.question, el("div", { class: "md" }))));
   }
   data.sections.forEach((section, index) => {
