@@ -22,7 +22,7 @@ A setting added here (and as a column of `annotate.db.tables.Study`, with the sa
 `tests/annotate/domain/study/test_settings_model.py` checks both agree) is in the file, the CLI and
 the page without another edit.
 
-Why 670 lines: one declaration per setting (44, each with its label, help text and options as
+Why 675 lines: one declaration per setting (44, each with its label, help text and options as
 the formatter lays them out); splitting them would list the settings twice.
 """
 
