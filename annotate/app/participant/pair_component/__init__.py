@@ -85,6 +85,12 @@ def _mount_held() -> Callable[..., Any]:
     return _registered(get_bidi_component_manager())[1]
 
 
+def register() -> None:
+    """Register the component's files with the running server's runtime (at its start:
+    `annotate.app.launch`); a session's draw then finds them registered."""
+    _registered(get_bidi_component_manager())
+
+
 @cache
 def _registered(manager: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
     configs = [ComponentConfig(name=name, asset_dir=ASSETS) for name in ("pair", "held")]
