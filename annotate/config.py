@@ -204,3 +204,17 @@ def rating_view() -> str:
             f"${RATING_VIEW_ENV} must be one of {', '.join(RATING_VIEWS)}, got {value!r}"
         )
     return value
+
+
+CACHE_DIR_ENV = "PRB_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """Where the server keeps what it can make again but would rather not (Streamlit's bundle
+    at Brotli's best level: `annotate.app.static_compression`): $PRB_CACHE_DIR, else
+    $XDG_CACHE_HOME/prb-annotate, else ~/.cache/prb-annotate."""
+    chosen = os.environ.get(CACHE_DIR_ENV, "").strip()
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base) / "prb-annotate"

@@ -16,7 +16,9 @@ at Brotli's best level, 11: 16% fewer bytes than gzip (0.63 -> 0.53 MB for a fir
 rating page; 0.5 s less at 1.6 Mbps, issue 36.2). That level takes about 6 s of CPU for those
 files (2 s for the largest), too slow for a request to wait: the first request for a file is
 answered gzipped and its Brotli bytes are made in one background thread (Brotli's compressor
-releases the GIL), one file at a time; every later request gets them.
+releases the GIL), one file at a time; every later request gets them. They are kept on disk
+(`annotate.config.cache_dir`, by the content's hash), so only the machine's first server makes
+them.
 
 Every HTML page also carries a `Link: rel=modulepreload` header naming the scripts Streamlit
 would load only once the rating page's first elements arrive on the websocket: the browser
@@ -27,7 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import hashlib
+import logging
 import mimetypes
+import os
 import re
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -36,7 +41,7 @@ from typing import Any
 
 import brotli
 
-from annotate.config import rating_view
+from annotate.config import cache_dir, rating_view
 
 GZIP_LEVEL = 6  # level 9 saves 0.3% more on these files for twice the CPU
 BROTLI_QUALITY = 11  # Brotli's best: 10 is 2% larger, 9 8% (and zopfli's gzip 12%)
@@ -165,7 +170,28 @@ class CompressedBundle:
             self.making[key] = self._maker.submit(self._make_brotli, file)
 
     def _make_brotli(self, file: Path) -> None:
-        self._brotli[str(file)] = brotli.compress(file.read_bytes(), quality=BROTLI_QUALITY)
+        self._brotli[str(file)] = brotli_bytes(file.read_bytes())
+
+
+def brotli_bytes(content: bytes) -> bytes:
+    """The content at Brotli's best level, from the disk cache when a server made it before
+    (keyed by the content's hash: a server start or a second server on the machine does not
+    pay the ~6 CPU s again); a cache that cannot be written is only a lost saving."""
+    digest = hashlib.sha256(content).hexdigest()
+    cached = cache_dir() / "brotli" / f"{digest}.q{BROTLI_QUALITY}.br"
+    try:
+        return cached.read_bytes()
+    except OSError:
+        pass
+    made = brotli.compress(content, quality=BROTLI_QUALITY)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}")
+        partial.write_bytes(made)
+        partial.replace(cached)  # whole or absent, also with two servers writing at once
+    except OSError:
+        logging.getLogger(__name__).info("Brotli cache not written: %s", cached.parent)
+    return made
 
 
 class GzippedBundle:

@@ -20,11 +20,20 @@ from annotate.app.static_compression import (
     HASHED_NAME,
     RATING_PAGE_CHUNKS,
     GzippedBundle,
+    brotli_bytes,
     rating_page_preloads,
 )
-from annotate.config import RATING_VIEW_ENV
+from annotate.config import CACHE_DIR_ENV, RATING_VIEW_ENV
 
 SCRIPT = b"export const answer = 42;\n" * 400
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own Brotli cache (the servers of the other tests share the machine's)."""
+    folder = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
+    return folder
 
 
 @pytest.fixture
@@ -145,6 +154,27 @@ def test_a_browser_taking_brotli_gets_gzip_until_the_brotli_bytes_are_made_then_
     assert refused["headers"]["content-encoding"] == "gzip"
     only_br = _call(middleware, path, {"Accept-Encoding": "br"})
     assert only_br["headers"]["content-encoding"] == "br"
+
+
+def test_brotli_bytes_are_made_once_per_machine_and_kept_whole(own_cache, monkeypatch):
+    """A second server (a new process: no bytes in memory) reads what the first made from the
+    disk cache instead of spending Brotli's best level again; a cache that cannot be written
+    only loses the saving."""
+    made = brotli_bytes(SCRIPT)
+    assert brotli.decompress(made) == SCRIPT
+    (cached,) = (own_cache / "brotli").iterdir()  # no partial file left beside it
+    assert cached.read_bytes() == made
+
+    def no_compressing(*args: Any, **kwargs: Any) -> bytes:
+        raise AssertionError("compressed again")
+
+    monkeypatch.setattr(brotli, "compress", no_compressing)
+    assert brotli_bytes(SCRIPT) == made
+    monkeypatch.undo()
+    blocked = own_cache / "a file, not a folder"
+    blocked.write_bytes(b"")
+    monkeypatch.setenv(CACHE_DIR_ENV, str(blocked))
+    assert brotli.decompress(brotli_bytes(SCRIPT + b"//")) == SCRIPT + b"//"
 
 
 @pytest.mark.parametrize(
