@@ -157,9 +157,8 @@ class Cluster:
     `extra_flags` go to every app server (the load tests turn the agent API on; the balancer
     still refuses it from outside unless `agent_api_through_balancer`), and so does
     `environment` (the load tests' rating view, `support.loadtest.AGENT_ENVIRONMENT`). Every
-    server gets the
-    same `session_secret` (by default this process's, else a new one): a session value goes on
-    working on another server (issue 32.1).
+    server gets the same `session_secret` (by default this process's, else a new one): a session
+    value goes on working on another server (issue 32.1).
     """
 
     database_url: str
