@@ -212,10 +212,12 @@ from analysis.inference.reestimate import (
     CAP_FACTOR,
     FIRST_STAGE_FRACTION,
     REESTIMATE_CONFIDENCE,
+    SIZE_FACTOR,
 )
 from analysis.inference.reestimate_check import (
     FIRST_FRACTIONS,
     REESTIMATE_CONFIDENCES,
+    SIZE_FACTORS,
     final_pairs,
     median_se,
     reestimate_run,
@@ -230,11 +232,35 @@ from analysis.inference.sizing_check import (
     run,
 )
 
-PRODUCT_NEIGHBOURS = tuple(
-    c for c in REESTIMATE_CONFIDENCES if c > REESTIMATE_CONFIDENCE - 0.1 - 1e-9
-)
-"""``--product-rule``: the product's look confidence and those just below it (its first stage and
-cap), to show what a less careful look would give."""
+Rule = tuple[float, float, float, float]
+"""(first-stage fraction, look confidence, factor on the look's size, cap as times N1)."""
+
+FORMER_RULE: Rule = (FIRST_STAGE_FRACTION, 0.8, 1.0, CAP_FACTOR)
+"""The product's rule before the factor: the look at the 80% upper limit of Var(mu_hat)."""
+
+
+def product_rules() -> list[Rule]:
+    """``--product-rule``: the product's rule, its factor's neighbours and the former rule with
+    the look confidences just below its 0.8, on the product's first stage and cap."""
+    at_estimate = [
+        (FIRST_STAGE_FRACTION, REESTIMATE_CONFIDENCE, f, CAP_FACTOR)
+        for f in SIZE_FACTORS
+        if abs(f - SIZE_FACTOR) < 0.06
+    ]
+    limits = [(FIRST_STAGE_FRACTION, c, 1.0, CAP_FACTOR) for c in (0.7, 0.75, 0.8)]
+    return at_estimate + limits
+
+
+def all_rules() -> list[Rule]:
+    """Every first stage, look confidence and cap side by side, and the factors at the
+    estimates."""
+    rules: list[Rule] = []
+    for fraction in FIRST_FRACTIONS:
+        rules += [
+            (fraction, c, 1.0, cap) for c in REESTIMATE_CONFIDENCES for cap in (CAP_FACTOR, 1e9)
+        ]
+        rules += [(fraction, 0.5, f, CAP_FACTOR) for f in SIZE_FACTORS if f > 1]
+    return rules
 
 
 def share(count: int, total: int) -> str:
@@ -273,8 +299,7 @@ def show_reestimate(
     final size reached the power, as JSON (for ``--pool``)."""
     began = time.perf_counter()
     fractions = (FIRST_STAGE_FRACTION,) if product_rule else FIRST_FRACTIONS
-    confidences = PRODUCT_NEIGHBOURS if product_rule else REESTIMATE_CONFIDENCES
-    caps = (CAP_FACTOR,) if product_rule else (CAP_FACTOR, 1e9)
+    rules = product_rules() if product_rule else all_rules()
     t, outcomes = reestimate_run(scenario, pilots, seed, tie_alpha, fractions)
     n = len(outcomes)
     print(
@@ -289,38 +314,37 @@ def show_reestimate(
             f"{np.median([o.need_alpha for o in outcomes]):.0f} pairs"
         )
     print(
-        "  first  conf  cap  N1/need  final/need (MC SE; q90)  power >= 0.80          capped"
-        "  growth  final/need at 0.05"
+        "  first  conf  factor  cap  N1/need  final/need (MC SE; q90)  power >= 0.80"
+        "          capped  growth  final/need at 0.05"
     )
     saved = []
-    for fraction in fractions:
-        for confidence in confidences:
-            for cap in caps:
-                r = summarise(t, outcomes, fraction, confidence, cap, tie_alpha)
-                finals = [final_pairs(o, fraction, confidence, cap) for o in outcomes]
-                saved.append(
-                    {
-                        "rule": [fraction, confidence, cap],
-                        "ratios": [f / o.need for f, o in zip(finals, outcomes, strict=True)],
-                        "powered": [
-                            bool(true_power(t, o, f, tie_alpha=tie_alpha) >= 0.8)
-                            for f, o in zip(finals, outcomes, strict=True)
-                        ],
-                    }
-                )
-                at_alpha = np.median(
-                    [f / o.need_alpha for f, o in zip(finals, outcomes, strict=True)]
-                )
-                capping = "none" if cap > 100 else f"{cap:g}"
-                print(
-                    f"  {fraction:5.2f}  {confidence:4.2f}  {capping:>4}"
-                    f"  {r.median_first:7.3f}  {r.median_ratio:10.3f}"
-                    f" ({r.median_ratio_se:.3f}; {r.q90_ratio:.3f})"
-                    f"  {share(r.powered, n):22s} {r.capped:6d}  {r.growth:.3f}"
-                    f"  {at_alpha:.3f}"
-                )
+    for fraction, confidence, factor, cap in rules:
+        r = summarise(t, outcomes, fraction, confidence, cap, tie_alpha, factor)
+        finals = [final_pairs(o, fraction, confidence, cap, factor) for o in outcomes]
+        saved.append(
+            {
+                "rule": [fraction, confidence, factor, cap],
+                "ratios": [f / o.need for f, o in zip(finals, outcomes, strict=True)],
+                "powered": [
+                    bool(true_power(t, o, f, tie_alpha=tie_alpha) >= 0.8)
+                    for f, o in zip(finals, outcomes, strict=True)
+                ],
+            }
+        )
+        at_alpha = np.median([f / o.need_alpha for f, o in zip(finals, outcomes, strict=True)])
+        print(
+            f"  {fraction:5.2f}  {confidence:4.2f}  {factor:6.2f}  {_cap(cap):>4}"
+            f"  {r.median_first:7.3f}  {r.median_ratio:10.3f}"
+            f" ({r.median_ratio_se:.3f}; {r.q90_ratio:.3f})"
+            f"  {share(r.powered, n):22s} {r.capped:6d}  {r.growth:.3f}"
+            f"  {at_alpha:.3f}"
+        )
     if save is not None:
         save.write_text(json.dumps({"seed": seed, "pilots": pilots, "rules": saved}))
+
+
+def _cap(cap: float) -> str:
+    return "none" if cap > 100 else f"{cap:g}"
 
 
 def show_pooled(files: list[Path]) -> None:
@@ -330,14 +354,13 @@ def show_pooled(files: list[Path]) -> None:
     runs = [json.loads(f.read_text()) for f in files]
     seeds = ", ".join(str(r["seed"]) for r in runs)
     print(f"pooled over seeds {seeds}:")
-    print("  first  conf  cap   pilots  final/need (MC SE; q90)  power >= 0.80")
+    print("  first  conf  factor  cap   pilots  final/need (MC SE; q90)  power >= 0.80")
     for i, first in enumerate(runs[0]["rules"]):
         ratios = [x for r in runs for x in r["rules"][i]["ratios"]]
         powered = sum(x for r in runs for x in r["rules"][i]["powered"])
-        fraction, confidence, cap = first["rule"]
-        capping = "none" if cap > 100 else f"{cap:g}"
+        fraction, confidence, factor, cap = first["rule"]
         print(
-            f"  {fraction:5.2f}  {confidence:4.2f}  {capping:>4}  {len(ratios):6d}"
+            f"  {fraction:5.2f}  {confidence:4.2f}  {factor:6.2f}  {_cap(cap):>4}  {len(ratios):6d}"
             f"  {np.median(ratios):10.3f} ({median_se(ratios):.3f}; "
             f"{np.quantile(ratios, 0.9):.3f})  {share(powered, len(ratios))}"
         )
