@@ -33,6 +33,10 @@ from analysis.inference.sizing_pilot import (
 REESTIMATE_CONFIDENCES = (0.5, 0.6, 0.7, 0.75, 0.8)
 """The look's confidences simulated side by side (the product uses REESTIMATE_CONFIDENCE)."""
 
+SIZE_FACTORS = (1.0, 1.1, 1.15, 1.2)
+"""Factors on the look's size simulated side by side (the product uses SIZE_FACTOR at the
+estimates; the former rule, the 80% upper limit, is factor 1)."""
+
 
 FIRST_FRACTIONS = (0.7, 1.0)
 """First stages simulated side by side, as fractions of the size at the pilot's estimates."""
@@ -116,13 +120,18 @@ def reestimate_run(
 
 
 def final_pairs(
-    outcome: ReestimateOutcome, fraction: float, confidence: float, cap_factor: float
+    outcome: ReestimateOutcome,
+    fraction: float,
+    confidence: float,
+    cap_factor: float,
+    factor: float = 1.0,
 ) -> int:
-    """The final size of the rule: asked, kept within [first stage, cap]."""
+    """The final size of the rule: ``factor`` times asked, rounded up, kept within [first
+    stage, cap] (as :func:`analysis.inference.reestimate.reestimated_pairs`)."""
     first = outcome.first_stage[fraction]
     cap = int(np.floor(cap_factor * first))
     asked = outcome.asked[fraction][confidence]
-    wanted = cap if asked is None else asked
+    wanted = cap if asked is None else int(np.ceil(factor * asked - 1e-9))
     return min(max(wanted, first), cap)
 
 
@@ -148,6 +157,7 @@ class ReestimateSummary:
     fraction: float
     confidence: float
     cap_factor: float
+    factor: float
     pilots: int
     median_first: float
     median_ratio: float
@@ -180,16 +190,19 @@ def summarise(
     confidence: float,
     cap_factor: float,
     tie_alpha: float | None = None,
+    factor: float = 1.0,
 ) -> ReestimateSummary:
-    finals = [final_pairs(o, fraction, confidence, cap_factor) for o in outcomes]
+    finals = [final_pairs(o, fraction, confidence, cap_factor, factor) for o in outcomes]
     ratios = [f / o.need for f, o in zip(finals, outcomes, strict=True)]
     capped = sum(
-        (o.asked[fraction][confidence] or 10**9) > f for f, o in zip(finals, outcomes, strict=True)
+        final_pairs(o, fraction, confidence, 1e9, factor) > f
+        for f, o in zip(finals, outcomes, strict=True)
     )
     return ReestimateSummary(
         fraction,
         confidence,
         cap_factor,
+        factor,
         len(outcomes),
         float(np.median([o.first_stage[fraction] / o.need for o in outcomes])),
         float(np.median(ratios)),

@@ -56,7 +56,8 @@ class InternalPilotPlan(TypedDict):
     expected_final: int  # the first stage times the median growth measured in simulation
     growth: float  # that median final / first stage (benchmarks/bench_sizing.py)
     fixed: int  # the fixed plan's pairs (upper limits from the pilot alone), for comparison
-    confidence: float  # one-sided, of the upper limit the final size is planned with
+    confidence: float  # one-sided, of the upper limit the look sizes at (0.5: the estimates)
+    factor: float  # the final size is this times the size at that limit, rounded up
     alpha: float  # the superiority test's level (the plan's alpha)
     tie_alpha: float  # each tie question's TOST level after the look; the ties sized at it
     tie_alpha_why: str
@@ -97,10 +98,12 @@ class LookResult(TypedDict):
     components: dict[str, ComponentSet]  # re-fitted on the pilot and the first stage
     true_diff: dict[str, float]  # the differences planned for (fixed before the study)
     rubric_diff_source: str
-    confidence: float
+    confidence: float  # of the upper limit the look sizes at (0.5: the point estimates)
+    factor: float
     alpha: float  # the superiority test's level
     tie_alpha: float  # each tie question's TOST level; the ties sized at it
     asked: int | None  # the size the re-fitted components ask for (None: none up to the max)
-    final: int  # asked, kept between the first stage and the cap
+    wanted: int | None  # asked times the factor, rounded up
+    final: int  # wanted, kept between the first stage and the cap
     capped: bool
     rule: str

@@ -12,10 +12,11 @@ Where each expected value comes from:
   type = "one.sample", alternative = "one.sided")$power`` = 0.798443017076792 at 25 and
   0.808494537415348 at 26 (a one-sample t with that df and SE; run live below when Rscript
   is installed);
-* the first stage, the floor and the cap, by hand: ceil(0.7 x 26) = 19; never below the first
-  stage; floor(2.5 x 10) = 25;
-* the upper limit the look plans with, by hand: Var = w's2 + z sqrt(w'Cw) with a diagonal C,
-  z = Phi^-1(0.8), and the noncentral t computed here with scipy.
+* the first stage, the factor, the floor and the cap, by hand: ceil(0.7 x 26) = 19;
+  ceil(1.15 x 26) = ceil(29.9) = 30; never below the first stage; floor(2.5 x 10) = 25;
+* the upper limit the former rule (and the simulation's comparisons) plans with, by hand:
+  Var = w's2 + z sqrt(w'Cw) with a diagonal C, z = Phi^-1(0.8), and the noncentral t computed
+  here with scipy.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from analysis.inference.reestimate import (
     FIRST_STAGE_FRACTION,
     REESTIMATE_CONFIDENCE,
     RULE,
+    SIZE_FACTOR,
     combine,
     first_stage_pairs,
     internal_pilot_plan,
@@ -127,18 +129,31 @@ def test_the_recorded_r_powers_are_rs():
 
 
 def test_the_look_keeps_the_size_between_the_first_stage_and_the_cap():
-    """At the estimates (no uncertainty left) the look asks for the 26 pairs above; a first
-    stage of 19 rises to 26, one of 30 stays 30, one of 10 stops at floor(2.5 x 10) = 25."""
+    """At the estimates the components ask for the 26 pairs above, and the look for
+    ceil(1.15 x 26) = 30: a first stage of 19 rises to 30, one of 31 stays 31, one of 10 stops
+    at floor(2.5 x 10) = 25."""
     pilot = _pilot()
-    assert CAP_FACTOR == 2.5
+    assert (CAP_FACTOR, SIZE_FACTOR, REESTIMATE_CONFIDENCE) == (2.5, 1.15, 0.5)
     up = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=19)
-    assert (up.needed, up.final, up.capped) == (26, 26, False)
-    kept = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=30)
-    assert (kept.needed, kept.final, kept.capped) == (26, 30, False)
+    assert (up.needed, up.wanted, up.final, up.capped) == (26, 30, 30, False)
+    kept = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=31)
+    assert (kept.needed, kept.wanted, kept.final, kept.capped) == (26, 30, 31, False)
     capped = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=10)
     assert (capped.needed, capped.final, capped.capped) == (26, 25, True)
-    point = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=19, confidence=0.5)
-    assert point.needed == 26
+    plain = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=19, factor=1.0)
+    assert (plain.needed, plain.final) == (26, 26)
+
+
+def test_the_looks_margin_is_the_factor_not_the_estimated_width():
+    """The product's look sizes at the point estimates times 1.15 whatever the estimated
+    covariance of the components: a wide C (the annotator variance poorly estimated) leaves
+    its size at ceil(1.15 x 26) = 30, where an upper limit would widen with C."""
+    wide = _pilot(np.diag([0.2, 0.04, 0.3]))
+    look = reestimated_pairs(wide, 2, 12, TARGETS, first_stage=19)
+    assert (look.needed, look.wanted, look.final) == (26, 30, 30)
+    limit = reestimated_pairs(wide, 2, 12, TARGETS, first_stage=19, confidence=0.8, factor=1.0)
+    assert limit.needed is not None
+    assert limit.needed > 30
 
 
 def _hand_power(n: int, covariance: np.ndarray) -> float:
@@ -153,11 +168,11 @@ def _hand_power(n: int, covariance: np.ndarray) -> float:
     return float(stats.nct.sf(critical, df, 0.5 / se))
 
 
-def test_the_look_plans_with_the_upper_limit_of_each_designs_variance():
+def test_the_former_rule_plans_with_the_upper_limit_of_each_designs_variance():
+    """The simulation's comparison rule (the product's before the factor): the 80% limit."""
     covariance = np.diag([0.02, 0.004, 0.03])
     pilot = _pilot(covariance)
-    assert REESTIMATE_CONFIDENCE == 0.8
-    look = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=19)
+    look = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=19, confidence=0.8, factor=1.0)
     assert look.needed is not None
     by_hand = next(n for n in range(10, 500) if _hand_power(n, covariance) >= 0.8)
     assert look.needed == by_hand
@@ -235,8 +250,13 @@ def test_cli_plans_the_internal_pilot_and_runs_the_look(tmp_path: Path):
     assert look["cap"] == 75
     assert 30 <= look["final"] <= 75
     assert look["pilot"]["n_pairs"] == 16
+    assert look["factor"] == 1.15
+    assert look["asked"] is not None
+    assert look["wanted"] == math.ceil(1.15 * look["asked"] - 1e-9)
+    assert look["final"] == min(max(look["wanted"], 30), 75)
     text = runner.invoke(app, ["size", str(pilot), "--first-stage", str(stage), *grid])
     assert f"Final size: {look['final']} pairs" in text.stdout
+    assert f"{look['asked']} pairs at their point estimates, 1.15 times that" in text.stdout
     wide = runner.invoke(
         app, ["size", str(pilot), "--first-stage", str(stage), "--per-pair", "2,3"]
     )
@@ -272,3 +292,15 @@ def test_the_median_ratios_mc_se_is_the_bootstrap_of_the_median():
     draws = np.random.default_rng(3).standard_normal(400).tolist()
     assert median_se(draws) == pytest.approx(math.sqrt(math.pi / 2) / 20, rel=0.2)
     assert math.isnan(median_se([1.0]))
+
+
+def test_the_simulations_final_size_is_the_looks():
+    """benchmarks/bench_sizing.py applies the rule to the sizes asked (final_pairs): the same
+    final size as the product's look on the same components (30, 31 and 25 above)."""
+    from analysis.inference.reestimate_check import ReestimateOutcome, final_pairs
+
+    pilot = _pilot()
+    for first in (19, 31, 10):
+        outcome = ReestimateOutcome(2, 12, 26, 26, {0.7: first}, {0.7: {0.5: 26}}, 26)
+        look = reestimated_pairs(pilot, 2, 12, TARGETS, first_stage=first)
+        assert final_pairs(outcome, 0.7, 0.5, CAP_FACTOR, SIZE_FACTOR) == look.final
