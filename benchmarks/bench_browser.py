@@ -83,6 +83,23 @@ preloaded, the pair drawn before the progress line and the page script, Brotli),
   elements' React work and the component's first layout, 280 ms after the run's last message
   at load 7), not the bytes.
 
+Issue 36.2, the lead's runs with nobody else working (2026-12-06, tenth session; `--first-open-only
+--repeats 3 --potato`, then `--cycles 8 --repeats 3 --potato`; the bench itself lifts the load
+to 2-3 for first opens and to 10-18 at K = 8):
+* before the changes above (fc578c6, load 0.7-2.8): K = 1 p50 88 / p95 120 ms against Potato's
+  185 / 235 (0.46x / 0.44x), K = 4 0.29x / 0.31x, K = 8 0.22x / 0.36x; loopback 1,560 ms against
+  the floor's 1,281 on the production command (1.22x), websocket open -> pair 328 ms (floor
+  162); throttled 7,204 ms against Potato's 8,014 (0.90x), 1.49 MB.
+* after them, with the Brotli bytes cached on disk and the component's files registered at the
+  server's start (5acc374, load 1.2-5 for first opens): K = 1 p50 99 / p95 130 ms against
+  Potato's 209 / 353 (0.47x (0.43-0.50) / 0.38x), K = 4 0.26x / 0.28x, K = 8 0.26x / 0.33x;
+  loopback 1,804 ms straight and 1,586 through the balancer against the floor's 1,350 (1.34x /
+  1.17x: this run's spread is wide), websocket open -> pair 293-314 ms (floor 164); throttled
+  6,467 / 6,444 ms against Potato's 8,110: **0.80x** (0.78-0.82), **1.25 MB** (floor 1.19 MB).
+  Met: K = 4 and 8, the throttled time and bytes. Not met: K = 1 (0.47x of 0.3x: Potato's
+  next item is a plain page load of ~200 ms, ours a websocket round trip and a script run of
+  ~100), websocket open -> pair (~300 of 200 ms), loopback first open (1.17-1.34x of 1.15x).
+
 Issue 36.2, the component view with the next pair held (2026-12-06, the 2-core machine shared
 with five other agents, load average 15-37 throughout: far from the targets' quiet machine; the
 quiet run is still to be made). `--cycles 8 --repeats 3 --potato`, submit -> next pair visible,
