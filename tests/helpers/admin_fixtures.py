@@ -73,13 +73,16 @@ def both_engines(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Eng
 @pytest.fixture
 def page_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     """A SQLite database the app (run in this process by AppTest) reaches via PRB_DATABASE_URL,
-    with `st.cache_resource` emptied before and after so no other test's engine is used."""
+    with `st.cache_resource` emptied before and after so no other test's engine is used; the
+    rating page drawn with Streamlit's widgets, as for `app_fixtures.app_env` (AppTest cannot
+    draw the pair component)."""
     import streamlit as st
 
-    from annotate.config import DATABASE_ENV
+    from annotate.config import DATABASE_ENV, RATING_VIEW_ENV
 
     url = f"sqlite:///{tmp_path / 'pages.db'}"
     monkeypatch.setenv(DATABASE_ENV, url)
+    monkeypatch.setenv(RATING_VIEW_ENV, "streamlit")
     st.cache_resource.clear()
     engine = make_engine(url)
     yield engine
