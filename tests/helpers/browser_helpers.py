@@ -296,6 +296,23 @@ def click_until(page: Any, target: Any, effect: Any, *, what: str, tap: bool = F
     raise AssertionError(f"{what}: no effect after {CLICK_ATTEMPTS} clicks")
 
 
+def confirm_withdrawal(page: Any, *, erase: bool = False) -> Any:
+    """Open the side panel's "Withdraw from this study" box, tick "Yes, I want to withdraw" (and
+    "Also erase everything I gave", with `erase`) and return the Withdraw button once the
+    confirmation's rerun has enabled it. Waits on that state, not on time: under load a click
+    landing while the expander was still drawing left the button disabled."""
+    page.locator("[data-testid='stExpandSidebarButton']").click()
+    expander = page.locator("[data-testid='stSidebar']").get_by_text("Withdraw from this study")
+    confirm = page.locator(".st-key-withdraw_confirm label")
+    click_until(page, expander, confirm, what="open withdrawal")
+    if erase:
+        erased = page.locator(".st-key-withdraw_erase input:checked")
+        click_until(page, page.locator(".st-key-withdraw_erase label"), erased, what="erase")
+    button = page.locator(".st-key-withdraw_button button:enabled")
+    click_until(page, confirm, button, what="confirm withdrawal")
+    return button
+
+
 def choose_option(page: Any, select: Any, option: str, *, what: str) -> None:
     """Open the select box `select` (a locator of its `stSelectbox`) and pick `option`, until
     the box shows it.

@@ -75,7 +75,7 @@ from tests.helpers.browser_helpers import (
     LAPTOP,
     PHONE,
     Recorder,
-    click_until,
+    confirm_withdrawal,
     screenshot_dir,
     settle,
     start_server,
@@ -393,15 +393,7 @@ def _next_step(page: Any, person: Person, last: int) -> None:
 
 
 def _withdraw(page: Any, person: Person) -> str | None:
-    page.locator("[data-testid='stExpandSidebarButton']").click()
-    expander = page.get_by_text("Withdraw from this study")
-    confirm = page.locator(".st-key-withdraw_confirm label")
-    click_until(page, expander, confirm, what="open withdrawal")
-    # the button is enabled by the confirmation's rerun: wait on that state, not on time (under
-    # load a click landing while the expander was still drawing left the button disabled)
-    button = page.locator(".st-key-withdraw_button button:enabled")
-    click_until(page, confirm, button, what="confirm withdrawal")
-    button.click()
+    confirm_withdrawal(page).click()
     page.get_by_text("You have withdrawn from this study").wait_for()
     settle(page)
     code = page.locator("[data-testid='stCode']")

@@ -24,6 +24,7 @@ from tests.helpers.browser_helpers import (
     LAPTOP,
     PHONE,
     choose_option,
+    confirm_withdrawal,
     screenshot_dir,
     settle,
     start_server,
@@ -124,13 +125,10 @@ def test_a_participant_withdraws_from_the_link_with_erasure(world, new_page, nam
     page.get_by_role("button", name="I agree to take part").click()
     settle(page)
     page.screenshot(path=str(world["shots"] / f"withdraw_closed_{name}.png"))
-    page.locator("[data-testid='stExpandSidebarButton']").click()  # collapsed: full-width pages
-    page.locator("[data-testid='stSidebar']").get_by_text("Withdraw from this study").click()
-    page.get_by_text("Also erase everything I gave in this study").click()
-    page.get_by_text("Yes, I want to withdraw").click()
+    button = confirm_withdrawal(page, erase=True)  # the side panel starts collapsed
     settle(page)
     page.screenshot(path=str(world["shots"] / f"withdraw_box_{name}.png"))
-    page.get_by_role("button", name="Withdraw", exact=True).click()
+    button.click()
     page.get_by_role("heading", name="You have withdrawn from this study").wait_for()
     settle(page)
     page.screenshot(path=str(world["shots"] / f"withdrawn_{name}.png"))

@@ -48,6 +48,7 @@ from tests.helpers.browser_helpers import (
     PHONE,
     SERVER_START_TIMEOUT_S,
     Recorder,
+    confirm_withdrawal,
     screenshot_dir,
     settle,
 )
@@ -230,11 +231,7 @@ def test_withdrawal_forgets_the_entries(tmp_path: Path, new_page: Any) -> None:
         first = shown(page)
         enter(page, {"A": {KEYS[0]: 3}}, "to be forgotten")
         assert kept(page, first) is not None
-        page.locator("[data-testid='stExpandSidebarButton']").click()
-        page.locator("[data-testid='stSidebar']").get_by_text("Withdraw from this study").click()
-        page.get_by_text("Yes, I want to withdraw").click()
-        settle(page)
-        page.get_by_role("button", name="Withdraw", exact=True).click()
+        confirm_withdrawal(page).click()
         page.get_by_role("heading", name="You have withdrawn from this study").wait_for()
         assert kept_anything(page) == ""
     finally:
