@@ -25,8 +25,9 @@ deltas and draws the component once it ends, 10-25 ms after the last frame. Trie
 reserving the held pair right after the pair is drawn (no change: its frame still waits for the
 GIL), `sys.setswitchinterval(0.0005)` in the server (no clear change), and the held pair in a
 fragment of its own that the page asks for after each swap (visible median 66-68 against
-71-83 ms with `--idle`, worse without it, and a run of that fragment interrupting the pair's
-left the instructed check's form on the page under load). What is left: fewer of the run's
+71-83 ms with `--idle`; without it 85 / 77 against 75 / 81, the held pair often not built yet;
+and a run of that fragment interrupting the pair's left the instructed check's form on the page
+under load). What is left: fewer of the run's
 frames after the pair.
 """
 
