@@ -310,7 +310,16 @@ def confirm_withdrawal(page: Any, *, erase: bool = False) -> Any:
         click_until(page, page.locator(".st-key-withdraw_erase label"), erased, what="erase")
     button = page.locator(".st-key-withdraw_button button:enabled")
     click_until(page, confirm, button, what="confirm withdrawal")
+    settle(page)
     return button
+
+
+def withdraw(page: Any, button: Any) -> None:
+    """Click the enabled Withdraw `button` (from `confirm_withdrawal`) until the closing page
+    shows; a click lost in a redraw is repeated, one that withdrew never is."""
+    closing = page.get_by_role("heading", name="You have withdrawn from this study")
+    click_until(page, button, closing, what="withdraw")
+    settle(page)
 
 
 def choose_option(page: Any, select: Any, option: str, *, what: str) -> None:

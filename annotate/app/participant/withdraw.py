@@ -26,6 +26,7 @@ WITHDRAWN = "withdrawn_erased"
 CONFIRM_KEY = "withdraw_confirm"
 ERASE_KEY = "withdraw_erase"
 BUTTON_KEY = "withdraw_button"
+WITHDRAW_REFUSED = "withdraw_refused"  # why the last withdrawal was refused, shown once
 ENROLMENT_TOKEN = "enrolment_token"  # (account id, login token) this tab enrolled with
 ERASE_ELSEWHERE = (
     "To have everything you gave erased as well, open the study again from the platform and "
@@ -82,23 +83,35 @@ def draw_withdrawal(account: CurrentAccount, study: str, key: str) -> None:
     own = _own_token(account)
     with st.sidebar.expander("Withdraw from this study"):
         st.markdown("You may stop taking part at any time, without giving a reason.")
-        erase = own is not None and st.checkbox(
-            "Also erase everything I gave in this study", key=ERASE_KEY
-        )
-        if own is None:
+        if own is not None:
+            st.checkbox("Also erase everything I gave in this study", key=ERASE_KEY)
+        else:
             st.caption(ERASE_ELSEWHERE)
         sure = st.checkbox("Yes, I want to withdraw", key=CONFIRM_KEY)
-        if st.button("Withdraw", key=BUTTON_KEY, disabled=not sure):
-            token = own or login_token() or ""
-            try:
-                withdraw_me(
-                    engine(), account.id, study=study, key=key, token=token, erase_data=erase
-                )
-            except PrbError as error:
-                st.error(plain_lines(error))
-                return
-            st.session_state[WITHDRAWN] = erase
-            st.session_state.pop(SESSION_TOKEN, None)
-            st.session_state.pop(ENROLMENT_TOKEN, None)
-            st.query_params.pop("token", None)
-            st.rerun()
+        st.button(
+            "Withdraw",
+            key=BUTTON_KEY,
+            disabled=not sure,
+            on_click=_withdraw,
+            args=(account.id, study, key, own),
+        )
+        refused = st.session_state.pop(WITHDRAW_REFUSED, None)
+        if refused:
+            st.error(refused)
+
+
+def _withdraw(account_id: int, study: str, key: str, own: str | None) -> None:
+    """The Withdraw button's callback. It runs before the script, so the withdrawal holds even
+    when another event (a component's, a second click) interrupts the run the click started: a
+    button's value read in the script would be lost with that run."""
+    erase = own is not None and bool(st.session_state.get(ERASE_KEY))
+    token = own or login_token() or ""
+    try:
+        withdraw_me(engine(), account_id, study=study, key=key, token=token, erase_data=erase)
+    except PrbError as error:
+        st.session_state[WITHDRAW_REFUSED] = plain_lines(error)
+        return
+    st.session_state[WITHDRAWN] = erase
+    st.session_state.pop(SESSION_TOKEN, None)
+    st.session_state.pop(ENROLMENT_TOKEN, None)
+    st.query_params.pop("token", None)

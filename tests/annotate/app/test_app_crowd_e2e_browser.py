@@ -79,6 +79,7 @@ from tests.helpers.browser_helpers import (
     screenshot_dir,
     settle,
     start_server,
+    withdraw,
 )
 from tests.helpers.component_entry import PAIR, enter_by_pointer, shown_pair
 from tests.helpers.rating_entry import PairEntry
@@ -295,7 +296,7 @@ def _take_part(crowd: Crowd, page: Any, person: Person) -> str | None:
         return None
     if person.does == "withdraw":
         _next_step(page, person, _rate(crowd, page, person))
-        return _withdraw(page, person)
+        return _withdraw(page)
     rated = 0
     while not _ended(page):
         if person.does == "skip all":
@@ -392,10 +393,8 @@ def _next_step(page: Any, person: Person, last: int) -> None:
         _wait_for_pair_or_end(page, last)
 
 
-def _withdraw(page: Any, person: Person) -> str | None:
-    confirm_withdrawal(page).click()
-    page.get_by_text("You have withdrawn from this study").wait_for()
-    settle(page)
+def _withdraw(page: Any) -> str | None:
+    withdraw(page, confirm_withdrawal(page))
     code = page.locator("[data-testid='stCode']")
     return code.inner_text().strip() if code.count() else None
 

@@ -28,6 +28,7 @@ from tests.helpers.browser_helpers import (
     screenshot_dir,
     settle,
     start_server,
+    withdraw,
 )
 from tests.security.participants_world import STUDY, study_key, two_participants
 
@@ -128,9 +129,7 @@ def test_a_participant_withdraws_from_the_link_with_erasure(world, new_page, nam
     button = confirm_withdrawal(page, erase=True)  # the side panel starts collapsed
     settle(page)
     page.screenshot(path=str(world["shots"] / f"withdraw_box_{name}.png"))
-    button.click()
-    page.get_by_role("heading", name="You have withdrawn from this study").wait_for()
-    settle(page)
+    withdraw(page, button)
     page.screenshot(path=str(world["shots"] / f"withdrawn_{name}.png"))
     assert "token=" not in page.url
     with read_session(world["engine"]) as session:

@@ -194,6 +194,7 @@ def test_a_participant_by_keyboard_signals_check_withdraw_and_log_out(world: Wor
     # The check between pairs, answered wrong: stored, and warned above the next pair.
     form = page.locator("[data-testid='stForm']")
     form.get_by_text(CHECK["text"]).wait_for()
+    settle(page)  # the run's end: until then the pair's element may still be on the page
     assert page.locator(PAIR).count() == 0
     form.get_by_text("Not at all", exact=True).click()
     page.locator(".st-key-check_submit button").click()
@@ -214,6 +215,7 @@ def test_a_participant_by_keyboard_signals_check_withdraw_and_log_out(world: Wor
     page.get_by_text("Withdraw from this study").wait_for()
     page.get_by_role("button", name="Log out").click()
     page.get_by_text("You are logged out").wait_for()
+    settle(page)
     assert page.locator(PAIR).count() == 0
     other.close()
 

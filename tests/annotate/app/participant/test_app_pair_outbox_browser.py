@@ -51,6 +51,7 @@ from tests.helpers.browser_helpers import (
     confirm_withdrawal,
     screenshot_dir,
     settle,
+    withdraw,
 )
 from tests.helpers.component_entry import open_pair, shown, wait_other
 
@@ -231,8 +232,7 @@ def test_withdrawal_forgets_the_entries(tmp_path: Path, new_page: Any) -> None:
         first = shown(page)
         enter(page, {"A": {KEYS[0]: 3}}, "to be forgotten")
         assert kept(page, first) is not None
-        confirm_withdrawal(page).click()
-        page.get_by_role("heading", name="You have withdrawn from this study").wait_for()
+        withdraw(page, confirm_withdrawal(page))
         assert kept_anything(page) == ""
     finally:
         server.stop()

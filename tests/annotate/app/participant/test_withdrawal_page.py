@@ -72,6 +72,29 @@ def test_withdrawing_with_erasure_leaves_no_account_and_offers_no_code(page_engi
     assert assignments(page_engine, 1) == []
 
 
+def test_a_refused_withdrawal_says_why_beside_the_button_and_changes_nothing(
+    page_engine, open_page
+):
+    """The login was replaced (an admin made a new link) between drawing the box and the click:
+    the button's callback is refused, the reason is shown, nothing is withdrawn."""
+    at = _open(page_engine, open_page)
+    at.button(key="crowd_start").click().run()
+    at.checkbox(key="withdraw_confirm").check().run()
+    with write_session(page_engine) as session:
+        (account,) = session.exec(select(Annotator)).all()
+        accounts.rotate_token(session, account.name)
+    at.button(key="withdraw_button").click().run()
+    assert "You have withdrawn from this study" not in _texts(at)
+    (refusal,) = [e.value for e in at.sidebar.error]
+    assert "no longer valid" in refusal
+    with read_session(page_engine) as session:
+        (account,) = session.exec(select(Annotator)).all()
+        records = session.exec(select(Participation)).all()
+    assert account.active
+    assert all(record.withdrawn_at is None for record in records)
+    assert assignments(page_engine, 1) != []
+
+
 def test_withdrawing_before_start_keeps_the_record_and_ends_the_link(page_engine, open_page):
     # The account exists from the first deliberate action (issue 24.7): here, the consent.
     at = _open(page_engine, open_page, consent_text="I agree to take part.")
