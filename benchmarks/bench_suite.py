@@ -128,6 +128,7 @@ def run_pass(which: str, workers: int, out: Path, extra: list[str]) -> str:
     """Run one pass with its output in `out/pytest.log`; print wall, CPU seconds and load."""
     env = dict(os.environ)
     env.pop("PRB_TEST_DATABASE_URL", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as scripts/test.sh: bytecode cached
     if which == "postgres":
         env["PRB_TEST_DATABASE_URL"] = os.environ.get("PRB_TEST_POSTGRES_URL", POSTGRES)
     command = [sys.executable, "-m", "pytest", "-q", "--durations=0", "-p", "no:cacheprovider"]

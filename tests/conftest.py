@@ -28,6 +28,7 @@ from annotate.config import SESSION_SECRET_ENV, SESSION_SECRET_FILE_ENV, new_ses
 from annotate.db import make_engine
 from tests.helpers.browser_helpers import CHROMIUM, CHROMIUM_ARGS, RETRIES, TALL, UI_TIMEOUT_MS
 from tests.helpers.foundation_helpers import Snapshot, make_record, snapshot, write_records
+from tests.helpers.r_helpers import r_libraries
 from tests.helpers.schedule import costliest_first, file_seconds
 
 # Each folder's fixtures, in one place: tests moved beside the code they test still find them.
@@ -66,6 +67,8 @@ def pytest_configure(config: pytest.Config) -> None:
         # pytest-xdist hands out the files in our order (the costliest first, below), not
         # its own (the most tests first).
         config.option.loadscopereorder = False
+    if not hasattr(config, "workerinput"):  # the main process: its workers inherit the answer
+        r_libraries()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
