@@ -10,10 +10,12 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "$extra" = "test" ]; then
   .venv/bin/python -m pip install --quiet -e ".[test]"
-  # Debian's Chromium (browser tests), HAProxy (the deployment tests' load balancer) and GNU R
+  # Debian's Chromium (its headless shell for the browser tests, the full browser for the
+  # screenshots and the benchmarks against Potato), HAProxy (the deployment tests' load balancer) and GNU R
   # (the export read by R's read.csv; lme4/lmerTest for the mixed-model checks).
   missing=""
   command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+  command -v chromium-headless-shell >/dev/null 2>&1 || missing="$missing chromium-headless-shell"
   command -v haproxy >/dev/null 2>&1 || missing="$missing haproxy"
   command -v Rscript >/dev/null 2>&1 || missing="$missing r-base-core"
   # lme4 + lmerTest: the crossed mixed model's Satterthwaite df checked against R

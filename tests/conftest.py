@@ -276,12 +276,14 @@ def write_records_fixture() -> Callable[[Path, list[dict[str, Any]]], Path]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Chromium (Debian's, headless) for one test module."""
+def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Chromium (Debian's headless shell, or the executable the module names as `BROWSER`) for
+    one test module."""
     from playwright.sync_api import sync_playwright
 
+    executable = getattr(request.module, "BROWSER", CHROMIUM)
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

@@ -27,7 +27,7 @@ in_chromium = [
     pytest.mark.browser,
     pytest.mark.skipif(
         not CHROMIUM.exists() and os.environ.get("CI") != "true",
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)",
+        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium-headless-shell)",
     ),
 ]
 

@@ -39,6 +39,7 @@ from tests.annotate.app.test_app_accessibility_browser import severe_findings
 from tests.annotate.domain.crowd.test_training import PRACTICE_PAIRS
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
+    FULL_CHROMIUM,
     LAPTOP,
     PHONE,
     SERVER_START_TIMEOUT_S,
@@ -60,6 +61,7 @@ from tests.helpers.component_entry import (
 from tests.helpers.rating_entry import PairEntry, uniform
 
 pytestmark = BROWSER_MARKS
+BROWSER = FULL_CHROMIUM  # another tab takes the focus (the headless shell keeps every page focused)
 
 CHECK = {
     "text": "For this item, select Somewhat.",

@@ -30,6 +30,7 @@ from annotate.services.admin.demo import set_up_demo
 from tests.helpers.browser_helpers import (
     BROWSER_MARKS,
     FALLBACK_VIEW,
+    FULL_CHROMIUM,
     UI_TIMEOUT_MS,
     Recorder,
     add_annotator,
@@ -41,6 +42,7 @@ from tests.helpers.browser_helpers import (
 from tests.helpers.rating_entry import enter_by_pointer, uniform
 
 pytestmark = BROWSER_MARKS
+BROWSER = FULL_CHROMIUM  # another tab takes the focus (the headless shell keeps every page focused)
 
 PASTED = "Response B keeps to the steps this user asked for."
 
