@@ -26,6 +26,7 @@ from sqlalchemy.exc import OperationalError
 
 from annotate.config import SESSION_SECRET_ENV, SESSION_SECRET_FILE_ENV, new_session_secret
 from annotate.db import make_engine
+from tests.helpers.apptest_helpers import scan_installed_components_once
 from tests.helpers.browser_helpers import CHROMIUM, CHROMIUM_ARGS, RETRIES, TALL, UI_TIMEOUT_MS
 from tests.helpers.foundation_helpers import Snapshot, make_record, snapshot, write_records
 from tests.helpers.r_helpers import r_libraries
@@ -67,6 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # pytest-xdist hands out the files in our order (the costliest first, below), not
         # its own (the most tests first).
         config.option.loadscopereorder = False
+    scan_installed_components_once()
     if not hasattr(config, "workerinput"):  # the main process: its workers inherit the answer
         r_libraries()
 

@@ -6,6 +6,7 @@ shown -> response), not with the product's own `response_on`, so a mapping bug c
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -26,6 +27,21 @@ SCORES: dict[str, dict[str, int]] = {
     "A": {"factuality": 1, "relevance": 2, "helpfulness": 3, "rubric_alignment": 4},
     "B": {"factuality": 5, "relevance": 4, "helpfulness": 2, "rubric_alignment": 1},
 }
+
+
+def scan_installed_components_once() -> None:
+    """Keep the first answer of Streamlit's scan for installed v2 components in this process.
+
+    Every new AppTest scans the metadata of every installed distribution for component
+    manifests (about a third of an AppTest file's CPU: `py-spy` on test_app_rating.py); the
+    production server scans once, at its start. The installed packages do not change during a
+    test run, so the first scan's answer serves every AppTest after it."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    if not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(scan)  # type: ignore[assignment]
+
 
 PAIR_TOKEN = "pair_token"  # the hidden widget holding the pair the page shows
 
