@@ -11,8 +11,9 @@ python3 -m venv .venv
 if [ "$extra" = "test" ]; then
   .venv/bin/python -m pip install --quiet -e ".[test]"
   # Debian's Chromium (its headless shell for the browser tests, the full browser for the
-  # screenshots and the benchmarks against Potato), HAProxy (the deployment tests' load balancer) and GNU R
-  # (the export read by R's read.csv; lme4/lmerTest for the mixed-model checks).
+  # screenshots, the benchmarks against Potato and the tests that switch tabs), HAProxy (the
+  # deployment tests' load balancer) and GNU R (the export read by R's read.csv; lme4/lmerTest
+  # for the mixed-model checks).
   missing=""
   command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
   command -v chromium-headless-shell >/dev/null 2>&1 || missing="$missing chromium-headless-shell"

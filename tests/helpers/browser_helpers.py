@@ -3,8 +3,8 @@
 The server is started exactly as the product starts it (`annotate.cli.server.streamlit_command` and
 `server_environment`); the browser is Debian's Chromium in its headless shell
 (`/usr/bin/chromium-headless-shell`, the same Blink engine without the desktop browser's layers:
-a page load of the app costs it about 1.4 CPU s where the full `chromium --headless` takes about
-2.2, and the browser tests are most of the suite's CPU), driven by playwright.
+a page load of the app costs it about 1.45 CPU s where the full `chromium --headless` takes about
+2.5, and the browser tests are most of the suite's CPU), driven by playwright.
 """
 
 from __future__ import annotations
