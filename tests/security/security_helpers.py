@@ -6,15 +6,13 @@ Test modules import them as `from security_helpers import ...` (a name unique in
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import MetaData, select
 from sqlalchemy.engine import Engine
 
-from tests.helpers.browser_helpers import CHROMIUM
+from tests.helpers.browser_helpers import BROWSER_MARKS
 from tests.helpers.hostile import EVIL_HOST
 
 BOB_COMMENT = "BOBSECRETCOMMENT"
@@ -22,14 +20,8 @@ BOB_FLAG = "BOBSECRETFLAGREASON"
 HOSTILE_ID = "hostile<b>1</b><img src=x onerror=\"window.__pwned='record id'\">"
 HOSTILE_NAME = "mal<img src=x onerror=\"window.__pwned='name'\"><a href='javascript:1'>x</a>"
 
-# Browser tests: skipped on a laptop without Chromium; in CI (CI=true) a missing browser fails.
-in_chromium = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists() and os.environ.get("CI") != "true",
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium-headless-shell)",
-    ),
-]
+in_chromium = BROWSER_MARKS
+"""Browser tests: skipped on a laptop without Chromium; in CI (CI=true) a missing browser fails."""
 
 
 def in_chromium_marks(test: Any) -> Any:
